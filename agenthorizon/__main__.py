@@ -1,0 +1,5 @@
+import sys
+
+from agenthorizon.cli import main
+
+sys.exit(main())

@@ -1,0 +1,57 @@
+"""The ``agenthorizon`` command.
+
+Each subcommand lives in its own module in this package and is discovered
+here, so adding a command never touches another command's code. A command
+module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from typing import Sequence
+
+
+def command_modules() -> dict[str, object]:
+    """Subcommand name -> module, for every command module in this package."""
+    modules = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        modules[info.name.replace("_", "-")] = importlib.import_module(f"{__name__}.{info.name}")
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser; the docs' CLI reference is generated from it."""
+    parser = argparse.ArgumentParser(
+        prog="agenthorizon",
+        description="Load, judge and score the AgentHorizon benchmark.",
+    )
+    from agenthorizon import __version__
+
+    parser.add_argument("--version", action="version", version=f"agenthorizon {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, module in command_modules().items():
+        sub = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except (FileNotFoundError, ValueError) as error:
+        # Bad input is reported as one clear line, not a traceback.
+        print(f"agenthorizon {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""The names of the benchmark, defined once.
+
+Every other module imports its configs, label values, mistake types, release
+paths and field lists from here, so that a spelling lives in exactly one place.
+This module does no I/O and imports nothing heavier than the standard library;
+:func:`features` imports :mod:`datasets` only when called.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# --- configs and label files -------------------------------------------------
+
+CONFIG_AH: Final = "AH"
+CONFIG_AH_S: Final = "AH-S"
+CONFIG_AH_D: Final = "AH-D"
+CONFIG_ALL: Final = "all"
+CONFIG_NAMES: Final = (CONFIG_AH, CONFIG_AH_S, CONFIG_AH_D, CONFIG_ALL)
+
+LABEL_FILE_HARD: Final = "AgentHorizon.jsonl"
+LABEL_FILE_EASY: Final = "AgentHorizon-Simple.jsonl"
+LABEL_FILES: Final = (LABEL_FILE_HARD, LABEL_FILE_EASY)
+"""Both label files, in the order their rows are concatenated for ``all``."""
+
+DIFFICULTY_BY_LABEL_FILE: Final = {LABEL_FILE_HARD: "hard", LABEL_FILE_EASY: "easy"}
+CONFIG_LABEL_FILES: Final = {
+    CONFIG_AH: (LABEL_FILE_HARD,),
+    CONFIG_AH_S: (LABEL_FILE_EASY,),
+    CONFIG_AH_D: LABEL_FILES,  # dev groups are drawn from the whole release
+    CONFIG_ALL: LABEL_FILES,
+}
+
+SPLIT_NAME: Final = "test"
+"""The release has one split; ``datasets`` users expect it to be called test."""
+
+DEFAULT_HUB_REPO: Final = "ServiceNow/AgentHorizon"
+
+# --- the authors' AH-D derivation (SPEC section 2) -----------------------------
+
+DEV_SEED: Final = 42
+DEV_GROUPS: Final = 50
+DEV_GROUP_SIZE: Final = 2  # groups that join exactly two deliverables
+GROUP_KEY_SEPARATOR: Final = "::"
+PAIR_GROUP_ID_LENGTH: Final = 12
+
+# --- label rows ---------------------------------------------------------------
+
+POSITIVE: Final = "positive"
+NEGATIVE: Final = "negative"
+LABEL_VALUES: Final = (POSITIVE, NEGATIVE)
+
+PARENT: Final = "parent"
+CHILD: Final = "child"
+SOURCE_VALUES: Final = (PARENT, CHILD)
+
+LABEL_FIELDS: Final = (
+    "trajectory_id",
+    "label",
+    "instruction_id",
+    "instruction_source",
+    "steps_id",
+    "steps_source",
+    "mistake_type",
+)
+"""Exactly the seven fields of every label row, in the release's order."""
+
+# --- mistake types --------------------------------------------------------------
+
+CRITICAL_MISTAKE: Final = "Critical Mistake"
+BAD_SIDE_EFFECT: Final = "Bad Side Effect"
+MISUNDERSTANDING: Final = "Misunderstanding of the Instructions"
+"""Spelled as in the label files (plural); the authors' prompt uses the singular."""
+
+MISTAKE_TYPES: Final = (CRITICAL_MISTAKE, BAD_SIDE_EFFECT, MISUNDERSTANDING)
+UNTYPED: Final = ""
+
+_MISTAKE_TYPE_KEYS: Final = {
+    "critical mistake": CRITICAL_MISTAKE,
+    "bad side effect": BAD_SIDE_EFFECT,
+    "misunderstanding of the instructions": MISUNDERSTANDING,
+    "misunderstanding of the instruction": MISUNDERSTANDING,
+}
+_WHITESPACE = re.compile(r"\s+")
+
+
+def canonical_mistake_type(text: object) -> str | None:
+    """Map a mistake-type spelling to its canonical label-file name.
+
+    Matching ignores case and runs of white space; the singular and plural
+    spellings of the third type are the same type.
+
+    Returns the canonical name, or ``None`` when ``text`` is not a string naming
+    one of the three types (an empty string, ``None`` or free text).
+
+    >>> canonical_mistake_type("  misunderstanding of the   Instruction ")
+    'Misunderstanding of the Instructions'
+    >>> canonical_mistake_type("typo") is None
+    True
+    """
+    if not isinstance(text, str):
+        return None
+    return _MISTAKE_TYPE_KEYS.get(_WHITESPACE.sub(" ", text.strip()).lower())
+
+
+# --- prediction validity (one vocabulary for verdict parsing and scoring) --------
+
+STATUS_OK: Final = "ok"
+STATUS_MISSING: Final = "missing"  # no result at all for the item
+STATUS_NO_JSON: Final = "no_json"  # text with no JSON object in it
+STATUS_MALFORMED_JSON: Final = "malformed_json"
+STATUS_NOT_OBJECT: Final = "not_object"  # valid JSON, but not an object
+STATUS_MISSING_SUCCESS: Final = "missing_success"
+STATUS_NON_BOOLEAN: Final = "non_boolean"  # null, "true", 1, ...
+STATUS_ERROR: Final = "error"  # the judge failed (exception, timeout, HTTP error)
+INVALID_STATUSES: Final = (
+    STATUS_MISSING,
+    STATUS_NO_JSON,
+    STATUS_MALFORMED_JSON,
+    STATUS_NOT_OBJECT,
+    STATUS_MISSING_SUCCESS,
+    STATUS_NON_BOOLEAN,
+    STATUS_ERROR,
+)
+PARSE_STATUSES: Final = (STATUS_OK, *INVALID_STATUSES)
+
+CONFIDENCE_VALUES: Final = ("low", "medium", "high")
+
+# --- release layout -------------------------------------------------------------
+
+SANDBOX_DIR: Final = "sandbox"
+DATA_DIR: Final = f"{SANDBOX_DIR}/data"
+JSONS_DIR: Final = f"{DATA_DIR}/jsons"
+MARKDOWNS_DIR: Final = f"{DATA_DIR}/markdowns"
+IMAGES_DIR: Final = f"{DATA_DIR}/media/images"
+PROMPT_FILE: Final = f"{SANDBOX_DIR}/prompt.md"
+FRAMEWORK_FILES: Final = (f"{SANDBOX_DIR}/AGENTS.md", f"{SANDBOX_DIR}/CLAUDE.md")
+PROMPT_PLACEHOLDER: Final = "{{TRAJECTORY_ID}}"
+
+
+def json_relpath(trajectory_id: str) -> str:
+    """Release-relative path of a trajectory's JSON file."""
+    return f"{JSONS_DIR}/{trajectory_id}.json"
+
+
+def markdown_relpath(trajectory_id: str) -> str:
+    """Release-relative path of a trajectory's Markdown file."""
+    return f"{MARKDOWNS_DIR}/{trajectory_id}.md"
+
+
+def screenshot_filename(step_id: int) -> str:
+    """File name of a step's screenshot: file names are 1-based, step ids 0-based.
+
+    >>> screenshot_filename(0)
+    'step_1.png'
+    """
+    return f"step_{step_id + 1}.png"
+
+
+def screenshot_relpath(steps_id: str, step_id: int) -> str:
+    """Release-relative path of a step's screenshot."""
+    return f"{IMAGES_DIR}/{steps_id}/{screenshot_filename(step_id)}"
+
+
+def screenshot_ref(steps_id: str, step_id: int) -> str:
+    """Screenshot path as written inside a JSON or Markdown file (relative to it)."""
+    return f"../media/images/{steps_id}/{screenshot_filename(step_id)}"
+
+
+# --- actions --------------------------------------------------------------------
+
+ACTION_TYPES: Final = (
+    "click",
+    "type",
+    "press",
+    "hotkey",
+    "scroll",
+    "drag",
+    "move",
+    "key_down",
+    "key_up",
+    "wait",
+)
+"""Known action types; unknown types occur and are carried through, not dropped."""
+
+# --- dataset rows -----------------------------------------------------------------
+
+HIDDEN_FIELDS: Final = (
+    "label",
+    "mistake_type",
+    "instruction_id",
+    "instruction_source",
+    "steps_id",
+    "steps_source",
+    "pair_group_id",
+    "difficulty",
+    "in_dev",
+)
+"""Row fields that reveal the label or the pairing; never shown to a judge."""
+
+STEP_BUCKETS: Final = ((0, 100, "<100"), (100, 200, "100-199"), (200, None, ">=200"))
+"""Step-count buckets used by slices and reports: (low inclusive, high exclusive, name)."""
+
+
+def step_bucket(num_steps: int) -> str:
+    """Name of the step-count bucket that holds ``num_steps``.
+
+    >>> step_bucket(99), step_bucket(100), step_bucket(358)
+    ('<100', '100-199', '>=200')
+    """
+    for low, high, name in STEP_BUCKETS:
+        if num_steps >= low and (high is None or num_steps < high):
+            return name
+    raise ValueError(f"num_steps must be a non-negative integer, got {num_steps!r}")

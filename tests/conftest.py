@@ -1,0 +1,58 @@
+"""Shared fixtures: sample corpora in the exact release layout, and an isolated,
+offline Hugging Face environment so no test can touch the network or the
+user's caches."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# Set before datasets / huggingface_hub are imported anywhere in the session.
+_HF_HOME = Path(tempfile.mkdtemp(prefix="agenthorizon-test-hf-"))
+os.environ["HF_HOME"] = str(_HF_HOME)
+os.environ["HF_DATASETS_CACHE"] = str(_HF_HOME / "datasets")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+
+@pytest.fixture(scope="session")
+def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A read-only-by-convention `tiny` corpus; copy it before changing files."""
+    from agenthorizon.sample import generate
+
+    root = tmp_path_factory.mktemp("tiny") / "release"
+    generate(root, preset="tiny", seed=0)
+    return root
+
+
+@pytest.fixture(scope="session")
+def small_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A read-only-by-convention `small` corpus (the demo's)."""
+    from agenthorizon.sample import generate
+
+    root = tmp_path_factory.mktemp("small") / "release"
+    generate(root, preset="small", seed=0)
+    return root
+
+
+@pytest.fixture()
+def tiny_copy(tiny_root: Path, tmp_path: Path) -> Path:
+    """A private copy of the tiny corpus that a test may damage."""
+    import shutil
+
+    target = tmp_path / "release"
+    shutil.copytree(tiny_root, target)
+    return target
+
+
+@pytest.fixture()
+def datasets_cache(tmp_path: Path) -> Path:
+    """A fresh datasets cache directory for tests that count cache builds."""
+    path = tmp_path / "hf-cache"
+    path.mkdir()
+    return path
