@@ -47,6 +47,11 @@ PAIR_GROUP_ID_LENGTH: Final = 12
 
 # --- label rows ---------------------------------------------------------------
 
+UUID_PATTERN: Final = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+"""Trajectory ids are UUIDs; result files are named ``<uuid>.json``."""
+
 POSITIVE: Final = "positive"
 NEGATIVE: Final = "negative"
 LABEL_VALUES: Final = (POSITIVE, NEGATIVE)
