@@ -1,0 +1,364 @@
+"""Score tables: a ScoreReport, a Comparison or a leaderboard as text.
+
+One small :class:`Table` model (title, notes, header, rows of cells) rendered
+to five formats: ``table`` (aligned plain text for a terminal), ``json``,
+``markdown``, ``csv`` and ``latex``. Rates print as percentages with one
+decimal, as in the paper (JSON and CSV keep fractions in [0, 1]); CSV keeps full-precision fractions (and separate
+interval columns) so it can be read back by a program.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from agenthorizon.schema import MISTAKE_TYPES
+
+FORMATS = ("table", "json", "markdown", "csv", "latex")
+"""Every output format of :func:`render_report`."""
+
+SHORT_MISTAKE_TYPES = {
+    MISTAKE_TYPES[0]: "Critical",
+    MISTAKE_TYPES[1]: "Side effect",
+    MISTAKE_TYPES[2]: "Misunderstanding",
+}
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A rate in [0, 1] (``None`` when undefined) with an optional interval."""
+
+    value: float | None
+    interval: tuple[float, float] | None = None
+
+
+@dataclass
+class Table:
+    """What every format renders: a title, notes (provenance), a header and rows."""
+
+    title: str
+    header: list[str]
+    rows: list[list[Any]]
+    notes: list[str] = field(default_factory=list)
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _text_cell(cell: Any) -> str:
+    if isinstance(cell, Rate):
+        text = _percent(cell.value)
+        if cell.interval is not None:
+            text += f" [{_percent(cell.interval[0])}, {_percent(cell.interval[1])}]"
+        return text
+    return "" if cell is None else str(cell)
+
+
+def _render_text(table: Table) -> str:
+    cells = [table.header] + [[_text_cell(c) for c in row] for row in table.rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(table.header))]
+
+    def line(row: list[str]) -> str:
+        # Text left-aligned, numbers right-aligned, as a reader scans them.
+        return "  ".join(
+            cell.rjust(width) if i else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))
+        ).rstrip()
+
+    out = [table.title, *table.notes, "", line(cells[0]), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in cells[1:]]
+    return "\n".join(out) + "\n"
+
+
+def _markdown_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _render_markdown(table: Table) -> str:
+    out = [f"### {table.title}", ""]
+    out += [f"{note}  " for note in table.notes]
+    if table.notes:
+        out.append("")
+    out.append("| " + " | ".join(_markdown_escape(h) for h in table.header) + " |")
+    out.append("|" + "|".join(["---"] + ["---:"] * (len(table.header) - 1)) + "|")
+    for row in table.rows:
+        out.append("| " + " | ".join(_markdown_escape(_text_cell(c)) for c in row) + " |")
+    return "\n".join(out) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape LaTeX's special characters.
+
+    >>> latex_escape("GPT-5.5 & co_1 (50%)")
+    'GPT-5.5 \\& co\\_1 (50\\%)'
+    """
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+
+
+def _render_latex(table: Table) -> str:
+    out = [f"% {latex_escape(table.title)}"] + [f"% {note}" for note in table.notes]
+    out.append(r"\begin{tabular}{l" + "r" * (len(table.header) - 1) + "}")
+    out.append(r"\toprule")
+    out.append(" & ".join(latex_escape(h) for h in table.header) + r" \\")
+    out.append(r"\midrule")
+    for row in table.rows:
+        out.append(" & ".join(latex_escape(_text_cell(c).replace("–", "--")) for c in row) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
+def _render_csv(table: Table, extra: Mapping[str, Any]) -> str:
+    # A column gets low/high companions when any of its cells has an
+    # interval, so every row has the same columns.
+    with_interval = {
+        i
+        for i in range(len(table.header))
+        if any(isinstance(row[i], Rate) and row[i].interval is not None for row in table.rows)
+    }
+    header: list[str] = []
+    for i, name in enumerate(table.header):
+        header.append(name)
+        if i in with_interval:
+            header += [f"{name} low", f"{name} high"]
+    header += list(extra)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in table.rows:
+        values: list[Any] = []
+        for i, cell in enumerate(row):
+            if isinstance(cell, Rate):
+                values.append(_fraction(cell.value))
+                if i in with_interval:
+                    low, high = cell.interval if cell.interval is not None else (None, None)
+                    values += [_fraction(low), _fraction(high)]
+            else:
+                values.append("" if cell is None else cell)
+        writer.writerow(values + list(extra.values()))
+    return buffer.getvalue()
+
+
+def _fraction(value: float | None) -> str:
+    return "" if value is None else repr(round(value, 10))
+
+
+def render_table(table: Table, fmt: str, *, json_payload: Any = None, csv_extra: Mapping[str, Any] | None = None) -> str:
+    """Render ``table`` in format ``fmt`` (one of :data:`FORMATS`).
+
+    ``json`` prints ``json_payload`` (the full numbers, not the rounded
+    table); ``csv_extra`` adds constant columns (provenance) to every CSV row.
+    """
+    if fmt == "table":
+        return _render_text(table)
+    if fmt == "markdown":
+        return _render_markdown(table)
+    if fmt == "latex":
+        return _render_latex(table)
+    if fmt == "csv":
+        return _render_csv(table, csv_extra or {})
+    if fmt == "json":
+        return json.dumps(json_payload, indent=2, ensure_ascii=False) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+# --- what the tables hold ---------------------------------------------------------------
+
+
+def _interval(report: Any, name: str) -> tuple[float, float] | None:
+    return None if report.intervals is None else report.intervals.get(name)
+
+
+def _rate(report: Any, name: str) -> Rate:
+    return Rate(getattr(report, name), _interval(report, name))
+
+
+def manifest_note(manifest: Mapping[str, Any] | None) -> list[str]:
+    """Provenance lines: the label manifest (config, item count, sha256)."""
+    if not manifest:
+        return []
+    config = f"{manifest['config']}, " if manifest.get("config") else ""
+    return [f"Label manifest: {config}{manifest['n_items']} items, sha256 {manifest['sha256']}"]
+
+
+def report_table(report: Any, *, title: str = "AgentHorizon score", notes: Sequence[str] = ()) -> Table:
+    """The main metrics of a :class:`~agenthorizon.scoring.ScoreReport` as a table."""
+    rows: list[list[Any]] = [
+        ["balanced accuracy", _rate(report, "balanced_accuracy"), report.n],
+        ["positive accuracy", _rate(report, "positive_accuracy"), report.n_positive],
+        ["negative accuracy", _rate(report, "negative_accuracy"), report.n_negative],
+        ["accuracy", Rate(report.accuracy), report.n],
+        ["invalid rate", Rate(report.invalid_rate), report.n],
+    ]
+    for name, value in report.mistake_type_recall.items():
+        rows.append([f"recall: {name}", Rate(value["recall"]), value["total"]])
+    rows.append(["recall: macro mean", Rate(report.mistake_type_recall_macro), ""])
+    notes = list(notes)
+    reasons = ", ".join(f"{reason} {count}" for reason, count in report.invalid_by_reason.items() if count)
+    notes.append(f"Invalid predictions: {report.n_invalid} of {report.n}" + (f" ({reasons})" if reasons else ""))
+    notes.append(
+        f"Untyped negatives: {report.n_untyped_negatives}; "
+        f"predicted mistake types matching no known type: {report.n_unmatched_mistake_types}"
+    )
+    if report.bootstrap:
+        boot = report.bootstrap
+        notes.append(
+            f"Intervals: {100 * boot['level']:.0f}% pair-clustered percentile bootstrap, "
+            f"{boot['n_resamples']} resamples of {boot['n_clusters']} clusters, seed {boot['seed']}"
+        )
+    return Table(title=title, header=["metric", "value", "denominator"], rows=rows, notes=notes)
+
+
+def slices_table(report: Any) -> Table:
+    """Per-slice metrics of a report that was computed with ``slices``."""
+    rows = []
+    for name, values in report.slices.items():
+        for value, sliced in values.items():
+            rows.append(
+                [
+                    name,
+                    value,
+                    sliced.n,
+                    _rate(sliced, "balanced_accuracy"),
+                    _rate(sliced, "positive_accuracy"),
+                    _rate(sliced, "negative_accuracy"),
+                    Rate(sliced.invalid_rate),
+                ]
+            )
+    header = ["slice", "value", "n", "balanced", "positive", "negative", "invalid"]
+    return Table(title="By slice", header=header, rows=rows)
+
+
+def render_report(
+    report: Any,
+    fmt: str = "table",
+    *,
+    title: str = "AgentHorizon score",
+    manifest: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> str:
+    """Render a :class:`~agenthorizon.scoring.ScoreReport` in ``fmt``.
+
+    ``manifest`` (``config``, ``n_items``, ``sha256``) is stated in every
+    format; ``notes`` are extra provenance lines (ignored files, unexpected
+    results); ``extra`` is merged into the JSON payload.
+    """
+    table = report_table(report, title=title, notes=[*manifest_note(manifest), *notes])
+    payload = {**report.to_dict(), "manifest": dict(manifest) if manifest else None, "notes": list(notes)}
+    payload.update(extra or {})
+    csv_extra = {}
+    if manifest:
+        csv_extra = {"manifest_n_items": manifest["n_items"], "manifest_sha256": manifest["sha256"]}
+    text = render_table(table, fmt, json_payload=payload, csv_extra=csv_extra)
+    if report.slices and fmt in ("table", "markdown", "latex"):
+        text += "\n" + render_table(slices_table(report), fmt)
+    elif report.slices and fmt == "csv":
+        text += "\n" + render_table(slices_table(report), fmt, csv_extra=csv_extra)
+    return text
+
+
+def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) -> Table:
+    """A :class:`~agenthorizon.stats.Comparison` as a table."""
+    a, b = names
+    c = comparison
+    rows = [
+        [f"balanced accuracy {a}", Rate(c.balanced_accuracy_a)],
+        [f"balanced accuracy {b}", Rate(c.balanced_accuracy_b)],
+        [f"difference {a} - {b}", Rate(c.difference, c.interval)],
+        [f"only {a} correct", c.only_a_correct],
+        [f"only {b} correct", c.only_b_correct],
+        ["McNemar exact p-value", f"{c.p_value:.4g}"],
+    ]
+    notes = [f"{c.n} paired items in {c.n_clusters} clusters"]
+    if c.n_bootstrap:
+        notes.append(
+            f"Interval: {100 * c.level:.0f}% pair-clustered paired bootstrap, {c.n_bootstrap} resamples, seed {c.seed}"
+        )
+    return Table(title=f"{a} vs {b}", header=["quantity", "value"], rows=rows, notes=notes)
+
+
+def render_comparison(comparison: Any, fmt: str = "table", *, names: tuple[str, str] = ("A", "B")) -> str:
+    """Render a :class:`~agenthorizon.stats.Comparison` in ``fmt``."""
+    payload = {**comparison.to_dict(), "names": list(names)}
+    return render_table(comparison_table(comparison, names=names), fmt, json_payload=payload)
+
+
+@dataclass
+class LeaderboardRow:
+    """One judge's line of the leaderboard.
+
+    ``reports`` maps a config name (``AH``, ``AH-S``) to its report, or
+    ``None`` when the judge was not run on it; ``recall`` is the report whose
+    mistake-type recall is shown (all the judge's scored items).
+    """
+
+    judge: str
+    reports: dict[str, Any]
+    recall: Any
+
+
+def leaderboard_table(rows: Sequence[LeaderboardRow], configs: Sequence[str], *, notes: Sequence[str] = ()) -> Table:
+    """Paper-Table-2-shaped table: per config balanced/positive/negative, then type recall."""
+    header = ["judge"]
+    for config in configs:
+        header += [f"{config} bal.", f"{config} pos", f"{config} neg"]
+    header += [f"recall {SHORT_MISTAKE_TYPES[t]}" for t in MISTAKE_TYPES]
+    body = []
+    for row in rows:
+        cells: list[Any] = [row.judge]
+        for config in configs:
+            report = row.reports.get(config)
+            if report is None:
+                cells += [Rate(None)] * 3
+            else:
+                cells += [_rate(report, m) for m in ("balanced_accuracy", "positive_accuracy", "negative_accuracy")]
+        for mistake_type in MISTAKE_TYPES:
+            cells.append(Rate(row.recall.mistake_type_recall[mistake_type]["recall"] if row.recall else None))
+        body.append(cells)
+    return Table(title="AgentHorizon leaderboard", header=header, rows=body, notes=list(notes))
+
+
+def render_leaderboard(
+    rows: Sequence[LeaderboardRow],
+    configs: Sequence[str],
+    fmt: str = "markdown",
+    *,
+    manifests: Sequence[Mapping[str, Any]] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    """Render a leaderboard in ``fmt``; each manifest is stated in every format."""
+    all_notes = [line for manifest in manifests for line in manifest_note(manifest)] + list(notes)
+    table = leaderboard_table(rows, configs, notes=all_notes)
+    payload = {
+        "manifests": [dict(m) for m in manifests],
+        "notes": list(notes),
+        "judges": [
+            {
+                "judge": row.judge,
+                "reports": {k: None if v is None else v.to_dict() for k, v in row.reports.items()},
+                "mistake_type_recall": None if row.recall is None else row.recall.to_dict()["mistake_type_recall"],
+            }
+            for row in rows
+        ],
+    }
+    csv_extra = {
+        f"{m['config']} manifest": f"{m['n_items']} items sha256 {m['sha256']}" for m in manifests
+    }
+    return render_table(table, fmt, json_payload=payload, csv_extra=csv_extra)

@@ -1,0 +1,80 @@
+"""Benchmark: strict scoring with a 10,000-resample pair-clustered bootstrap.
+
+Scores a synthetic release-sized set (1,373 items = 523 positives + 850
+negatives in 425 pair groups of 2-4 items, with some invalid predictions)
+and reports times as ratios to one plain ``score`` call measured in the same
+run, plus the absolute times for context.
+
+Run:  .venv/bin/python benchmarks/bench_scoring.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from agenthorizon.schema import MISTAKE_TYPES
+from agenthorizon.scoring import score
+from agenthorizon.stats import compare
+
+N_POSITIVES, N_NEGATIVES, N_GROUPS = 523, 850, 425
+RESAMPLES = 10_000
+REPEATS = 5
+
+
+def synthetic_release(seed: int = 0):
+    """Rows shaped like the release: every group has its 2 negatives, plus 0-2 positives."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    positives_left = N_POSITIVES
+    for group in range(N_GROUPS):
+        n_pos = 2 if group < N_POSITIVES - N_GROUPS else 1 if positives_left > 0 else 0
+        n_pos = min(n_pos, positives_left)
+        positives_left -= n_pos
+        for _ in range(n_pos):
+            rows.append({"label": "positive", "mistake_type": "", "pair_group_id": f"g{group}"})
+        for _ in range(2):
+            rows.append({"label": "negative", "mistake_type": MISTAKE_TYPES[rng.integers(3)], "pair_group_id": f"g{group}"})
+    assert positives_left == 0 and len(rows) == N_POSITIVES + N_NEGATIVES
+    return rows
+
+
+def predictions_for(rows, seed: int):
+    rng = np.random.default_rng(seed)
+    out = []
+    for row in rows:
+        draw = rng.random()
+        if draw < 0.03:
+            out.append(None if draw < 0.01 else '{"success": "true"}')
+        else:
+            right = rng.random() < (0.75 if row["label"] == "positive" else 0.85)
+            out.append({"success": right == (row["label"] == "positive"), "mistake_type": row["mistake_type"] or None})
+    return out
+
+
+def best_of(function, repeats: int = REPEATS) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times)
+
+
+def main() -> None:
+    rows = synthetic_release()
+    a, b = predictions_for(rows, 1), predictions_for(rows, 2)
+    score(a, rows)  # warm up imports and caches
+    plain, plain_median = best_of(lambda: score(a, rows))
+    boot, boot_median = best_of(lambda: score(a, rows, bootstrap=RESAMPLES, seed=0))
+    paired, paired_median = best_of(lambda: compare(a, b, rows, bootstrap=RESAMPLES, seed=0))
+    print(f"items: {len(rows)}  pair groups: {N_GROUPS}  resamples: {RESAMPLES}  (best of {REPEATS})")
+    print(f"plain score                 : {plain * 1e3:8.1f} ms  (median {plain_median * 1e3:.1f})  ratio 1.0")
+    print(f"score, bootstrap={RESAMPLES}    : {boot * 1e3:8.1f} ms  (median {boot_median * 1e3:.1f})  ratio {boot / plain:.1f}")
+    print(f"compare, bootstrap={RESAMPLES}  : {paired * 1e3:8.1f} ms  (median {paired_median * 1e3:.1f})  ratio {paired / plain:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Pair-clustered bootstrap and paired comparison (exact McNemar)."""
+
+from __future__ import annotations
+
+import json
+from math import comb
+
+import numpy as np
+import pytest
+
+from agenthorizon.stats import (
+    bootstrap_accuracies,
+    compare,
+    mcnemar_exact,
+    percentile_interval,
+    resample_cluster_counts,
+)
+
+
+def _paired(n_a: int, n_b: int, both: int = 3, neither: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    a = [True] * n_a + [False] * n_b + [True] * both + [False] * neither
+    b = [False] * n_a + [True] * n_b + [True] * both + [False] * neither
+    return np.array(a), np.array(b)
+
+
+@pytest.mark.parametrize(
+    ("n_a", "n_b", "expected"),
+    [
+        (8, 1, 2 * (1 + 9) / 2**9),  # 0.0390625
+        (1, 8, 2 * (1 + 9) / 2**9),  # symmetric
+        (0, 5, 2 / 2**5),
+        (10, 0, 2 / 2**10),
+        (7, 3, 2 * (1 + 10 + 45 + 120) / 2**10),  # 0.34375
+        (3, 3, 1.0),  # capped at 1
+        (0, 0, 1.0),  # no discordant pairs
+    ],
+)
+def test_mcnemar_exact_matches_hand_computed_binomial(n_a, n_b, expected):
+    a, b = _paired(n_a, n_b)
+    assert mcnemar_exact(a, b) == (n_a, n_b, pytest.approx(expected, rel=1e-12))
+
+
+def test_mcnemar_on_large_counts_matches_exact_sum():
+    a, b = _paired(400, 330)
+    n = 730
+    expected = 2 * sum(comb(n, k) for k in range(331)) / 2**n
+    assert mcnemar_exact(a, b)[2] == pytest.approx(expected, rel=1e-12)
+
+
+def test_resampled_counts_draw_whole_clusters_with_replacement():
+    chunks = list(resample_cluster_counts(7, 2500, seed=0))
+    counts = np.vstack(chunks)
+    assert counts.shape == (2500, 7)
+    assert (counts.sum(axis=1) == 7).all()
+    assert len(chunks) == 3  # chunked, so memory stays bounded
+    again = np.vstack(list(resample_cluster_counts(7, 2500, seed=0)))
+    assert (counts == again).all()
+
+
+def test_vectorised_bootstrap_equals_explicit_resampling():
+    # Recompute every resample by materialising its items, the slow way.
+    rng = np.random.default_rng(5)
+    clusters = np.repeat(np.arange(12), 3)
+    positive = np.tile([True, False, False], 12)
+    correct = rng.random(36) < 0.7
+    counts = np.vstack(list(resample_cluster_counts(12, 300, seed=9)))
+    balanced = []
+    for row in counts:
+        items = np.concatenate([np.tile(np.flatnonzero(clusters == g), k) for g, k in enumerate(row)])
+        pos = correct[items][positive[items]].mean()
+        neg = correct[items][~positive[items]].mean()
+        balanced.append(0.5 * (pos + neg))
+    expected = percentile_interval(np.array(balanced))
+    got = bootstrap_accuracies(positive, correct, clusters, n_resamples=300, seed=9)["balanced_accuracy"]
+    assert got == pytest.approx(expected)
+
+
+def test_clustering_widens_intervals_for_dependent_items():
+    # Copy every item three times inside its own cluster. Resampling whole
+    # clusters gives exactly the interval of the original data; treating the
+    # copies as independent items would pretend to three times the data.
+    rng = np.random.default_rng(1)
+    positive = np.tile([True, False], 20)
+    correct = rng.random(40) < 0.7
+    original = bootstrap_accuracies(positive, correct, np.arange(40), n_resamples=2000, seed=4)
+    tripled = dict(positive=positive.repeat(3), correct=correct.repeat(3), n_resamples=2000, seed=4)
+    clustered = bootstrap_accuracies(clusters=np.arange(40).repeat(3), **tripled)
+    independent = bootstrap_accuracies(clusters=np.arange(120), **tripled)
+    assert clustered["balanced_accuracy"] == pytest.approx(original["balanced_accuracy"])
+    width = lambda bounds: bounds[1] - bounds[0]  # noqa: E731
+    assert width(independent["balanced_accuracy"]) < 0.75 * width(clustered["balanced_accuracy"])
+
+
+def _refs(n_groups: int = 40):
+    return [
+        {"label": label, "mistake_type": "", "pair_group_id": f"g{g}"}
+        for g in range(n_groups)
+        for label in ("positive", "negative")
+    ]
+
+
+def test_compare_a_judge_with_itself():
+    refs = _refs()
+    predictions = [True, True, False, False] * 20
+    result = compare(predictions, predictions, refs, bootstrap=500)
+    assert result.difference == 0.0
+    assert result.interval == (0.0, 0.0)
+    assert (result.only_a_correct, result.only_b_correct, result.p_value) == (0, 0, 1.0)
+
+
+def test_compare_difference_interval_and_mcnemar_by_hand():
+    refs = _refs()
+    a = [True, False] * 40  # perfect
+    b = [True, False] * 30 + [None, None] * 10  # last 10 groups invalid -> incorrect
+    result = compare(a, b, refs, bootstrap=2000, seed=3)
+    assert result.balanced_accuracy_a == 1.0
+    assert result.balanced_accuracy_b == pytest.approx(0.75)
+    assert result.difference == pytest.approx(0.25)
+    low, high = result.interval
+    assert 0 < low < 0.25 < high
+    assert (result.only_a_correct, result.only_b_correct) == (20, 0)
+    assert result.p_value == pytest.approx(2 / 2**20)
+    assert (result.both_correct, result.both_incorrect) == (60, 0)
+    again = compare(a, b, refs, bootstrap=2000, seed=3)
+    assert again.interval == result.interval
+    json.dumps(result.to_dict())
+
+
+def test_compare_needs_both_labels():
+    with pytest.raises(ValueError, match="both positive and negative"):
+        compare([True], [False], ["positive"])
+
+
+def test_percentile_interval_skips_undefined_resamples():
+    assert percentile_interval(np.array([np.nan, np.nan])) is None
+    assert percentile_interval(np.array([np.nan, 0.5, 0.5])) == (0.5, 0.5)
+    with pytest.raises(ValueError, match="level"):
+        percentile_interval(np.array([0.5]), level=1.5)
