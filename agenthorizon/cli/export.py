@@ -1,0 +1,57 @@
+"""``agenthorizon export``: Parquet shards and a dataset card that plain ``datasets`` loads."""
+
+from __future__ import annotations
+
+import argparse
+
+from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
+
+HELP = "Export configs as Parquet shards with a dataset card that plain datasets.load_dataset reads."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agenthorizon.export import DEFAULT_MAX_SHARD_SIZE, IMAGE_MODES
+
+    parser.add_argument("root", metavar="ROOT", help="local release root")
+    parser.add_argument("out", metavar="OUT", help="output folder (README.md and data/<config>/ are written)")
+    parser.add_argument(
+        "--configs",
+        nargs="+",
+        choices=CONFIG_NAMES,
+        default=list(CONFIG_NAMES),
+        help="configs to export (default: all four; 'all' is the config holding both label files)",
+    )
+    parser.add_argument(
+        "--images",
+        choices=IMAGE_MODES,
+        default="thumbnails",
+        help="screenshots: none, release-relative paths, 512x332 JPEG thumbnails (default) or the full PNGs",
+    )
+    parser.add_argument("--dev-groups", type=int, default=DEV_GROUPS, help=f"pair groups in AH-D (default {DEV_GROUPS})")
+    parser.add_argument(
+        "--max-shard-size", default=DEFAULT_MAX_SHARD_SIZE, help=f"largest shard, e.g. 500MB (default {DEFAULT_MAX_SHARD_SIZE})"
+    )
+    parser.add_argument("--repo-id", default=None, help="Hub repository named in the card's loading example")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agenthorizon.export import export_release
+
+    summary = export_release(
+        args.root,
+        args.out,
+        configs=args.configs,
+        images=args.images,
+        dev_groups=args.dev_groups,
+        max_shard_size=args.max_shard_size,
+        repo_id=args.repo_id,
+    )
+    for name, export in summary.configs.items():
+        counts = export.counts
+        print(
+            f"{name}: {counts['n']} items ({counts['positive']} positive, {counts['negative']} negative) "
+            f"in {len(export.files)} shard(s) under {summary.out / 'data' / name}"
+        )
+    print(f"dataset card: {summary.card}")
+    print(f'load with: datasets.load_dataset("{summary.out}", "{next(iter(summary.configs))}", split="test")')
+    return 0

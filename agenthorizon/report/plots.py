@@ -1,0 +1,312 @@
+"""Paper-ready figures of judge runs (matplotlib, an optional extra).
+
+Four figures, each returned as a ``matplotlib.figure.Figure`` so callers can
+restyle or inspect it, and written as PNG and/or SVG by :func:`save_figure`:
+
+- :func:`plot_accuracy_by_length`: positive and negative accuracy per
+  step-count bucket (``schema.STEP_BUCKETS``), one bar per run;
+- :func:`plot_accuracy_by_confidence`: accuracy of the items a judge labelled
+  ``low`` / ``medium`` / ``high`` confidence (and those without one);
+- :func:`plot_mistake_type_recall`: recall of each mistake type, per run;
+- :func:`plot_judge_comparison`: balanced accuracy of each run with its
+  pair-clustered bootstrap interval, chance marked.
+
+Figures are built on ``matplotlib.figure.Figure`` directly, never through
+``pyplot``: no global figure state, no interactive backend, and PNGs are
+rendered by Agg. No title is drawn inside the axes (captions belong to the
+paper); font sizes suit a 6.5-inch text width; colours are Okabe-Ito, safe for
+colour-blind readers, and bars also differ by hatch where they encode a class.
+
+matplotlib is imported inside the functions, so the rest of the package
+works without it; a missing install raises an ``ImportError`` that names
+``pip install agenthorizon[plot]``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES, STEP_BUCKETS
+
+__all__ = [
+    "FIGURES",
+    "RunScores",
+    "make_plots",
+    "plot_accuracy_by_confidence",
+    "plot_accuracy_by_length",
+    "plot_judge_comparison",
+    "plot_mistake_type_recall",
+    "save_figure",
+    "score_runs",
+]
+
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+"""Okabe-Ito colours, one per run."""
+
+NO_CONFIDENCE = "none"
+"""Confidence bucket of items whose verdict states none (or is invalid)."""
+
+CONFIDENCE_BUCKETS = (*CONFIDENCE_VALUES, NO_CONFIDENCE)
+SHORT_TYPES = {MISTAKE_TYPES[0]: "Critical\nmistake", MISTAKE_TYPES[1]: "Bad side\neffect", MISTAKE_TYPES[2]: "Misunder-\nstanding"}
+
+FIGURE_WIDTH = 6.5  # inches: a paper's text width
+DPI = 200
+
+_STYLE = {
+    "font.size": 9,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "legend.fontsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "axes.axisbelow": True,
+    "svg.fonttype": "none",  # keep text as text in SVG, editable in a paper's figure tools
+    "savefig.dpi": DPI,
+}
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure  # noqa: F401  (checks the full install)
+    except ImportError as error:
+        raise ImportError(
+            "plots need matplotlib, an optional extra of agenthorizon: pip install agenthorizon[plot]"
+        ) from error
+    return matplotlib
+
+
+@dataclass
+class RunScores:
+    """What the figures need from one run.
+
+    ``report`` is the :class:`agenthorizon.ScoreReport` (with the
+    ``step_bucket`` slice); ``confidence[level] = (correct, n)`` counts items
+    by the confidence their verdict states (:data:`NO_CONFIDENCE` when it
+    states none or is invalid).
+    """
+
+    label: str
+    report: Any
+    confidence: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def score_runs(run_set: Any, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
+    """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
+    from agenthorizon.scoring import item_outcomes, score
+
+    scored = []
+    for run in run_set.runs:
+        predictions = run.predictions()
+        report = score(predictions, run_set.rows, bootstrap=bootstrap, seed=seed, slices=["step_bucket"])
+        outcomes = item_outcomes(predictions, run_set.rows)
+        counts = {level: [0, 0] for level in CONFIDENCE_BUCKETS}
+        for index, row in enumerate(run_set.rows):
+            level = NO_CONFIDENCE
+            if outcomes.valid[index]:
+                verdict = predictions.get(row["trajectory_id"], {}).get("verdict") or {}
+                stated = verdict.get("confidence") if isinstance(verdict, dict) else None
+                level = stated if stated in CONFIDENCE_VALUES else NO_CONFIDENCE
+            counts[level][0] += int(outcomes.correct[index])
+            counts[level][1] += 1
+        scored.append(RunScores(run.label, report, {level: (c, n) for level, (c, n) in counts.items()}))
+    return scored
+
+
+# --- figures ------------------------------------------------------------------------
+
+
+def _figure(height: float) -> Any:
+    _matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(FIGURE_WIDTH, height), dpi=DPI, layout="constrained")
+
+
+def _grouped_bars(ax: Any, groups: Sequence[str], series: Sequence[tuple[str, Sequence[float | None]]], *, hatch: str | None = None) -> None:
+    """Bars of several series per group; a missing value (None) draws no bar."""
+    count = max(1, len(series))
+    width = 0.8 / count
+    for index, (label, values) in enumerate(series):
+        offsets = [g + (index - (count - 1) / 2) * width for g in range(len(groups))]
+        heights = [float("nan") if v is None else v for v in values]
+        ax.bar(
+            offsets, heights, width=width * 0.92, label=label, color=PALETTE[index % len(PALETTE)],
+            hatch=hatch, edgecolor="white" if hatch is None else "#333333", linewidth=0.4,
+        )
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylim(0, 1)
+    ax.yaxis.set_major_formatter(_percent_formatter())
+
+
+def _percent_formatter() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(xmax=1, decimals=0)
+
+
+def _legend(fig: Any, axes: Any, runs: Sequence[RunScores]) -> None:
+    if len(runs) > 1:
+        handles, labels = axes.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(runs), 4), frameon=False)
+
+
+def plot_accuracy_by_length(runs: Sequence[RunScores]) -> Any:
+    """Positive (left) and negative (right) accuracy per step-count bucket.
+
+    Bar height = the slice's ``positive_accuracy`` / ``negative_accuracy``
+    from ``report.slices["step_bucket"]``; a bucket without positives (or
+    negatives) has no bar. Tick labels give the bucket and its item count.
+    """
+    with _matplotlib().rc_context(_STYLE):
+        fig = _figure(2.6)
+        axes = fig.subplots(1, 2, sharey=True)
+        buckets = [name for _low, _high, name in STEP_BUCKETS]
+        for ax, (key, count_key, name) in zip(
+            axes, (("positive_accuracy", "n_positive", "Positives"), ("negative_accuracy", "n_negative", "Negatives"))
+        ):
+            series = []
+            for run in runs:
+                slices = run.report.slices.get("step_bucket", {})
+                series.append((run.label, [getattr(slices[b], key) if b in slices else None for b in buckets]))
+            _grouped_bars(ax, buckets, series)
+            first = runs[0].report.slices.get("step_bucket", {}) if runs else {}
+            ax.set_xticks(
+                range(len(buckets)),
+                [f"{b}\n(n={getattr(first[b], count_key) if b in first else 0})" for b in buckets],
+            )
+            ax.set_xlabel(f"{name}: trajectory length (steps)")
+        axes[0].set_ylabel("Accuracy")
+        _legend(fig, axes[0], runs)
+    return fig
+
+
+def plot_accuracy_by_confidence(runs: Sequence[RunScores]) -> Any:
+    """Accuracy of the items in each stated-confidence bucket, per run.
+
+    Bar height = correct / items among the items whose verdict states that
+    confidence (invalid predictions fall in ``none`` and count as incorrect);
+    an empty bucket has no bar.
+    """
+    with _matplotlib().rc_context(_STYLE):
+        fig = _figure(2.6)
+        ax = fig.subplots()
+        series = []
+        for run in runs:
+            values = []
+            for level in CONFIDENCE_BUCKETS:
+                correct, n = run.confidence.get(level, (0, 0))
+                values.append(correct / n if n else None)
+            series.append((run.label, values))
+        _grouped_bars(ax, list(CONFIDENCE_BUCKETS), series)
+        ax.set_xlabel("Confidence stated by the judge")
+        ax.set_ylabel("Accuracy")
+        _legend(fig, ax, runs)
+    return fig
+
+
+def plot_mistake_type_recall(runs: Sequence[RunScores]) -> Any:
+    """Mistake-type recall per type (rejected and named correctly / negatives of the type), per run."""
+    with _matplotlib().rc_context(_STYLE):
+        fig = _figure(2.6)
+        ax = fig.subplots()
+        series = [
+            (run.label, [run.report.mistake_type_recall[name]["recall"] for name in MISTAKE_TYPES]) for run in runs
+        ]
+        totals = runs[0].report.mistake_type_recall if runs else {}
+        _grouped_bars(ax, [SHORT_TYPES[name] for name in MISTAKE_TYPES], series)
+        ax.set_xticks(
+            range(len(MISTAKE_TYPES)),
+            [f"{SHORT_TYPES[name]}\n(n={totals[name]['total'] if totals else 0})" for name in MISTAKE_TYPES],
+        )
+        ax.set_ylabel("Mistake-type recall")
+        _legend(fig, ax, runs)
+    return fig
+
+
+def plot_judge_comparison(runs: Sequence[RunScores]) -> Any:
+    """Balanced accuracy of each run (bar) with its bootstrap interval (error bar); 50% = chance."""
+    with _matplotlib().rc_context(_STYLE):
+        fig = _figure(0.9 + 0.45 * max(1, len(runs)))
+        ax = fig.subplots()
+        positions = list(range(len(runs)))[::-1]  # first run on top
+        values = [run.report.balanced_accuracy or 0.0 for run in runs]
+        low, high = [], []
+        for run, value in zip(runs, values):
+            interval = (run.report.intervals or {}).get("balanced_accuracy")
+            low.append(value - interval[0] if interval else 0.0)
+            high.append(interval[1] - value if interval else 0.0)
+        ax.barh(
+            positions, values, height=0.6, color=[PALETTE[i % len(PALETTE)] for i in range(len(runs))],
+            xerr=[low, high], error_kw={"ecolor": "#222222", "capsize": 3, "linewidth": 1},
+        )
+        for position, value in zip(positions, values):
+            ax.text(0.01, position, f"{100 * value:.1f}%", va="center", ha="left", color="white", fontsize=8, fontweight="bold")
+        ax.axvline(0.5, color="#555555", linestyle="--", linewidth=0.8)
+        ax.set_yticks(positions, [run.label for run in runs])
+        ax.set_xlim(0, 1)
+        ax.xaxis.set_major_formatter(_percent_formatter())
+        ax.set_xlabel("Balanced accuracy (95% pair-clustered bootstrap CI; dashed: chance)")
+        ax.grid(axis="x")
+        ax.grid(axis="y", visible=False)
+    return fig
+
+
+FIGURES = {
+    "accuracy_by_length": plot_accuracy_by_length,
+    "accuracy_by_confidence": plot_accuracy_by_confidence,
+    "mistake_type_recall": plot_mistake_type_recall,
+    "judge_comparison": plot_judge_comparison,
+}
+"""File stem -> figure function, in the order :func:`make_plots` writes them."""
+
+
+def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
+    """Write ``fig`` as ``out_dir/stem.<format>`` for each format; returns the paths.
+
+    PNGs are ``FIGURE_WIDTH x height`` inches at :data:`DPI` (no tight bbox,
+    so the pixel size is predictable); SVGs keep text as text.
+    """
+    unknown = [fmt for fmt in formats if fmt not in ("png", "svg")]
+    if unknown:
+        raise ValueError(f"unknown figure format(s) {unknown}; expected png and/or svg")
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with _matplotlib().rc_context(_STYLE):
+        for fmt in formats:
+            path = directory / f"{stem}.{fmt}"
+            fig.savefig(path, format=fmt, dpi=DPI, metadata={"Date": None} if fmt == "svg" else None)
+            paths.append(path)
+    return paths
+
+
+def make_plots(
+    run_dirs: Sequence[str | os.PathLike[str]],
+    data_root: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    config: str | None = None,
+    formats: Sequence[str] = ("png", "svg"),
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict[str, list[Path]]:
+    """Score runs and write every figure of :data:`FIGURES`; returns stem -> files."""
+    from agenthorizon.report.runs import load_runs
+
+    _matplotlib()  # fail before any work when the extra is missing
+    run_set = load_runs(run_dirs, data_root, config=config, images=None)
+    runs = score_runs(run_set, bootstrap=bootstrap, seed=seed)
+    written = {}
+    for stem, plot in FIGURES.items():
+        fig = plot(runs)
+        written[stem] = save_figure(fig, out_dir, stem, formats)
+    return written

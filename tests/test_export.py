@@ -1,0 +1,147 @@
+"""The Parquet export loads with plain `datasets.load_dataset` (no project code)
+and gives back the builder's rows, for every config and screenshot mode."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agenthorizon.schema import CONFIG_NAMES, HIDDEN_FIELDS, MISTAKE_TYPES
+
+_EXPORTS: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module")
+def export_dir(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Export the tiny corpus once per screenshot mode (all four configs)."""
+    from agenthorizon.export import export_release
+
+    def exported(images: str) -> Path:
+        if images not in _EXPORTS:
+            out = tmp_path_factory.mktemp(f"export-{images}")
+            export_release(tiny_root, out, images=images)
+            _EXPORTS[images] = out
+        return _EXPORTS[images]
+
+    yield exported
+    _EXPORTS.clear()
+
+
+def _builder_rows(root: Path, config: str) -> list[dict]:
+    import agenthorizon
+
+    return [dict(row) for row in agenthorizon.load_dataset(root, config, split="test", images="paths")]
+
+
+def _plain_rows(out: Path, config: str):
+    import datasets
+
+    return datasets.load_dataset(str(out), config, split="test")
+
+
+def _relative(root: Path, path: str | None) -> str | None:
+    return None if path is None else Path(os.path.relpath(path, root)).as_posix()
+
+
+@pytest.mark.parametrize("images", ["none", "paths", "thumbnails", "full"])
+def test_plain_load_dataset_returns_the_builder_rows_for_every_config(tiny_root: Path, export_dir, images: str):
+    from PIL import Image
+
+    from agenthorizon.export import export_features
+    from agenthorizon.preprocess import DEFAULT_SIZE, fit_size
+
+    out = export_dir(images)
+    for config in CONFIG_NAMES:
+        expected = _builder_rows(tiny_root, config)
+        plain = _plain_rows(out, config)
+        assert plain.features == export_features(images), config
+        assert len(plain) == len(expected) > 0, config
+        for want, got in zip(expected, plain):
+            shots = want.pop("screenshots")
+            want["steps"] = [{**step, "screenshot": _relative(tiny_root, step["screenshot"])} for step in want["steps"]]
+            got_shots = got.pop("screenshots", None)
+            assert got == want, f"{config}: row {want['trajectory_id']} differs"
+            if images == "none":
+                assert got_shots is None and "screenshots" not in plain.column_names
+                continue
+            assert len(got_shots) == len(shots)
+            for path, image in zip(shots, got_shots):
+                if path is None:
+                    assert image is None
+                    continue
+                if images == "paths":
+                    assert image == _relative(tiny_root, path)
+                    continue
+                with Image.open(path) as original:
+                    original = original.convert("RGB")
+                    if images == "full":
+                        assert image.format == "PNG"
+                        assert image.size == original.size
+                        assert np.array_equal(np.asarray(image.convert("RGB")), np.asarray(original))
+                    else:
+                        assert image.format == "JPEG"
+                        assert image.size == fit_size(original.size, DEFAULT_SIZE)
+                        assert image.width <= 512 and image.height <= 332
+                        small = np.asarray(original.resize(image.size), dtype=float)
+                        # JPEG and the resampling filter differ a little; another screenshot differs a lot.
+                        assert np.abs(np.asarray(image.convert("RGB"), dtype=float) - small).mean() < 12
+
+
+def test_card_declares_configs_counts_features_and_the_blind_rule(tiny_root: Path, export_dir):
+    import datasets
+    from huggingface_hub import DatasetCard
+
+    out = export_dir("none")
+    card = DatasetCard.load(out / "README.md")
+    configs = {entry["config_name"]: entry for entry in card.data.to_dict()["configs"]}
+    assert set(configs) == set(CONFIG_NAMES)
+    assert configs["AH"]["data_files"] == [{"split": "test", "path": "data/AH/test-*.parquet"}]
+    assert configs["AH"].get("default") is True
+    infos = datasets.info.DatasetInfosDict.from_dataset_card_data(card.data)
+    for config in CONFIG_NAMES:
+        rows = _builder_rows(tiny_root, config)
+        assert infos[config].splits["test"].num_examples == len(rows)
+        positives = sum(row["label"] == "positive" for row in rows)
+        types = [sum(row["mistake_type"] == name for row in rows) for name in MISTAKE_TYPES]
+        untyped = sum(row["label"] == "negative" and not row["mistake_type"] for row in rows)
+        line = next(line for line in card.text.splitlines() if line.startswith(f"| `{config}` |"))
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[2:] == [str(v) for v in (len(rows), positives, len(rows) - positives, *types, untyped)], config
+    text = card.text
+    assert "Never show a judge the label, pairing or type fields" in text
+    for name in HIDDEN_FIELDS:
+        assert f"`{name}`" in text
+    assert "random.Random(42).shuffle" in text  # AH-D's derivation
+    assert "```bibtex" in text
+    # Without a config name, plain datasets loads the default config, AH.
+    assert len(datasets.load_dataset(str(out), split="test")) == len(_builder_rows(tiny_root, "AH"))
+
+
+def test_small_shard_size_writes_several_numbered_shards_that_load_in_order(tiny_root: Path, tmp_path: Path):
+    from agenthorizon.export import export_release
+
+    summary = export_release(tiny_root, tmp_path, configs=["all"], images="paths", max_shard_size="4KB")
+    files = sorted((tmp_path / "data" / "all").glob("*.parquet"))
+    assert len(files) > 1
+    assert [f.name for f in files] == [f"test-{i:05d}-of-{len(files):05d}.parquet" for i in range(len(files))]
+    assert summary.configs["all"].files == [f.relative_to(tmp_path).as_posix() for f in files]
+    expected = [row["trajectory_id"] for row in _builder_rows(tiny_root, "all")]
+    assert _plain_rows(tmp_path, "all")["trajectory_id"] == expected
+    # Re-exporting with one shard removes the old shards (the glob would match them).
+    export_release(tiny_root, tmp_path, configs=["all"], images="paths")
+    assert [f.name for f in (tmp_path / "data" / "all").glob("*.parquet")] == ["test-00000-of-00001.parquet"]
+
+
+def test_cli_exports_chosen_configs_and_reports_bad_input(tiny_root: Path, tmp_path: Path, capsys):
+    from agenthorizon.cli import main
+
+    assert main(["export", str(tiny_root), str(tmp_path / "out"), "--configs", "AH-D", "--images", "none"]) == 0
+    assert "AH-D:" in capsys.readouterr().out
+    assert [p.name for p in (tmp_path / "out" / "data").iterdir()] == ["AH-D"]
+    assert main(["export", str(tmp_path / "nowhere"), str(tmp_path / "x")]) == 2
+    assert "nowhere" in capsys.readouterr().err
+    assert main(["export", str(tiny_root), str(tmp_path / "y"), "--max-shard-size", "lots"]) == 2
+    assert "shard size" in capsys.readouterr().err

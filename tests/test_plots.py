@@ -1,0 +1,131 @@
+"""Figures are written as PNG and SVG at the stated size, and what they draw
+is the score: bar heights and interval ends are read back from the Figures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES, STEP_BUCKETS
+
+
+@pytest.fixture(scope="module")
+def run_dirs(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    import agenthorizon
+    from agenthorizon.runner import run_judge
+
+    base = tmp_path_factory.mktemp("plot-runs")
+    dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")
+    dirs = [base / "lexical", base / "constant"]
+    run_judge("lexical", dataset, dirs[0], config="all", data_root=tiny_root, progress=False)
+    run_judge("constant:true", dataset, dirs[1], config="all", data_root=tiny_root, progress=False)
+    return dirs
+
+
+@pytest.fixture(scope="module")
+def scored(run_dirs: list[Path], tiny_root: Path):
+    from agenthorizon.report.plots import score_runs
+    from agenthorizon.report.runs import load_runs
+
+    run_set = load_runs(run_dirs, tiny_root, images=None)
+    return run_set, score_runs(run_set, bootstrap=200, seed=3)
+
+
+def _bar_heights(ax) -> list[list[float]]:
+    """Heights of each bar container (one per run) of an axes."""
+    return [[patch.get_height() for patch in container] for container in ax.containers if hasattr(container, "patches")]
+
+
+def _nan_to_none(values):
+    return [None if value != value else value for value in values]  # NaN marks a missing bar
+
+
+def test_cli_writes_png_and_svg_of_every_figure_at_the_stated_size(run_dirs, tiny_root: Path, tmp_path: Path, capsys):
+    from PIL import Image
+
+    from agenthorizon.cli import main
+    from agenthorizon.report.plots import DPI, FIGURE_WIDTH, FIGURES
+
+    out = tmp_path / "figures"
+    assert main(["plot", *map(str, run_dirs), "--data", str(tiny_root), "--out", str(out), "--bootstrap", "100"]) == 0
+    assert "judge_comparison" in capsys.readouterr().out
+    for stem in FIGURES:
+        with Image.open(out / f"{stem}.png") as png:
+            png.load()
+            assert png.width == round(FIGURE_WIDTH * DPI)
+            assert 300 < png.height < 3 * DPI
+        svg = (out / f"{stem}.svg").read_text(encoding="utf-8")
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    # Text stays text in the SVG (editable), and run labels are on the comparison figure.
+    assert "lexical" in (out / "judge_comparison.svg").read_text(encoding="utf-8")
+    assert main(["plot", str(run_dirs[0]), "--data", str(tiny_root), "--out", str(out / "png"), "--format", "png"]) == 0
+    assert sorted(p.suffix for p in (out / "png").iterdir()) == [".png"] * len(FIGURES)
+
+
+def test_length_and_type_recall_bars_are_the_score(scored):
+    from agenthorizon.report.plots import plot_accuracy_by_length, plot_mistake_type_recall
+
+    run_set, runs = scored
+    fig = plot_accuracy_by_length(runs)
+    left, right = fig.axes[:2]
+    buckets = [name for _low, _high, name in STEP_BUCKETS]
+    for ax, key in ((left, "positive_accuracy"), (right, "negative_accuracy")):
+        for run, heights in zip(runs, _bar_heights(ax)):
+            slices = run.report.slices["step_bucket"]
+            expected = [getattr(slices[b], key) if b in slices else None for b in buckets]
+            assert _nan_to_none(heights) == pytest.approx(expected), key
+    assert left.get_title() == "" and right.get_title() == ""  # captions belong to the paper
+
+    fig = plot_mistake_type_recall(runs)
+    for run, heights in zip(runs, _bar_heights(fig.axes[0])):
+        assert _nan_to_none(heights) == pytest.approx([run.report.mistake_type_recall[t]["recall"] for t in MISTAKE_TYPES])
+    # constant:true rejects nothing, so it names no type.
+    assert _bar_heights(fig.axes[0])[1] == [0.0, 0.0, 0.0]
+
+
+def test_confidence_bars_are_accuracy_among_items_with_that_confidence(scored):
+    import json
+
+    from agenthorizon.report.plots import NO_CONFIDENCE, plot_accuracy_by_confidence
+
+    run_set, runs = scored
+    lexical = run_set.runs[0]
+    tally: dict[str, list[int]] = {}
+    for row in run_set.rows:
+        result = json.loads((lexical.path / f"{row['trajectory_id']}.json").read_text())
+        verdict = result["verdict"]
+        level = verdict.get("confidence") if verdict.get("confidence") in CONFIDENCE_VALUES else NO_CONFIDENCE
+        correct = verdict["success"] == (row["label"] == "positive")
+        tally.setdefault(level, [0, 0])
+        tally[level][0] += correct
+        tally[level][1] += 1
+    expected = [tally[level][0] / tally[level][1] if level in tally else None for level in (*CONFIDENCE_VALUES, NO_CONFIDENCE)]
+    fig = plot_accuracy_by_confidence(runs)
+    assert _nan_to_none(_bar_heights(fig.axes[0])[0]) == pytest.approx(expected)
+
+
+def test_comparison_bars_and_error_bars_are_balanced_accuracy_and_its_interval(scored):
+    from agenthorizon.report.plots import plot_judge_comparison
+
+    _run_set, runs = scored
+    fig = plot_judge_comparison(runs)
+    ax = fig.axes[0]
+    (bars,) = [c for c in ax.containers if hasattr(c, "patches")]
+    widths = [patch.get_width() for patch in bars.patches]
+    assert widths == pytest.approx([run.report.balanced_accuracy for run in runs])
+    assert runs[1].report.balanced_accuracy == pytest.approx(0.5)  # accept-everything is chance
+    segments = bars.errorbar.lines[2][0].get_segments()
+    for run, segment in zip(runs, segments):
+        low, high = sorted(point[0] for point in segment)
+        assert (low, high) == pytest.approx(run.report.intervals["balanced_accuracy"])
+    assert [label.get_text() for label in ax.get_yticklabels()] == [run.label for run in runs]
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    from agenthorizon.report import plots
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(ImportError, match=r"pip install agenthorizon\[plot\]"):
+        plots.plot_judge_comparison([])
