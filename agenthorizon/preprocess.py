@@ -1,0 +1,709 @@
+"""Screenshots prepared for a model: downscale, encode, 2x2 mosaics, selection, cache.
+
+Direct (non-agentic) judges get screenshots downscaled to fit 512x332 pixels
+(SPEC section 3). When a serving limit on images is exceeded, four consecutive
+screenshots are combined into a 2x2 row-major grid of 1024x664 pixels and the
+prompt states the reading order. This module does that, reproducibly:
+
+- :func:`prepare_images` turns a trajectory's screenshots into a list of
+  :class:`PreparedImage` (encoded bytes, the step ids each image covers, and a
+  ``data_url()`` for OpenAI-compatible servers);
+- :class:`ImageSettings` is the preprocessing a run record stores;
+- :func:`select_steps` chooses which steps get an image (all, every k-th, or
+  first and last plus evenly spaced up to an image budget);
+- encoded images are kept in a content-addressed cache on disk (key: sha256 of
+  the source file's bytes and the preprocessing parameters), so a second run
+  re-encodes nothing, and cache misses are encoded in parallel.
+
+Content hashing, not a file's size and modification time, keys the cache:
+hashing costs a small fraction of decoding and resizing a screenshot
+(``benchmarks/bench_payload.py`` measures both), and it stays correct when a
+file is rewritten in place or the release is copied elsewhere.
+"""
+
+from __future__ import annotations
+
+import base64
+import concurrent.futures
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from PIL import Image
+
+__all__ = [
+    "IMAGE_MODES",
+    "SELECTION_STRATEGIES",
+    "ImageSettings",
+    "PreparedImage",
+    "PreparedImages",
+    "default_cache_dir",
+    "downscale",
+    "encode_image",
+    "fit_size",
+    "make_mosaic",
+    "prepare_images",
+    "reading_order_sentence",
+    "select_steps",
+]
+
+MODE_PER_STEP = "per-step"
+MODE_MOSAIC = "mosaic"
+MODE_NONE = "none"
+IMAGE_MODES = (MODE_PER_STEP, MODE_MOSAIC, MODE_NONE)
+
+STRATEGY_ALL = "all"
+STRATEGY_EVERY_K = "every-k"
+STRATEGY_EVEN = "even"
+SELECTION_STRATEGIES = (STRATEGY_ALL, STRATEGY_EVERY_K, STRATEGY_EVEN)
+
+FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
+DEFAULT_SIZE = (512, 332)
+DEFAULT_QUALITY = 85
+MOSAIC_GRID = (2, 2)  # columns, rows
+TILES_PER_MOSAIC = MOSAIC_GRID[0] * MOSAIC_GRID[1]
+_CELL_NAMES = ("top-left", "top-right", "bottom-left", "bottom-right")
+BLANK_COLOR = (0, 0, 0)
+CACHE_ENV = "AGENTHORIZON_IMAGE_CACHE"
+# Bump when the pixels produced for the same parameters change (resampling
+# filter, letterboxing), so old cache entries are not served for new output.
+CACHE_VERSION = 1
+_RESAMPLE = Image.Resampling.LANCZOS
+# Box-reduce by an integer factor first, then Lanczos the rest: for 1920x1080 ->
+# 512x288 this halves first and is about 2.5x faster than Lanczos on the full
+# image, with the same legibility of text (the box reduce is an exact area average).
+_REDUCING_GAP = 1.5
+
+
+# --- settings ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImageSettings:
+    """How screenshots are prepared for a model; stored in the run record.
+
+    Attributes
+    ----------
+    mode : {"per-step", "mosaic", "none"}
+        One image per selected step; 2x2 mosaics of four consecutive selected
+        steps; or no images.
+    size : (int, int)
+        Box each screenshot is downscaled to fit, aspect ratio kept (never
+        upscaled). A mosaic is twice as wide and twice as high: 1024x664 for
+        the default 512x332.
+    format : {"jpeg", "png"}
+    quality : int
+        JPEG quality, 1-100 (ignored for PNG).
+    budget : int or None
+        Most images sent per trajectory (per-step: screenshots; mosaic:
+        mosaics, so at most ``4 * budget`` steps). ``None`` means no limit.
+    strategy : {"all", "every-k", "even"}
+        Which steps to show, see :func:`select_steps`.
+    every : int
+        ``k`` of the ``every-k`` strategy.
+
+    >>> ImageSettings(mode="mosaic").to_dict()["mosaic"]
+    {'grid': [2, 2], 'order': 'row-major', 'size': [1024, 664]}
+    """
+
+    mode: str = MODE_PER_STEP
+    size: tuple[int, int] = DEFAULT_SIZE
+    format: str = "jpeg"
+    quality: int = DEFAULT_QUALITY
+    budget: int | None = None
+    strategy: str = STRATEGY_ALL
+    every: int = 1
+
+    def __post_init__(self) -> None:
+        if self.mode not in IMAGE_MODES:
+            raise ValueError(f"image mode {self.mode!r} is not one of {IMAGE_MODES}")
+        size = tuple(self.size)
+        if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
+            raise ValueError(f"image size must be two positive integers (width, height), got {self.size!r}")
+        object.__setattr__(self, "size", size)
+        fmt = str(self.format).lower()
+        fmt = "jpeg" if fmt == "jpg" else fmt
+        if fmt not in FORMATS:
+            raise ValueError(f"image format {self.format!r} is not one of {tuple(FORMATS)}")
+        object.__setattr__(self, "format", fmt)
+        if not isinstance(self.quality, int) or not 1 <= self.quality <= 100:
+            raise ValueError(f"JPEG quality must be an integer from 1 to 100, got {self.quality!r}")
+        if self.budget is not None and (not isinstance(self.budget, int) or self.budget < 1):
+            raise ValueError(f"image budget must be a positive integer or None, got {self.budget!r}")
+        if self.strategy not in SELECTION_STRATEGIES:
+            raise ValueError(f"selection strategy {self.strategy!r} is not one of {SELECTION_STRATEGIES}")
+        if not isinstance(self.every, int) or self.every < 1:
+            raise ValueError(f"'every' (k of every-k) must be a positive integer, got {self.every!r}")
+
+    @property
+    def mime_type(self) -> str:
+        return FORMATS[self.format]
+
+    @property
+    def mosaic_size(self) -> tuple[int, int]:
+        return (self.size[0] * MOSAIC_GRID[0], self.size[1] * MOSAIC_GRID[1])
+
+    @property
+    def step_budget(self) -> int | None:
+        """Most steps that may be shown: the image budget, times four for mosaics."""
+        if self.budget is None:
+            return None
+        return self.budget * (TILES_PER_MOSAIC if self.mode == MODE_MOSAIC else 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description for the run record (``images`` key)."""
+        return {
+            "mode": self.mode,
+            "size": list(self.size),
+            "format": self.format,
+            "quality": self.quality if self.format == "jpeg" else None,
+            "budget": self.budget,
+            "strategy": self.strategy,
+            "every": self.every,
+            "mosaic": (
+                {"grid": list(MOSAIC_GRID), "order": "row-major", "size": list(self.mosaic_size)}
+                if self.mode == MODE_MOSAIC
+                else None
+            ),
+            "reading_order": reading_order_sentence() if self.mode == MODE_MOSAIC else None,
+        }
+
+
+# --- prepared images -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """One encoded image for the model.
+
+    ``steps`` are the step ids it shows, in reading order (one for a per-step
+    image, up to four for a mosaic: top-left, top-right, bottom-left,
+    bottom-right). ``size`` is (width, height) of the encoded image.
+    """
+
+    steps: tuple[int, ...]
+    data: bytes = field(repr=False)
+    mime_type: str
+    size: tuple[int, int]
+    kind: str = "step"  # "step" or "mosaic"
+
+    def data_url(self) -> str:
+        """The image as a base64 data URL, as OpenAI-compatible servers take it."""
+        return f"data:{self.mime_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+    def content_part(self) -> dict[str, Any]:
+        """The image as an OpenAI chat ``content`` part."""
+        return {"type": "image_url", "image_url": {"url": self.data_url()}}
+
+    def caption(self) -> str:
+        """Text to place before the image in the prompt.
+
+        >>> PreparedImage((7,), b"", "image/jpeg", (1, 1)).caption()
+        'Step 7 screenshot:'
+        """
+        if self.kind == "mosaic":
+            return reading_order_sentence(self.steps)
+        return f"Step {self.steps[0]} screenshot:"
+
+
+class PreparedImages(list):
+    """A list of :class:`PreparedImage` with what happened while preparing it.
+
+    Attributes: ``settings`` (:class:`ImageSettings`), ``selected_steps`` (step
+    ids shown), ``skipped_steps`` (step ids without a screenshot), ``encoded``
+    (images encoded by this call) and ``cache_hits`` (images read from cache).
+    """
+
+    def __init__(
+        self,
+        images: Iterable[PreparedImage] = (),
+        *,
+        settings: ImageSettings | None = None,
+        selected_steps: Sequence[int] = (),
+        skipped_steps: Sequence[int] = (),
+        encoded: int = 0,
+        cache_hits: int = 0,
+    ) -> None:
+        super().__init__(images)
+        self.settings = settings or ImageSettings()
+        self.selected_steps = tuple(selected_steps)
+        self.skipped_steps = tuple(skipped_steps)
+        self.encoded = encoded
+        self.cache_hits = cache_hits
+
+    def to_record(self) -> dict[str, Any]:
+        """Per-trajectory summary for a result's telemetry."""
+        return {
+            "n_images": len(self),
+            "selected_steps": list(self.selected_steps),
+            "skipped_steps": list(self.skipped_steps),
+            "encoded": self.encoded,
+            "cache_hits": self.cache_hits,
+            "bytes": sum(len(image.data) for image in self),
+        }
+
+
+def reading_order_sentence(steps: Sequence[int] | None = None) -> str:
+    """The reading order of a 2x2 mosaic, as the prompt must state it.
+
+    Without ``steps``, the general sentence for the prompt's instructions; with
+    the step ids of one mosaic, the caption of that image (empty cells of a
+    final partial mosaic are named as blank).
+
+    >>> reading_order_sentence([4, 5, 6])
+    'Steps 4-6 as a 2x2 grid, read left to right, top to bottom: top-left = step 4, top-right = step 5, bottom-left = step 6, bottom-right = blank.'
+    """
+    if steps is None:
+        return (
+            "Each image is a 2x2 grid of four consecutive steps, read left to right, top to bottom: "
+            "top-left = step N, top-right = step N+1, bottom-left = step N+2, bottom-right = step N+3; "
+            "each image is preceded by the step numbers it shows, and cells after the last step are blank."
+        )
+    steps = list(steps)
+    if not 1 <= len(steps) <= TILES_PER_MOSAIC:
+        raise ValueError(f"a mosaic shows 1 to {TILES_PER_MOSAIC} steps, got {len(steps)}")
+    cells = [
+        f"{name} = step {steps[i]}" if i < len(steps) else f"{name} = blank"
+        for i, name in enumerate(_CELL_NAMES)
+    ]
+    span = f"Steps {steps[0]}-{steps[-1]}" if len(steps) > 1 else f"Step {steps[0]}"
+    return f"{span} as a 2x2 grid, read left to right, top to bottom: {', '.join(cells)}."
+
+
+# --- selection ---------------------------------------------------------------------
+
+
+def select_steps(
+    available: Sequence[int],
+    strategy: str = STRATEGY_ALL,
+    *,
+    budget: int | None = None,
+    every: int = 1,
+) -> list[int]:
+    """Choose which of ``available`` (step ids with a screenshot) to show.
+
+    - ``"all"``: every available step;
+    - ``"every-k"``: every ``every``-th available step, starting with the first;
+    - ``"even"``: the first and the last plus evenly spaced steps between them.
+
+    When a selection holds more than ``budget`` steps it is thinned to
+    ``budget`` evenly spaced steps that keep its first and last (with a budget
+    of 1, only the last: the final state says most about success). The result
+    is sorted and deterministic.
+
+    >>> select_steps(range(10), "even", budget=4)
+    [0, 3, 6, 9]
+    >>> select_steps(range(10), "every-k", every=4)
+    [0, 4, 8]
+    """
+    if strategy not in SELECTION_STRATEGIES:
+        raise ValueError(f"selection strategy {strategy!r} is not one of {SELECTION_STRATEGIES}")
+    if budget is not None and (not isinstance(budget, int) or budget < 1):
+        raise ValueError(f"image budget must be a positive integer or None, got {budget!r}")
+    if not isinstance(every, int) or every < 1:
+        raise ValueError(f"'every' must be a positive integer, got {every!r}")
+    chosen = sorted(available)
+    if strategy == STRATEGY_EVERY_K:
+        chosen = chosen[::every]
+    if budget is not None and len(chosen) > budget:
+        chosen = _evenly_spaced(chosen, budget)
+    return chosen
+
+
+def _evenly_spaced(items: list[int], count: int) -> list[int]:
+    if count == 1:
+        return [items[-1]]
+    last = len(items) - 1
+    # Integer rounding of i * last / (count - 1): exact, so the same input
+    # always gives the same steps on every platform.
+    return [items[(i * last + (count - 1) // 2) // (count - 1)] for i in range(count)]
+
+
+# --- pixels --------------------------------------------------------------------------
+
+
+def fit_size(size: tuple[int, int], box: tuple[int, int]) -> tuple[int, int]:
+    """Largest (width, height) with ``size``'s aspect ratio that fits ``box``; never larger.
+
+    >>> fit_size((1920, 1080), (512, 332))
+    (512, 288)
+    """
+    width, height = size
+    scale = min(box[0] / width, box[1] / height, 1.0)
+    return (max(1, min(box[0], round(width * scale))), max(1, min(box[1], round(height * scale))))
+
+
+def downscale(image: Image.Image, box: tuple[int, int] = DEFAULT_SIZE) -> Image.Image:
+    """An RGB copy of ``image`` downscaled to fit ``box``, aspect ratio kept."""
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    target = fit_size(rgb.size, box)
+    if target == rgb.size:
+        return rgb.copy() if rgb is image else rgb
+    return rgb.resize(target, _RESAMPLE, reducing_gap=_REDUCING_GAP)
+
+
+def make_mosaic(tiles: Sequence[Image.Image], cell: tuple[int, int] = DEFAULT_SIZE) -> Image.Image:
+    """A 2x2 row-major grid of up to four images, each letterboxed in its cell.
+
+    The canvas is ``2 * cell`` (1024x664 by default); tiles are downscaled to
+    fit a cell and centred in it; cells without a tile stay blank.
+    """
+    if not 1 <= len(tiles) <= TILES_PER_MOSAIC:
+        raise ValueError(f"a mosaic takes 1 to {TILES_PER_MOSAIC} images, got {len(tiles)}")
+    columns = MOSAIC_GRID[0]
+    canvas = Image.new("RGB", (cell[0] * columns, cell[1] * MOSAIC_GRID[1]), BLANK_COLOR)
+    for index, tile in enumerate(tiles):
+        tile = downscale(tile, cell)
+        row, column = divmod(index, columns)
+        left = column * cell[0] + (cell[0] - tile.width) // 2
+        top = row * cell[1] + (cell[1] - tile.height) // 2
+        canvas.paste(tile, (left, top))
+    return canvas
+
+
+def encode_image(image: Image.Image, format: str = "jpeg", quality: int = DEFAULT_QUALITY) -> bytes:
+    """Encode an RGB image as JPEG (at ``quality``) or PNG bytes."""
+    buffer = io.BytesIO()
+    if format == "jpeg":
+        image.save(buffer, format="JPEG", quality=quality)
+    elif format == "png":
+        image.save(buffer, format="PNG")
+    else:
+        raise ValueError(f"image format {format!r} is not one of {tuple(FORMATS)}")
+    return buffer.getvalue()
+
+
+# --- sources ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Source:
+    step: int
+    path: str | None = None
+    image: Image.Image | None = None
+
+    def describe(self) -> str:
+        return self.path if self.path is not None else f"in-memory image of step {self.step}"
+
+
+def _as_sources(screenshots: Any, step_ids: Sequence[int] | None) -> tuple[list[_Source], list[int]]:
+    # Prefer file paths: the cache key hashes the file, and a lazy sequence
+    # would decode every full-size image just to be hashed.
+    items = list(screenshots.paths) if hasattr(screenshots, "paths") else list(screenshots)
+    if step_ids is None:
+        step_ids = range(len(items))
+    step_ids = list(step_ids)
+    if len(step_ids) != len(items):
+        raise ValueError(
+            f"step_ids has {len(step_ids)} entries but there are {len(items)} screenshots; "
+            "expected one step id per screenshot"
+        )
+    sources: list[_Source] = []
+    skipped: list[int] = []
+    for step, item in zip(step_ids, items):
+        if item is None:
+            skipped.append(step)
+        elif isinstance(item, Image.Image):
+            sources.append(_Source(step, image=item))
+        elif isinstance(item, (str, os.PathLike)):
+            sources.append(_Source(step, path=os.fspath(item)))
+        else:
+            raise ValueError(
+                f"screenshot of step {step} is a {type(item).__name__}; "
+                "expected a file path, a PIL image or None"
+            )
+    return sources, skipped
+
+
+def _file_digest(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: screenshot file not found") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: expected a screenshot image file, found a directory") from None
+
+
+def _source_digest(source: _Source) -> str:
+    if source.path is not None:
+        return _file_digest(source.path)
+    image = source.image
+    digest = hashlib.sha256(f"{image.mode}:{image.size}:".encode())
+    digest.update(image.tobytes())
+    return digest.hexdigest()
+
+
+def _load(source: _Source) -> Image.Image:
+    if source.image is not None:
+        return source.image
+    try:
+        with Image.open(source.path) as image:
+            image.load()
+            return image
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{source.path}: screenshot file not found") from None
+    except (OSError, Image.DecompressionBombError) as error:
+        raise ValueError(f"{source.path}: cannot read the screenshot as an image ({error})") from None
+
+
+# --- encoding jobs (module level, so a process pool can pickle them) -------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Job:
+    key: str
+    sources: tuple[_Source, ...]
+    kind: str
+    size: tuple[int, int]
+    format: str
+    quality: int
+
+
+def _run_job(job: _Job) -> tuple[bytes, tuple[int, int]]:
+    images = [_load(source) for source in job.sources]
+    if job.kind == "mosaic":
+        picture = make_mosaic(images, job.size)
+    else:
+        picture = downscale(images[0], job.size)
+    return encode_image(picture, job.format, job.quality), picture.size
+
+
+def _job_key(kind: str, digests: Sequence[str], settings: ImageSettings) -> str:
+    params = {
+        "v": CACHE_VERSION,
+        "kind": kind,
+        "sources": list(digests),
+        "size": list(settings.size),
+        "format": settings.format,
+        "quality": settings.quality if settings.format == "jpeg" else None,
+    }
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()
+
+
+# --- cache ----------------------------------------------------------------------------------
+
+
+def default_cache_dir() -> Path:
+    """Where encoded images are cached unless told otherwise.
+
+    ``$AGENTHORIZON_IMAGE_CACHE`` when set, else ``<HF_HOME>/agenthorizon/images``
+    (``HF_HOME`` defaults to ``$XDG_CACHE_HOME/huggingface`` or
+    ``~/.cache/huggingface``, as for every Hugging Face library).
+    """
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override).expanduser()
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HOME) / "agenthorizon" / "images"
+
+
+class _Cache:
+    def __init__(self, root: Path | None, extension: str) -> None:
+        self.root = root
+        self.extension = extension
+
+    def path(self, key: str) -> Path:
+        assert self.root is not None
+        return self.root / key[:2] / f"{key}.{self.extension}"
+
+    def get(self, key: str) -> bytes | None:
+        if self.root is None:
+            return None
+        try:
+            return self.path(key).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def put(self, key: str, data: bytes) -> None:
+        if self.root is None:
+            return
+        target = self.path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Write then rename: concurrent runs sharing the cache never read a
+        # half-written image, and identical content makes the race harmless.
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+
+
+def _encoded_size(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as image:  # reads the header only
+        return image.size
+
+
+# --- the entry point ----------------------------------------------------------------------------
+
+
+def prepare_images(
+    screenshots: Any,
+    settings: ImageSettings | None = None,
+    *,
+    mode: str | None = None,
+    size: tuple[int, int] | None = None,
+    format: str | None = None,
+    quality: int | None = None,
+    budget: int | None = None,
+    strategy: str | None = None,
+    every: int | None = None,
+    step_ids: Sequence[int] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = True,
+    workers: int | None = None,
+    executor: str = "thread",
+) -> PreparedImages:
+    """Prepare a trajectory's screenshots as model-ready images.
+
+    Parameters
+    ----------
+    screenshots : sequence
+        One entry per step: a file path, a PIL image, or ``None`` for a step
+        without a screenshot (skipped, and listed in ``skipped_steps``). An
+        object with a ``.paths`` attribute (such as ``LazyScreenshots``) is
+        read through its paths, so no image is decoded twice.
+    settings : ImageSettings, optional
+        Base settings; the keyword arguments ``mode`` ... ``every`` override
+        its fields (see :class:`ImageSettings`).
+    step_ids : sequence of int, optional
+        Step id of each entry (default ``0..n-1``), used in captions.
+    cache_dir : path, optional
+        Cache directory (default :func:`default_cache_dir`); ``use_cache=False``
+        disables the cache.
+    workers : int, optional
+        Parallel encoders for cache misses (default: the CPUs available).
+    executor : {"thread", "process"}
+        Threads suffice because Pillow releases the GIL while decoding,
+        resizing and encoding (see ``benchmarks/bench_payload.py``).
+
+    Returns
+    -------
+    PreparedImages
+        A list of :class:`PreparedImage` in step order; empty for mode ``"none"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        A screenshot file does not exist (the message names the path).
+    ValueError
+        Bad settings, or a file that is not a readable image (named).
+    """
+    overrides = {
+        name: value
+        for name, value in (
+            ("mode", mode),
+            ("size", size),
+            ("format", format),
+            ("quality", quality),
+            ("budget", budget),
+            ("strategy", strategy),
+            ("every", every),
+        )
+        if value is not None
+    }
+    settings = dataclasses.replace(settings or ImageSettings(), **overrides)
+    if executor not in ("thread", "process"):
+        raise ValueError(f"executor must be 'thread' or 'process', got {executor!r}")
+
+    sources, skipped = _as_sources(screenshots, step_ids)
+    if settings.mode == MODE_NONE:
+        return PreparedImages(settings=settings, skipped_steps=skipped)
+
+    by_step = {source.step: source for source in sources}
+    selected = select_steps(
+        list(by_step), settings.strategy, budget=settings.step_budget, every=settings.every
+    )
+    chosen = [by_step[step] for step in selected]
+    per_image = TILES_PER_MOSAIC if settings.mode == MODE_MOSAIC else 1
+    kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
+    groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
+
+    n_workers = workers if workers is not None else _available_cpus()
+    if n_workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    root = None if not use_cache else Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache = _Cache(root, "jpg" if settings.format == "jpeg" else "png")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n_workers) as pool:
+        # hashlib releases the GIL on large buffers, so hashing runs in parallel too.
+        digests = list(pool.map(_source_digest, chosen))
+
+    jobs = [
+        _Job(
+            key=_job_key(kind, [digests[i] for i in group], settings),
+            sources=tuple(chosen[i] for i in group),
+            kind=kind,
+            size=settings.size,
+            format=settings.format,
+            quality=settings.quality,
+        )
+        for group in groups
+    ]
+    results: dict[str, tuple[bytes, tuple[int, int]]] = {}
+    hits = 0
+    misses: dict[str, _Job] = {}
+    for job in jobs:
+        if job.key in results or job.key in misses:
+            continue
+        data = cache.get(job.key)
+        if data is not None:
+            results[job.key] = (data, _encoded_size(data))
+            hits += 1
+        else:
+            misses[job.key] = job
+
+    if misses:
+        for key, result in zip(misses, _run_jobs(list(misses.values()), n_workers, executor)):
+            results[key] = result
+            cache.put(key, result[0])
+
+    images = [
+        PreparedImage(
+            steps=tuple(source.step for source in job.sources),
+            data=results[job.key][0],
+            mime_type=settings.mime_type,
+            size=results[job.key][1],
+            kind=kind,
+        )
+        for job in jobs
+    ]
+    return PreparedImages(
+        images,
+        settings=settings,
+        selected_steps=selected,
+        skipped_steps=skipped,
+        encoded=len(misses),
+        cache_hits=hits,
+    )
+
+
+def _run_jobs(jobs: list[_Job], workers: int, executor: str) -> list[tuple[bytes, tuple[int, int]]]:
+    if workers == 1 or len(jobs) == 1:
+        return [_run_job(job) for job in jobs]
+    if executor == "process" and all(source.path is not None for job in jobs for source in job.sources):
+        pool_class: type[concurrent.futures.Executor] = concurrent.futures.ProcessPoolExecutor
+    else:
+        pool_class = concurrent.futures.ThreadPoolExecutor
+    with pool_class(max_workers=min(workers, len(jobs))) as pool:
+        return list(pool.map(_run_job, jobs, chunksize=1 if pool_class is concurrent.futures.ThreadPoolExecutor else 4))
+
+
+def _available_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
