@@ -70,6 +70,32 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     return LabelFile(name=name, rows=rows, line_numbers=line_numbers)
 
 
+def label_file_problems(text: str, name: str) -> list[str]:
+    """Every problem of a label file's text, one message per bad line.
+
+    :func:`parse_label_file` stops at the first bad line; this reports all of
+    them (with the same messages), for ``agenthorizon verify``. An empty list
+    means :func:`parse_label_file` succeeds.
+    """
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{line_number}"
+        try:
+            row = _validate_row(line, where)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        first = seen.setdefault(row["trajectory_id"], line_number)
+        if first != line_number:
+            problems.append(
+                f"{where}: duplicate trajectory_id {row['trajectory_id']} (first at line {first}); expected each item once"
+            )
+    return problems
+
+
 def _validate_row(line: str, where: str) -> LabelRow:
     try:
         value = json.loads(line)

@@ -1,0 +1,123 @@
+"""``agenthorizon info ROOT``: what each config of a release holds.
+
+Per config: items, positives, negatives, negatives per mistake type, the
+step-count median / 90th percentile / maximum, and the sha256 of the config's
+label manifest. Percentiles are numpy's default ``"linear"`` method (Hyndman
+and Fan type 7: linear interpolation between the closest ranks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, Sequence
+
+from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, MISTAKE_TYPES, NEGATIVE, POSITIVE, UNTYPED
+
+HELP = "Print items, labels, mistake types, step counts and label manifest sha256 of every config."
+
+PERCENTILE_METHOD = "linear"
+"""numpy.percentile method used for the 90th percentile (numpy's default, type 7)."""
+
+_SHORT_TYPES = {MISTAKE_TYPES[0]: "critical", MISTAKE_TYPES[1]: "side_effect", MISTAKE_TYPES[2]: "misunderstanding"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("root", metavar="ROOT", help="release root (holds AgentHorizon.jsonl and sandbox/)")
+    parser.add_argument("--format", default="table", choices=("table", "json"), help="output format (default table)")
+    parser.add_argument(
+        "--dev-groups", type=int, default=DEV_GROUPS, metavar="N", help=f"pair groups in AH-D (default {DEV_GROUPS})"
+    )
+    parser.add_argument("--dev-manifest", metavar="FILE", help="file of trajectory ids defining AH-D")
+
+
+def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str | None = None) -> dict[str, Any]:
+    """The per-config summary of the release at ``root`` (what ``info --format json`` prints).
+
+    Returns ``{"root", "manifest_sha256", "percentile_method", "configs": {name: {...}}}``
+    where each config has ``items``, ``positives``, ``negatives``,
+    ``mistake_types`` (canonical name -> count, ``""`` for untyped negatives),
+    ``steps`` (``median``, ``p90``, ``max``; null for an empty config) and
+    ``manifest_sha256``.
+    """
+    import numpy as np
+
+    from agenthorizon.labels import manifest_sha256
+    from agenthorizon.schema import json_relpath
+    from agenthorizon.source import annotate, load_dev_set, local_root, read_labels, read_trajectory
+    from agenthorizon.splits import select_config
+
+    release = local_root(root)
+    rows = read_labels(release)
+    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
+    annotated = annotate(rows, dev)
+    num_steps = {
+        row["trajectory_id"]: len(read_trajectory(release / json_relpath(row["trajectory_id"]), row["location"])["steps"])
+        for row in rows
+    }
+    configs = {}
+    for config in CONFIG_NAMES:
+        selected = select_config(annotated, config, dev)
+        counts = np.array([num_steps[row["trajectory_id"]] for row in selected], dtype=float)
+        types = {name: 0 for name in (*MISTAKE_TYPES, UNTYPED)}
+        for row in selected:
+            if row["label"] == NEGATIVE:
+                types[row["mistake_type"]] += 1
+        configs[config] = {
+            "items": len(selected),
+            "positives": sum(row["label"] == POSITIVE for row in selected),
+            "negatives": sum(row["label"] == NEGATIVE for row in selected),
+            "mistake_types": types,
+            "steps": {
+                "median": float(np.median(counts)) if counts.size else None,
+                "p90": float(np.percentile(counts, 90, method=PERCENTILE_METHOD)) if counts.size else None,
+                "max": int(counts.max()) if counts.size else None,
+            },
+            "manifest_sha256": manifest_sha256(selected),
+        }
+    return {
+        "root": str(release),
+        "manifest_sha256": manifest_sha256(rows),
+        "percentile_method": PERCENTILE_METHOD,
+        "configs": configs,
+    }
+
+
+def format_table(info: dict[str, Any]) -> str:
+    """A fixed-width table of :func:`release_info`, then each config's manifest sha256."""
+    header = ["config", "items", "pos", "neg", *_SHORT_TYPES.values(), "untyped", "steps_med", "steps_p90", "steps_max"]
+    lines: list[Sequence[str]] = [header]
+    for name, config in info["configs"].items():
+        steps = config["steps"]
+        lines.append(
+            [
+                name,
+                str(config["items"]),
+                str(config["positives"]),
+                str(config["negatives"]),
+                *(str(config["mistake_types"][t]) for t in _SHORT_TYPES),
+                str(config["mistake_types"][UNTYPED]),
+                *("-" if steps[k] is None else f"{steps[k]:g}" for k in ("median", "p90", "max")),
+            ]
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    out = [
+        "  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(line, widths)))
+        for line in lines
+    ]
+    out.append("")
+    out.append(f"release {info['root']}")
+    out.append(f"label manifest sha256 (whole release): {info['manifest_sha256']}")
+    for name, config in info["configs"].items():
+        out.append(f"label manifest sha256 ({name}): {config['manifest_sha256']}")
+    out.append(f"steps_p90: numpy.percentile(method={info['percentile_method']!r})")
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    info = release_info(args.root, dev_groups=args.dev_groups, dev_manifest=args.dev_manifest)
+    if args.format == "json":
+        print(json.dumps(info, indent=2))
+    else:
+        print(format_table(info))
+    return 0

@@ -1,0 +1,25 @@
+"""``agenthorizon verify ROOT``: check every file a release's label rows refer to."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Check that every file referenced by every label row exists and every screenshot header reads."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("root", metavar="ROOT", help="release root (holds AgentHorizon.jsonl and sandbox/)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print every problem, one per line; exit 1 when there is any, 0 otherwise."""
+    from agenthorizon.verify import verify_release
+
+    problems = verify_release(args.root)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) found in {args.root}")
+        return 1
+    print(f"{args.root}: OK (every referenced file exists, every screenshot header reads)")
+    return 0

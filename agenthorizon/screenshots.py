@@ -1,0 +1,104 @@
+"""Lazy screenshot sequences: decode a screenshot only when it is indexed.
+
+A trajectory of the release has one screenshot per step (median 121 steps, up
+to 358), each a full-resolution desktop capture. Decoding a whole row's
+screenshots to look at one of them, or at none (reading the instruction),
+costs seconds and hundreds of megabytes; :class:`LazyScreenshots` makes a row
+cheap to access and pays for exactly the screenshots that are indexed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, Iterable, overload
+
+__all__ = ["LazyScreenshots", "decode_screenshot"]
+
+
+def decode_screenshot(path: str) -> Any:
+    """Decode the image file at ``path`` to a fully loaded ``PIL.Image.Image``.
+
+    This is the only place that decodes screenshots for :class:`LazyScreenshots`,
+    so counting (or monkeypatching) it counts decodes.
+
+    Raises ``FileNotFoundError`` naming ``path`` when the file does not exist,
+    and ``ValueError`` naming it when the file is not a readable image.
+    """
+    from PIL import Image
+
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"screenshot file not found: {path}")
+    try:
+        image = Image.open(path)
+        # load() reads the pixels and, for a file opened by name, closes it.
+        image.load()
+    except (OSError, SyntaxError) as error:  # UnidentifiedImageError is an OSError
+        raise ValueError(f"screenshot {path} cannot be decoded as an image ({error})") from error
+    return image
+
+
+class LazyScreenshots(Sequence):
+    """The screenshots of one trajectory, aligned with its steps, decoded on access.
+
+    ``screens[k]`` decodes the screenshot of step ``k`` (through
+    :func:`decode_screenshot`) and returns a ``PIL.Image.Image``, or ``None``
+    when step ``k`` has no screenshot. Nothing is cached: indexing twice decodes
+    twice, so a loop over a long trajectory holds one image at a time.
+    Slicing returns another lazy sequence and decodes nothing; :attr:`paths`
+    gives the file paths without touching the files.
+
+    A missing file raises ``FileNotFoundError`` naming its path, only when that
+    screenshot is indexed.
+
+    >>> screens = LazyScreenshots(["/data/step_1.png", None, "/data/step_3.png"])
+    >>> len(screens), screens[1]
+    (3, None)
+    >>> screens[::2].paths
+    ('/data/step_1.png', '/data/step_3.png')
+    >>> screens
+    LazyScreenshots(3 steps, 2 with a screenshot)
+    """
+
+    __slots__ = ("_paths",)
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str] | None]) -> None:
+        self._paths: tuple[str | None, ...] = tuple(None if p is None else os.fspath(p) for p in paths)
+
+    @property
+    def paths(self) -> tuple[str | None, ...]:
+        """The screenshot file path of every step (``None`` where a step has none)."""
+        return self._paths
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> LazyScreenshots: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return LazyScreenshots(self._paths[index])
+        path = self._paths[index]
+        return None if path is None else decode_screenshot(path)
+
+    def __iter__(self):
+        for path in self._paths:
+            yield None if path is None else decode_screenshot(path)
+
+    def __eq__(self, other: object) -> bool:
+        # Compare by the files they point at, so equal rows compare equal
+        # without decoding anything.
+        if isinstance(other, LazyScreenshots):
+            return self._paths == other._paths
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._paths)
+
+    def __repr__(self) -> str:
+        present = sum(path is not None for path in self._paths)
+        return f"LazyScreenshots({len(self._paths)} steps, {present} with a screenshot)"
