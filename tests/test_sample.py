@@ -1,0 +1,313 @@
+"""The sample corpus: determinism, the exact release layout, realistic content, preset shapes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from agenthorizon.cli import main
+from agenthorizon.labels import pair_groups, parse_label_file
+from agenthorizon.render import to_markdown
+from agenthorizon.sample import build_plan, generate
+from agenthorizon.schema import (
+    ACTION_TYPES,
+    BAD_SIDE_EFFECT,
+    CRITICAL_MISTAKE,
+    FRAMEWORK_FILES,
+    IMAGES_DIR,
+    LABEL_FIELDS,
+    LABEL_FILE_EASY,
+    LABEL_FILE_HARD,
+    LABEL_FILES,
+    MISUNDERSTANDING,
+    PROMPT_FILE,
+    PROMPT_PLACEHOLDER,
+    json_relpath,
+    markdown_relpath,
+    screenshot_ref,
+)
+from agenthorizon.splits import derive_dev_set
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _rows(root: Path) -> list[dict]:
+    rows = []
+    for name in LABEL_FILES:
+        rows.extend(parse_label_file((root / name).read_text(encoding="utf-8"), name).rows)
+    return rows
+
+
+def _trajectory(root: Path, trajectory_id: str) -> dict:
+    return json.loads((root / json_relpath(trajectory_id)).read_text(encoding="utf-8"))
+
+
+def _typed_text(trajectory: dict) -> str:
+    return "\n".join(
+        step["action"]["parameters"].get("text", "") for step in trajectory["steps"] if step["action"]["type"] == "type"
+    ).lower()
+
+
+# --- determinism and layout -------------------------------------------------------------
+
+
+def test_same_preset_and_seed_give_byte_identical_files(tiny_root: Path, tmp_path: Path):
+    again = tmp_path / "again"
+    generate(again, preset="tiny", seed=0)
+    first, second = _tree_digest(tiny_root), _tree_digest(again)
+    assert any(name.endswith(".png") for name in first)
+    assert first == second
+
+
+def test_another_seed_gives_another_corpus(tmp_path: Path, tiny_root: Path):
+    other = tmp_path / "other"
+    generate(other, preset="tiny", seed=1, images=False)
+    assert (other / LABEL_FILE_HARD).read_bytes() != (tiny_root / LABEL_FILE_HARD).read_bytes()
+
+
+def test_label_files_have_exactly_the_seven_fields_in_release_order(tiny_root: Path):
+    for name in LABEL_FILES:
+        lines = (tiny_root / name).read_text(encoding="utf-8").splitlines()
+        assert lines
+        for line in lines:
+            assert list(json.loads(line)) == list(LABEL_FIELDS)
+        parse_label_file((tiny_root / name).read_text(encoding="utf-8"), name)  # validates every row
+    ids = [row["trajectory_id"] for row in _rows(tiny_root)]
+    assert len(ids) == len(set(ids))  # the two files do not overlap
+
+
+def test_every_referenced_file_exists_with_one_based_names(tiny_root: Path):
+    for row in _rows(tiny_root):
+        trajectory = _trajectory(tiny_root, row["trajectory_id"])
+        assert trajectory["trajectory_id"] == row["trajectory_id"]
+        assert (tiny_root / markdown_relpath(row["trajectory_id"])).is_file()
+        for step in trajectory["steps"]:
+            if "screenshot" in step:
+                assert step["screenshot"] == screenshot_ref(row["steps_id"], step["step_id"])
+                assert step["screenshot"].endswith(f"/step_{step['step_id'] + 1}.png")
+                path = (tiny_root / json_relpath(row["trajectory_id"])).parent / step["screenshot"]
+                with Image.open(path) as image:
+                    assert image.format == "PNG" and image.size == (320, 200)
+
+
+def test_image_folders_are_one_per_deliverable(tiny_root: Path):
+    rows = _rows(tiny_root)
+    folders = {path.name for path in (tiny_root / IMAGES_DIR).iterdir()}
+    assert folders == {row["steps_id"] for row in rows}
+
+
+def test_sandbox_texts(tiny_root: Path):
+    agents, claude = (tiny_root / name for name in FRAMEWORK_FILES)
+    assert agents.read_text(encoding="utf-8") == claude.read_text(encoding="utf-8")
+    assert "success" in agents.read_text(encoding="utf-8")
+    assert PROMPT_PLACEHOLDER in (tiny_root / PROMPT_FILE).read_text(encoding="utf-8")
+
+
+def test_trajectory_json_is_the_blind_projection_of_its_item(tiny_root: Path):
+    plan = build_plan("tiny", seed=0)
+    for row in _rows(tiny_root):
+        trajectory = _trajectory(tiny_root, row["trajectory_id"])
+        assert set(trajectory) == {"trajectory_id", "task", "environment", "steps"}
+        assert set(trajectory["task"]) <= {"instruction", "category", "subcategory", "task_type", "applications"}
+        assert trajectory["task"]["instruction"] == plan.deliverables[row["instruction_id"]].instruction
+        assert trajectory["steps"] == plan.deliverables[row["steps_id"]].trajectory.steps
+        assert trajectory["environment"]["os"] in ("linux", "windows", "macos")
+        text = json.dumps(trajectory)
+        assert "null" not in text  # null-valued keys are dropped
+        for hidden in ("label", "mistake_type", "instruction_id", "steps_id", "instruction_source", "steps_source"):
+            assert f'"{hidden}"' not in text
+
+
+def test_image_size_is_a_parameter(tmp_path: Path):
+    summary = generate(tmp_path / "big", preset="tiny", image_size=(640, 400))
+    some_png = next((tmp_path / "big" / IMAGES_DIR).rglob("*.png"))
+    with Image.open(some_png) as image:
+        assert image.size == (640, 400)
+    assert summary.n_images > 0
+
+
+def test_screenshot_shows_typed_text_in_the_window(tiny_root: Path):
+    # A step after a "type" action differs from the one before it inside the
+    # document area: the typed text is drawn there.
+    rows = _rows(tiny_root)
+    trajectory = _trajectory(tiny_root, rows[0]["trajectory_id"])
+    steps = trajectory["steps"]
+    for before, after in zip(steps, steps[1:]):
+        if before["action"]["type"] == "type" and "screenshot" in before and "screenshot" in after:
+            folder = tiny_root / IMAGES_DIR / rows[0]["steps_id"]
+            a = np.asarray(Image.open(folder / Path(before["screenshot"]).name).convert("L"), dtype=int)
+            b = np.asarray(Image.open(folder / Path(after["screenshot"]).name).convert("L"), dtype=int)
+            assert (a[:100, 100:] != b[:100, 100:]).sum() > 50
+            return
+    pytest.skip("first trajectory has no pair of screenshots around a type action")
+
+
+def test_existing_corpus_is_not_overwritten_silently(tiny_copy: Path):
+    with pytest.raises(ValueError, match="already holds"):
+        generate(tiny_copy, preset="tiny")
+    generate(tiny_copy, preset="tiny", seed=3, overwrite=True, images=False)
+    assert not (tiny_copy / IMAGES_DIR).exists()
+
+
+def test_bad_arguments_are_refused(tmp_path: Path):
+    with pytest.raises(ValueError, match="unknown preset 'huge'"):
+        generate(tmp_path / "a", preset="huge")
+    with pytest.raises(ValueError, match="image_size"):
+        generate(tmp_path / "b", preset="tiny", image_size=(10, 10))
+
+
+def test_cli_writes_the_corpus(tmp_path: Path, capsys):
+    assert main(["sample", str(tmp_path / "cli"), "--preset", "tiny", "--image-size", "160x100"]) == 0
+    assert "AgentHorizon.jsonl" in capsys.readouterr().out
+    with Image.open(next((tmp_path / "cli" / IMAGES_DIR).rglob("*.png"))) as image:
+        assert image.size == (160, 100)
+    assert main(["sample", str(tmp_path / "cli"), "--preset", "tiny"]) == 2  # refuses to overwrite
+
+
+# --- content ---------------------------------------------------------------------------
+
+
+def test_groups_triangle_and_group_sizes(tiny_root: Path):
+    rows = _rows(tiny_root)
+    groups = pair_groups(rows)
+    deliverables_per_group = Counter(len(group) for group in set(groups.values()))
+    assert deliverables_per_group[3] == 1  # the triangle
+    triangle = next(group for group in set(groups.values()) if len(group) == 3)
+    assert sum(groups[r["trajectory_id"]] == triangle and r["label"] == "negative" for r in rows) == 4
+    items_per_group = Counter(Counter(groups[r["trajectory_id"]] for r in rows if len(groups[r["trajectory_id"]]) == 2).values())
+    assert {2, 3, 4} <= set(items_per_group)  # positives were removed from some groups
+
+
+def test_negatives_are_typed_independently_and_some_are_untyped(tiny_root: Path):
+    plan = build_plan("small", seed=0)
+    negatives = [row for row in plan.rows() if row["label"] == "negative"]
+    types = Counter(row["mistake_type"] for row in negatives)
+    assert types[""] >= 1 and all(types[t] > 0 for t in (CRITICAL_MISTAKE, BAD_SIDE_EFFECT, MISUNDERSTANDING))
+    by_pair: dict[frozenset, set] = {}
+    for row in negatives:
+        by_pair.setdefault(frozenset((row["instruction_id"], row["steps_id"])), set()).add(row["mistake_type"])
+    assert any(len(kinds) == 2 for kinds in by_pair.values())  # the two negatives of a pair may differ
+    assert "" in {row["mistake_type"] for row in _rows(tiny_root) if row["label"] == "negative"}
+
+
+def test_every_action_type_and_the_edge_cases_appear(tiny_root: Path):
+    steps = [step for row in _rows(tiny_root) for step in _trajectory(tiny_root, row["trajectory_id"])["steps"]]
+    kinds = Counter(step["action"]["type"] for step in steps)
+    assert set(ACTION_TYPES) <= set(kinds)
+    assert set(kinds) - set(ACTION_TYPES), "expected at least one unknown action type"
+    clicks = [step["action"]["parameters"] for step in steps if step["action"]["type"] == "click"]
+    assert any(c["button"] == "right" for c in clicks)
+    assert any(c.get("num_clicks") == 2 for c in clicks)
+    texts = [step["action"]["parameters"]["text"] for step in steps if step["action"]["type"] == "type"]
+    assert any(len(text) > 80 for text in texts)
+    assert any("screenshot" not in step for step in steps)
+    assert any("timestamp_us" not in step for step in steps)
+
+
+def test_instructions_of_a_group_differ_in_one_detail():
+    plan = build_plan("small", seed=0)
+    for group in plan.groups:
+        members = [plan.deliverables[d] for d in group]
+        details = {m.detail for m in members}
+        assert len(details) == len(members)
+        templates = {m.template.instruction for m in members}
+        assert len(templates) == 1  # same task, only the detail differs
+        assert len({m.instruction for m in members}) == len(members)
+
+
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+def test_trajectories_show_their_own_detail_so_negatives_show_the_siblings(preset: str):
+    plan = build_plan(preset, seed=0)
+    negatives = [row for row in plan.rows() if row["label"] == "negative"]
+    assert negatives
+    for row in negatives:
+        document = plan.trajectory_json(row)
+        typed = _typed_text(document)
+        shown = plan.deliverables[row["instruction_id"]].detail.lower()
+        recorded = plan.deliverables[row["steps_id"]].detail.lower()
+        assert shown in document["task"]["instruction"].lower()
+        assert recorded in typed, row["trajectory_id"]
+        assert shown not in typed, row["trajectory_id"]
+
+
+def test_tiny_negative_json_on_disk_shows_the_siblings_detail(tiny_root: Path):
+    plan = build_plan("tiny", seed=0)
+    for row in _rows(tiny_root):
+        typed = _typed_text(_trajectory(tiny_root, row["trajectory_id"]))
+        assert plan.deliverables[row["steps_id"]].detail.lower() in typed
+
+
+def test_domains_applications_and_os():
+    plan = build_plan("small", seed=0)
+    deliverables = list(plan.deliverables.values())
+    assert {d.template.category for d in deliverables} == {
+        "Data Science", "Creativity", "Education", "General", "Productivity", "Development"
+    }
+    assert {d.os for d in deliverables} == {"linux", "windows", "macos"}
+    mean_apps = np.mean([len(d.trajectory.applications) for d in deliverables])
+    assert 1.8 <= mean_apps <= 2.1  # the release: 1.98
+
+
+# --- preset shapes ----------------------------------------------------------------------
+
+
+def test_small_preset_has_sixty_groups_and_a_proper_dev_subset():
+    plan = build_plan("small", seed=0)
+    rows = plan.rows()
+    assert len(plan.groups) >= 60
+    dev = derive_dev_set(rows)
+    assert len(dev.groups) == 50
+    assert 0 < len(dev.trajectory_ids) < len(rows)
+    lengths = [len(d.trajectory.steps) for d in plan.deliverables.values()]
+    assert min(lengths) >= 20 and max(lengths) <= 60
+
+
+def test_full_preset_has_the_release_shape(tmp_path: Path):
+    root = tmp_path / "full"
+    summary = generate(root, preset="full", images=False)
+    rows = []
+    for name, expected in ((LABEL_FILE_HARD, (605, 287, 318)), (LABEL_FILE_EASY, (768, 236, 532))):
+        file_rows = parse_label_file((root / name).read_text(encoding="utf-8"), name).rows
+        labels = Counter(row["label"] for row in file_rows)
+        assert (len(file_rows), labels["positive"], labels["negative"]) == expected
+        rows.extend(file_rows)
+    assert len(rows) == summary.n_items == 1373
+    negatives = [row for row in rows if row["label"] == "negative"]
+    assert Counter(row["mistake_type"] for row in negatives) == {
+        CRITICAL_MISTAKE: 273, BAD_SIDE_EFFECT: 232, MISUNDERSTANDING: 339, "": 6
+    }
+    deliverables = {row["instruction_id"] for row in rows} | {row["steps_id"] for row in rows}
+    assert len(deliverables) == 849 and len(negatives) == 850
+    assert Counter(len(group) for group in set(pair_groups(rows).values())) == {2: 423, 3: 1}
+
+    # step counts as the SPEC reports them, read from the written JSON
+    steps = np.array([len(_trajectory(root, row["trajectory_id"])["steps"]) for row in rows])
+    assert abs(np.median(steps) - 121) <= 3
+    assert abs(np.percentile(steps, 90) - 186) <= 4
+    assert steps.max() == 358
+    assert (steps >= 200).sum() == 83
+
+    # AH-D by the authors' derivation: the paper's 162 = 62 + 100 and its type mix
+    dev = derive_dev_set(rows)
+    dev_rows = [row for row in rows if row["trajectory_id"] in dev.trajectory_ids]
+    assert Counter(row["label"] for row in dev_rows) == {"positive": 62, "negative": 100}
+    assert Counter(row["mistake_type"] for row in dev_rows if row["label"] == "negative") == {
+        CRITICAL_MISTAKE: 32, BAD_SIDE_EFFECT: 26, MISUNDERSTANDING: 41, "": 1
+    }
+    assert not (root / IMAGES_DIR).exists()
+    # every Markdown of the full corpus is the rendering of its JSON (spot check)
+    for row in rows[::97]:
+        markdown = (root / markdown_relpath(row["trajectory_id"])).read_text(encoding="utf-8")
+        assert markdown == to_markdown(_trajectory(root, row["trajectory_id"]))
