@@ -1,0 +1,137 @@
+"""``agenthorizon judge``: run a judge over a config, resumably, then print its score.
+
+Examples::
+
+    agenthorizon judge --data ./release --config AH-D --judge lexical --out runs/lexical-dev
+    agenthorizon judge --data ./release --config AH --judge openai:Qwen/Qwen3-VL-8B-Instruct \\
+        --base-url http://gpu-box:8000/v1 --images mosaic --concurrency 32 --out runs/qwen-ah
+    agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS
+
+HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
+
+IMAGE_CHOICES = ("per-step", "mosaic", "none")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", required=True, metavar="ROOT", help="release root (local folder) or Hub repo id")
+    parser.add_argument("--config", default=CONFIG_AH_D, choices=CONFIG_NAMES, help="config to judge (default AH-D)")
+    parser.add_argument(
+        "--judge",
+        required=True,
+        metavar="SPEC",
+        help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS'",
+    )
+    parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
+    parser.add_argument("--concurrency", type=int, default=8, metavar="N", help="items judged at once (default 8)")
+    parser.add_argument("--shard", metavar="I/N", help="judge only shard I of N (1-based; sorted-id position mod N)")
+    parser.add_argument("--limit", type=int, metavar="N", help="judge at most N items (after sharding)")
+    parser.add_argument("--timeout", type=float, default=900.0, metavar="S", help="seconds per item attempt (default 900)")
+    parser.add_argument("--retries", type=int, default=2, metavar="N", help="runner retries after a timeout (default 2)")
+    parser.add_argument("--exclude-dev", action="store_true", help="leave the AH-D items out of AH / AH-S / all")
+    parser.add_argument("--dev-groups", type=int, default=DEV_GROUPS, metavar="N", help="pair groups in AH-D (default 50)")
+    model = parser.add_argument_group("model judges (openai:MODEL)")
+    model.add_argument("--images", choices=IMAGE_CHOICES, help="screenshots: per-step (default), 2x2 mosaic or none")
+    model.add_argument("--image-budget", type=int, metavar="N", help="most images per request")
+    model.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server, e.g. http://localhost:8000/v1")
+    model.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the API key (default OPENAI_API_KEY)")
+    model.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default 0)")
+    model.add_argument("--max-tokens", type=int, metavar="N", help="most output tokens (default 2048)")
+    model.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens, to record costs")
+    model.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens, to record costs")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the printed score (default 1000)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def judge_options(args: argparse.Namespace) -> dict:
+    """Options for :func:`agenthorizon.judges.make_judge` from the command line (unset ones omitted)."""
+    kind = args.judge.split(":", 1)[0].strip().lower()
+    options = {}
+    if kind == "openai":
+        options = {
+            "images": args.images,
+            "image_budget": args.image_budget,
+            "base_url": args.base_url,
+            "api_key_env": args.api_key_env,
+            "temperature": args.temperature,
+            "max_tokens": args.max_tokens,
+            "price_input_per_1m": args.price_in,
+            "price_output_per_1m": args.price_out,
+        }
+    else:
+        given = [
+            flag
+            for flag, value in (
+                ("--images", args.images),
+                ("--image-budget", args.image_budget),
+                ("--base-url", args.base_url),
+                ("--api-key-env", args.api_key_env),
+                ("--temperature", args.temperature),
+                ("--max-tokens", args.max_tokens),
+                ("--price-in", args.price_in),
+                ("--price-out", args.price_out),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ValueError(f"{', '.join(given)}: options of openai:MODEL judges only, not of {args.judge!r}")
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def run(args: argparse.Namespace) -> int:
+    import agenthorizon
+    from agenthorizon.judges import make_judge
+    from agenthorizon.report.tables import render_report
+    from agenthorizon.runner import run_judge
+
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    judge = make_judge(args.judge, **judge_options(args))
+    dataset = agenthorizon.load_dataset(
+        args.data,
+        args.config,
+        split="test",
+        images="paths",  # the judge input reads screenshots lazily from their paths
+        exclude_dev=args.exclude_dev,
+        dev_groups=args.dev_groups,
+    )
+    data_options = {"dev_groups": args.dev_groups, "exclude_dev": args.exclude_dev}
+    summary = run_judge(
+        judge,
+        dataset,
+        args.out,
+        config=args.config,
+        concurrency=args.concurrency,
+        shard=args.shard,
+        limit=args.limit,
+        timeout=args.timeout,
+        retries=args.retries,
+        progress=not args.no_progress,
+        data_root=args.data,
+        bootstrap=args.bootstrap,
+        data_options=data_options,
+    )
+    print(summary)
+    if summary.errors:
+        shown = list(summary.errors.items())[:5]
+        print(f"{len(summary.errors)} item(s) failed; re-run the same command to retry them. First failures:")
+        for trajectory_id, message in shown:
+            print(f"  {trajectory_id}: {message[:300]}")
+    if summary.score is not None:
+        scope = f"{args.config}, {summary.n_selected} items"
+        if args.shard or args.limit is not None:
+            scope += " (this shard/limit only; merge shards with `agenthorizon score`)"
+        manifest = {
+            "config": args.config,
+            "n_items": summary.record["data"]["n_items"],
+            "sha256": summary.record["data"]["manifest_sha256"],
+        }
+        sys.stdout.write(render_report(summary.score, "table", title=f"Score of {args.out} ({scope})", manifest=manifest))
+    return 0

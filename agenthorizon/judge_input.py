@@ -1,0 +1,429 @@
+"""Blind judge inputs: the one place where a dataset row becomes what a judge sees.
+
+:func:`build_judge_input` copies a *whitelist* of fields from a dataset row
+(full or blind) into a frozen :class:`JudgeInput`. Nothing outside the
+whitelist can reach a judge, so a field added to the rows later stays hidden
+until someone decides otherwise here. Two further guards:
+
+* keys named in :data:`agenthorizon.schema.HIDDEN_FIELDS` are removed from every
+  nested mapping that is copied (action parameters, task metadata, ...);
+* screenshot references never carry the ``steps_id`` folder name: the release
+  stores screenshots under ``media/images/<steps_id>/``, and the steps id is a
+  pairing field (it is what links a negative to its sibling), so the blind
+  Markdown and step records point at ``media/images/<trajectory_id>/`` instead,
+  and :class:`BlindScreenshots` never shows a path.
+
+This module does no I/O when building an input; :class:`BlindScreenshots` reads
+a file only when one of its items is accessed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from agenthorizon.schema import HIDDEN_FIELDS, screenshot_filename
+
+__all__ = ["JudgeInput", "BlindScreenshots", "build_judge_input", "strip_hidden"]
+
+_HIDDEN = frozenset(HIDDEN_FIELDS)
+
+# Flat step columns of a dataset row that hold action parameters; used only
+# when a row lacks the lossless ``parameters`` JSON.
+_FLAT_PARAMETER_COLUMNS = (
+    "x",
+    "y",
+    "start_x",
+    "start_y",
+    "end_x",
+    "end_y",
+    "amount",
+    "duration_s",
+    "button",
+    "text",
+    "key",
+    "direction",
+    "num_clicks",
+    "keys",
+)
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_ID_FIELDS = ("steps_id", "instruction_id", "pair_group_id")
+
+# ``](../media/images/<folder>/step_N.png)`` in release Markdown: the folder is
+# the steps id, which must not be shown.
+_IMAGE_PREFIX = "../media/images/"
+_FOLDER_NAME = re.compile(r"[^/\s()\[\]]+")
+
+
+def strip_hidden(value: Any) -> Any:
+    """Return a copy of ``value`` with every hidden key removed at any depth.
+
+    Mappings lose the keys named in ``schema.HIDDEN_FIELDS``; lists and tuples
+    are copied item by item (tuples stay tuples); other values are returned
+    unchanged.
+
+    >>> strip_hidden({"a": 1, "label": "positive", "b": [{"mistake_type": "x", "c": 2}]})
+    {'a': 1, 'b': [{'c': 2}]}
+    """
+    kind = type(value)
+    if kind in _SCALARS:  # the common case first: this runs for every step of every item
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return {k: strip_hidden(v) for k, v in value.items() if k not in _HIDDEN}
+    if isinstance(value, list):
+        return [strip_hidden(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(strip_hidden(v) for v in value)
+    return value
+
+
+class BlindScreenshots(Sequence):
+    """The screenshots of one trajectory, aligned with its steps, without their paths.
+
+    Item ``k`` is the screenshot of step ``k`` decoded to a ``PIL.Image.Image``
+    on access (``None`` when the step has none). Images are decoded from the
+    file's bytes, so not even ``image.filename`` reveals where the file lives
+    (its folder is the steps id, a pairing field). :meth:`read_bytes` gives the
+    encoded file for judges that copy or hash screenshots.
+
+    Sources may be file paths, already decoded PIL images or ``None``.
+    """
+
+    __slots__ = ("__sources",)
+
+    def __init__(self, sources: Sequence[Any]) -> None:
+        self.__sources = tuple(sources)
+
+    def __len__(self) -> int:
+        return len(self.__sources)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        source = self.__sources[index]
+        if source is None:
+            return None
+        if isinstance(source, str):
+            import io
+
+            from PIL import Image
+
+            image = Image.open(io.BytesIO(self.read_bytes(index)))
+            image.load()
+            return image
+        # An already decoded image: hand out a copy, which carries no filename.
+        return source.copy()
+
+    def __iter__(self) -> Iterator[Any]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def has(self, index: int) -> bool:
+        """True when step ``index`` has a screenshot."""
+        return self.__sources[index] is not None
+
+    @property
+    def present(self) -> list[int]:
+        """Indices of the steps that have a screenshot."""
+        return [i for i, s in enumerate(self.__sources) if s is not None]
+
+    def read_bytes(self, index: int) -> bytes | None:
+        """The encoded screenshot of step ``index`` (PNG for files), or ``None``."""
+        source = self.__sources[index]
+        if source is None:
+            return None
+        if isinstance(source, str):
+            with open(source, "rb") as handle:
+                return handle.read()
+        import io
+
+        buffer = io.BytesIO()
+        source.save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    def prepare(self, **settings: Any) -> Any:
+        """Model-ready images of these screenshots: :func:`agenthorizon.preprocess.prepare_images`.
+
+        The preprocessor reads the files by path (its cache hashes file bytes),
+        and the paths stay inside this object: the judge gets encoded images and
+        step ids only. ``settings`` are passed through (``mode``, ``size``,
+        ``budget``, ``step_ids``, ``cache_dir``, ...).
+        """
+        from agenthorizon.preprocess import prepare_images
+
+        return prepare_images(list(self.__sources), **settings)
+
+    def link_to(self, index: int, target: Any) -> bool:
+        """Hard-link step ``index``'s file to ``target``; False when that is not possible.
+
+        A hard link shares the file's content without recording where it came
+        from (unlike a symbolic link, whose target shows the steps-id folder).
+        """
+        import os
+
+        source = self.__sources[index]
+        if not isinstance(source, str):
+            return False
+        try:
+            os.link(source, target)
+        except OSError:  # another file system, or links not supported: copy instead
+            return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"BlindScreenshots({len(self)} steps, {len(self.present)} with a screenshot)"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """Everything a judge may see about one benchmark item, and nothing else.
+
+    ``steps`` are release-shaped step records::
+
+        {"step_id": 0, "action": {"type": "click", "parameters": {...}},
+         "timestamp_us": 1200 or None, "screenshot": "../media/images/<trajectory_id>/step_1.png" or None}
+
+    ``markdown`` is the release Markdown with image references re-pointed from
+    the steps-id folder to ``../media/images/<trajectory_id>/``.
+    ``environment`` holds ``os`` and ``screen_resolution``; ``task`` holds
+    ``category``, ``subcategory``, ``task_type`` and ``applications``.
+    """
+
+    trajectory_id: str
+    instruction: str
+    steps: tuple[Mapping[str, Any], ...]
+    markdown: str
+    screenshots: BlindScreenshots = field(repr=True, compare=False)
+    environment: Mapping[str, Any] = field(default_factory=dict)
+    task: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def num_steps(self) -> int:
+        return len(self.steps)
+
+    def trajectory_json(self) -> dict[str, Any]:
+        """The trajectory in the release's JSON shape (``data/jsons/<id>.json``), null keys dropped."""
+        task = {"instruction": self.instruction}
+        task.update({k: v for k, v in self.task.items() if v is not None})
+        environment = {k: v for k, v in self.environment.items() if v is not None}
+        steps = []
+        for step in self.steps:
+            record: dict[str, Any] = {"step_id": step["step_id"]}
+            if step.get("screenshot") is not None:
+                record["screenshot"] = step["screenshot"]
+            record["action"] = step["action"]
+            if step.get("timestamp_us") is not None:
+                record["timestamp_us"] = step["timestamp_us"]
+            steps.append(record)
+        return {
+            "trajectory_id": self.trajectory_id,
+            "task": task,
+            "environment": environment,
+            "steps": steps,
+        }
+
+    def typed_text(self) -> list[str]:
+        """The text of every ``type`` action, in step order."""
+        texts = []
+        for step in self.steps:
+            action = step["action"]
+            if action.get("type") == "type":
+                text = action.get("parameters", {}).get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+        return texts
+
+
+def _require(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
+    if name not in row:
+        raise ValueError(f"{where}: dataset row has no {name!r} field; expected a row from load_dataset")
+    value = row[name]
+    if not isinstance(value, kind):
+        raise ValueError(f"{where}: field {name!r} must be {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _repoint_images(markdown: str, trajectory_id: str) -> str:
+    """Replace the folder of every ``../media/images/<folder>/`` reference by the trajectory id.
+
+    Folder by folder with ``str.replace`` (a release Markdown has one folder
+    and hundreds of references), rather than one substitution per reference.
+
+    >>> _repoint_images("![a](../media/images/d-1/step_1.png) ![b](../media/images/d-1/step_2.png)", "T")
+    '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
+    """
+    start = 0
+    blind = f"{_IMAGE_PREFIX}{trajectory_id}/"
+    while (found := markdown.find(_IMAGE_PREFIX, start)) >= 0:
+        begin = found + len(_IMAGE_PREFIX)
+        match = _FOLDER_NAME.match(markdown, begin)
+        start = begin
+        if match is None or markdown[match.end() : match.end() + 1] != "/" or match.group() == trajectory_id:
+            continue
+        markdown = markdown.replace(f"{_IMAGE_PREFIX}{match.group()}/", blind)
+        if markdown.count(_IMAGE_PREFIX) == markdown.count(blind):
+            break  # every reference re-pointed: skip the rest in one C-level check
+    return markdown
+
+
+def _blind_ref(trajectory_id: str, step_id: int) -> str:
+    return f"../media/images/{trajectory_id}/{screenshot_filename(step_id)}"
+
+
+def _step_parameters(step: Mapping[str, Any], where: str) -> dict[str, Any]:
+    raw = step.get("parameters")
+    if isinstance(raw, str):
+        try:
+            parameters = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{where}: step parameters are not valid JSON ({error.msg})") from None
+        if not isinstance(parameters, dict):
+            raise ValueError(f"{where}: step parameters must be a JSON object")
+        return strip_hidden(parameters)
+    if isinstance(raw, Mapping):
+        return strip_hidden(dict(raw))
+    action = step.get("action")
+    if isinstance(action, Mapping):  # a release-shaped step record
+        return strip_hidden(dict(action.get("parameters") or {}))
+    # No lossless parameters: rebuild them from the flat columns.
+    return {k: step[k] for k in _FLAT_PARAMETER_COLUMNS if step.get(k) is not None}
+
+
+def _all_parameters(raw_steps: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
+    """Every step's parameters, hidden keys removed.
+
+    Rows store each step's parameters as a JSON string; decoding them as one
+    JSON array is several times faster than one ``json.loads`` per step, which
+    matters for 300-step trajectories. Any surprise falls back to the per-step
+    path, whose errors name the step.
+    """
+    texts = [step.get("parameters") for step in raw_steps]
+    if texts and all(type(text) is str for text in texts):
+        joined = "[" + ",".join(texts) + "]"
+        try:
+            decoded = json.loads(joined)
+        except json.JSONDecodeError:
+            decoded = None
+        # A text such as '{"a": 1}, {"b": 2}' would add items: then the count differs.
+        if decoded is not None and len(decoded) == len(texts) and all(type(p) is dict for p in decoded):
+            if any(f'"{name}"' in joined for name in _HIDDEN):
+                return [strip_hidden(p) for p in decoded]
+            return decoded  # no hidden key anywhere in the text: nothing to strip
+    return [_step_parameters(step, f"{where}, step {index}") for index, step in enumerate(raw_steps)]
+
+
+def _screenshot_sources(row: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """Per-step screenshot sources (path, PIL image or None) from whatever form the row has."""
+    images = row.get("screenshots")
+    if images is not None and not isinstance(images, (str, bytes)):
+        paths = getattr(images, "paths", None)
+        if paths is not None:  # a LazyScreenshots: use its paths, decode ourselves
+            return list(paths)
+        images = list(images)
+        if len(images) == len(steps):
+            return [str(x) if hasattr(x, "__fspath__") else x for x in images]
+    return [step.get("screenshot") for step in steps]
+
+
+def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
+    """Build the blind :class:`JudgeInput` of one dataset row.
+
+    ``row`` is a row of :func:`agenthorizon.load_dataset` (full or blind, any
+    ``images`` mode). Only whitelisted fields are copied; hidden fields
+    (``schema.HIDDEN_FIELDS``) are ignored at the top level and removed from
+    nested structures; screenshot paths are replaced by blind references.
+
+    Raises ``ValueError`` naming the item when a required field is missing or
+    has the wrong type.
+
+    >>> row = {"trajectory_id": "t1", "instruction": "Open the file", "label": "positive",
+    ...        "steps": [{"step_id": 0, "action_type": "click", "parameters": '{"x": 1, "y": 2}',
+    ...                   "timestamp_us": None, "screenshot": None}],
+    ...        "markdown": "# Trajectory Report", "os": "linux"}
+    >>> judge_input = build_judge_input(row)
+    >>> judge_input.steps[0]["action"]
+    {'type': 'click', 'parameters': {'x': 1, 'y': 2}}
+    >>> hasattr(judge_input, "label")
+    False
+    """
+    if not isinstance(row, Mapping):
+        raise ValueError(f"expected a dataset row (a mapping), got {type(row).__name__}")
+    trajectory_id = row.get("trajectory_id")
+    if not isinstance(trajectory_id, str) or not trajectory_id:
+        raise ValueError("dataset row has no string 'trajectory_id'; expected a row from load_dataset")
+    where = f"trajectory {trajectory_id}"
+    instruction = _require(row, "instruction", str, where)
+    raw_steps = row.get("steps")
+    if not isinstance(raw_steps, (list, tuple)):
+        raise ValueError(
+            f"{where}: field 'steps' must be a list of step records, got {type(raw_steps).__name__}"
+        )
+
+    for index, raw in enumerate(raw_steps):
+        if type(raw) is not dict and not isinstance(raw, Mapping):
+            raise ValueError(f"{where}, step {index}: expected a mapping, got {type(raw).__name__}")
+    steps = []
+    for index, (raw, parameters) in enumerate(zip(raw_steps, _all_parameters(raw_steps, where))):
+        action_type = raw.get("action_type")
+        if action_type is None and isinstance(raw.get("action"), Mapping):
+            action_type = raw["action"].get("type")
+        if not isinstance(action_type, str):
+            raise ValueError(f"{where}, step {index}: missing action type")
+        steps.append(
+            {
+                "step_id": raw.get("step_id", index),
+                "action": {"type": action_type, "parameters": parameters},
+                "timestamp_us": raw.get("timestamp_us"),
+                "screenshot": None,  # filled below once we know which steps have one
+            }
+        )
+
+    sources = _screenshot_sources(row, raw_steps)
+    if len(sources) != len(steps):
+        raise ValueError(
+            f"{where}: {len(sources)} screenshots for {len(steps)} steps; expected one entry per step"
+        )
+    for step, source in zip(steps, sources):
+        if source is not None:
+            step["screenshot"] = _blind_ref(trajectory_id, step["step_id"])
+
+    markdown = row.get("markdown") or ""
+    if not isinstance(markdown, str):
+        raise ValueError(f"{where}: field 'markdown' must be a string")
+    markdown = _repoint_images(markdown, trajectory_id)
+    # A full row tells us the deliverable ids; make sure no other spelling of an
+    # image path (or anything else) carries them into the Markdown.
+    for name in _ID_FIELDS:
+        value = row.get(name)
+        if isinstance(value, str) and len(value) >= 8 and value in markdown:
+            markdown = markdown.replace(value, trajectory_id)
+
+    environment = {
+        "os": row.get("os"),
+        "screen_resolution": list(row["screen_resolution"]) if row.get("screen_resolution") is not None else None,
+    }
+    applications = row.get("applications")
+    task = {
+        "category": row.get("category"),
+        "subcategory": row.get("subcategory"),
+        "task_type": row.get("task_type"),
+        "applications": list(applications) if applications is not None else None,
+    }
+    return JudgeInput(
+        trajectory_id=trajectory_id,
+        instruction=instruction,
+        steps=tuple(steps),
+        markdown=markdown,
+        screenshots=BlindScreenshots(sources),
+        environment=environment,
+        task=task,
+    )

@@ -1,0 +1,159 @@
+"""Runner overhead against an ideal schedule, with a stub judge of fixed latency.
+
+A judge that always takes ``latency`` seconds, run over ``n`` items with
+``concurrency`` slots, cannot finish faster than the ideal schedule
+``ceil(n / concurrency) * latency``. The ratio wall time / ideal time is the
+runner's overhead factor (1.00 = none): building blind inputs, parsing
+verdicts, writing one fsynced result file per item, the progress bookkeeping
+and the run record.
+
+Also measured in the same run: the same sleeps scheduled by a bare
+``asyncio`` semaphore loop doing nothing else, and the result files alone
+(``write_json_atomic``: temporary file, fsync, rename) written from a thread
+pool of the same size -- the part of the overhead that is the price of
+crash safety.
+
+Rows are synthetic dataset rows with ``--steps`` steps each (default 121, the
+release's median), so building inputs costs what it costs on real data; the
+stub never opens a screenshot.
+
+    .venv/bin/python benchmarks/bench_runner.py            # 1,373 items, 50 ms, concurrency 64
+    .venv/bin/python benchmarks/bench_runner.py --n 300 --latency 0.02 --concurrency 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import tempfile
+import time
+import uuid
+
+from agenthorizon.judges import BaseJudge, JudgeOutput
+from agenthorizon.runner import run_judge
+
+VERDICT = json.dumps({"success": True, "reasoning": "stub", "confidence": "high", "mistake_type": None})
+
+
+class AsyncStub(BaseJudge):
+    name = "stub-async"
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+
+    async def ajudge(self, judge_input):
+        await asyncio.sleep(self.latency)
+        return JudgeOutput(text=VERDICT, input_tokens=1000, output_tokens=50, latency_s=self.latency)
+
+
+class ThreadStub(BaseJudge):
+    name = "stub-thread"
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+
+    def judge(self, judge_input):
+        time.sleep(self.latency)
+        return JudgeOutput(text=VERDICT, input_tokens=1000, output_tokens=50, latency_s=self.latency)
+
+
+def synthetic_rows(n: int, steps: int) -> list[dict]:
+    rows = []
+    for index in range(n):
+        trajectory_id = str(uuid.UUID(int=index + 1, version=4))
+        step_rows = [
+            {
+                "step_id": k,
+                "action_type": "type" if k % 5 == 0 else "click",
+                "parameters": json.dumps({"text": f"value {k}"} if k % 5 == 0 else {"x": k, "y": 2 * k, "button": "left"}),
+                "timestamp_us": 1000 * k,
+                "screenshot": f"/nonexistent/images/deliverable-{index}/step_{k + 1}.png",
+            }
+            for k in range(steps)
+        ]
+        markdown = "# Trajectory Report\n\n## Goal\n\nDo it.\n\n## Steps\n\n" + "".join(
+            f"---\n\n### Step {k}\n\n![Step {k} screenshot](../media/images/deliverable-{index}/step_{k + 1}.png)\n\n"
+            for k in range(steps)
+        )
+        rows.append(
+            {
+                "trajectory_id": trajectory_id,
+                "instruction": f"Do task {index}",
+                "label": "positive" if index % 3 else "negative",
+                "mistake_type": "" if index % 3 else "Critical Mistake",
+                "instruction_id": f"d{index}",
+                "instruction_source": "",
+                "steps_id": f"d{index}",
+                "steps_source": "",
+                "steps": step_rows,
+                "markdown": markdown,
+                "os": "linux",
+            }
+        )
+    return rows
+
+
+def writes_alone(n: int, threads: int) -> float:
+    """Time to write n result-sized files with write_json_atomic (fsync + rename) from a thread pool."""
+    import concurrent.futures
+    from pathlib import Path
+
+    from agenthorizon.results import write_json_atomic
+
+    payload = {"trajectory_id": "x", "parse_status": "ok", "verdict": json.loads(VERDICT), "raw_output": VERDICT,
+               "error": None, "telemetry": {"input_tokens": 1000, "output_tokens": 50, "latency_s": 0.05}}
+    with tempfile.TemporaryDirectory() as out, concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        started = time.perf_counter()
+        list(pool.map(lambda i: write_json_atomic(Path(out) / f"{i}.json", payload), range(n)))
+        return time.perf_counter() - started
+
+
+async def bare_schedule(n: int, latency: float, concurrency: int) -> float:
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with semaphore:
+            await asyncio.sleep(latency)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(n)))
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1373)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=121)
+    args = parser.parse_args()
+
+    rows = synthetic_rows(args.n, args.steps)
+    ideal = math.ceil(args.n / args.concurrency) * args.latency
+    bare = asyncio.run(bare_schedule(args.n, args.latency, args.concurrency))
+    print(f"{args.n} items, {args.latency * 1000:.0f} ms latency, concurrency {args.concurrency}, "
+          f"{args.steps} steps per item")
+    print(f"ideal schedule ceil(n/c)*latency: {ideal:.2f} s")
+    print(f"bare asyncio semaphore loop:      {bare:.2f} s  ({bare / ideal:.2f}x ideal)")
+    writes = writes_alone(args.n, args.concurrency)
+    print(f"{args.n} atomic result writes alone: {writes:.2f} s  ({writes / ideal:.2f}x ideal; "
+          f"{1000 * writes / args.n:.2f} ms per file)")
+    for judge in (AsyncStub(args.latency), ThreadStub(args.latency)):
+        with tempfile.TemporaryDirectory() as out:
+            started = time.perf_counter()
+            summary = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
+            wall = time.perf_counter() - started
+            assert summary.counts["ok"] == args.n, summary.counts
+            # A resumed run over a finished directory judges nothing.
+            started = time.perf_counter()
+            again = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
+            resume = time.perf_counter() - started
+            assert again.judged == 0
+        print(f"run_judge, {judge.name:12s}:       {wall:.2f} s  ({wall / ideal:.2f}x ideal, "
+              f"{wall / bare:.2f}x bare asyncio); resume of the finished run: {resume:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
