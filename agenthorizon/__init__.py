@@ -29,6 +29,9 @@ _EXPORTS = {
     "parse_verdict": "agenthorizon.verdicts",
     "Verdict": "agenthorizon.verdicts",
     "run_judge": "agenthorizon.runner",
+    "make_judge": "agenthorizon.judges",
+    "BaseJudge": "agenthorizon.judges",
+    "JudgeOutput": "agenthorizon.judges",
     # scoring
     "score": "agenthorizon.scoring",
     "ScoreReport": "agenthorizon.scoring",
@@ -36,6 +39,8 @@ _EXPORTS = {
     "Comparison": "agenthorizon.stats",
     "load_metric": "agenthorizon.metric",
     "METRIC_PATH": "agenthorizon.metric",
+    # publishing
+    "export_release": "agenthorizon.export",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from agenthorizon.schema import (
+    CITATION_BIBTEX,
     CONFIG_AH,
     CONFIG_AH_D,
     CONFIG_AH_S,
@@ -624,12 +625,7 @@ def dataset_card(
         f"are those of `{DEFAULT_HUB_REPO}`):",
         "",
         "```bibtex",
-        "@misc{agenthorizon,",
-        "  title        = {AgentHorizon},",
-        "  author       = {{ServiceNow}},",
-        f"  howpublished = {{\\url{{https://huggingface.co/datasets/{DEFAULT_HUB_REPO}}}}},",
-        "  note         = {Hugging Face dataset; exported with agenthorizon}",
-        "}",
+        CITATION_BIBTEX.rstrip("\n"),
         "```",
         "",
     ]

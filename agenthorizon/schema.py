@@ -37,6 +37,16 @@ SPLIT_NAME: Final = "test"
 
 DEFAULT_HUB_REPO: Final = "ServiceNow/AgentHorizon"
 
+CITATION_BIBTEX: Final = """\
+@misc{agenthorizon,
+  title        = {AgentHorizon},
+  author       = {{ServiceNow}},
+  howpublished = {\\url{https://huggingface.co/datasets/ServiceNow/AgentHorizon}},
+  note         = {Hugging Face dataset; cite the benchmark's paper as its dataset card asks}
+}
+"""
+"""How to cite the benchmark: the Hub dataset (the paper's own entry is on its card)."""
+
 # --- the authors' AH-D derivation (SPEC section 2) -----------------------------
 
 DEV_SEED: Final = 42

@@ -14,6 +14,7 @@ from typing import Any
 import datasets
 import evaluate
 
+from agenthorizon.schema import CITATION_BIBTEX
 from agenthorizon.scoring import prediction_record, reference_records, score
 
 _DESCRIPTION = """\
@@ -48,13 +49,7 @@ Examples:
     0.5
 """
 
-_CITATION = """\
-@misc{agenthorizon,
-  title  = {AgentHorizon: Judging Long-Horizon Computer-Use Trajectories},
-  author = {{ServiceNow Research}},
-  note   = {Dataset ServiceNow/AgentHorizon on the Hugging Face Hub},
-}
-"""
+_CITATION = CITATION_BIBTEX
 
 
 def _encode_predictions(predictions: Any) -> Any:
