@@ -123,7 +123,8 @@ def _screen_specs(plan: CorpusPlan) -> list[ScreenSpec]:
                 applications=trajectory.applications,
                 document=deliverable.template.document,
                 side_panel=deliverable.template.side_panel,
-                typed=tuple(trajectory.typed),
+                states=tuple(trajectory.states),
+                overlays=tuple(trajectory.overlays),
                 frames=tuple(trajectory.frames),
             ))
     return specs

@@ -3,10 +3,18 @@
 Built in the order the release was: sibling deliverables (pairs and one
 triangle), both swapped negatives for every sibling link, the AH-D groups
 (which depend only on deliverable ids), then which positives survived review,
-the mistake types of the negatives, the split into the two label files, and
-finally trajectories whose step counts give the release's statistics. Choosing
-survivors and types after the dev groups is what lets the ``full`` preset
-reproduce the paper's AH-D counts exactly.
+the mistake types of the negatives, how each trajectory shows its detail (its
+evidence mode), the split into the two label files by how hard each item is
+to judge, and finally trajectories whose step counts give the release's
+statistics. Choosing survivors and types after the dev groups is what lets the
+``full`` preset reproduce the paper's AH-D counts exactly.
+
+The release split its items by whether pooled model judges agreed with the
+label (AgentHorizon.jsonl: they did not). The sample has no model judges, so
+it uses what makes an item hard to judge, the evidence of the trajectory it
+shows (:func:`item_hardness`), plus noise: each file gets its exact quota of
+positives and negatives, the hardest items (with noise) going to the hard
+file.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from statistics import NormalDist
 
 from agenthorizon.sample.presets import PRESETS, Preset
 from agenthorizon.sample.tasks import SCREEN_RESOLUTIONS, TEMPLATES, TaskTemplate
-from agenthorizon.sample.trajectories import FillerCycle, Trajectory, build_trajectory
+from agenthorizon.sample.trajectories import MODES, Evidence, FillerCycle, Trajectory, build_trajectory
 from agenthorizon.schema import (
     BAD_SIDE_EFFECT,
     CHILD,
@@ -38,6 +46,13 @@ from agenthorizon.splits import dev_groups
 _TYPE_ORDER = (CRITICAL_MISTAKE, BAD_SIDE_EFFECT, MISUNDERSTANDING, UNTYPED)
 _OS_WEIGHTS = (("linux", 0.4), ("windows", 0.35), ("macos", 0.25))
 _EPOCH_US = 1_735_689_600_000_000  # 2025-01-01: recordings start after it
+
+# How often each evidence mode is drawn (among the modes a task supports). Most
+# trajectories type their detail, as most recorded demonstrations do; the
+# others need the screenshots or some reading to be judged.
+_MODE_WEIGHTS = {"typed": 0.68, "selected": 0.12, "reformatted": 0.1, "corrected": 0.1}
+_DISTRACTOR_RATE = 0.2
+_HARDNESS_NOISE = 0.45  # standard deviation: the files are not perfectly separable by mode
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,10 @@ class CorpusPlan:
     groups: list[tuple[str, ...]]  # deliverable ids per group, parent first
     label_files: dict[str, list[dict]]  # file name -> rows (seven fields, release order)
     dev_groups: list[tuple[str, ...]]
+
+    def evidence(self, steps_id: str) -> Evidence:
+        """How the trajectory of ``steps_id`` shows its detail."""
+        return self.deliverables[steps_id].trajectory.evidence
 
     def rows(self) -> list[dict]:
         return [row for name in (LABEL_FILE_HARD, LABEL_FILE_EASY) for row in self.label_files[name]]
@@ -145,6 +164,81 @@ def _survivors(
         raise ValueError(f"cannot keep {count} positives among {len(pairs)} pairs")
     survivors.update(rng.sample(candidates, remaining))
     return survivors
+
+
+def _siblings(group: tuple[str, ...], member: str) -> list[str]:
+    """Deliverables whose instruction is paired with ``member``'s (the triangle's children only know the parent)."""
+    if member == group[0]:
+        return list(group[1:])
+    return [group[0]]
+
+
+def _assign_evidence(
+    rng: random.Random, order: list[tuple[str, ...]], deliverables: dict[str, Deliverable]
+) -> dict[str, Evidence]:
+    """An evidence mode (and, now and then, a distractor) for every deliverable.
+
+    Deliverables are visited in random order and each gets the supported mode
+    furthest behind its share of ``_MODE_WEIGHTS`` so far (ties broken at
+    random): the corpus-wide mix follows the weights closely instead of
+    varying from seed to seed, which keeps the files' difficulty stable. Then
+    every mode that did not come up is given to one typed trajectory whose task
+    supports it, so even the tiny corpus shows each mode.
+    """
+    members = [member for group in order for member in group]
+    visit = list(members)
+    rng.shuffle(visit)
+    modes: dict[str, str] = {}
+    counts = dict.fromkeys(MODES, 0)
+    for seen, member in enumerate(visit):
+        allowed = deliverables[member].template.modes
+        mode = max(allowed, key=lambda m: (_MODE_WEIGHTS[m] * (seen + 1) - counts[m], rng.random()))
+        modes[member] = mode
+        counts[mode] += 1
+    for mode in MODES:
+        if mode not in modes.values():
+            typed = [m for m in members if modes[m] == "typed" and mode in deliverables[m].template.modes]
+            if typed:
+                modes[rng.choice(typed)] = mode
+    distracted = {m for m in members if rng.random() < _DISTRACTOR_RATE}
+    if not distracted:
+        distracted = {rng.choice(members)}
+    evidence: dict[str, Evidence] = {}
+    for group in order:
+        for member in group:
+            other = deliverables[rng.choice(_siblings(group, member))].detail
+            evidence[member] = Evidence(
+                modes[member],
+                wrong=other if modes[member] == "corrected" else None,
+                distractor=other if member in distracted else None,
+            )
+    return evidence
+
+
+def item_hardness(label: str, shown_detail: str, evidence: Evidence) -> float:
+    """How hard an item is to judge from its text, in [0, 1.3] (0: the typed text settles it).
+
+    A negative is hard when the text holds no contradiction of its
+    instruction: the sibling's value was picked (``selected``) or typed in
+    another form (``reformatted``), or the instruction's own value was typed
+    before being overwritten (``corrected``). A positive is hard when its
+    value has to be confirmed from the screenshots or recognised in another
+    form, or when another value was typed on the way. A document mentioning
+    the instruction's value (negatives) or another value (positives) adds to
+    either.
+
+    >>> item_hardness("negative", "PNG", Evidence("selected"))
+    1.0
+    >>> item_hardness("positive", "PNG", Evidence("typed"))
+    0.0
+    """
+    if label == NEGATIVE:
+        base = {"typed": 0.0, "selected": 1.0, "reformatted": 1.0}.get(evidence.mode)
+        if base is None:  # corrected: hard only when the value typed first is this instruction's
+            base = 1.0 if evidence.wrong == shown_detail else 0.2
+        return base + (0.3 if evidence.distractor == shown_detail else 0.0)
+    base = {"typed": 0.0, "selected": 0.5, "reformatted": 0.7, "corrected": 0.7}[evidence.mode]
+    return base + (0.3 if evidence.distractor is not None else 0.0)
 
 
 def _type_multiset(counts: tuple[int, int, int, int]) -> list[str]:
@@ -279,7 +373,10 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
         for row in negatives:
             row["mistake_type"] = types.pop()
 
-    # 5. label rows, trajectory ids, and the split into the two files
+    # 5. how each trajectory shows its detail
+    evidence = _assign_evidence(rng, order, deliverables)
+
+    # 6. label rows, trajectory ids, and the split into the two files by hardness
     rows: list[dict] = []
     for member in ids:
         if member in survivors:
@@ -294,8 +391,15 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
         row["trajectory_id"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     positives = [row for row in rows if row["label"] == POSITIVE]
     negative_rows = [row for row in rows if row["label"] == NEGATIVE]
-    hard = {id(row) for row in rng.sample(positives, preset.hard_positives)}
-    hard |= {id(row) for row in rng.sample(negative_rows, preset.hard_negatives)}
+    hard: set[int] = set()
+    for label_rows, quota in ((positives, preset.hard_positives), (negative_rows, preset.hard_negatives)):
+        scored = [
+            (item_hardness(row["label"], deliverables[row["instruction_id"]].detail, evidence[row["steps_id"]])
+             + rng.gauss(0.0, _HARDNESS_NOISE), index)
+            for index, row in enumerate(label_rows)
+        ]
+        scored.sort(reverse=True)
+        hard |= {id(label_rows[index]) for _, index in scored[:quota]}
     files = {LABEL_FILE_HARD: [], LABEL_FILE_EASY: []}
     for row in rows:
         ordered = {name: row[name] for name in LABEL_FIELDS}
@@ -303,7 +407,7 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
     for file_rows in files.values():
         rng.shuffle(file_rows)
 
-    # 6. trajectories, with step counts weighted by the items that show them
+    # 7. trajectories, with step counts weighted by the items that show them
     weight = {member: (1 if member in survivors else 0) for member in ids}
     for row in negatives:
         weight[row["steps_id"]] += 1
@@ -319,7 +423,7 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
         trajectory = build_trajectory(
             member, deliverable.template, deliverable.detail, deliverable.os, deliverable.screen_resolution,
             step_counts[member], _EPOCH_US + rng.randrange(300 * 86_400 * 10**6),
-            random.Random(rng.getrandbits(64)), cycle, flags,
+            random.Random(rng.getrandbits(64)), cycle, flags, evidence[member],
         )
         deliverables[member] = Deliverable(
             member, deliverable.role, deliverable.template, deliverable.detail, deliverable.os,

@@ -3,9 +3,12 @@
 Each screenshot shows the desktop of the trajectory's operating system, a task
 bar with the trajectory's applications (the active one highlighted), and the
 active application's window: a title bar naming the application and the
-document, a menu row, a side panel, the document's lines including every text
-typed so far in that application, and the pointer at the position of the
-step's action. Text is drawn with Pillow's built-in bitmap font.
+document, a menu row, a side panel, the document's lines as they are at that
+step (typed text highlighted, values picked from a list drawn as a field, a
+corrected value replaced), an open picker list with its highlighted entry or a
+reference document the agent scrolls through, and the pointer at the position
+of the step's action. Text is drawn with Pillow's built-in bitmap font, so
+every value the trajectory enters is readable in its screenshots.
 
 Images are palette PNGs written with fixed encoder settings and no metadata,
 so the same frame always gives the same bytes, and they are small and fast to
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from agenthorizon.sample.trajectories import Frame
+from agenthorizon.sample.trajectories import SELECTED_LINE, Frame, Overlay
 from agenthorizon.schema import screenshot_filename
 
 _COLOURS = (
@@ -61,7 +64,8 @@ class ScreenSpec:
     applications: tuple[str, ...]
     document: str
     side_panel: tuple[str, ...]
-    typed: tuple[tuple[int, str], ...]
+    states: tuple[tuple[tuple[int, str, int], ...], ...]  # document lines (app, text, style) per state
+    overlays: tuple[Overlay, ...]
     frames: tuple[Frame, ...]
 
 
@@ -131,6 +135,23 @@ def _pointer(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
     draw.polygon([(x, y), (x, y + 11), (x + 3, y + 8), (x + 7, y + 8)], fill=12, outline=11)
 
 
+def _overlay(draw: ImageDraw.ImageDraw, overlay: Overlay, layout: _Layout, font) -> None:
+    """A picker list (entries, one highlighted) or a document, in the lower part of the content area."""
+    x0, y0, x1, y1 = layout.content
+    top = y0 + (y1 - y0) // 3
+    rows = max(1, (y1 - top - layout.line_height - 4) // layout.line_height)
+    entries = overlay.entries[:rows]
+    bottom = min(y1, top + (len(entries) + 1) * layout.line_height + 4)
+    draw.rectangle((x0, top, x1, bottom), fill=3, outline=4)
+    draw.rectangle((x0, top, x1, top + layout.line_height), fill=4)
+    draw.text((x0 + 3, top), _fit(overlay.title, x1 - x0 - 6), fill=5, font=font)
+    for index, entry in enumerate(entries):
+        y = top + (index + 1) * layout.line_height + 2
+        if index == overlay.highlight:
+            draw.rectangle((x0 + 1, y - 1, x1 - 1, y + 10), fill=9)
+        draw.text((x0 + 3, y), _fit(entry, x1 - x0 - 6), fill=12 if index == overlay.highlight else 8, font=font)
+
+
 def draw_frame(spec: ScreenSpec, frame: Frame, layout: _Layout, bases: dict, font) -> Image.Image:
     """The screenshot of one step."""
     if frame.app not in bases:
@@ -139,15 +160,20 @@ def draw_frame(spec: ScreenSpec, frame: Frame, layout: _Layout, bases: dict, fon
     draw = ImageDraw.Draw(image)
     if frame.app >= 0:
         x0, y0, x1, y1 = layout.content
-        texts = [text for app, text in spec.typed[: frame.typed] if app == frame.app]
+        lines = [(text, style) for app, text, style in spec.states[frame.state] if app == frame.app]
         rows = max(1, ((y1 - y0) // 2) // layout.line_height)
-        for index, text in enumerate(texts[-rows:]):
+        for index, (text, style) in enumerate(lines[-rows:]):
             y = y0 + index * layout.line_height
             shown = _fit(text, x1 - x0 - 4)
-            draw.rectangle((x0 - 2, y - 1, x0 + 6 * len(shown) + 1, y + 10), fill=14)
+            if style == SELECTED_LINE:  # a field holding a value picked from a list
+                draw.rectangle((x0 - 2, y - 1, x0 + 6 * len(shown) + 1, y + 10), fill=7, outline=9)
+            else:  # typed text
+                draw.rectangle((x0 - 2, y - 1, x0 + 6 * len(shown) + 1, y + 10), fill=14)
             draw.text((x0, y), shown, fill=8, font=font)
-        caret_y = y0 + min(len(texts), rows) * layout.line_height
+        caret_y = y0 + min(len(lines), rows) * layout.line_height
         draw.line((x0, caret_y, x0, caret_y + 9), fill=9)
+        if frame.overlay >= 0:
+            _overlay(draw, spec.overlays[frame.overlay], layout, font)
     width, height = spec.screen_resolution
     x = int(frame.cursor[0] * layout.width / width)
     y = int(frame.cursor[1] * layout.height / height)

@@ -9,9 +9,12 @@ structural steps (opening an application, saving). The trajectory builder pads
 the beats with ordinary desktop activity to the wanted length.
 
 Pool values are chosen so that no value is a substring of another in the same
-pool (case-insensitively): a negative's typed text then shows the sibling's
-detail and never the shown instruction's, which is what a lexical judge
-should be able to catch.
+pool (case-insensitively): a negative whose trajectory types its detail then
+shows the sibling's detail and never the shown instruction's. Templates also
+say how else the detail can be entered: picked from a list (``picker``, with
+``neutral`` words for free text that would repeat it) or typed in another
+surface form of the same value (``reform``); see
+:mod:`agenthorizon.sample.trajectories` for the evidence modes.
 """
 
 from __future__ import annotations
@@ -39,9 +42,40 @@ class TaskTemplate:
     beats: tuple[Beat, ...]
     side_panel: tuple[str, ...]
     extras: dict[str, str] = field(default_factory=dict)
+    picker: str | None = None  # title of a list the detail can be picked from ("selected" mode)
+    neutral: str = "it"  # words that stand in for a picked detail inside free text
+    reform: str | None = None  # key of _REFORMS: the detail in another surface form ("reformatted" mode)
 
-    def render(self, text: str, detail: str) -> str:
-        return text.format(d=detail, dl=detail.lower(), x=self.extras.get(detail, ""))
+    def render(self, text: str, detail: str, surface: str | None = None) -> str:
+        """``text`` with its slots filled; ``surface`` replaces the detail's own spelling when given."""
+        shown = detail if surface is None else surface
+        return text.format(d=shown, dl=shown.lower(), x=self.extras.get(detail, ""))
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The evidence modes this task supports (see :mod:`agenthorizon.sample.trajectories`)."""
+        modes = ["typed", "corrected"]
+        if self.picker is not None:
+            modes.append("selected")
+        if self.reform is not None:
+            modes.append("reformatted")
+        return tuple(modes)
+
+    def alternate(self, detail: str) -> str:
+        """The detail as the application wants it typed: another surface form, the same value.
+
+        >>> next(t for t in TEMPLATES if t.reform == "date_dots").alternate("December 1, 2025")
+        '01.12.2025'
+        """
+        if self.reform is None:
+            raise ValueError(f"task {self.document!r} has no other surface form for its {self.detail_kind}")
+        return _REFORMS[self.reform](detail)
+
+    def options(self, detail: str, count: int = 5) -> tuple[str, ...]:
+        """The entries of the picker list around ``detail`` (the detail always among them)."""
+        at = self.values.index(detail)
+        start = max(0, min(at - count // 2, len(self.values) - count))
+        return self.values[start : start + count]
 
 
 _NAMES = (
@@ -52,6 +86,40 @@ _DATES = (
     "March 14, 2025", "April 2, 2025", "May 19, 2025", "June 30, 2025",
     "October 7, 2025", "December 1, 2025", "February 23, 2026", "August 18, 2025",
 )
+_MONTH_NUMBERS = {name: number for number, name in enumerate(
+    ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+     "November", "December"), start=1)}
+_COUNTRY_CODES = {"Portugal": "PT", "Norway": "NO", "Chile": "CL", "Vietnam": "VN", "Kenya": "KE",
+                  "Canada": "CA", "Ireland": "IE", "Mexico": "MX"}
+
+
+def _date_dots(value: str) -> str:
+    month, day, year = value.replace(",", "").split()
+    return f"{int(day):02d}.{_MONTH_NUMBERS[month]:02d}.{year}"
+
+
+def _display_name(address: str) -> str:
+    return " ".join(part.capitalize() for part in address.split("@")[0].split("."))
+
+
+def _initial(name: str) -> str:
+    first, last = name.split(" ", 1)
+    return f"{first[0]}. {last}"
+
+
+# The same value in the surface form an application or a locale uses: what a
+# careful reader recognises and an exact string match does not.
+_REFORMS = {
+    "date_dots": _date_dots,  # March 14, 2025 -> 14.03.2025 (day-first with dots)
+    "european_number": lambda value: value.replace(",", "."),  # 12,500 -> 12.500
+    "pixels": lambda value: f"{value}px",  # 1280 -> 1280px
+    "timecode_frames": lambda value: f"{value}:00",  # 00:01:45 -> 00:01:45:00 (frames)
+    "display_name": _display_name,  # priya.raman@northwind.io -> Priya Raman (address book)
+    "initial": _initial,  # Priya Raman -> P. Raman
+    "file_stem": lambda value: value.rsplit(".", 1)[0],  # board_update.odt -> board_update (type chosen in the dialog)
+    "country_code": _COUNTRY_CODES.__getitem__,  # Portugal -> PT (the column stores ISO codes)
+}
+
 _EMAILS = tuple(name.lower().replace(" ", ".") + "@northwind.io" for name in _NAMES)
 
 TEMPLATES: tuple[TaskTemplate, ...] = (
@@ -60,11 +128,12 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         "Data Science", "Spreadsheet analysis", "DATA_SCIENCE", ("LibreOffice Calc", "Firefox"),
         "regional_sales.ods",
         "Open regional_sales.ods in LibreOffice Calc, filter the table to the {d} region and "
-        "copy the filtered rows into a new sheet named {d}.",
+        "copy the filtered rows into a new sheet.",
         "region", ("Northwest", "Southeast", "Midlands", "Baltic Coast", "Great Lakes", "Andalusia", "Bavaria", "Patagonia"),
         (("open", 0), ("hotkey", ("ctrl", "shift", "l")), ("type", "{d}"), ("press", ("enter",)),
-         ("hotkey", ("ctrl", "c")), ("type", "{d}"), ("hotkey", ("ctrl", "v")), ("hotkey", ("ctrl", "s"))),
+         ("hotkey", ("ctrl", "c")), ("hotkey", ("shift", "f11")), ("hotkey", ("ctrl", "v")), ("hotkey", ("ctrl", "s"))),
         ("Sheet: Sales", "Sheet: Targets", "Column: region", "Column: revenue", "Column: units"),
+        picker="Standard filter: region", neutral="the chosen region",
     ),
     TaskTemplate(
         "Data Science", "Data visualization", "DATA_SCIENCE", ("JupyterLab", "Firefox"),
@@ -77,6 +146,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
          ("type", "ax.figure.savefig('revenue_chart.{dl}', format='{dl}', bbox_inches='tight')  # export for the report"),
          ("hotkey", ("shift", "enter"))),
         ("revenue.csv", "revenue.ipynb", "README.md", "data/", "figures/"),
+        picker="Export figure: file type", neutral="the chosen format",
     ),
     TaskTemplate(
         "Data Science", "Statistics", "DATA_SCIENCE", ("RStudio", "LibreOffice Calc"),
@@ -99,6 +169,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
          ("type", "SELECT * FROM customers ORDER BY id;"), ("hotkey", ("ctrl", "enter")), ("open", 1),
          ("type", "head customers_clean.csv")),
         ("crm_db", "Tables", "customers", "orders", "invoices", "Views"),
+        picker="Filter: country", neutral="the chosen country", reform="country_code",
     ),
     # --- Creativity ---------------------------------------------------------------
     TaskTemplate(
@@ -110,6 +181,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         (("open", 1), ("open", 0), ("type", "{d}"), ("press", ("tab",)), ("press", ("enter",)),
          ("hotkey", ("ctrl", "shift", "e")), ("type", "beach_small.png"), ("press", ("enter",))),
         ("Layers", "Channels", "Paths", "Brushes", "Patterns"),
+        reform="pixels",
     ),
     TaskTemplate(
         "Creativity", "Vector graphics", "CREATIVITY", ("Inkscape", "Files"),
@@ -129,6 +201,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         (("open", 0), ("type", "{d}"), ("press", ("enter",)), ("hotkey", ("ctrl", "enter")),
          ("type", "interview_trimmed"), ("open", 1), ("press", ("space",))),
         ("Project Bin", "interview.mp4", "music.ogg", "Effects", "Transitions"),
+        reform="timecode_frames",
     ),
     TaskTemplate(
         "Creativity", "Presentation design", "CREATIVITY", ("LibreOffice Impress", "Firefox"),
@@ -152,6 +225,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
          ("type", "Hello everyone, the essay is now due on {d}. Please plan your submissions accordingly "
                   "and write to me with any questions.")),
         ("Course home", "Assignments", "Grades", "Participants", "Calendar"),
+        picker="Due date", neutral="the date shown on the course page", reform="date_dots",
     ),
     TaskTemplate(
         "Education", "Note taking", "EDUCATION", ("Obsidian",),
@@ -175,6 +249,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
          ("type", "Dear {d}, your final grade for the course has been updated to an A. Congratulations "
                   "on a strong term.")),
         ("Sheet: Final", "Sheet: Midterm", "Sheet: Attendance", "Column: student", "Column: grade"),
+        picker="Students", neutral="student", reform="initial",
     ),
     TaskTemplate(
         "Education", "Language learning", "EDUCATION", ("Anki", "Firefox"),
@@ -186,6 +261,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         (("open", 0), ("type", "{d}"), ("press", ("enter",)), ("type", "library"), ("press", ("tab",)),
          ("type", "{x}"), ("hotkey", ("ctrl", "enter"))),
         ("Default", "Spanish Vocabulary", "German Vocabulary", "Statistics", "Browse"),
+        picker="Deck", neutral="the chosen deck",
         extras={"Spanish Vocabulary": "biblioteca", "German Vocabulary": "Bibliothek",
                 "French Vocabulary": "bibliotheque", "Italian Vocabulary": "biblioteca civica",
                 "Dutch Vocabulary": "bibliotheek", "Portuguese Vocabulary": "biblioteca publica"},
@@ -199,6 +275,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         (("open", 0), ("hotkey", ("ctrl", "l")), ("type", "weather {d} ten day forecast"), ("press", ("enter",)),
          ("hotkey", ("ctrl", "d")), ("type", "Travel")),
         ("Bookmarks", "Travel", "News", "Work", "Recipes"),
+        picker="Saved locations", neutral="my saved city",
     ),
     TaskTemplate(
         "General", "File management", "GENERAL", ("Files", "Terminal"),
@@ -218,6 +295,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
                       "America/Bogota", "Africa/Cairo"),
         (("open", 0), ("type", "time zone"), ("press", ("enter",)), ("type", "{d}"), ("press", ("enter",))),
         ("Network", "Display", "Sound", "Date and Time", "Users"),
+        picker="Time zone", neutral="the chosen zone",
     ),
     TaskTemplate(
         "General", "Travel planning", "GENERAL", ("Firefox", "Calendar"),
@@ -227,6 +305,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         (("open", 0), ("type", "Geneva"), ("press", ("tab",)), ("type", "{d}"), ("press", ("enter",)),
          ("open", 1), ("type", "Train to Geneva on {d}")),
         ("Search", "Trips", "Tickets", "Account", "Help"),
+        picker="Travel date", neutral="the booked day", reform="date_dots",
     ),
     # --- Productivity ---------------------------------------------------------------------
     TaskTemplate(
@@ -240,6 +319,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
          ("type", "Hi, please find attached the minutes of today's meeting. Let me know if anything is "
                   "missing before Friday.")),
         ("Inbox", "Drafts", "Sent", "Archive", "Projects"),
+        picker="Address book", neutral="the chosen contact", reform="display_name",
     ),
     TaskTemplate(
         "Productivity", "Calendar", "PRODUCTIVITY", ("Calendar", "Thunderbird"),
@@ -250,6 +330,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
         (("open", 0), ("hotkey", ("ctrl", "n")), ("type", "Budget review"), ("type", "{d}"),
          ("type", "finance-team@northwind.io"), ("press", ("enter",))),
         ("My calendars", "Work", "Personal", "Holidays", "Tasks"),
+        picker="Date", neutral="the chosen day", reform="date_dots",
     ),
     TaskTemplate(
         "Productivity", "Documents", "PRODUCTIVITY", ("LibreOffice Writer", "Files"),
@@ -272,6 +353,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
                                "for next sprint."),
          ("hotkey", ("ctrl", "shift", "s")), ("type", "{d}"), ("press", ("enter",)), ("open", 1)),
         ("Styles", "Navigator", "Gallery", "Properties", "Page"),
+        reform="file_stem",
     ),
     TaskTemplate(
         "Productivity", "Spreadsheets", "PRODUCTIVITY", ("LibreOffice Calc", "Thunderbird"),
@@ -283,6 +365,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
          ("hotkey", ("ctrl", "s")), ("open", 1), ("type", "Updated marketing budget: {d} euros for the third "
                                                           "quarter, sheet attached for your review.")),
         ("Sheet: Budget", "Sheet: Actuals", "Column: team", "Column: quarter", "Column: amount"),
+        reform="european_number",
     ),
     # --- Development ----------------------------------------------------------------------
     TaskTemplate(

@@ -1,11 +1,33 @@
 """Step sequences of sample trajectories, and what each screenshot shows.
 
-A trajectory is its template's beats (open an application, type the text that
-carries the detail, save) with ordinary desktop activity between them
-(clicks, scrolls, drags, key presses, waits, ...), up to the wanted number of
-steps. Alongside the JSON steps it records a :class:`Frame` per step, the
-screen state the screenshot of that step shows, so screenshots are drawn
-later (possibly in another process) from plain data.
+A trajectory is its template's beats (open an application, enter the detail,
+save) with ordinary desktop activity between them (clicks, scrolls, drags, key
+presses, waits, ...), up to the wanted number of steps. Alongside the JSON
+steps it records a :class:`Frame` per step, the screen state the screenshot of
+that step shows, so screenshots are drawn later (possibly in another process)
+from plain data.
+
+How the trajectory enters its success-relevant detail is its *evidence mode*
+(:class:`Evidence`), the thing that makes an item easy or hard to judge:
+
+``typed``
+    the detail is typed verbatim (a string match finds it);
+``selected``
+    the detail is clicked in a picker list (dropdown, address book, date
+    picker); the actions are clicks at coordinates, the value shows only in
+    the screenshots: the open list with the entry highlighted, then the
+    field showing it; free text that would repeat it says ``template.neutral``;
+``reformatted``
+    the detail is typed in another surface form of the same value
+    (``14.03.2025`` for March 14, 2025, ``P. Raman``, ``12.500``, ``PT``);
+``corrected``
+    a sibling's value is typed first, then selected and overwritten with the
+    right one: both values occur in the typed text, only the last one counts
+    (the screenshots show the field change).
+
+Independently, a trajectory may scroll past a *distractor*: a reference
+document whose drawn text mentions a sibling's value, which never enters the
+typed text.
 """
 
 from __future__ import annotations
@@ -28,14 +50,51 @@ _HOTKEYS = (("ctrl", "c"), ("ctrl", "z"), ("alt", "tab"), ("ctrl", "shift", "t")
 _HOLD_KEYS = ("shift", "ctrl", "alt")
 
 
+MODES = ("typed", "selected", "reformatted", "corrected")
+"""Evidence modes, from the easiest to read from text to the ones that need the screenshots."""
+
+TYPED_LINE, SELECTED_LINE = 0, 1
+"""Styles of a document line: typed text (highlighted) or a value picked from a list (a field)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How a trajectory shows its detail.
+
+    ``wrong`` is the value typed before the correction (``corrected`` mode, a
+    sibling's detail); ``distractor`` a sibling's detail shown in a document
+    the agent scrolls past (any mode), or None.
+    """
+
+    mode: str = "typed"
+    wrong: str | None = None
+    distractor: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown evidence mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        if (self.mode == "corrected") != (self.wrong is not None):
+            raise ValueError("a wrong value is given exactly for the corrected mode")
+
+
 @dataclass(frozen=True)
 class Frame:
     """Screen state shown by one step's screenshot (taken before its action)."""
 
     step_id: int
     app: int  # index into the trajectory's applications; -1: the desktop
-    typed: int  # how many typed texts exist when the screenshot is taken
+    state: int  # index into Trajectory.states: the document lines at that moment
     cursor: tuple[float, float]  # pointer position in screen coordinates
+    overlay: int = -1  # index into Trajectory.overlays: an open list or document; -1: none
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """A popup drawn over the document: a picker list (``highlight`` >= 0) or a scrolled document."""
+
+    title: str
+    entries: tuple[str, ...]
+    highlight: int = -1
 
 
 @dataclass(frozen=True)
@@ -46,6 +105,13 @@ class Trajectory:
     frames: list[Frame]  # one per step that has a screenshot
     typed: list[tuple[int, str]]  # (app index, text) of every type action, in order
     applications: tuple[str, ...]
+    states: list[tuple[tuple[int, str, int], ...]] = field(default_factory=list)  # (app, text, style) lines
+    overlays: list[Overlay] = field(default_factory=list)
+    evidence: Evidence = Evidence()
+
+    def final_lines(self) -> tuple[str, ...]:
+        """The document lines of the last state: what the final screenshots can show."""
+        return tuple(text for _, text, _ in self.states[-1]) if self.states else ()
 
 
 @dataclass
@@ -82,15 +148,28 @@ def application_name(application: str, os_name: str) -> str:
     return OS_APPLICATION_NAMES.get(application, {}).get(os_name, application)
 
 
+def _carries_detail(beat: tuple) -> bool:
+    return beat[0] == "type" and ("{d}" in beat[1] or "{dl}" in beat[1])
+
+
 def _beat_length(beat: tuple) -> int:
     return 2 if beat[0] == "type" else 1  # typing needs a click into the field first
+
+
+def _mode_length(beat: tuple, mode: str, primary: bool) -> int:
+    """Steps a detail beat takes in ``mode`` (picking: open the list, click the entry)."""
+    if mode == "selected" and (primary or beat[1] in ("{d}", "{dl}")):
+        return 2
+    if mode == "corrected" and primary:
+        return 4  # click, type the wrong value, select it, type the right one over it
+    return _beat_length(beat)
 
 
 def _select_beats(template: TaskTemplate, n_steps: int) -> list[tuple]:
     """The template's beats, dropping optional ones (no detail, not the first open) when short."""
     beats = list(template.beats)
     essential = [
-        index == 0 or (beat[0] == "type" and ("{d}" in beat[1] or "{dl}" in beat[1]))
+        index == 0 or _carries_detail(beat)
         for index, beat in enumerate(beats)
     ]
     # leave a third of a short trajectory to ordinary activity, so that even the
@@ -105,10 +184,16 @@ def _select_beats(template: TaskTemplate, n_steps: int) -> list[tuple]:
 class _Builder:
     """Accumulates steps, frames and typed texts of one trajectory."""
 
-    def __init__(self, steps_id, template, detail, os_name, resolution, start_us, rng, flags):
+    def __init__(self, steps_id, template, detail, evidence, os_name, resolution, start_us, rng, flags):
         self.steps_id = steps_id
         self.template = template
         self.detail = detail
+        self.evidence = evidence
+        self.primary_done = False
+        self.lines: list[tuple[int, str, int]] = []
+        self.states: list[tuple[tuple[int, str, int], ...]] = [()]
+        self.overlays: list[Overlay] = []
+        self.overlay = -1
         self.os = os_name
         self.width, self.height = resolution
         self.rng = rng
@@ -149,7 +234,7 @@ class _Builder:
         no_time = self.rng.random() < 0.02 or self.flags.get("no_timestamp") == step_id
         if not no_shot:
             step["screenshot"] = screenshot_ref(self.steps_id, step_id)
-            self.frames.append(Frame(step_id, self.app, len(self.typed), self.cursor))
+            self.frames.append(Frame(step_id, self.app, len(self.states) - 1, self.cursor, self.overlay))
         step["action"] = {"type": kind, "parameters": parameters}
         if not no_time:
             step["timestamp_us"] = self.now
@@ -167,17 +252,77 @@ class _Builder:
         self.click((slot, self.coord(self.height - 18)))
         self.app = index
 
+    def show(self, text: str, style: int = TYPED_LINE, *, replace: bool = False) -> None:
+        """Change the document lines after an action (the next screenshot shows it)."""
+        if replace:
+            self.lines[-1] = (self.app, text, style)
+        else:
+            self.lines.append((self.app, text, style))
+        self.states.append(tuple(self.lines))
+
     def type_text(self, text: str) -> None:
         self.click(self.point_in_document())
         self.add("type", {"text": text})
         self.typed.append((self.app, text))
+        self.show(text)
+
+    def pick(self, title: str, value: str, options: tuple[str, ...]) -> None:
+        """Open a list and click one entry: two clicks, the value only on screen."""
+        self.click(self.point_in_document())
+        self.overlays.append(Overlay(title, options, options.index(value)))
+        self.overlay = len(self.overlays) - 1
+        self.click(self.point_in_document())
+        self.overlay = -1
+        self.show(f"{title}: {value}", SELECTED_LINE)
+
+    def correct(self, wrong_text: str, right_text: str) -> None:
+        """Type a wrong value, select it, type the right one over it."""
+        self.type_text(wrong_text)
+        self.add("hotkey", {"keys": self.keys(("ctrl", "a"))})
+        self.add("type", {"text": right_text})
+        self.typed.append((self.app, right_text))
+        self.show(right_text, replace=True)
+
+    def scroll_past(self, title: str, lines: tuple[str, ...]) -> None:
+        """Open a reference document, scroll through it, close it (four steps)."""
+        self.click(self.point_in_document())
+        self.overlays.append(Overlay(title, lines))
+        self.overlay = len(self.overlays) - 1
+        for _ in range(2):
+            x, y = self.point_in_document()
+            self.add("scroll", {"x": x, "y": y, "direction": "down", "amount": 300}, pointer=(x, y))
+        self.add("press", {"keys": ["escape"]})
+        self.overlay = -1
+
+    def detail_beat(self, text: str) -> None:
+        """A typed beat that carries the detail, entered as the evidence mode says."""
+        template, detail, mode = self.template, self.detail, self.evidence.mode
+        primary = not self.primary_done
+        self.primary_done = True
+        if mode == "typed":
+            self.type_text(template.render(text, detail))
+        elif mode == "reformatted":
+            self.type_text(template.render(text, detail, template.alternate(detail)))
+        elif mode == "corrected":
+            if primary:
+                self.correct(template.render(text, self.evidence.wrong), template.render(text, detail))
+            else:
+                self.type_text(template.render(text, detail))
+        elif primary or text in ("{d}", "{dl}"):  # selected: a field the value is picked for
+            self.pick(template.picker, detail, template.options(detail))
+        else:  # selected: free text refers to the picked value without spelling it
+            self.type_text(template.render(text, detail, template.neutral))
 
     def beat(self, beat: tuple) -> None:
         kind = beat[0]
         if kind == "open":
             self.open_app(beat[1])
+        elif kind == "type" and _carries_detail(beat):
+            self.detail_beat(beat[1])
         elif kind == "type":
             self.type_text(self.template.render(beat[1], self.detail))
+        elif kind == "distract":
+            self.scroll_past(*beat[1:])
         elif kind in ("hotkey", "press"):
             self.add(kind, {"keys": self.keys(beat[1])})
         else:  # pragma: no cover - templates are data of this package
@@ -235,15 +380,31 @@ def build_trajectory(
     rng: random.Random,
     cycle: FillerCycle,
     flags: dict | None = None,
+    evidence: Evidence = Evidence(),
 ) -> Trajectory:
     """Build a trajectory of ``n_steps`` steps (more if the detail beats need more).
 
+    ``evidence`` says how the detail is entered (see the module docstring).
     ``flags`` may ask for a step without screenshot (``{"no_screenshot": k}``)
     or without timestamp (``{"no_timestamp": k}``) at step ``k``.
     """
-    builder = _Builder(steps_id, template, detail, os_name, resolution, start_us, rng, dict(flags or {}))
+    if evidence.mode not in template.modes:
+        raise ValueError(f"task {template.document!r} does not support the {evidence.mode!r} evidence mode")
+    builder = _Builder(steps_id, template, detail, evidence, os_name, resolution, start_us, rng, dict(flags or {}))
     beats = _select_beats(template, n_steps)
-    core = sum(_beat_length(beat) for beat in beats)
+    if evidence.distractor is not None:
+        # the reference document is read early, before the detail is entered
+        beats.insert(1, ("distract", distractor_title(template), distractor_lines(template, evidence.distractor)))
+    lengths, seen_primary = [], False
+    for beat in beats:
+        if beat[0] == "distract":
+            lengths.append(4)
+        elif _carries_detail(beat):
+            lengths.append(_mode_length(beat, evidence.mode, not seen_primary))
+            seen_primary = True
+        else:
+            lengths.append(_beat_length(beat))
+    core = sum(lengths)
     n_fill = max(0, n_steps - core)
     # draw the fillers first (whole units: a held key takes three steps), then
     # scatter them over the gaps after each beat (none before the first beat)
@@ -262,4 +423,19 @@ def build_trajectory(
         for kind, missing_value in gap:
             builder.filler(kind, missing_value)
     applications = tuple(application_name(app, os_name) for app in template.applications)
-    return Trajectory(builder.steps, builder.frames, builder.typed, applications)
+    return Trajectory(builder.steps, builder.frames, builder.typed, applications, builder.states,
+                      builder.overlays, evidence)
+
+
+def distractor_title(template: TaskTemplate) -> str:
+    """Title of the reference document a trajectory scrolls past."""
+    return f"notes_{template.detail_kind.replace(' ', '_')}.txt"
+
+
+def distractor_lines(template: TaskTemplate, value: str) -> tuple[str, ...]:
+    """Lines of the reference document: they mention ``value``, a sibling's detail."""
+    return (
+        f"Last time the {template.detail_kind} was {value}.",
+        "Check the current request before changing anything.",
+        f"Archived request: {template.render(template.instruction, value)}",
+    )
