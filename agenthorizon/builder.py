@@ -18,16 +18,13 @@ directly and runs ``download_and_prepare`` / ``as_dataset``, returning what
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import os
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 import datasets
+import pyarrow as pa
 from datasets.exceptions import DatasetGenerationError
 
 from agenthorizon.labels import manifest_sha256
@@ -41,8 +38,6 @@ from agenthorizon.schema import (
     DEV_GROUPS,
     HIDDEN_FIELDS,
     SPLIT_NAME,
-    json_relpath,
-    markdown_relpath,
 )
 from agenthorizon.source import (
     IMAGE_MODES,
@@ -50,16 +45,13 @@ from agenthorizon.source import (
     load_dev_set,
     local_root,
     read_labels,
-    read_trajectory,
     resolve_release,
-    screenshot_path,
 )
+from agenthorizon.rows import FLOAT_PARAMETERS, STRING_PARAMETERS, build_table
 from agenthorizon.splits import select_config
 
-__all__ = ["AgentHorizon", "AgentHorizonConfig", "features", "load_dataset"]
+__all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError", "features", "load_dataset"]
 
-_FLOAT_PARAMETERS = ("x", "y", "start_x", "start_y", "end_x", "end_y", "amount", "duration_s")
-_STRING_PARAMETERS = ("button", "text", "key", "direction")
 
 _DESCRIPTION = (
     "AgentHorizon: long desktop trajectories of computer-use agents with paired "
@@ -68,9 +60,9 @@ _DESCRIPTION = (
 )
 _HOMEPAGE = f"https://huggingface.co/datasets/{DEFAULT_HUB_REPO}"
 
-# Threads overlap file reads with JSON parsing; more than a few buys nothing
-# on the GIL-bound parse.
-_READ_THREADS = 4
+# Items per Arrow table: large enough that per-table conversion costs vanish,
+# small enough to keep a batch's Python objects (about 130 steps an item) small.
+_BATCH_ITEMS = 128
 
 
 def features(images: str | None = "lazy") -> datasets.Features:
@@ -89,8 +81,8 @@ def features(images: str | None = "lazy") -> datasets.Features:
     step = {
         "step_id": int32,
         "action_type": string,
-        **{name: datasets.Value("float64") for name in _FLOAT_PARAMETERS},
-        **{name: string for name in _STRING_PARAMETERS},
+        **{name: datasets.Value("float64") for name in FLOAT_PARAMETERS},
+        **{name: string for name in STRING_PARAMETERS},
         "num_clicks": int32,
         "keys": datasets.List(string),
         "parameters": string,
@@ -169,15 +161,41 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 
 def _code_hash() -> str:
     """Hash of the code that writes rows: a changed builder never reuses an old cache."""
-    from agenthorizon import source
+    from agenthorizon import rows, source
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(Path(source.__file__).read_bytes())
+    for module in (rows, source):
+        digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
+
+
+class ReleaseError(DatasetGenerationError):
+    """A bad release file met while building, carried out of ``datasets``' workers.
+
+    ``datasets`` wraps every generation error in a generic
+    ``DatasetGenerationError`` and, with ``num_proc > 1``, loses the original
+    when the error crosses the process boundary. This subclass keeps it in
+    ``original`` (and survives pickling), so :func:`load_dataset` can raise the
+    ``ValueError`` / ``FileNotFoundError`` that names the file and label row.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.original,))
 
 
 class AgentHorizon(datasets.GeneratorBasedBuilder):
     """AgentHorizon as a ``datasets`` builder; ``data_dir`` is the release root.
+
+    The Arrow cache is written column-wise: :meth:`_generate_tables` builds a
+    ``pyarrow`` table per batch of items, and ``_prepare_split_single`` writes
+    those tables the way ``datasets.ArrowBasedBuilder`` does, skipping the
+    per-example Python encoding of a generator builder (the steps of the
+    release number about 176,000). :meth:`_generate_examples`, which
+    ``datasets`` uses for streaming, yields the rows of the same tables.
 
     >>> builder = AgentHorizon(config_name="AH", data_dir="/path/to/release")  # doctest: +SKIP
     >>> builder.download_and_prepare()  # doctest: +SKIP
@@ -216,182 +234,58 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
         root = local_root(self.config.data_dir)
         # Checked here rather than while generating: datasets wraps generation
         # errors in a generic DatasetGenerationError.
+        rows = read_labels(root)
         expected = self.config.label_manifest_sha256
         if expected is not None:
-            actual = manifest_sha256(read_labels(root))
+            actual = manifest_sha256(rows)
             if actual != expected:
                 raise ValueError(
                     f"the label files under {root} have manifest sha256 {actual}, expected {expected}; "
                     "they changed since this builder was configured"
                 )
-        return [datasets.SplitGenerator(name=SPLIT_NAME, gen_kwargs={"root": str(root)})]
-
-    def _generate_examples(self, root: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        release = Path(root)
-        rows = read_labels(release)
         dev = load_dev_set(rows, dev_groups=self.config.dev_groups, dev_manifest=self.config.dev_manifest)
         selected = select_config(annotate(rows, dev), self.config.name, dev, exclude_dev=self.config.exclude_dev)
-        for row, example in zip(selected, _read_ahead(release, selected, self.config.images)):
-            yield row["trajectory_id"], example
+        # The items are a list so that datasets can split them, in order, into
+        # contiguous runs across `num_proc` jobs (and streaming workers).
+        return [datasets.SplitGenerator(name=SPLIT_NAME, gen_kwargs={"root": str(root), "items": selected})]
 
+    def _generate_tables(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, pa.Table]]:
+        """Tables of at most ``_BATCH_ITEMS`` rows each, in the order of ``items``."""
+        schema = self.info.features.arrow_schema
+        for start in range(0, len(items), _BATCH_ITEMS):
+            yield start, build_table(root, items[start : start + _BATCH_ITEMS], schema)
 
-def _read_ahead(root: Path, rows: list[dict[str, Any]], images: str | None) -> Iterator[dict[str, Any]]:
-    """Rows built in a few threads, yielded in order, at most a window ahead.
+    def _generate_examples(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+        for _, table in self._generate_tables(root, items):
+            for row in table.to_pylist():
+                yield row["trajectory_id"], row
 
-    Reading and parsing the trajectory files is the cost of a build; threads
-    overlap the reads. The window bounds memory (``Executor.map`` would queue
-    the whole release) and, on an error, the work left to finish.
-    """
-    window = 4 * _READ_THREADS
-    with ThreadPoolExecutor(max_workers=_READ_THREADS) as pool:
-        pending: deque[Future] = deque()
+    def _prepare_split_single(
+        self,
+        gen_kwargs: dict[str, Any],
+        fpath: str,
+        file_format: str,
+        max_shard_size: int,
+        split_info: datasets.SplitInfo,
+        job_id: int,
+    ) -> Iterator[tuple[int, bool, Any]]:
+        # ArrowBasedBuilder's writer loop takes whole tables (write_table)
+        # where GeneratorBasedBuilder's encodes and writes one example at a
+        # time; split_info is only used by the latter's progress bar.
+        del split_info
         try:
-            for row in rows:
-                pending.append(pool.submit(build_example, root, row, images))
-                if len(pending) >= window:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for future in pending:
-                future.cancel()
-
-
-# --- one row ------------------------------------------------------------------------------
-
-
-def build_example(root: Path, label_row: Mapping[str, Any], images: str | None = "lazy") -> dict[str, Any]:
-    """The dataset row of one label row: label fields + its trajectory files.
-
-    ``label_row`` carries the seven label fields, ``difficulty``,
-    ``pair_group_id``, ``in_dev`` and ``location`` (``file:line``, used in
-    errors). ``images`` selects the storage form of ``screenshots``: Image
-    storage dicts for ``"lazy"``/``"eager"``, path strings otherwise. Raises ``FileNotFoundError`` / ``ValueError`` naming the json file
-    and the label row for a missing or invalid trajectory.
-    """
-    trajectory_id = label_row["trajectory_id"]
-    where = f"label row {label_row.get('location', trajectory_id)}"
-    json_path = root / json_relpath(trajectory_id)
-    trajectory = read_trajectory(json_path, where)
-    task = trajectory["task"]
-    environment = trajectory.get("environment")
-    if environment is None:
-        environment = {}
-    elif not isinstance(environment, dict):
-        raise ValueError(f"{json_path} ({where}): 'environment' must be an object")
-    steps: list[dict[str, Any]] = []
-    screenshots: list[dict[str, Any] | None] = []
-    root_text, json_text = str(root), str(json_path)
-    as_images = images in ("lazy", "eager")
-    for index, step in enumerate(trajectory["steps"]):
-        flat = _flat_step(step, index, root_text, json_text, where)
-        steps.append(flat)
-        # Already in Image's storage form ({"bytes", "path"}), so datasets sees
-        # the list needs no encoding and skips a per-step encode_example.
-        path = flat["screenshot"]
-        screenshots.append(path if path is None or not as_images else {"bytes": None, "path": path})
-    markdown_path = root / markdown_relpath(trajectory_id)
-    try:
-        markdown = markdown_path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        from agenthorizon.render import to_markdown  # rendering is only needed for incomplete releases
-
-        markdown = to_markdown(trajectory)
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{markdown_path} ({where}): not UTF-8 text ({error.reason})") from None
-    return {
-        "trajectory_id": trajectory_id,
-        "instruction": task["instruction"],
-        "label": label_row["label"],
-        "mistake_type": label_row["mistake_type"],
-        "instruction_id": label_row["instruction_id"],
-        "instruction_source": label_row["instruction_source"],
-        "steps_id": label_row["steps_id"],
-        "steps_source": label_row["steps_source"],
-        "pair_group_id": label_row["pair_group_id"],
-        "difficulty": label_row["difficulty"],
-        "in_dev": bool(label_row["in_dev"]),
-        "category": _optional_str(task, "category", json_path, where),
-        "subcategory": _optional_str(task, "subcategory", json_path, where),
-        "task_type": _optional_str(task, "task_type", json_path, where),
-        "applications": _string_list(task.get("applications"), "task.applications", json_path, where) or [],
-        "os": _optional_str(environment, "os", json_path, where),
-        "screen_resolution": _resolution(environment.get("screen_resolution"), json_path, where),
-        "num_steps": len(steps),
-        "steps": steps,
-        "screenshots": screenshots,
-        "markdown": markdown,
-    }
-
-
-def _flat_step(step: Any, index: int, root: str, json_path: str, where: str) -> dict[str, Any]:
-    # This runs once per step of the release (about 170,000 for `all`), so
-    # checks are plain type tests and messages are built only on error.
-    if type(step) is not dict:
-        raise ValueError(f"{json_path} ({where}) step {index}: expected a step object, got {type(step).__name__}")
-    step_id = step.get("step_id")
-    if type(step_id) is not int:
-        raise ValueError(f"{json_path} ({where}) step {index}: step_id is {step_id!r}; expected an integer")
-    action = step.get("action")
-    if type(action) is not dict or type(action.get("type")) is not str:
-        raise ValueError(f"{json_path} ({where}) step {index}: expected an action object with a string 'type'")
-    parameters = action.get("parameters")
-    if parameters is None:
-        parameters = {}
-    elif type(parameters) is not dict:
-        raise ValueError(f"{json_path} ({where}) step {index}: action parameters must be an object")
-    timestamp = step.get("timestamp_us")
-    if timestamp is not None and type(timestamp) is not int:
-        raise ValueError(f"{json_path} ({where}) step {index}: timestamp_us is {timestamp!r}; expected an integer")
-    reference = step.get("screenshot")
-    flat: dict[str, Any] = {"step_id": step_id, "action_type": action["type"]}
-    # Typed columns make actions queryable; values of an unexpected type stay
-    # out of them but survive in the lossless ``parameters`` JSON.
-    for name in _FLOAT_PARAMETERS:
-        value = parameters.get(name)
-        flat[name] = float(value) if type(value) in (int, float) and math.isfinite(value) else None
-    for name in _STRING_PARAMETERS:
-        value = parameters.get(name)
-        flat[name] = value if type(value) is str else None
-    clicks = parameters.get("num_clicks")
-    flat["num_clicks"] = clicks if type(clicks) is int else None
-    keys = parameters.get("keys")
-    flat["keys"] = keys if type(keys) is list and all(type(k) is str for k in keys) else None
-    # Default arguments keep json's cached C encoder (any option builds a new
-    # encoder per call); \u escapes are lossless.
-    flat["parameters"] = json.dumps(parameters)
-    flat["timestamp_us"] = timestamp
-    flat["screenshot"] = (
-        None if reference is None else screenshot_path(root, json_path, reference, f"{json_path} ({where}) step {index}")
-    )
-    return flat
-
-
-def _optional_str(mapping: Mapping[str, Any], key: str, json_path: Path, where: str) -> str | None:
-    value = mapping.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{json_path} ({where}): {key} is {value!r}; expected a string")
-    return value
-
-
-def _string_list(value: Any, name: str, json_path: Path, where: str) -> list[str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{json_path} ({where}): {name} must be a list of strings")
-    return value
-
-
-def _resolution(value: Any, json_path: Path, where: str) -> list[int] | None:
-    if value is None:
-        return None
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise ValueError(f"{json_path} ({where}): environment.screen_resolution must be [width, height] integers")
-    return value
+            yield from datasets.ArrowBasedBuilder._prepare_split_single(
+                self,
+                gen_kwargs=gen_kwargs,
+                fpath=fpath,
+                file_format=file_format,
+                max_shard_size=max_shard_size,
+                job_id=job_id,
+            )
+        except DatasetGenerationError as error:
+            if isinstance(error.__cause__, (ValueError, FileNotFoundError)):
+                raise ReleaseError(error.__cause__) from error.__cause__
+            raise
 
 
 # --- load_dataset -----------------------------------------------------------------------------
@@ -428,6 +322,7 @@ def load_dataset(
     cache_dir: str | os.PathLike[str] | None = None,
     revision: str | None = None,
     token: str | bool | None = None,
+    num_proc: int | None = None,
 ) -> datasets.DatasetDict | datasets.Dataset:
     """Load a config of AgentHorizon as ``datasets.load_dataset`` would.
 
@@ -447,6 +342,11 @@ def load_dataset(
             (paths, and no media fetched from the Hub).
         cache_dir: the datasets cache (Hub files go under ``cache_dir/hub``).
         revision, token: for Hub repos.
+        num_proc: processes building the Arrow cache (``datasets``' own
+            multiprocessing: the items are split into contiguous runs, one per
+            process, and the shards keep the release order). ``None`` builds in
+            this process; see the "Loading" section of ``docs/performance.md``
+            for when more pays.
 
     The Arrow cache is keyed by release root, config, dev settings, images
     mode, label manifest sha256 and builder code, so loading again reuses it
@@ -494,12 +394,13 @@ def load_dataset(
         **config_kwargs,
     )
     try:
-        builder.download_and_prepare()
+        builder.download_and_prepare(num_proc=num_proc)
     except DatasetGenerationError as error:
         # datasets wraps every generation error in a generic message; our
         # errors already name the file and label row, so surface them as is.
-        if isinstance(error.__cause__, (ValueError, FileNotFoundError)):
-            raise error.__cause__ from None
+        original = error.original if isinstance(error, ReleaseError) else error.__cause__
+        if isinstance(original, (ValueError, FileNotFoundError)):
+            raise original from None
         raise
     dataset = builder.as_dataset(split=SPLIT_NAME)
     if blind:

@@ -48,6 +48,7 @@ __all__ = [
     "read_trajectory",
     "resolve_release",
     "screenshot_path",
+    "screenshot_paths",
 ]
 
 IMAGE_MODES = ("lazy", "paths", "eager", None)
@@ -57,6 +58,11 @@ not fetched at all (paths only, no media downloaded from the Hub)."""
 # owner/name as the Hub spells repo ids: no spaces, no leading dot or slash.
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+# A screenshot reference of the release's own form, ``../media/images/<folder>/step_N.png``,
+# whose folder is one plain name (not "." or "..", no separator or drive): it
+# cannot leave the images directory, so it needs no per-step normalisation.
+_CANONICAL_PREFIX = "../media/images/"
+_CANONICAL_REFERENCE = re.compile(r"\.\./media/images/(?!\.\.?/)[^/\\:]+/step_[0-9]+\.png")
 
 
 def _expected_root_message() -> str:
@@ -214,10 +220,11 @@ def load_references(
 # --- trajectory files ---------------------------------------------------------------
 
 
-def read_trajectory(json_path: Path, where: str) -> dict[str, Any]:
+def read_trajectory(json_path: str | os.PathLike[str], where: str) -> dict[str, Any]:
     """The trajectory object in ``json_path``, checked for the fields rows need."""
     try:
-        raw = json_path.read_bytes()
+        with open(json_path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"{json_path} ({where}): trajectory json not found") from None
     try:
@@ -261,6 +268,42 @@ def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[s
             "expected a path inside the release"
         )
     return path
+
+
+def screenshot_paths(
+    root: str | os.PathLike[str], json_path: str | os.PathLike[str], references: Sequence[Any], at: str
+) -> list[str | None]:
+    """:func:`screenshot_path` of each reference of one trajectory; ``None`` stays ``None``.
+
+    The result, and every error, is the one :func:`screenshot_path` gives
+    (``at`` names the json file; `` step <index>`` is appended in errors), but
+    references of the release's own form ``../media/images/<folder>/step_N.png``
+    are joined to the images directory by concatenation: the images directory
+    is checked against ``root`` once, and such a reference cannot leave it.
+    This runs once per trajectory of a build, over about 130 steps each.
+
+    >>> screenshot_paths("/r", "/r/sandbox/data/jsons/t.json", ["../media/images/s/step_1.png", None], "t.json")
+    ['/r/sandbox/data/media/images/s/step_1.png', None]
+    """
+    root = os.fspath(root)
+    json_path = os.fspath(json_path)
+    images_dir = os.path.normpath(os.path.join(os.path.dirname(json_path), _CANONICAL_PREFIX))
+    present = [reference for reference in references if reference is not None]
+    if (
+        os.path.isabs(json_path)
+        and (images_dir + os.sep).startswith(root + os.sep)
+        and set(map(type, present)) <= {str}
+        and all(map(_CANONICAL_REFERENCE.fullmatch, present))
+    ):
+        cut = len(_CANONICAL_PREFIX)
+        prefix = images_dir + os.sep
+        if os.sep == "/":
+            return [None if reference is None else prefix + reference[cut:] for reference in references]
+        return [None if reference is None else prefix + reference[cut:].replace("/", os.sep) for reference in references]
+    return [
+        None if reference is None else screenshot_path(root, json_path, reference, f"{at} step {index}")
+        for index, reference in enumerate(references)
+    ]
 
 
 def hub_patterns(rows: Sequence[dict[str, str]], *, images: str | None = "lazy") -> list[str]:

@@ -261,13 +261,13 @@ def test_arrow_cache_holds_paths_never_pixels(tiny_root, datasets_cache):
 @pytest.fixture()
 def generation_count(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    real = AgentHorizon._generate_examples
+    real = AgentHorizon._generate_tables
 
     def counting(self, **kwargs):
         calls.append(self.config.name)
         yield from real(self, **kwargs)
 
-    monkeypatch.setattr(AgentHorizon, "_generate_examples", counting)
+    monkeypatch.setattr(AgentHorizon, "_generate_tables", counting)
     return calls
 
 
@@ -375,3 +375,141 @@ def test_loading_script_exposes_the_same_builder(tiny_root, datasets_cache, monk
     builder.download_and_prepare()
     ds = builder.as_dataset(split="test")
     assert ds["trajectory_id"] == _label_ids(tiny_root, LABEL_FILE_EASY)
+
+
+# --- the column-wise table writer ---------------------------------------------------------------------
+
+
+def _reference_step(raw: dict, json_dir: Path) -> dict:
+    """A step's row fields computed straight from its json, as docs/architecture.md defines them."""
+    parameters = raw["action"].get("parameters") or {}
+
+    def number(name):
+        value = parameters.get(name)
+        ok = type(value) in (int, float) and value == value and abs(value) != float("inf")
+        return float(value) if ok else None
+
+    def text(name):
+        value = parameters.get(name)
+        return value if type(value) is str else None
+
+    keys, clicks = parameters.get("keys"), parameters.get("num_clicks")
+    return {
+        "step_id": raw["step_id"],
+        "action_type": raw["action"]["type"],
+        **{name: number(name) for name in ("x", "y", "start_x", "start_y", "end_x", "end_y", "amount", "duration_s")},
+        **{name: text(name) for name in ("button", "text", "key", "direction")},
+        "num_clicks": clicks if type(clicks) is int else None,
+        "keys": keys if type(keys) is list and all(type(k) is str for k in keys) else None,
+        "parameters": json.dumps(parameters),
+        "timestamp_us": raw.get("timestamp_us"),
+        "screenshot": os.path.normpath(json_dir / raw["screenshot"]) if "screenshot" in raw else None,
+    }
+
+
+def test_every_step_of_every_row_equals_an_independent_reading_of_its_json(small_root, datasets_cache):
+    ds = _load(small_root, datasets_cache, "all", images="paths")
+    json_dir = small_root / json_relpath("x").rsplit("/", 1)[0]
+    assert ds["trajectory_id"] == _label_ids(small_root, LABEL_FILE_HARD) + _label_ids(small_root, LABEL_FILE_EASY)
+    checked = 0
+    for row in ds:
+        trajectory = json.loads((small_root / json_relpath(row["trajectory_id"])).read_text(encoding="utf-8"))
+        expected = [_reference_step(raw, json_dir) for raw in trajectory["steps"]]
+        assert row["steps"] == expected, row["trajectory_id"]
+        assert row["screenshots"] == [step["screenshot"] for step in expected]
+        checked += len(expected)
+    assert checked > 1000
+
+
+def test_streaming_rows_equal_the_written_rows(tiny_root, datasets_cache):
+    built = _load(tiny_root, datasets_cache, "all", images="paths")
+    builder = AgentHorizon(cache_dir=str(datasets_cache), config_name="all", data_dir=str(tiny_root), images="paths")
+    streamed = list(builder.as_streaming_dataset(split="test"))  # datasets streams via _generate_examples
+    assert streamed == list(built)
+
+
+def test_parameters_of_unexpected_types_stay_out_of_typed_columns_but_survive(tiny_copy, datasets_cache):
+    _, path = _first_json(tiny_copy)
+    trajectory = json.loads(path.read_text(encoding="utf-8"))
+    odd = [
+        {"x": True, "y": 10**400, "button": 3, "num_clicks": 2**40, "keys": ["ctrl", 1]},
+        {"x": float("nan"), "y": 2**60 + 1, "text": None, "num_clicks": 2.0, "keys": ["ctrl", None]},
+        {"region": [{"x": 1}, {"y": 2}], "amount": -3},  # nested objects: the one-call encoding falls back
+    ]
+    for step, parameters in zip(trajectory["steps"], odd):
+        step["action"]["parameters"] = parameters
+    path.write_text(json.dumps(trajectory), encoding="utf-8")
+    steps = _load(tiny_copy, datasets_cache, images="paths")[0]["steps"]
+    assert [json.loads(step["parameters"], parse_constant=str) for step in steps[:3]] == json.loads(
+        json.dumps(odd), parse_constant=str
+    )
+    assert [(s["x"], s["y"], s["button"], s["num_clicks"], s["keys"]) for s in steps[:2]] == [
+        (None, None, None, None, None),
+        (None, float(2**60 + 1), None, None, None),
+    ]
+    assert steps[2]["amount"] == -3.0 and steps[2]["x"] is None
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda steps: steps[2].update(step_id="2"), r"step 2: step_id is '2'; expected an integer"),
+        (lambda steps: steps[1].update(step_id=2**40), r"step 1: step_id is 1099511627776; expected a 32-bit integer"),
+        (lambda steps: steps[3]["action"].pop("type"), r"step 3: expected an action object with a string 'type'"),
+        (lambda steps: steps[1]["action"].update(parameters=[1]), r"step 1: action parameters must be an object"),
+        (lambda steps: steps[2].update(timestamp_us=1.5), r"step 2: timestamp_us is 1.5; expected a 64-bit integer"),
+        (lambda steps: steps.insert(1, "click"), r"step 1: expected a step object, got str"),
+        # the first bad step is named, whatever its kind of problem
+        (lambda steps: (steps[3].update(step_id=None), steps[1].update(screenshot="/etc/x.png")), r"step 1: screenshot"),
+    ],
+)
+def test_an_invalid_step_names_the_file_label_row_and_first_bad_step(tiny_copy, datasets_cache, change, message):
+    _, path = _first_json(tiny_copy)
+    trajectory = json.loads(path.read_text(encoding="utf-8"))
+    change(trajectory["steps"])
+    path.write_text(json.dumps(trajectory), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{path} \(label row AgentHorizon\.jsonl:1\) {message}"):
+        _load(tiny_copy, datasets_cache)
+
+
+def test_multiprocess_build_gives_the_same_rows_in_release_order_and_the_same_errors(small_root, tiny_copy, datasets_cache):
+    one = _load(small_root, datasets_cache / "one", "all", images="paths")
+    two = _load(small_root, datasets_cache / "two", "all", images="paths", num_proc=2)
+    assert len(two.cache_files) == 2  # one shard per process ...
+    assert two.data.table.equals(one.data.table)  # ... concatenated in release order
+    _, path = _first_json(tiny_copy)
+    path.unlink()  # the error crosses the process boundary with its message
+    with pytest.raises(FileNotFoundError, match=rf"{path} \(label row AgentHorizon\.jsonl:1\): trajectory json not found"):
+        _load(tiny_copy, datasets_cache, "all", num_proc=2)
+
+
+def test_screenshot_paths_equal_the_per_reference_guard(tmp_path):
+    from agenthorizon.source import screenshot_path, screenshot_paths
+
+    root = str(tmp_path / "release")
+    json_path = f"{root}/sandbox/data/jsons/t.json"
+    references = [
+        "../media/images/abc/step_1.png",  # the release's own form (joined without normalising)
+        None,
+        "../media/images/a b/step_12.png",
+        "../media/images/../images/abc/step_2.png",
+        "../media/images/abc/./step_3.png",
+        "../../data/media/images/abc/step_4.png",
+        "../media/images/..../step_5.png",
+        "./x.png",
+    ]
+    expected = [None if r is None else screenshot_path(root, json_path, r, "t") for r in references]
+    assert screenshot_paths(root, json_path, references, "t") == expected
+    assert expected[0] == f"{root}/sandbox/data/media/images/abc/step_1.png"
+    for bad, message in (("../media/images/../../../../../x.png", "escapes the release root"), ("/x.png", "is absolute")):
+        with pytest.raises(ValueError, match=f"t step 1: screenshot path .* {message}"):
+            screenshot_paths(root, json_path, ["../media/images/abc/step_1.png", bad], "t")
+
+
+def test_encode_each_equals_json_dumps_of_each_object():
+    from agenthorizon.rows import encode_each
+
+    objects = [{"x": 1, "keys": ["a"]}, {}, {"text": "}\x1f{ and }, {"}, {"n": [{"a": 1}, {"b": None}]}, {"f": 2.5e-07}]
+    assert encode_each(objects) == [json.dumps(o) for o in objects]
+    assert encode_each(objects[:3]) == [json.dumps(o) for o in objects[:3]]
+    assert encode_each([]) == []
