@@ -15,6 +15,12 @@ until someone decides otherwise here. Two further guards:
 
 This module does no I/O when building an input; :class:`BlindScreenshots` reads
 a file only when one of its items is accessed.
+
+Building is cheap because the runner builds one input per item on its event
+loop: every row is validated and filtered when the input is built (so bad rows
+fail there, naming the item, and the input holds no hidden data from the
+start), but the release-shaped step records of :attr:`JudgeInput.steps` are
+assembled from the filtered columns only when a judge first reads them.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterator
 
 from agenthorizon.schema import HIDDEN_FIELDS, screenshot_filename
 
-__all__ = ["JudgeInput", "BlindScreenshots", "build_judge_input", "strip_hidden"]
+__all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "strip_hidden"]
 
 _HIDDEN = frozenset(HIDDEN_FIELDS)
+# How a hidden key looks inside JSON text; "\\u" because an escape can spell one.
+_HIDDEN_IN_JSON = (*(f'"{name}"' for name in HIDDEN_FIELDS), "\\u")
 
 # Flat step columns of a dataset row that hold action parameters; used only
 # when a row lacks the lossless ``parameters`` JSON.
@@ -184,10 +193,27 @@ class BlindScreenshots(Sequence):
 
 
 @dataclass(frozen=True)
+class StepColumns:
+    """The blind step data of one trajectory, column by column (one entry per step).
+
+    What :attr:`JudgeInput.steps` is assembled from: ``step_ids`` (0-based
+    ints), ``action_types``, ``parameters`` (decoded JSON objects with every
+    hidden key already removed) and ``timestamps_us`` (int or ``None``). Built
+    only by :func:`build_judge_input`.
+    """
+
+    step_ids: tuple[int, ...]
+    action_types: tuple[str, ...]
+    parameters: tuple[dict[str, Any], ...]
+    timestamps_us: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
 class JudgeInput:
     """Everything a judge may see about one benchmark item, and nothing else.
 
-    ``steps`` are release-shaped step records::
+    ``steps`` (assembled on first access, then cached) are release-shaped step
+    records::
 
         {"step_id": 0, "action": {"type": "click", "parameters": {...}},
          "timestamp_us": 1200 or None, "screenshot": "../media/images/<trajectory_id>/step_1.png" or None}
@@ -196,19 +222,39 @@ class JudgeInput:
     the steps-id folder to ``../media/images/<trajectory_id>/``.
     ``environment`` holds ``os`` and ``screen_resolution``; ``task`` holds
     ``category``, ``subcategory``, ``task_type`` and ``applications``.
+    ``step_columns`` is the already filtered data ``steps`` is made from; two
+    inputs are equal when their ids, texts, environment, task and step data are.
     """
 
     trajectory_id: str
     instruction: str
-    steps: tuple[Mapping[str, Any], ...]
     markdown: str
     screenshots: BlindScreenshots = field(repr=True, compare=False)
+    step_columns: StepColumns = field(repr=False)
     environment: Mapping[str, Any] = field(default_factory=dict)
     task: Mapping[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def steps(self) -> tuple[Mapping[str, Any], ...]:
+        """The release-shaped step records (see the class docstring), built once on first access."""
+        columns = self.step_columns
+        folder = f"{_IMAGE_PREFIX}{self.trajectory_id}/"
+        present = set(self.screenshots.present)
+        return tuple(
+            {
+                "step_id": step_id,
+                "action": {"type": action_type, "parameters": parameters},
+                "timestamp_us": timestamp_us,
+                "screenshot": folder + screenshot_filename(step_id) if index in present else None,
+            }
+            for index, (step_id, action_type, parameters, timestamp_us) in enumerate(
+                zip(columns.step_ids, columns.action_types, columns.parameters, columns.timestamps_us)
+            )
+        )
+
     @property
     def num_steps(self) -> int:
-        return len(self.steps)
+        return len(self.step_columns.step_ids)
 
     def trajectory_json(self) -> dict[str, Any]:
         """The trajectory in the release's JSON shape (``data/jsons/<id>.json``), null keys dropped."""
@@ -233,11 +279,11 @@ class JudgeInput:
 
     def typed_text(self) -> list[str]:
         """The text of every ``type`` action, in step order."""
+        columns = self.step_columns
         texts = []
-        for step in self.steps:
-            action = step["action"]
-            if action.get("type") == "type":
-                text = action.get("parameters", {}).get("text")
+        for action_type, parameters in zip(columns.action_types, columns.parameters):
+            if action_type == "type":
+                text = parameters.get("text")
                 if isinstance(text, str):
                     texts.append(text)
         return texts
@@ -275,10 +321,6 @@ def _repoint_images(markdown: str, trajectory_id: str) -> str:
     return markdown
 
 
-def _blind_ref(trajectory_id: str, step_id: int) -> str:
-    return f"../media/images/{trajectory_id}/{screenshot_filename(step_id)}"
-
-
 def _step_parameters(step: Mapping[str, Any], where: str) -> dict[str, Any]:
     raw = step.get("parameters")
     if isinstance(raw, str):
@@ -307,17 +349,16 @@ def _all_parameters(raw_steps: Sequence[Mapping[str, Any]], where: str) -> list[
     path, whose errors name the step.
     """
     texts = [step.get("parameters") for step in raw_steps]
-    if texts and all(type(text) is str for text in texts):
-        joined = "[" + ",".join(texts) + "]"
-        try:
-            decoded = json.loads(joined)
-        except json.JSONDecodeError:
-            decoded = None
-        # A text such as '{"a": 1}, {"b": 2}' would add items: then the count differs.
-        if decoded is not None and len(decoded) == len(texts) and all(type(p) is dict for p in decoded):
-            if any(f'"{name}"' in joined for name in _HIDDEN):
-                return [strip_hidden(p) for p in decoded]
-            return decoded  # no hidden key anywhere in the text: nothing to strip
+    try:
+        joined = "[" + ",".join(texts) + "]"  # TypeError unless every step has a JSON text
+        decoded = json.loads(joined)
+    except (TypeError, json.JSONDecodeError):
+        decoded = None
+    # A text such as '{"a": 1}, {"b": 2}' would add items: then the count differs.
+    if decoded is not None and len(decoded) == len(texts) and all(type(p) is dict for p in decoded):
+        if any(marker in joined for marker in _HIDDEN_IN_JSON):
+            return [strip_hidden(p) for p in decoded]
+        return decoded  # no hidden key anywhere in the text: nothing to strip
     return [_step_parameters(step, f"{where}, step {index}") for index, step in enumerate(raw_steps)]
 
 
@@ -332,6 +373,26 @@ def _screenshot_sources(row: Mapping[str, Any], steps: Sequence[Mapping[str, Any
         if len(images) == len(steps):
             return [str(x) if hasattr(x, "__fspath__") else x for x in images]
     return [step.get("screenshot") for step in steps]
+
+
+def _step_id(raw: Mapping[str, Any], index: int, where: str) -> int:
+    """A step's id (its position when the row has none), checked to be an integer."""
+    step_id = raw.get("step_id")
+    if step_id is None:
+        return index
+    if isinstance(step_id, bool) or not isinstance(step_id, int):
+        raise ValueError(f"{where}, step {index}: step_id must be an integer, got {step_id!r}")
+    return int(step_id)
+
+
+def _action_type(raw: Mapping[str, Any], where: str) -> str:
+    """A step's action type, from a row step (``action_type``) or a release step (``action.type``)."""
+    action_type = raw.get("action_type")
+    if action_type is None and isinstance(raw.get("action"), Mapping):
+        action_type = raw["action"].get("type")
+    if not isinstance(action_type, str):
+        raise ValueError(f"{where}: missing action type")
+    return action_type
 
 
 def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
@@ -368,33 +429,26 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
             f"{where}: field 'steps' must be a list of step records, got {type(raw_steps).__name__}"
         )
 
-    for index, raw in enumerate(raw_steps):
-        if type(raw) is not dict and not isinstance(raw, Mapping):
-            raise ValueError(f"{where}, step {index}: expected a mapping, got {type(raw).__name__}")
-    steps = []
-    for index, (raw, parameters) in enumerate(zip(raw_steps, _all_parameters(raw_steps, where))):
-        action_type = raw.get("action_type")
-        if action_type is None and isinstance(raw.get("action"), Mapping):
-            action_type = raw["action"].get("type")
-        if not isinstance(action_type, str):
-            raise ValueError(f"{where}, step {index}: missing action type")
-        steps.append(
-            {
-                "step_id": raw.get("step_id", index),
-                "action": {"type": action_type, "parameters": parameters},
-                "timestamp_us": raw.get("timestamp_us"),
-                "screenshot": None,  # filled below once we know which steps have one
-            }
-        )
+    if not all(type(raw) is dict for raw in raw_steps):
+        for index, raw in enumerate(raw_steps):
+            if not isinstance(raw, Mapping):
+                raise ValueError(f"{where}, step {index}: expected a mapping, got {type(raw).__name__}")
+    # Column by column, each a single comprehension: the runner builds one input
+    # per item on its event loop, and per-step Python work is what costs there.
+    step_ids = [raw.get("step_id") for raw in raw_steps]
+    if not all(type(step_id) is int for step_id in step_ids):
+        step_ids = [_step_id(raw, index, where) for index, raw in enumerate(raw_steps)]
+    action_types = [raw.get("action_type") for raw in raw_steps]
+    if not all(type(action_type) is str for action_type in action_types):
+        action_types = [_action_type(raw, f"{where}, step {index}") for index, raw in enumerate(raw_steps)]
+    parameters = _all_parameters(raw_steps, where)
+    timestamps_us = [raw.get("timestamp_us") for raw in raw_steps]
 
     sources = _screenshot_sources(row, raw_steps)
-    if len(sources) != len(steps):
+    if len(sources) != len(raw_steps):
         raise ValueError(
-            f"{where}: {len(sources)} screenshots for {len(steps)} steps; expected one entry per step"
+            f"{where}: {len(sources)} screenshots for {len(raw_steps)} steps; expected one entry per step"
         )
-    for step, source in zip(steps, sources):
-        if source is not None:
-            step["screenshot"] = _blind_ref(trajectory_id, step["step_id"])
 
     markdown = row.get("markdown") or ""
     if not isinstance(markdown, str):
@@ -421,9 +475,9 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
     return JudgeInput(
         trajectory_id=trajectory_id,
         instruction=instruction,
-        steps=tuple(steps),
         markdown=markdown,
         screenshots=BlindScreenshots(sources),
+        step_columns=StepColumns(tuple(step_ids), tuple(action_types), tuple(parameters), tuple(timestamps_us)),
         environment=environment,
         task=task,
     )

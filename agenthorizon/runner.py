@@ -56,6 +56,12 @@ _VERSIONED_PACKAGES = ("agenthorizon", "datasets", "huggingface_hub", "numpy", "
 _IDENTITY_KEYS = ("spec", "model", "prompt_sha256")
 
 
+# Threads writing result files (fsync waits on the disk, not the CPU).
+_WRITE_THREADS = 16
+# asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
+_timeout_scope = getattr(asyncio, "timeout", None)
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -283,11 +289,16 @@ def _result_payload(trajectory_id: str, judge_name: str, output: Any, error: str
 class _Progress:
     """tqdm bar with tokens and cost in its postfix; a no-op when disabled."""
 
+    # tqdm redraws a few times a second; formatting the postfix for every item
+    # would only cost event-loop time.
+    POSTFIX_INTERVAL_S = 0.1
+
     def __init__(self, total: int, initial: int, enabled: bool, description: str) -> None:
         self.tokens = 0
         self.cost = 0.0
         self.errors = 0
         self.bar = None
+        self.postfix_at = 0.0
         if enabled:
             from tqdm.auto import tqdm
 
@@ -299,14 +310,21 @@ class _Progress:
         self.cost += telemetry.get("cost_usd") or 0.0
         self.errors += payload["parse_status"] == STATUS_ERROR
         if self.bar is not None:
-            postfix = {"tokens": f"{self.tokens:,}", "errors": self.errors}
-            if self.cost:
-                postfix["cost"] = f"${self.cost:.2f}"
-            self.bar.set_postfix(postfix, refresh=False)
+            now = time.monotonic()
+            if now - self.postfix_at >= self.POSTFIX_INTERVAL_S:
+                self.postfix_at = now
+                self._set_postfix()
             self.bar.update(1)
+
+    def _set_postfix(self) -> None:
+        postfix = {"tokens": f"{self.tokens:,}", "errors": self.errors}
+        if self.cost:
+            postfix["cost"] = f"${self.cost:.2f}"
+        self.bar.set_postfix(postfix, refresh=False)
 
     def close(self) -> None:
         if self.bar is not None:
+            self._set_postfix()  # the final line shows the final totals
             self.bar.close()
 
 
@@ -331,7 +349,11 @@ async def _judge_item(
                 call = loop.run_in_executor(executor, judge.judge, judge_input)
             else:
                 call = judge.ajudge(judge_input)
-            output = await asyncio.wait_for(call, timeout)
+            if _timeout_scope is None:  # Python 3.10
+                output = await asyncio.wait_for(call, timeout)
+            else:  # no extra task per call, unlike wait_for on a coroutine
+                async with _timeout_scope(timeout):
+                    output = await call
             return output, None, attempt
         except asyncio.TimeoutError:
             failure = f"timed out after {timeout:g} s (attempt {attempt})"
@@ -359,6 +381,7 @@ async def _run_async(
     retries: int,
     backoff_base: float,
     progress: _Progress,
+    statuses: dict[str, str | None],
 ) -> tuple[int, dict[str, str]]:
     from agenthorizon.judge_input import build_judge_input
     from agenthorizon.judges.base import BaseJudge
@@ -377,7 +400,7 @@ async def _run_async(
     # worker hands its result over and takes the next item without waiting, so
     # disk latency never adds to the judge's. At most 2 x concurrency writes
     # are pending, which bounds memory and what a crash can lose.
-    write_pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(concurrency, 16), thread_name_prefix="write")
+    write_pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(concurrency, _WRITE_THREADS), thread_name_prefix="write")
     write_slots = asyncio.Semaphore(2 * concurrency)
     pending: set[asyncio.Future] = set()
     write_failures: list[BaseException] = []
@@ -392,6 +415,7 @@ async def _run_async(
             write_failures.append(future.exception())
             return
         judged += 1
+        statuses[payload["trajectory_id"]] = payload["parse_status"]
         progress.update(payload)
 
     async def worker() -> None:
@@ -443,10 +467,11 @@ async def _run_async(
     return judged, errors
 
 
-def _count(out_dir: Path, selected_ids: Sequence[str]) -> dict[str, int]:
+def _count(statuses: Mapping[str, str | None], selected_ids: Sequence[str]) -> dict[str, int]:
+    """Counts by parse status of the result files of ``selected_ids`` (``None``: missing or unreadable)."""
     counts = {"ok": 0, "invalid": 0, "error": 0, "missing": 0}
     for trajectory_id in selected_ids:
-        status = result_status(out_dir / f"{trajectory_id}.json")
+        status = statuses.get(trajectory_id)
         if status is None:
             counts["missing"] += 1
         elif status == STATUS_OK:
@@ -580,7 +605,10 @@ def run_judge(
     }
     _check_resume(out, record)
 
-    todo = [p for p in positions if result_status(out / f"{ids[p]}.json") in (None, STATUS_ERROR)]
+    # The status of every selected item's file, kept up to date as results are
+    # written, so the final counts need not read every file again.
+    statuses = {ids[p]: result_status(out / f"{ids[p]}.json") for p in positions}
+    todo = [p for p in positions if statuses[ids[p]] in (None, STATUS_ERROR)]
     skipped = len(positions) - len(todo)
     write_json_atomic(out / name, record)  # a record exists even if the run is killed
 
@@ -598,12 +626,13 @@ def run_judge(
                 retries=retries,
                 backoff_base=backoff_base,
                 progress=bar,
+                statuses=statuses,
             )
         )
     finally:
         bar.close()
 
-    counts = _count(out, selected_ids)
+    counts = _count(statuses, selected_ids)
     counts["skipped"] = skipped
     record["finished_at"] = _now()
     record["counts"] = counts

@@ -11,11 +11,15 @@ Also measured in the same run: the same sleeps scheduled by a bare
 ``asyncio`` semaphore loop doing nothing else, and the result files alone
 (``write_json_atomic``: temporary file, fsync, rename) written from a thread
 pool of the same size -- the part of the overhead that is the price of
-crash safety.
+crash safety -- and, as a diagnostic, ``run_judge`` with the result writes
+replaced by a no-op (what the runner costs apart from them). CPU per item is
+the process's user + system time (all threads), steadier than wall time on a
+shared machine.
 
 Rows are synthetic dataset rows with ``--steps`` steps each (default 121, the
 release's median), so building inputs costs what it costs on real data; the
-stub never opens a screenshot.
+stub never opens a screenshot (nor reads ``JudgeInput.steps``, which are
+assembled on first access; their cost is printed separately).
 
     .venv/bin/python benchmarks/bench_runner.py            # 1,373 items, 50 ms, concurrency 64
     .venv/bin/python benchmarks/bench_runner.py --n 300 --latency 0.02 --concurrency 16
@@ -25,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
+import os
 import tempfile
 import time
 import uuid
@@ -43,9 +49,29 @@ class AsyncStub(BaseJudge):
     def __init__(self, latency: float) -> None:
         self.latency = latency
 
+    def writes(self):
+        return contextlib.nullcontext()
+
     async def ajudge(self, judge_input):
         await asyncio.sleep(self.latency)
         return JudgeOutput(text=VERDICT, input_tokens=1000, output_tokens=50, latency_s=self.latency)
+
+
+class NoWriteStub(AsyncStub):
+    """The async stub with result files not written: a diagnostic of the overhead left without them."""
+
+    name = "no-writes"
+
+    @contextlib.contextmanager
+    def writes(self):
+        import agenthorizon.runner
+
+        real = agenthorizon.runner.write_json_atomic
+        agenthorizon.runner.write_json_atomic = lambda path, payload: None
+        try:
+            yield
+        finally:
+            agenthorizon.runner.write_json_atomic = real
 
 
 class ThreadStub(BaseJudge):
@@ -53,6 +79,9 @@ class ThreadStub(BaseJudge):
 
     def __init__(self, latency: float) -> None:
         self.latency = latency
+
+    def writes(self):
+        return contextlib.nullcontext()
 
     def judge(self, judge_input):
         time.sleep(self.latency)
@@ -95,8 +124,8 @@ def synthetic_rows(n: int, steps: int) -> list[dict]:
     return rows
 
 
-def writes_alone(n: int, threads: int) -> float:
-    """Time to write n result-sized files with write_json_atomic (fsync + rename) from a thread pool."""
+def writes_alone(n: int, threads: int) -> tuple[float, float]:
+    """Wall and CPU seconds to write n result-sized files with write_json_atomic (fsync + rename) from a thread pool."""
     import concurrent.futures
     from pathlib import Path
 
@@ -105,9 +134,31 @@ def writes_alone(n: int, threads: int) -> float:
     payload = {"trajectory_id": "x", "parse_status": "ok", "verdict": json.loads(VERDICT), "raw_output": VERDICT,
                "error": None, "telemetry": {"input_tokens": 1000, "output_tokens": 50, "latency_s": 0.05}}
     with tempfile.TemporaryDirectory() as out, concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu()
         list(pool.map(lambda i: write_json_atomic(Path(out) / f"{i}.json", payload), range(n)))
-        return time.perf_counter() - started
+        return time.perf_counter() - started, _cpu() - cpu
+
+
+def _cpu() -> float:
+    """CPU seconds of this process (all threads, user + system): less noisy than wall time on a shared machine."""
+    times = os.times()
+    return times.user + times.system
+
+
+def build_cost(rows: list[dict]) -> tuple[float, float]:
+    """Seconds per item (best of 3) to build a JudgeInput, and then to read its steps."""
+    from agenthorizon.judge_input import build_judge_input
+
+    best_build = best_steps = math.inf
+    for _ in range(3):
+        started = time.perf_counter()
+        inputs = [build_judge_input(row) for row in rows]
+        built = time.perf_counter()
+        for judge_input in inputs:
+            judge_input.steps
+        best_build = min(best_build, (built - started) / len(rows))
+        best_steps = min(best_steps, (time.perf_counter() - built) / len(rows))
+    return best_build, best_steps
 
 
 async def bare_schedule(n: int, latency: float, concurrency: int) -> float:
@@ -132,28 +183,37 @@ def main() -> None:
 
     rows = synthetic_rows(args.n, args.steps)
     ideal = math.ceil(args.n / args.concurrency) * args.latency
+    # A first run in a process imports the scoring stack (numpy, ...) once;
+    # warm it up so the timed runs measure the per-run and per-item overhead.
+    with tempfile.TemporaryDirectory() as out:
+        run_judge(AsyncStub(0.0), rows[:8], out, config="all", progress=False)
     bare = asyncio.run(bare_schedule(args.n, args.latency, args.concurrency))
     print(f"{args.n} items, {args.latency * 1000:.0f} ms latency, concurrency {args.concurrency}, "
           f"{args.steps} steps per item")
     print(f"ideal schedule ceil(n/c)*latency: {ideal:.2f} s")
     print(f"bare asyncio semaphore loop:      {bare:.2f} s  ({bare / ideal:.2f}x ideal)")
-    writes = writes_alone(args.n, args.concurrency)
+    build, steps = build_cost(rows)
+    print(f"build_judge_input: {1000 * build:.3f} ms per item; its steps, assembled on first access: "
+          f"{1000 * steps:.3f} ms more (CPU the event loop can spare per item: "
+          f"{1000 * args.latency / args.concurrency:.3f} ms)")
+    writes, writes_cpu = writes_alone(args.n, args.concurrency)
     print(f"{args.n} atomic result writes alone: {writes:.2f} s  ({writes / ideal:.2f}x ideal; "
-          f"{1000 * writes / args.n:.2f} ms per file)")
-    for judge in (AsyncStub(args.latency), ThreadStub(args.latency)):
-        with tempfile.TemporaryDirectory() as out:
-            started = time.perf_counter()
+          f"{1000 * writes / args.n:.2f} ms per file; CPU {1000 * writes_cpu / args.n:.2f} ms per file)")
+    for judge in (AsyncStub(args.latency), ThreadStub(args.latency), NoWriteStub(args.latency)):
+        with tempfile.TemporaryDirectory() as out, judge.writes():
+            started, cpu = time.perf_counter(), _cpu()
             summary = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, _cpu() - cpu
             assert summary.counts["ok"] == args.n, summary.counts
-            # A resumed run over a finished directory judges nothing.
-            started = time.perf_counter()
-            again = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
-            resume = time.perf_counter() - started
-            assert again.judged == 0
-        print(f"run_judge, {judge.name:12s}:       {wall:.2f} s  ({wall / ideal:.2f}x ideal, "
-              f"{wall / bare:.2f}x bare asyncio); resume of the finished run: {resume:.2f} s")
-
+            resume = ""
+            if not isinstance(judge, NoWriteStub):  # without files there is nothing to resume from
+                # A resumed run over a finished directory judges nothing.
+                started = time.perf_counter()
+                again = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
+                resume = f"; resume of the finished run: {time.perf_counter() - started:.2f} s"
+                assert again.judged == 0
+        print(f"run_judge, {judge.name:13s}:      {wall:.2f} s  ({wall / ideal:.2f}x ideal, "
+              f"{wall / bare:.2f}x bare asyncio; CPU {1000 * cpu / args.n:.2f} ms per item){resume}")
 
 if __name__ == "__main__":
     main()
