@@ -72,7 +72,9 @@ def test_judge_input_has_no_hidden_field_or_value(full_rows):
     for row in full_rows:
         judge_input = build_judge_input(row)
         ids, words = secret_values(row)
-        for path, key, text in walk(judge_input):
+        # steps is built lazily from step_columns; walk the built records too.
+        reachable = [*walk(judge_input), *walk(list(judge_input.steps), "input.steps")]
+        for path, key, text in reachable:
             assert key not in HIDDEN_FIELDS, f"{path}: hidden field {key!r} reached the judge input"
             if text is not None:
                 assert_no_ids(text, ids, path)
