@@ -33,15 +33,15 @@ from agenthorizon.schema import (
     CONFIG_AH_D,
     CONFIG_AH_S,
     CONFIG_ALL,
-    CONFIG_NAMES,
     DEFAULT_HUB_REPO,
     DEV_GROUPS,
     HIDDEN_FIELDS,
     SPLIT_NAME,
 )
 from agenthorizon.source import (
-    IMAGE_MODES,
     annotate,
+    check_config,
+    check_images,
     load_dev_set,
     local_root,
     read_labels,
@@ -75,8 +75,7 @@ def features(images: str | None = "lazy") -> datasets.Features:
     ``None`` store ``List(Value("string"))``. Entries are null where a step has
     no screenshot.
     """
-    if images not in IMAGE_MODES:
-        raise ValueError(f"unknown images mode {images!r}; expected one of 'lazy', 'paths', 'eager' or None")
+    check_images(images)
     string, int32 = datasets.Value("string"), datasets.Value("int32")
     step = {
         "step_id": int32,
@@ -151,10 +150,7 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.images not in IMAGE_MODES:
-            raise ValueError(
-                f"unknown images mode {self.images!r}; expected one of 'lazy', 'paths', 'eager' or None"
-            )
+        check_images(self.images)
         if self.name == CONFIG_AH_D and self.exclude_dev:
             raise ValueError("exclude_dev=True removes AH-D items; it cannot be combined with config 'AH-D'")
 
@@ -348,16 +344,36 @@ def load_dataset(
             this process; see the "Loading" section of ``docs/performance.md``
             for when more pays.
 
+    Returns:
+        A ``datasets.DatasetDict`` ``{"test": Dataset}`` (``split=None``) or
+        the ``Dataset`` (``split="test"``): one row per label row of the
+        config, in label-file order, with the fields of ``docs/data.md``.
+
+    Raises:
+        ValueError: an unknown config, split or images mode; ``exclude_dev``
+            with ``"AH-D"``; a bad label row, trajectory json or dev
+            manifest (the message names the file and line or label row).
+        FileNotFoundError: ``path`` is neither a release root nor a
+            fetchable Hub repo, or a file a label row needs is missing.
+
     The Arrow cache is keyed by release root, config, dev settings, images
     mode, label manifest sha256 and builder code, so loading again reuses it
     and a changed release never reuses a stale one.
+
+    Example:
+        >>> import tempfile, agenthorizon
+        >>> root = tempfile.mkdtemp() + "/release"
+        >>> _ = agenthorizon.generate_sample(root, preset="tiny")
+        >>> ds = load_dataset(root, "AH", split="test", cache_dir=tempfile.mkdtemp())  # doctest: +ELLIPSIS
+        >>> len(ds), ds[0]["label"] in ("positive", "negative")
+        (8, True)
+        >>> ds[0]["screenshots"]  # nothing decoded until indexed
+        LazyScreenshots(... steps, ... with a screenshot)
     """
-    if name not in CONFIG_NAMES:
-        raise ValueError(f"unknown config {name!r}; expected one of {', '.join(CONFIG_NAMES)}")
+    check_config(name)
     if split not in (None, SPLIT_NAME):
         raise ValueError(f"unknown split {split!r}; AgentHorizon has the single split {SPLIT_NAME!r}")
-    if images not in IMAGE_MODES:
-        raise ValueError(f"unknown images mode {images!r}; expected one of 'lazy', 'paths', 'eager' or None")
+    check_images(images)
     if name == CONFIG_AH_D and exclude_dev:
         raise ValueError("exclude_dev=True removes AH-D items; it cannot be combined with config 'AH-D'")
     hub_cache = None if cache_dir is None else os.path.join(os.fspath(cache_dir), "hub")

@@ -51,6 +51,7 @@ from agenthorizon.schema import (
     DEFAULT_HUB_REPO,
     DEV_GROUPS,
     DEV_SEED,
+    EXPORT_IMAGE_MODES,
     HIDDEN_FIELDS,
     LABEL_FILE_EASY,
     LABEL_FILE_HARD,
@@ -62,7 +63,6 @@ from agenthorizon.schema import (
 )
 
 __all__ = [
-    "IMAGE_MODES",
     "ConfigExport",
     "ExportSummary",
     "card_metadata",
@@ -73,9 +73,6 @@ __all__ = [
     "export_row",
     "parse_size",
 ]
-
-IMAGE_MODES = ("none", "paths", "thumbnails", "full")
-"""How screenshots are exported; see the module docstring."""
 
 DEFAULT_MAX_SHARD_SIZE = "500MB"
 """The shard size ``datasets.Dataset.push_to_hub`` uses by default."""
@@ -139,8 +136,8 @@ def export_features(images: str) -> Any:
 
 
 def _check_mode(images: str) -> None:
-    if images not in IMAGE_MODES:
-        raise ValueError(f"unknown images mode {images!r}; expected one of {list(IMAGE_MODES)}")
+    if images not in EXPORT_IMAGE_MODES:
+        raise ValueError(f"unknown images mode {images!r}; expected one of {list(EXPORT_IMAGE_MODES)}")
 
 
 @dataclass

@@ -49,17 +49,19 @@ def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, 
     (the first bad item, in order).
     """
     root_text = os.fspath(root)
-    batch = _Batch()
+    batch = _Batch(schema)
     for label_row in label_rows:
         batch.add(root_text, label_row)
-    return batch.to_table(schema)
+    return batch.to_table()
 
 
 class _Batch:
     """Column lists of a batch of rows; steps of all items are concatenated."""
 
-    def __init__(self) -> None:
-        self.rows: dict[str, list[Any]] = {name: [] for name in _ROW_FIELDS}
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        # one list per item-level field; steps and screenshots are built from the step lists
+        self.rows: dict[str, list[Any]] = {name: [] for name in schema.names if name not in _STEP_LEVEL_FIELDS}
         self.offsets = [0]  # steps of item k are steps[offsets[k]:offsets[k + 1]]
         self.step_ids: list[int] = []
         self.action_types: list[str] = []
@@ -139,7 +141,8 @@ class _Batch:
                 if column is not None:
                     column[index] = value
 
-    def to_table(self, schema: pa.Schema) -> pa.Table:
+    def to_table(self) -> pa.Table:
+        schema = self.schema
         steps_type = schema.field("steps").type
         step_fields = list(steps_type.value_type)
         typed = self.typed
@@ -183,27 +186,7 @@ class _Batch:
         return pa.Table.from_arrays(columns, schema=schema)
 
 
-_ROW_FIELDS = (
-    "trajectory_id",
-    "instruction",
-    "label",
-    "mistake_type",
-    "instruction_id",
-    "instruction_source",
-    "steps_id",
-    "steps_source",
-    "pair_group_id",
-    "difficulty",
-    "in_dev",
-    "category",
-    "subcategory",
-    "task_type",
-    "applications",
-    "os",
-    "screen_resolution",
-    "num_steps",
-    "markdown",
-)
+_STEP_LEVEL_FIELDS = ("steps", "screenshots")
 # Separators that JSON text never holds raw (strings escape control characters).
 _ITEM_SEPARATOR, _BOUNDARY = "\x1f", "\x1e"
 _LIST_ENCODER = json.JSONEncoder(separators=(_ITEM_SEPARATOR, ": "))

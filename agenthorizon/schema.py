@@ -32,6 +32,16 @@ CONFIG_LABEL_FILES: Final = {
     CONFIG_ALL: LABEL_FILES,
 }
 
+LOAD_IMAGE_MODES: Final = ("lazy", "paths", "eager", None)
+"""``images=`` of loading: decoded on access, as paths, decoded eagerly, or as
+paths with no media fetched from the Hub (``docs/data.md``)."""
+
+EXPORT_IMAGE_MODES: Final = ("none", "paths", "thumbnails", "full")
+"""``images=`` of a Parquet export: no column, release-relative paths, 512x332
+JPEG thumbnails or the original PNG bytes (``docs/export.md``). Not to be
+confused with :data:`LOAD_IMAGE_MODES` nor with the model-input modes of
+:mod:`agenthorizon.preprocess`."""
+
 SPLIT_NAME: Final = "test"
 """The release has one split; ``datasets`` users expect it to be called test."""
 
@@ -178,9 +188,17 @@ def screenshot_relpath(steps_id: str, step_id: int) -> str:
     return f"{IMAGES_DIR}/{steps_id}/{screenshot_filename(step_id)}"
 
 
+SCREENSHOT_REF_PREFIX: Final = "../media/images/"
+"""How a JSON or Markdown file (under ``jsons/`` or ``markdowns/``) reaches :data:`IMAGES_DIR`."""
+
+
 def screenshot_ref(steps_id: str, step_id: int) -> str:
-    """Screenshot path as written inside a JSON or Markdown file (relative to it)."""
-    return f"../media/images/{steps_id}/{screenshot_filename(step_id)}"
+    """Screenshot path as written inside a JSON or Markdown file (relative to it).
+
+    >>> screenshot_ref("000234004-234004-0000-000000234004", 0)
+    '../media/images/000234004-234004-0000-000000234004/step_1.png'
+    """
+    return f"{SCREENSHOT_REF_PREFIX}{steps_id}/{screenshot_filename(step_id)}"
 
 
 # --- actions --------------------------------------------------------------------

@@ -31,15 +31,18 @@ from agenthorizon.schema import (
     FRAMEWORK_FILES,
     IMAGES_DIR,
     LABEL_FILES,
+    LOAD_IMAGE_MODES,
     PROMPT_FILE,
     SANDBOX_DIR,
+    SCREENSHOT_REF_PREFIX,
     json_relpath,
     markdown_relpath,
 )
 from agenthorizon.splits import DevSet, derive_dev_set, dev_set_from_manifest, select_config
 
 __all__ = [
-    "IMAGE_MODES",
+    "check_config",
+    "check_images",
     "hub_patterns",
     "load_dev_set",
     "load_references",
@@ -51,18 +54,14 @@ __all__ = [
     "screenshot_paths",
 ]
 
-IMAGE_MODES = ("lazy", "paths", "eager", None)
-"""How screenshots are delivered: decoded on access, as paths, decoded eagerly, or
-not fetched at all (paths only, no media downloaded from the Hub)."""
-
 # owner/name as the Hub spells repo ids: no spaces, no leading dot or slash.
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 # A screenshot reference of the release's own form, ``../media/images/<folder>/step_N.png``,
 # whose folder is one plain name (not "." or "..", no separator or drive): it
 # cannot leave the images directory, so it needs no per-step normalisation.
-_CANONICAL_PREFIX = "../media/images/"
-_CANONICAL_REFERENCE = re.compile(r"\.\./media/images/(?!\.\.?/)[^/\\:]+/step_[0-9]+\.png")
+_CANONICAL_PREFIX = SCREENSHOT_REF_PREFIX
+_CANONICAL_REFERENCE = re.compile(re.escape(SCREENSHOT_REF_PREFIX) + r"(?!\.\.?/)[^/\\:]+/step_[0-9]+\.png")
 
 
 def _expected_root_message() -> str:
@@ -72,13 +71,15 @@ def _expected_root_message() -> str:
     )
 
 
-def _check_config(config: str) -> None:
+def check_config(config: str) -> None:
+    """Raise ``ValueError`` naming the configs when ``config`` is not one of them."""
     if config not in CONFIG_NAMES:
         raise ValueError(f"unknown config {config!r}; expected one of {', '.join(CONFIG_NAMES)}")
 
 
-def _check_images(images: str | None) -> None:
-    if images not in IMAGE_MODES:
+def check_images(images: str | None) -> None:
+    """Raise ``ValueError`` naming the modes when ``images`` is not a loading mode."""
+    if images not in LOAD_IMAGE_MODES:
         raise ValueError(f"unknown images mode {images!r}; expected one of 'lazy', 'paths', 'eager' or None")
 
 
@@ -210,7 +211,7 @@ def load_references(
     and ``in_dev``, in release order. AH-D and ``in_dev`` are computed over the
     whole release (both files), as the authors' derivation requires.
     """
-    _check_config(config)
+    check_config(config)
     rows = read_labels(local_root(root))
     dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
     selected = select_config(annotate(rows, dev), config, dev, exclude_dev=exclude_dev)
@@ -349,26 +350,40 @@ def resolve_release(
     same revision. ``cache_dir`` is the huggingface_hub cache; ``dev_groups`` and
     ``dev_manifest`` decide which items AH-D fetches.
 
+    A path that exists on disk is always local. One that does not exist but
+    is spelled ``owner/name`` is tried as a repo id; if the Hub has no such
+    repo (or, offline, the cache has no snapshot of it) the error says that it
+    is neither, since ``data/release`` may be a mistyped relative folder.
+
     Raises ``FileNotFoundError`` / ``ValueError`` saying what a release root
     must contain when ``path`` is a local path that is not one.
     """
-    _check_config(config)
-    _check_images(images)
+    check_config(config)
+    check_images(images)
     text = os.fspath(path)
     if os.path.exists(text) or not _looks_like_repo_id(text):
         if revision is not None:
             raise ValueError(f"revision={revision!r} applies to Hub repos only; {text} is a local path")
         return local_root(text)
-    return _fetch_from_hub(
-        text,
-        config,
-        images=images,
-        revision=revision,
-        token=token,
-        cache_dir=cache_dir,
-        dev_groups=dev_groups,
-        dev_manifest=dev_manifest,
-    )
+    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError, RepositoryNotFoundError
+
+    try:
+        return _fetch_from_hub(
+            text,
+            config,
+            images=images,
+            revision=revision,
+            token=token,
+            cache_dir=cache_dir,
+            dev_groups=dev_groups,
+            dev_manifest=dev_manifest,
+        )
+    except (RepositoryNotFoundError, LocalEntryNotFoundError, HFValidationError) as error:
+        raise FileNotFoundError(
+            f"{text}: no such local directory ({Path(text).absolute()} does not exist), and not a Hub "
+            f"dataset repo that could be fetched ({type(error).__name__}: {str(error).splitlines()[0]}); "
+            f"{_expected_root_message()}, or a Hub dataset repo id such as 'ServiceNow/AgentHorizon'"
+        ) from error
 
 
 def _fetch_from_hub(
@@ -392,6 +407,13 @@ def _fetch_from_hub(
     rows = read_labels(root)
     dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
     selected = select_config(rows, config, dev)
+    # A snapshot folder is one commit, so files already in it are the right
+    # ones. Checking for them is worth it: huggingface_hub tests every file of
+    # the repo (about 110,000) against every pattern (one per item and image
+    # folder: thousands), hundreds of millions of fnmatch calls even when
+    # every file is cached, online or offline (docs/data.md, "Local root or the Hub").
+    if snapshot_has(root, selected, images=images):
+        return root
     # The snapshot folder is named after the commit: fetching the trajectories
     # at that commit keeps them consistent with the labels just read, even if
     # the branch moves in between.
@@ -399,3 +421,33 @@ def _fetch_from_hub(
         repo_id, revision=snapshot.name, allow_patterns=hub_patterns(selected, images=images), **common
     )
     return root
+
+
+def snapshot_has(root: str | os.PathLike[str], rows: Sequence[dict[str, str]], *, images: str | None) -> bool:
+    """Whether ``root`` already holds every file :func:`hub_patterns` would fetch for ``rows``.
+
+    That is the sandbox prompt files and the json and markdown of every row
+    and, unless ``images`` is None, every screenshot the rows' json files
+    reference. A json that does not parse counts as present (fetching the same
+    commit again cannot repair it; loading reports it with its label row).
+    """
+    root = Path(root)
+    needed = [root / PROMPT_FILE, *(root / name for name in FRAMEWORK_FILES)]
+    for row in rows:
+        needed.append(root / json_relpath(row["trajectory_id"]))
+        needed.append(root / markdown_relpath(row["trajectory_id"]))
+    if not all(path.is_file() for path in needed):
+        return False
+    if images is None:
+        return True
+    for row in rows:
+        json_path = root / json_relpath(row["trajectory_id"])
+        try:
+            steps = read_trajectory(json_path, row["trajectory_id"])["steps"]
+            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
+            paths = screenshot_paths(root, json_path, references, str(json_path))
+        except ValueError:
+            continue
+        if not all(path is None or os.path.isfile(path) for path in paths):
+            return False
+    return True

@@ -153,3 +153,39 @@ def test_read_labels_and_references_carry_difficulty_group_and_dev_flag(small_ro
     assert sum(r["in_dev"] for r in everything) == len(dev)
     assert all(len(r["pair_group_id"]) == 12 for r in everything)
     assert not any(r["in_dev"] for r in load_references(small_root, "all", exclude_dev=True))
+
+
+# --- warm caches, offline, and paths that are neither local nor on the Hub --------------------------
+
+
+def test_a_warm_snapshot_is_not_matched_against_the_repo_again(hub: FakeHub, tiny_root: Path):
+    # huggingface_hub matches every repo file against every pattern (minutes on the real release),
+    # so a snapshot that already holds the config's files needs only the label call.
+    root = resolve_release(REPO_ID, "AH")
+    assert len(hub.calls) == 2
+    assert resolve_release(REPO_ID, "AH") == root
+    assert len(hub.calls) == 3 and hub.calls[2]["allow_patterns"] == list(LABEL_FILES)
+    # a missing screenshot (an interrupted download) is fetched again, at the labels' commit
+    row = next(r for r in read_labels(tiny_root) if r["difficulty"] == "hard")
+    next((root / IMAGES_DIR / row["steps_id"]).iterdir()).unlink()
+    resolve_release(REPO_ID, "AH")
+    assert len(hub.calls) == 5 and hub.calls[4]["revision"] == COMMIT
+    assert resolve_release(REPO_ID, "AH", images=None) == root and len(hub.calls) == 6
+
+
+def test_offline_load_from_a_warm_hub_cache(tiny_root: Path, tmp_path: Path):
+    # The real snapshot_download (the session is HF_HUB_OFFLINE=1) on a cache laid out as
+    # huggingface_hub lays it out: refs/main names the commit, snapshots/<commit>/ holds the files.
+    storage = tmp_path / "datasets" / "hub" / "datasets--ServiceNow--AgentHorizon"
+    shutil.copytree(tiny_root, storage / "snapshots" / COMMIT)
+    (storage / "refs").mkdir()
+    (storage / "refs" / "main").write_text(COMMIT)
+    ds = load_dataset(REPO_ID, "AH-S", split="test", cache_dir=tmp_path / "datasets")
+    assert ds["trajectory_id"] == [r["trajectory_id"] for r in read_labels(tiny_root) if r["difficulty"] == "easy"]
+    assert ds[0]["screenshots"].paths[0].startswith(str(storage / "snapshots" / COMMIT))
+
+
+def test_a_missing_relative_folder_spelled_like_a_repo_id_says_it_is_neither(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"data/relase: no such local directory .* not a Hub dataset repo"):
+        resolve_release("data/relase", "AH", cache_dir=tmp_path / "hub")

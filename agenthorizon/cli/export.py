@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
+from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, EXPORT_IMAGE_MODES
 
 HELP = "Export configs as Parquet shards with a dataset card that plain datasets.load_dataset reads."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from agenthorizon.export import DEFAULT_MAX_SHARD_SIZE, IMAGE_MODES
+    from agenthorizon.export import DEFAULT_MAX_SHARD_SIZE
 
     parser.add_argument("root", metavar="ROOT", help="local release root")
     parser.add_argument("out", metavar="OUT", help="output folder (README.md and data/<config>/ are written)")
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--images",
-        choices=IMAGE_MODES,
+        choices=EXPORT_IMAGE_MODES,
         default="thumbnails",
         help="screenshots: none, release-relative paths, 512x332 JPEG thumbnails (default) or the full PNGs",
     )
