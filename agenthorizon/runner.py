@@ -16,7 +16,8 @@
 4. ``run.json`` (``run-shard-I-of-N.json`` for a shard) records how the run was
    made (judge spec without secrets, prompt hash and text, sampling, image
    preprocessing, config, label manifest sha256, versions, git revision,
-   times, counts); it is written when the run starts and again when it ends.
+   times, counts, how many items had their screenshots merged into mosaics);
+   it is written when the run starts and again when it ends.
 
 Resume: running again into the same ``out_dir`` skips items whose result file
 parsed (status ``ok`` or an invalid-answer status such as ``no_json``: the
@@ -107,16 +108,45 @@ def record_name(shard: str | tuple[int, int] | None) -> str:
     return RUN_RECORD_NAME if parsed is None else f"run-shard-{parsed[0]}-of-{parsed[1]}.json"
 
 
-def result_status(path: Path) -> str | None:
-    """The ``parse_status`` of an existing result file; ``None`` when missing or unreadable."""
+def _read_result(path: Path) -> dict[str, Any] | None:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if not isinstance(record, dict):
-        return None
-    status = record.get("parse_status")
+    return record if isinstance(record, dict) else None
+
+
+def _status_of(record: Mapping[str, Any] | None) -> str | None:
+    status = None if record is None else record.get("parse_status")
     return status if status in PARSE_STATUSES else None
+
+
+def result_status(path: Path) -> str | None:
+    """The ``parse_status`` of an existing result file; ``None`` when missing or unreadable."""
+    return _status_of(_read_result(path))
+
+
+def _merge_of(record: Mapping[str, Any] | None) -> str | bool:
+    """Whether a result's screenshots were merged into mosaics: its ``merge_reason``, True, or False."""
+    telemetry = (record or {}).get("telemetry")
+    if not isinstance(telemetry, Mapping) or telemetry.get("merged") is not True:
+        return False
+    reason = telemetry.get("merge_reason")
+    return reason if isinstance(reason, str) else True
+
+
+def _merging(merges: Mapping[str, str | bool], selected_ids: Sequence[str]) -> dict[str, Any]:
+    """``run.json``'s ``merging``: items whose screenshots went as 2x2 mosaics, by reason.
+
+    >>> _merging({"a": "count", "b": False, "c": "server_limit", "d": True}, ["a", "b", "c", "d"])
+    {'merged_items': 3, 'by_reason': {'count': 1, 'server_limit': 1}}
+    """
+    reasons = [merges.get(tid, False) for tid in selected_ids]
+    by_reason: dict[str, int] = {}
+    for reason in reasons:
+        if isinstance(reason, str):
+            by_reason[reason] = by_reason.get(reason, 0) + 1
+    return {"merged_items": sum(reason is not False for reason in reasons), "by_reason": dict(sorted(by_reason.items()))}
 
 
 @dataclass
@@ -382,6 +412,7 @@ async def _run_async(
     backoff_base: float,
     progress: _Progress,
     statuses: dict[str, str | None],
+    merges: dict[str, str | bool] | None = None,
 ) -> tuple[int, dict[str, str]]:
     from agenthorizon.judge_input import build_judge_input
     from agenthorizon.judges.base import BaseJudge
@@ -416,6 +447,8 @@ async def _run_async(
             return
         judged += 1
         statuses[payload["trajectory_id"]] = payload["parse_status"]
+        if merges is not None:
+            merges[payload["trajectory_id"]] = _merge_of(payload)
         progress.update(payload)
 
     async def worker() -> None:
@@ -602,12 +635,20 @@ def run_judge(
         "started_at": started_at,
         "finished_at": None,
         "counts": None,
+        "merging": None,
     }
     _check_resume(out, record)
 
     # The status of every selected item's file, kept up to date as results are
     # written, so the final counts need not read every file again.
-    statuses = {ids[p]: result_status(out / f"{ids[p]}.json") for p in positions}
+    # ... and whether its screenshots were merged into mosaics (SPEC section 3:
+    # runs record whether merging was used), counted over resumed items too.
+    statuses: dict[str, str | None] = {}
+    merges: dict[str, str | bool] = {}
+    for position in positions:
+        result = _read_result(out / f"{ids[position]}.json")
+        statuses[ids[position]] = _status_of(result)
+        merges[ids[position]] = _merge_of(result)
     todo = [p for p in positions if statuses[ids[p]] in (None, STATUS_ERROR)]
     skipped = len(positions) - len(todo)
     write_json_atomic(out / name, record)  # a record exists even if the run is killed
@@ -627,6 +668,7 @@ def run_judge(
                 backoff_base=backoff_base,
                 progress=bar,
                 statuses=statuses,
+                merges=merges,
             )
         )
     finally:
@@ -636,6 +678,7 @@ def run_judge(
     counts["skipped"] = skipped
     record["finished_at"] = _now()
     record["counts"] = counts
+    record["merging"] = _merging(merges, selected_ids)
     write_json_atomic(out / name, record)
 
     report = None

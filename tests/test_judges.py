@@ -159,11 +159,13 @@ class StubServer:
     """An OpenAI-compatible server on 127.0.0.1 replaying scripted responses.
 
     Each script entry is (status, headers, body, delay_s); when the script runs
-    out, every request gets a canned verdict.
+    out, every request gets a canned verdict. With ``image_limit`` a request
+    carrying more images is refused the way vLLM refuses it (HTTP 400).
     """
 
-    def __init__(self, script=()):
+    def __init__(self, script=(), image_limit=None):
         self.script = list(script)
+        self.image_limit = image_limit
         self.requests = []
         self.lock = threading.Lock()
         stub = self
@@ -178,6 +180,9 @@ class StubServer:
                     stub.requests.append({"time": time.monotonic(), "path": self.path,
                                           "headers": dict(self.headers), "body": json.loads(body)})
                     entry = stub.script.pop(0) if stub.script else None
+                if entry is None and stub.image_limit is not None and stub.count_images(body) > stub.image_limit:
+                    entry = (400, {}, stub.vllm_error(f"At most {stub.image_limit} image(s) may be provided "
+                                                      "in one request."), 0)
                 if entry is None:
                     entry = (200, {}, stub.completion('{"success": false, "reasoning": "wrong date", '
                                                       '"confidence": "high", "mistake_type": "Critical Mistake"}'), 0)
@@ -209,6 +214,16 @@ class StubServer:
         return {"id": "x", "object": "chat.completion", "model": "stub-model",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}
+
+    @staticmethod
+    def count_images(body):
+        content = json.loads(body)["messages"][0]["content"]
+        return 0 if isinstance(content, str) else sum(part["type"] == "image_url" for part in content)
+
+    @staticmethod
+    def vllm_error(message):
+        """The body of vLLM's OpenAI server for a rejected request."""
+        return {"object": "error", "message": message, "type": "BadRequestError", "param": None, "code": 400}
 
     def close(self):
         self.server.shutdown()
@@ -412,3 +427,170 @@ def test_make_judge_command_spec_is_split_like_a_shell():
     judge = make_judge("command:claude -p --model 'opus 4'")
     assert judge.argv == ["claude", "-p", "--model", "opus 4"]
     assert judge.spec()["spec"] == "command:claude -p --model 'opus 4'"
+
+
+# --- screenshot merging, structured output, extra body (the protocol against a vLLM-like stub) ----
+
+
+def sent_images(request):
+    parts = request["body"]["messages"][0]["content"]
+    return [Image.open(io.BytesIO(base64.b64decode(p["image_url"]["url"].split(",", 1)[1])))
+            for p in parts if p["type"] == "image_url"]
+
+
+def test_auto_images_are_per_step_under_the_limit_and_mosaics_over_it(stub, screenshot_files, tmp_path):
+    judge_input = build_judge_input(make_row("Open it", screenshots=screenshot_files))
+    under = fast_judge(stub, max_images=5, cache_dir=str(tmp_path / "cache")).judge(judge_input)
+    over = fast_judge(stub, max_images=4, cache_dir=str(tmp_path / "cache")).judge(judge_input)
+
+    per_step, mosaics = (sent_images(r) for r in stub.requests)
+    assert len(per_step) == 5 and all(i.size[0] <= 512 and i.size[1] <= 332 for i in per_step)
+    assert len(mosaics) == 2 and all(i.size == (1024, 664) for i in mosaics)  # 5 screenshots -> 2 mosaics
+    prompt = stub.requests[1]["body"]["messages"][0]["content"][0]["text"]
+    assert "2x2 grid" in prompt and "left to right, top to bottom" in prompt
+    assert {k: under.extra[k] for k in ("images_mode_used", "merged", "merge_reason", "n_images")} == {
+        "images_mode_used": "per-step", "merged": False, "merge_reason": None, "n_images": 5}
+    assert {k: over.extra[k] for k in ("images_mode_used", "merged", "merge_reason", "n_images")} == {
+        "images_mode_used": "mosaic", "merged": True, "merge_reason": "count", "n_images": 2}
+    assert over.telemetry()["merged"] is True  # extra lands in the result file's telemetry
+    spec_images = fast_judge(stub, max_images=4).spec()["images"]
+    assert spec_images["mode"] == "auto" and spec_images["max_images"] == 4
+    assert spec_images["mosaic"]["size"] == [1024, 664] and "2x2" in spec_images["reading_order"]
+    assert OpenAICompatibleJudge("m", base_url="http://h/v1").images == "auto"  # the protocol is the default
+
+
+def test_a_server_image_limit_answer_is_retried_as_mosaics(screenshot_files, tmp_path):
+    server = StubServer(image_limit=3)  # vLLM started with --limit-mm-per-prompt '{"image": 3}'
+    try:
+        # The judge does not know the limit: the server's answer teaches it.
+        output = fast_judge(server, cache_dir=str(tmp_path / "cache")).judge(
+            build_judge_input(make_row("Open it", screenshots=screenshot_files)))
+    finally:
+        server.close()
+    assert [len(sent_images(r)) for r in server.requests] == [5, 2]
+    assert parse_verdict(output.text).is_valid
+    assert output.extra["merged"] is True and output.extra["merge_reason"] == "server_limit"
+    assert output.extra["images_mode_used"] == "mosaic" and output.extra["n_images"] == 2
+    assert output.attempts == 2 and output.extra["server_limit_retries"] == 1
+
+
+def test_still_too_long_mosaics_are_halved_once_then_the_item_fails(stub, screenshot_files, tmp_path):
+    judge_input = build_judge_input(make_row("Open it", screenshots=screenshot_files))
+    too_long = (400, {}, StubServer.vllm_error("This model's maximum context length is 8192 tokens. However, you "
+                                               "requested 9000 tokens. Please reduce the length of the messages."), 0)
+    stub.script = [too_long, too_long]
+    output = fast_judge(stub, cache_dir=str(tmp_path / "cache")).judge(judge_input)
+    assert [len(sent_images(r)) for r in stub.requests] == [5, 2, 1]
+    assert output.extra["n_images"] == 1 and output.extra["server_limit_retries"] == 2
+    assert output.extra["merge_reason"] == "server_limit"
+
+    stub.requests.clear()
+    stub.script = [too_long] * 3
+    with pytest.raises(JudgeError, match="maximum context length.*not retried"):
+        fast_judge(stub, cache_dir=str(tmp_path / "cache")).judge(judge_input)
+    assert len(stub.requests) == 3
+
+    # Asked for per-step explicitly: never merged behind the user's back, and the error says what to do.
+    stub.requests.clear()
+    stub.script = [too_long]
+    with pytest.raises(JudgeError, match="not retried; --images auto merges"):
+        fast_judge(stub, images="per-step", cache_dir=str(tmp_path / "cache")).judge(judge_input)
+    assert len(stub.requests) == 1
+
+
+def test_a_400_that_is_not_a_serving_limit_is_not_retried_in_auto_mode(stub, screenshot_files, tmp_path):
+    stub.script = [(400, {}, StubServer.vllm_error("The model `stub-model` does not exist."), 0)]
+    with pytest.raises(JudgeError, match="does not exist.*not retried"):
+        fast_judge(stub, retries=3, cache_dir=str(tmp_path / "cache")).judge(
+            build_judge_input(make_row("Open it", screenshots=screenshot_files)))
+    assert len(stub.requests) == 1
+
+
+def test_structured_output_sends_the_verdict_schema(stub):
+    from agenthorizon.judges.prompts import verdict_json_schema
+    from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES
+
+    judge = fast_judge(stub, images="none", structured_output=True)
+    judge.judge(build_judge_input(make_row("x")))
+    response_format = stub.requests[0]["body"]["response_format"]
+    assert response_format["type"] == "json_schema"
+    assert response_format["json_schema"]["name"] == "verdict" and response_format["json_schema"]["strict"] is True
+    schema = response_format["json_schema"]["schema"]
+    assert schema == verdict_json_schema()
+    assert schema["properties"]["success"] == {"type": "boolean"} and "success" in schema["required"]
+    assert schema["properties"]["confidence"]["enum"] == list(CONFIDENCE_VALUES)
+    assert schema["properties"]["mistake_type"]["anyOf"] == [{"type": "string", "enum": list(MISTAKE_TYPES)},
+                                                             {"type": "null"}]
+    assert judge.spec()["sampling"]["response_format"] == response_format
+    # Off by default: the request carries no response_format.
+    fast_judge(stub, images="none").judge(build_judge_input(make_row("x")))
+    assert "response_format" not in stub.requests[1]["body"]
+    with pytest.raises(ValueError, match="response_format"):
+        fast_judge(stub, structured_output=True, extra_body={"response_format": {"type": "json_object"}})
+
+
+def test_extra_body_reaches_the_server_and_thinking_stays_out_of_the_verdict(stub):
+    extra = {"top_p": 0.95, "seed": 0, "chat_template_kwargs": {"enable_thinking": False}}
+    thinking = "Let me compare the dates step by step... " * 10
+    answer = StubServer.completion('{"success": true, "reasoning": "dates match"}')
+    answer["choices"][0]["message"]["reasoning_content"] = thinking
+    stub.script = [(200, {}, answer, 0)]
+    judge = fast_judge(stub, images="none", extra_body=extra)
+    output = judge.judge(build_judge_input(make_row("x")))
+    body = stub.requests[0]["body"]
+    assert {k: body[k] for k in extra} == extra
+    assert judge.spec()["sampling"] == {"temperature": 0.0, "max_tokens": 2048, **extra}
+    assert output.text == '{"success": true, "reasoning": "dates match"}'
+    assert output.extra["reasoning_chars"] == len(thinking) and "step by step" not in json.dumps(output.telemetry())
+    with pytest.raises(ValueError, match="may not set messages"):
+        fast_judge(stub, extra_body={"messages": []})
+
+
+def test_cli_judge_against_a_vllm_like_server_records_merging_in_run_json(tiny_root, tmp_path, capsys):
+    import agenthorizon
+    from agenthorizon.cli import main
+    from agenthorizon.results import read_results
+
+    server = StubServer(image_limit=8)
+    out = tmp_path / "run"
+    argv = ["judge", "--data", str(tiny_root), "--config", "all", "--judge", "openai:stub-model",
+            "--base-url", server.base_url, "--max-images", "8", "--structured-output",
+            "--extra-body", '{"seed": 0, "top_p": 0.95}', "--limit", "6", "--bootstrap", "0",
+            "--no-progress", "--out", str(out)]
+    try:
+        code = main(argv)
+    finally:
+        server.close()
+    assert code == 0
+    assert all(r["body"]["seed"] == 0 and r["body"]["response_format"]["type"] == "json_schema"
+               for r in server.requests)
+    assert len(server.requests) == 6  # --max-images told the judge the limit: no request was refused
+    record = json.loads((out / "run.json").read_text())
+    assert record["sampling"]["seed"] == 0 and record["sampling"]["response_format"]["json_schema"]["strict"]
+    assert record["images"]["mode"] == "auto" and record["images"]["max_images"] == 8
+
+    dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")
+    shown = {row["trajectory_id"]: sum(s["screenshot"] is not None for s in row["steps"]) for row in dataset}
+    results = read_results([out]).results
+    over = [tid for tid in results if shown[tid] > 8]
+    assert over and len(over) < len(results)  # the tiny corpus has items on both sides of the limit
+    for tid, result in results.items():
+        assert result["telemetry"]["merged"] is (tid in over)
+    assert record["merging"] == {"merged_items": len(over), "by_reason": {"count": len(over)}}
+    # A resumed run judges nothing and still counts the merged items it finds.
+    assert main(argv) == 0
+    assert json.loads((out / "run.json").read_text())["merging"] == record["merging"]
+
+
+def test_cli_extra_body_must_be_a_json_object(capsys):
+    from agenthorizon.cli import main
+
+    for value, message in (("{top_p: 1}", "--extra-body: not valid JSON"), ("[1, 2]", "expected a JSON object")):
+        with pytest.raises(SystemExit) as raised:
+            main(["judge", "--data", "x", "--judge", "openai:m", "--out", "y", "--extra-body", value])
+        assert raised.value.code == 2
+        assert message in capsys.readouterr().err
+    assert main(["judge", "--data", "x", "--judge", "openai:m", "--out", "y", "--max-images", "0"]) == 2
+    assert "max_images must be a positive integer" in capsys.readouterr().err
+    assert main(["judge", "--data", "x", "--judge", "lexical", "--out", "y", "--structured-output"]) == 2
+    assert "--structured-output: options of openai:MODEL judges only" in capsys.readouterr().err

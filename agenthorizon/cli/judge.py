@@ -4,20 +4,21 @@ Examples::
 
     agenthorizon judge --data ./release --config AH-D --judge lexical --out runs/lexical-dev
     agenthorizon judge --data ./release --config AH --judge openai:Qwen/Qwen3-VL-8B-Instruct \\
-        --base-url http://gpu-box:8000/v1 --images mosaic --concurrency 32 --out runs/qwen-ah
+        --base-url http://gpu-box:8000/v1 --max-images 32 --structured-output --concurrency 32 --out runs/qwen-ah
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
 
-IMAGE_CHOICES = ("per-step", "mosaic", "none")
+IMAGE_CHOICES = ("auto", "per-step", "mosaic", "none")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,8 +39,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-dev", action="store_true", help="leave the AH-D items out of AH / AH-S / all")
     parser.add_argument("--dev-groups", type=int, default=DEV_GROUPS, metavar="N", help="pair groups in AH-D (default 50)")
     model = parser.add_argument_group("model judges (openai:MODEL)")
-    model.add_argument("--images", choices=IMAGE_CHOICES, help="screenshots: per-step (default), 2x2 mosaic or none")
+    model.add_argument(
+        "--images",
+        choices=IMAGE_CHOICES,
+        help="screenshots: auto (default: per-step, 2x2 mosaics past --max-images or a server limit), "
+        "per-step, mosaic or none",
+    )
     model.add_argument("--image-budget", type=int, metavar="N", help="most images per request")
+    model.add_argument(
+        "--max-images",
+        type=int,
+        metavar="N",
+        help="the server's image limit per request (vLLM --limit-mm-per-prompt); more screenshots are merged",
+    )
+    model.add_argument(
+        "--structured-output",
+        action="store_true",
+        default=None,
+        help="constrain answers to the verdict JSON schema (response_format json_schema)",
+    )
+    model.add_argument(
+        "--extra-body",
+        type=_json_object,
+        metavar="JSON",
+        help='more request fields as a JSON object, e.g. \'{"top_p": 0.95, "seed": 0}\'',
+    )
     model.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server, e.g. http://localhost:8000/v1")
     model.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the API key (default OPENAI_API_KEY)")
     model.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default 0)")
@@ -50,6 +74,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _json_object(text: str) -> dict:
+    """``--extra-body``'s value: a JSON object, or a clear error."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(
+            f"not valid JSON ({error.msg} at character {error.pos}); expected an object such as "
+            '\'{"top_p": 0.95, "seed": 0}\''
+        ) from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object ({{...}}), got {type(value).__name__}: {text}")
+    return value
+
+
 def judge_options(args: argparse.Namespace) -> dict:
     """Options for :func:`agenthorizon.judges.make_judge` from the command line (unset ones omitted)."""
     kind = args.judge.split(":", 1)[0].strip().lower()
@@ -58,6 +96,9 @@ def judge_options(args: argparse.Namespace) -> dict:
         options = {
             "images": args.images,
             "image_budget": args.image_budget,
+            "max_images": args.max_images,
+            "structured_output": args.structured_output,
+            "extra_body": args.extra_body,
             "base_url": args.base_url,
             "api_key_env": args.api_key_env,
             "temperature": args.temperature,
@@ -71,6 +112,9 @@ def judge_options(args: argparse.Namespace) -> dict:
             for flag, value in (
                 ("--images", args.images),
                 ("--image-budget", args.image_budget),
+                ("--max-images", args.max_images),
+                ("--structured-output", args.structured_output),
+                ("--extra-body", args.extra_body),
                 ("--base-url", args.base_url),
                 ("--api-key-env", args.api_key_env),
                 ("--temperature", args.temperature),

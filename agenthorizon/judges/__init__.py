@@ -52,6 +52,7 @@ _OPENAI_OPTIONS = frozenset(
         "max_tokens",
         "images",
         "image_budget",
+        "max_images",
         "image_size",
         "image_quality",
         "image_strategy",
@@ -64,6 +65,7 @@ _OPENAI_OPTIONS = frozenset(
         "price_input_per_1m",
         "price_output_per_1m",
         "extra_body",
+        "structured_output",
     }
 )
 _COMMAND_OPTIONS = frozenset({"prompt", "timeout", "link", "workdir_root", "keep_workdir", "env"})

@@ -14,32 +14,144 @@ non-standard bodies.
 The API key is read from the environment variable *named* by
 ``api_key_env`` at request time; the key itself is never stored on the judge,
 in its spec or in a run record.
+
+Screenshot merging (SPEC section 3): in the default image mode ``auto`` an
+item's screenshots go one per step (512x332) while their number fits the
+server's image limit (``max_images``), and as 2x2 mosaics (1024x664, reading
+order stated in the prompt) when it does not. The server has the last word:
+an HTTP 400 saying that the image limit or the context length was exceeded
+(:func:`is_serving_limit_error`) makes the judge ask again with mosaics, then
+with mosaics under half the image budget, instead of failing the item. Each
+result's telemetry records what was sent (``images_mode_used``, ``merged``,
+``merge_reason``, ``n_images``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import os
+import math
 import random
+import re
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from agenthorizon.judges.base import BaseJudge, JudgeError, JudgeOutput
-from agenthorizon.judges.prompts import DIRECT_PROMPT, per_step_image_note, prompt_sha256, render_prompt
+from agenthorizon.judges.prompts import (
+    DIRECT_PROMPT,
+    per_step_image_note,
+    prompt_sha256,
+    render_prompt,
+    verdict_json_schema,
+)
 
 if TYPE_CHECKING:
     import httpx
 
     from agenthorizon.judge_input import JudgeInput
 
-__all__ = ["OpenAICompatibleJudge", "DEFAULT_BASE_URL", "IMAGE_MODES", "RETRY_STATUSES"]
+__all__ = [
+    "OpenAICompatibleJudge",
+    "DEFAULT_BASE_URL",
+    "IMAGE_MODES",
+    "MERGE_REASONS",
+    "RETRY_STATUSES",
+    "is_serving_limit_error",
+    "verdict_response_format",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-IMAGE_MODES = ("per-step", "mosaic", "none")
+MODE_AUTO, MODE_PER_STEP, MODE_MOSAIC, MODE_NONE = "auto", "per-step", "mosaic", "none"
+IMAGE_MODES = (MODE_AUTO, MODE_PER_STEP, MODE_MOSAIC, MODE_NONE)
+MERGE_COUNT = "count"
+MERGE_SERVER_LIMIT = "server_limit"
+MERGE_REASONS = (MERGE_COUNT, MERGE_SERVER_LIMIT)
+"""Why an item's screenshots were merged: more than ``max_images``, or the server refused the request."""
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 """HTTP statuses worth retrying: timeouts, conflicts, rate limits, server errors (any 5xx is retried too)."""
+
+
+# What servers answer (HTTP 400) when a request has too many images or tokens.
+# vLLM: "At most 4 image(s) may be provided in one request." (older: "... in
+# one prompt."), "You set image=2 (or defaulted to 1) in `--limit-mm-per-prompt`,
+# but passed 3 image items in the same prompt.", "This model's maximum context
+# length is 65536 tokens. However, you requested ...", "The decoder prompt
+# (length 70000) is longer than the maximum model length of 65536.", "The prompt
+# (total length 25938) is too long to fit into the model (context length 4096).";
+# OpenAI: "This model's maximum context length is ..." with code
+# "context_length_exceeded".
+_SERVING_LIMIT = re.compile(
+    r"at most \d+ (?:image|multimodal)|limit[-_ ]mm[-_ ]per[-_ ]prompt|too many images"
+    r"|maximum context length|context_length_exceeded|longer than the maximum model length"
+    r"|too long to fit into the model",
+    re.IGNORECASE,
+)
+
+
+def is_serving_limit_error(status: int, body: str) -> bool:
+    """True when an HTTP answer says the request had too many images or tokens for the server.
+
+    Only HTTP 400 and 413 qualify; the body is matched against the wording of
+    vLLM and the OpenAI API (image limit, ``--limit-mm-per-prompt``, maximum
+    context length).
+
+    >>> is_serving_limit_error(400, '{"message": "At most 32 image(s) may be provided in one request."}')
+    True
+    >>> is_serving_limit_error(400, '{"message": "The model `x` does not exist."}')
+    False
+    """
+    return status in (400, 413) and bool(_SERVING_LIMIT.search(body))
+
+
+def verdict_response_format() -> dict[str, Any]:
+    """The ``response_format`` that constrains an answer to the verdict schema.
+
+    The OpenAI chat-completions shape, also accepted by vLLM's OpenAI server:
+    ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}``
+    with :func:`agenthorizon.judges.prompts.verdict_json_schema`.
+
+    >>> verdict_response_format()["json_schema"]["name"]
+    'verdict'
+    """
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "verdict", "schema": verdict_json_schema(), "strict": True},
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class ImagePlan:
+    """How one request attaches screenshots.
+
+    ``mode`` is ``per-step``, ``mosaic`` or ``none``; ``budget`` the most images
+    (``None``: no limit); ``merge_reason`` why screenshots are merged
+    (:data:`MERGE_REASONS`, ``None`` when they are not or when mosaics were
+    asked for); ``server_limit_retries`` how many times the server refused the
+    item as too large before this plan; ``halved`` whether the mosaic budget
+    was halved after such a refusal.
+    """
+
+    mode: str
+    budget: int | None = None
+    merge_reason: str | None = None
+    server_limit_retries: int = 0
+    halved: bool = False
+
+
+class _ServingLimitExceeded(JudgeError):
+    """The server refused a request as too large (too many images or tokens)."""
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+def _min_budget(*budgets: int | None) -> int | None:
+    known = [b for b in budgets if b is not None]
+    return min(known) if known else None
 
 
 def public_url(url: str) -> str:
@@ -91,12 +203,28 @@ class OpenAICompatibleJudge(BaseJudge):
         request carries no ``Authorization`` header (a local vLLM needs none);
         for the default OpenAI URL a missing key is an error.
     temperature, max_tokens : sampling parameters sent with every request.
-    images : {"per-step", "mosaic", "none"}
+    images : {"auto", "per-step", "mosaic", "none"}
         ``per-step`` attaches each selected screenshot downscaled to ``image_size``;
         ``mosaic`` packs four consecutive screenshots into one 2x2 row-major
         image (the prompt states the reading order); ``none`` sends text only.
+        ``auto`` (the default, the protocol's behaviour) sends per-step images
+        while the item's selected screenshots number at most ``max_images``,
+        and mosaics of the same screenshots otherwise; when the server answers
+        HTTP 400 because the image limit or the context length was exceeded
+        (:func:`is_serving_limit_error`), the item is sent again as mosaics,
+        and if that is still too large, as mosaics under half the image budget.
     image_budget : int, optional
         Most images per request (screenshots for per-step, mosaics for mosaic).
+    max_images : int, optional
+        The server's limit on images per request (vLLM's
+        ``--limit-mm-per-prompt '{"image": N}'``); ``None`` when unknown. Used by
+        ``auto``; the other modes never send more images than this either.
+    structured_output : bool
+        Send ``response_format`` with the verdict JSON schema
+        (:func:`verdict_response_format`) so the server constrains decoding to it.
+    extra_body : dict, optional
+        More request fields, sent as given (``top_p``, ``seed``,
+        ``chat_template_kwargs``, ...) and recorded with the sampling parameters.
     retries : int
         Extra attempts after a transient failure (HTTP 408/409/425/429/5xx, a
         timeout, a connection error). Attempt ``k`` waits
@@ -119,8 +247,9 @@ class OpenAICompatibleJudge(BaseJudge):
         api_key_env: str = "OPENAI_API_KEY",
         temperature: float = 0.0,
         max_tokens: int = 2048,
-        images: str = "per-step",
+        images: str = MODE_AUTO,
         image_budget: int | None = None,
+        max_images: int | None = None,
         image_size: tuple[int, int] = (512, 332),
         image_quality: int | None = None,
         image_strategy: str | None = None,
@@ -133,6 +262,7 @@ class OpenAICompatibleJudge(BaseJudge):
         price_input_per_1m: float | None = None,
         price_output_per_1m: float | None = None,
         extra_body: dict[str, Any] | None = None,
+        structured_output: bool = False,
         rng: random.Random | None = None,
     ) -> None:
         if not model:
@@ -143,6 +273,18 @@ class OpenAICompatibleJudge(BaseJudge):
             raise ValueError(f"openai judge: retries must be >= 0, got {retries}")
         if image_budget is not None and image_budget < 1:
             raise ValueError(f"openai judge: image budget must be >= 1, got {image_budget}")
+        if max_images is not None and (not isinstance(max_images, int) or max_images < 1):
+            raise ValueError(f"openai judge: max_images must be a positive integer or None, got {max_images!r}")
+        extra_body = dict(extra_body or {})
+        reserved = sorted({"model", "messages"} & set(extra_body))
+        if reserved:
+            raise ValueError(
+                f"openai judge: extra_body may not set {', '.join(reserved)} (the judge builds them from the item)"
+            )
+        if structured_output and "response_format" in extra_body:
+            raise ValueError(
+                "openai judge: extra_body sets response_format and structured_output is on; use one of the two"
+            )
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"openai judge: base_url must start with http:// or https://, got {base_url!r}")
         self.model = model
@@ -152,6 +294,8 @@ class OpenAICompatibleJudge(BaseJudge):
         self.max_tokens = int(max_tokens)
         self.images = images
         self.image_budget = image_budget
+        self.max_images = max_images
+        self.structured_output = bool(structured_output)
         self.image_size = tuple(image_size)
         self.image_quality = image_quality
         self.image_strategy = image_strategy
@@ -163,7 +307,7 @@ class OpenAICompatibleJudge(BaseJudge):
         self.prompt = prompt
         self.price_input_per_1m = price_input_per_1m
         self.price_output_per_1m = price_output_per_1m
-        self.extra_body = dict(extra_body or {})
+        self.extra_body = extra_body
         self._rng = rng or random.Random()
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -172,26 +316,40 @@ class OpenAICompatibleJudge(BaseJudge):
     # --- description ------------------------------------------------------------
 
     def spec(self) -> dict[str, Any]:
+        sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body}
+        if self.structured_output:
+            sampling["response_format"] = verdict_response_format()
         return {
             "name": self.name,
             "spec": f"openai:{self.model}",
             "model": self.model,
             "base_url": public_url(self.base_url),
             "api_key_env": self.api_key_env,  # the variable's name, never its value
-            "sampling": {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body},
+            "sampling": sampling,
             "images": self._image_settings(),
             "prompt": {"sha256": prompt_sha256(self.prompt), "text": self.prompt},
             "retries": self.retries,
             "timeout_s": self.timeout,
         }
 
-    def image_settings(self) -> Any:
-        """The :class:`agenthorizon.preprocess.ImageSettings` of this judge (``None`` for text only)."""
-        if self.images == "none":
+    def image_settings(self, mode: str | None = None) -> Any:
+        """The :class:`agenthorizon.preprocess.ImageSettings` for ``mode`` (default: this judge's).
+
+        ``None`` for text only. In ``auto`` mode the default is the per-step
+        settings (what an item gets while its screenshots fit ``max_images``).
+        """
+        mode = self.images if mode is None else mode
+        if mode == MODE_NONE:
             return None
         from agenthorizon.preprocess import ImageSettings
 
-        kwargs: dict[str, Any] = {"mode": self.images, "size": tuple(self.image_size), "budget": self.image_budget}
+        if mode == MODE_AUTO:
+            mode = MODE_PER_STEP
+        kwargs: dict[str, Any] = {
+            "mode": mode,
+            "size": tuple(self.image_size),
+            "budget": self.image_budget,
+        }
         if self.image_quality is not None:
             kwargs["quality"] = self.image_quality
         if self.image_strategy is not None:
@@ -199,20 +357,88 @@ class OpenAICompatibleJudge(BaseJudge):
         return ImageSettings(**kwargs)
 
     def _image_settings(self) -> dict[str, Any]:
-        settings = self.image_settings()
-        return {"mode": "none"} if settings is None else settings.to_dict()
+        if self.images == MODE_NONE:
+            return {"mode": MODE_NONE}
+        record = self.image_settings().to_dict()
+        record["max_images"] = self.max_images
+        if self.images == MODE_AUTO:
+            # The per-step settings, plus the layout and reading order of the
+            # mosaics an item falls back to.
+            mosaic = self.image_settings(MODE_MOSAIC).to_dict()
+            record.update(
+                mode=MODE_AUTO,
+                mosaic=mosaic["mosaic"],
+                reading_order=mosaic["reading_order"],
+                merging=(
+                    "per-step images while an item's selected screenshots number at most max_images, "
+                    "else 2x2 mosaics of them (at most max_images); after an HTTP 400 for too many "
+                    "images or tokens, once more as mosaics, then as mosaics under half the image budget"
+                ),
+            )
+        return record
 
     # --- request building -----------------------------------------------------------
 
-    def build_messages(self, judge_input: JudgeInput) -> list[dict[str, Any]]:
+    def plan_images(self, judge_input: JudgeInput) -> ImagePlan:
+        """The first image plan for an item (see ``images`` in the class docstring).
+
+        ``auto`` counts the screenshots the per-step selection would send
+        (:func:`agenthorizon.preprocess.select_steps` with the image budget) and
+        merges them into 2x2 mosaics when there are more than ``max_images``.
+        """
+        if self.images == MODE_NONE:
+            return ImagePlan(MODE_NONE)
+        if self.images == MODE_MOSAIC:
+            return ImagePlan(MODE_MOSAIC, _min_budget(self.image_budget, self.max_images))
+        per_step = ImagePlan(MODE_PER_STEP, _min_budget(self.image_budget, self.max_images))
+        if self.images == MODE_PER_STEP or self.max_images is None:
+            return per_step
+        count = self._per_step_count(judge_input)
+        if count <= self.max_images:
+            return per_step
+        return ImagePlan(MODE_MOSAIC, self._mosaics_for(count), MERGE_COUNT)
+
+    def _per_step_count(self, judge_input: JudgeInput) -> int:
+        from agenthorizon.preprocess import select_steps
+
+        settings = self.image_settings(MODE_PER_STEP)
+        step_ids = [step["step_id"] for step in judge_input.steps]
+        available = [step_ids[index] for index in judge_input.screenshots.present]
+        return len(select_steps(available, settings.strategy, budget=settings.budget, every=settings.every))
+
+    def _mosaics_for(self, screenshots: int) -> int:
+        # Enough mosaics for the same screenshots (four per mosaic), within the serving limit.
+        return max(1, _min_budget(math.ceil(screenshots / 4), self.max_images))
+
+    def _fallback(self, plan: ImagePlan, images_sent: int) -> ImagePlan | None:
+        """The plan after the server refused ``plan`` as too large; ``None`` when nothing is left to try."""
+        if self.images != MODE_AUTO or images_sent == 0:
+            return None
+        retries = plan.server_limit_retries + 1
+        if plan.mode == MODE_PER_STEP:
+            return ImagePlan(MODE_MOSAIC, self._mosaics_for(images_sent), MERGE_SERVER_LIMIT, retries)
+        if plan.mode == MODE_MOSAIC and not plan.halved and images_sent > 1:
+            # Halved once only: a server that refuses even that needs other
+            # settings (--max-model-len, --max-images), not a guessing game.
+            reason = plan.merge_reason or MERGE_SERVER_LIMIT
+            return ImagePlan(MODE_MOSAIC, images_sent // 2, reason, retries, halved=True)
+        return None
+
+    def build_messages(self, judge_input: JudgeInput, plan: ImagePlan | None = None) -> list[dict[str, Any]]:
         """The chat messages for one item: the filled prompt, then each image after its caption.
 
         Per-step images are captioned ``Step k screenshot:``; mosaics by their
-        reading order, which the prompt also states once.
+        reading order, which the prompt also states once. ``plan`` defaults to
+        :meth:`plan_images` of the item.
         """
-        settings = self.image_settings()
+        return self._messages(judge_input, plan or self.plan_images(judge_input))[0]
+
+    def _messages(self, judge_input: JudgeInput, plan: ImagePlan) -> tuple[list[dict[str, Any]], list[Any]]:
+        settings = self.image_settings(plan.mode)
+        if settings is not None:
+            settings = dataclasses.replace(settings, budget=plan.budget)
         if settings is None:
-            return [{"role": "user", "content": render_prompt(self.prompt, judge_input)}]
+            return [{"role": "user", "content": render_prompt(self.prompt, judge_input)}], []
         from agenthorizon.preprocess import reading_order_sentence
 
         extra = {"cache_dir": self.cache_dir} if self.cache_dir is not None else {}
@@ -221,7 +447,7 @@ class OpenAICompatibleJudge(BaseJudge):
         )
         if not prepared:
             note = ""
-        elif self.images == "mosaic":
+        elif plan.mode == MODE_MOSAIC:
             note = reading_order_sentence()
         else:
             note = per_step_image_note([image.steps[0] for image in prepared])
@@ -231,7 +457,19 @@ class OpenAICompatibleJudge(BaseJudge):
         for image in prepared:
             content.append({"type": "text", "text": image.caption()})
             content.append(image.content_part())
-        return [{"role": "user", "content": content}]
+        return [{"role": "user", "content": content}], list(prepared)
+
+    def _body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            **self.extra_body,
+        }
+        if self.structured_output:
+            body["response_format"] = verdict_response_format()
+        return body
 
     def _headers(self) -> dict[str, str]:
         key = os.environ.get(self.api_key_env, "")
@@ -269,19 +507,43 @@ class OpenAICompatibleJudge(BaseJudge):
     # --- judging -------------------------------------------------------------------
 
     async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
+        started = time.perf_counter()
+        headers = self._headers()
+        plan = self.plan_images(judge_input)
+        attempts = 0
+        while True:
+            messages, prepared = await asyncio.to_thread(self._messages, judge_input, plan)
+            try:
+                response, used = await self._post(self._body(messages), headers)
+            except _ServingLimitExceeded as refused:
+                attempts += refused.attempts
+                following = self._fallback(plan, len(prepared))
+                if following is None:
+                    hint = "" if self.images == MODE_AUTO else "; --images auto merges screenshots when this happens"
+                    raise JudgeError(f"{refused} (not retried{hint})") from None
+                plan = following
+                continue
+            attempts += used
+            output = self._output(response, judge_input, attempts, time.perf_counter() - started)
+            output.extra.update(self._image_telemetry(plan, prepared))
+            return output
+
+    @staticmethod
+    def _image_telemetry(plan: ImagePlan, prepared: list[Any]) -> dict[str, Any]:
+        merged = plan.mode == MODE_MOSAIC and bool(prepared)
+        return {
+            "images_mode_used": plan.mode,
+            "merged": merged,
+            "merge_reason": plan.merge_reason if merged else None,
+            "n_images": len(prepared),
+            "server_limit_retries": plan.server_limit_retries,
+        }
+
+    async def _post(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[httpx.Response, int]:
+        """POST one request with the retry policy; returns the 200 response and the attempts used."""
         import httpx
 
-        started = time.perf_counter()
-        messages = await asyncio.to_thread(self.build_messages, judge_input)
-        body = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            **self.extra_body,
-        }
         url = f"{self.base_url}/chat/completions"
-        headers = self._headers()
         client = await self._client_for_loop()
         failure = ""
         for attempt in range(1, self.retries + 2):
@@ -293,9 +555,11 @@ class OpenAICompatibleJudge(BaseJudge):
             else:
                 status = response.status_code
                 if status == 200:
-                    return self._output(response, judge_input, attempt, time.perf_counter() - started)
+                    return response, attempt
                 snippet = response.text[:300].replace("\n", " ")
                 failure = f"HTTP {status} from {public_url(url)}: {snippet}"
+                if is_serving_limit_error(status, response.text):
+                    raise _ServingLimitExceeded(failure, attempt)
                 if status not in RETRY_STATUSES and status < 500:
                     raise JudgeError(f"{failure} (not retried)")
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
@@ -329,6 +593,11 @@ class OpenAICompatibleJudge(BaseJudge):
         finish = payload["choices"][0].get("finish_reason")
         if finish:
             extra["finish_reason"] = finish
+        # vLLM's reasoning parsers put the thinking here ("reasoning" in newer
+        # releases). Only its length is kept: the verdict is the answer alone.
+        thinking = message.get("reasoning_content") or message.get("reasoning")
+        if isinstance(thinking, str) and thinking:
+            extra["reasoning_chars"] = len(thinking)
         return JudgeOutput(
             text=str(content),
             input_tokens=input_tokens if isinstance(input_tokens, int) else None,

@@ -14,6 +14,10 @@ the attached images, e.g. the mosaic reading order; empty when no image is
 sent). Run records keep a template's text and its sha256 (:func:`prompt_sha256`),
 so a score can be traced to the exact prompt revision.
 
+:func:`verdict_json_schema` is the same answer shape as a JSON Schema, for
+servers that constrain decoding to a schema (``response_format`` of type
+``json_schema`` on vLLM and the OpenAI API).
+
 The mistake-type definitions follow the benchmark's taxonomy (SPEC section 1);
 the wording is this project's own.
 """
@@ -24,7 +28,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING
 
-from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
+from agenthorizon.schema import BAD_SIDE_EFFECT, CONFIDENCE_VALUES, CRITICAL_MISTAKE, MISTAKE_TYPES, MISUNDERSTANDING
 
 if TYPE_CHECKING:
     from agenthorizon.judge_input import JudgeInput
@@ -37,6 +41,7 @@ __all__ = [
     "prompt_sha256",
     "render_prompt",
     "per_step_image_note",
+    "verdict_json_schema",
 ]
 
 PLACEHOLDERS = ("{{TRAJECTORY_ID}}", "{{INSTRUCTION}}", "{{MARKDOWN}}", "{{IMAGE_NOTE}}")
@@ -106,6 +111,36 @@ Read the instruction and the steps, open the screenshots you need (at least the
 last ones, which show the final state), then answer with the JSON object.
 """
 )
+
+
+
+def verdict_json_schema() -> dict:
+    """The verdict the prompts ask for, as a JSON Schema (a fresh copy on each call).
+
+    ``success`` is a Boolean, ``reasoning`` a string, ``confidence`` one of
+    ``schema.CONFIDENCE_VALUES`` and ``mistake_type`` one of
+    ``schema.MISTAKE_TYPES`` or ``null``. Every property is listed in
+    ``required`` and no other property is allowed, because OpenAI's strict
+    structured outputs accept only such schemas; the verdict parser still
+    needs nothing but ``success``. Properties come in the prompt's order, so
+    constrained decoding writes them in the order the prompt describes.
+
+    >>> schema = verdict_json_schema()
+    >>> schema["properties"]["success"], schema["properties"]["confidence"]["enum"]
+    ({'type': 'boolean'}, ['low', 'medium', 'high'])
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean"},
+            "reasoning": {"type": "string"},
+            "confidence": {"type": "string", "enum": list(CONFIDENCE_VALUES)},
+            "mistake_type": {"anyOf": [{"type": "string", "enum": list(MISTAKE_TYPES)}, {"type": "null"}]},
+        },
+        "required": ["success", "reasoning", "confidence", "mistake_type"],
+        "additionalProperties": False,
+    }
+
 
 _PLACEHOLDER = re.compile(r"\{\{([A-Z_]+)\}\}")
 
