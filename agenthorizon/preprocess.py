@@ -37,8 +37,10 @@ from typing import Any, Iterable, Sequence
 
 from PIL import Image
 
+from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
+
 __all__ = [
-    "IMAGE_MODES",
+    "MODEL_IMAGE_MODES",
     "SELECTION_STRATEGIES",
     "ImageSettings",
     "PreparedImage",
@@ -53,10 +55,9 @@ __all__ = [
     "select_steps",
 ]
 
-MODE_PER_STEP = "per-step"
-MODE_MOSAIC = "mosaic"
-MODE_NONE = "none"
-IMAGE_MODES = (MODE_PER_STEP, MODE_MOSAIC, MODE_NONE)
+MODE_PER_STEP = IMAGE_MODE_PER_STEP
+MODE_MOSAIC = IMAGE_MODE_MOSAIC
+MODE_NONE = IMAGE_MODE_NONE
 
 STRATEGY_ALL = "all"
 STRATEGY_EVERY_K = "every-k"
@@ -121,8 +122,8 @@ class ImageSettings:
     every: int = 1
 
     def __post_init__(self) -> None:
-        if self.mode not in IMAGE_MODES:
-            raise ValueError(f"image mode {self.mode!r} is not one of {IMAGE_MODES}")
+        if self.mode not in MODEL_IMAGE_MODES:
+            raise ValueError(f"image mode {self.mode!r} is not one of {MODEL_IMAGE_MODES}")
         size = tuple(self.size)
         if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
             raise ValueError(f"image size must be two positive integers (width, height), got {self.size!r}")

@@ -152,6 +152,18 @@ PARSE_STATUSES: Final = (STATUS_OK, *INVALID_STATUSES)
 
 CONFIDENCE_VALUES: Final = ("low", "medium", "high")
 
+# --- screenshots for model input ---------------------------------------------------
+
+IMAGE_MODE_AUTO: Final = "auto"
+IMAGE_MODE_PER_STEP: Final = "per-step"
+IMAGE_MODE_MOSAIC: Final = "mosaic"
+IMAGE_MODE_NONE: Final = "none"
+MODEL_IMAGE_MODES: Final = (IMAGE_MODE_PER_STEP, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE)
+"""What :mod:`agenthorizon.preprocess` produces: one image per step, 2x2 mosaics, or none."""
+JUDGE_IMAGE_MODES: Final = (IMAGE_MODE_AUTO, *MODEL_IMAGE_MODES)
+"""What a direct judge accepts: ``auto`` is the protocol's rule (per-step while the
+serving limit allows, mosaics beyond it)."""
+
 # --- release layout -------------------------------------------------------------
 
 SANDBOX_DIR: Final = "sandbox"

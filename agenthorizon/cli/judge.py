@@ -14,11 +14,10 @@ import argparse
 import json
 import sys
 
-from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS
+from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS, JUDGE_IMAGE_MODES
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
 
-IMAGE_CHOICES = ("auto", "per-step", "mosaic", "none")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model = parser.add_argument_group("model judges (openai:MODEL)")
     model.add_argument(
         "--images",
-        choices=IMAGE_CHOICES,
+        choices=JUDGE_IMAGE_MODES,
         help="screenshots: auto (default: per-step, 2x2 mosaics past --max-images or a server limit), "
         "per-step, mosaic or none",
     )

@@ -47,6 +47,13 @@ from agenthorizon.judges.prompts import (
     render_prompt,
     verdict_json_schema,
 )
+from agenthorizon.schema import (
+    IMAGE_MODE_AUTO,
+    IMAGE_MODE_MOSAIC,
+    IMAGE_MODE_NONE,
+    IMAGE_MODE_PER_STEP,
+    JUDGE_IMAGE_MODES,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -56,7 +63,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OpenAICompatibleJudge",
     "DEFAULT_BASE_URL",
-    "IMAGE_MODES",
+    "JUDGE_IMAGE_MODES",
     "MERGE_REASONS",
     "RETRY_STATUSES",
     "is_serving_limit_error",
@@ -64,8 +71,7 @@ __all__ = [
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-MODE_AUTO, MODE_PER_STEP, MODE_MOSAIC, MODE_NONE = "auto", "per-step", "mosaic", "none"
-IMAGE_MODES = (MODE_AUTO, MODE_PER_STEP, MODE_MOSAIC, MODE_NONE)
+MODE_AUTO, MODE_PER_STEP, MODE_MOSAIC, MODE_NONE = IMAGE_MODE_AUTO, IMAGE_MODE_PER_STEP, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE
 MERGE_COUNT = "count"
 MERGE_SERVER_LIMIT = "server_limit"
 MERGE_REASONS = (MERGE_COUNT, MERGE_SERVER_LIMIT)
@@ -267,8 +273,8 @@ class OpenAICompatibleJudge(BaseJudge):
     ) -> None:
         if not model:
             raise ValueError("openai judge: a model name is required (openai:MODEL)")
-        if images not in IMAGE_MODES:
-            raise ValueError(f"openai judge: images must be one of {IMAGE_MODES}, got {images!r}")
+        if images not in JUDGE_IMAGE_MODES:
+            raise ValueError(f"openai judge: images must be one of {JUDGE_IMAGE_MODES}, got {images!r}")
         if retries < 0:
             raise ValueError(f"openai judge: retries must be >= 0, got {retries}")
         if image_budget is not None and image_budget < 1:
