@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from agenthorizon.schema import UUID_PATTERN
+from agenthorizon.schema import STATUS_MALFORMED_JSON, UUID_PATTERN
 
 RUN_RECORD_NAME = "run.json"
 
@@ -92,7 +92,24 @@ class ResultSet:
             self.unreadable[trajectory_id] = value
 
     def ids(self) -> set[str]:
+        """Trajectory ids with a result file, readable or not."""
         return set(self.results) | set(self.unreadable)
+
+    def predictions(self, wanted_ids: Iterable[str] | None = None) -> dict[str, Any]:
+        """Trajectory id -> prediction, in the form :func:`agenthorizon.score` takes.
+
+        A result file that exists but cannot be read is an invalid prediction
+        (``malformed_json``), never a missing one; ids without any file are
+        absent here and score as ``missing``. ``wanted_ids`` keeps only those
+        ids (results for other items are left out, not scored).
+        """
+        predictions: dict[str, Any] = dict(self.results)
+        for trajectory_id in self.unreadable:
+            predictions[trajectory_id] = {"parse_status": STATUS_MALFORMED_JSON, "verdict": None}
+        if wanted_ids is not None:
+            wanted = set(wanted_ids)
+            predictions = {key: value for key, value in predictions.items() if key in wanted}
+        return predictions
 
 
 def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:

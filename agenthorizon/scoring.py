@@ -43,16 +43,22 @@ from agenthorizon.schema import (
 )
 
 __all__ = [
+    "OUTCOMES",
     "SLICES",
     "ItemOutcomes",
     "ScoreReport",
+    "align_predictions",
     "item_outcomes",
     "prediction_record",
+    "prediction_verdict",
     "reference_record",
     "reference_records",
     "score",
     "validate_prediction",
 ]
+
+OUTCOMES = ("correct", "false_accept", "false_reject", "invalid")
+"""Per-item outcome classes, see :meth:`ItemOutcomes.outcome_classes`."""
 
 CONFIDENCE_LEVEL = 0.95
 """Coverage of every bootstrap interval reported by :func:`score`."""
@@ -171,6 +177,35 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
     if isinstance(prediction, (int, float, np.number)):
         return None, None, STATUS_NON_BOOLEAN
     return None, None, STATUS_NOT_OBJECT
+
+
+def prediction_verdict(prediction: Any) -> Mapping | None:
+    """The verdict object a prediction carries, valid or not, for display.
+
+    Reports show a verdict's ``reasoning`` and ``confidence`` whichever form
+    it came in: a verdict dict is returned as is, a result record gives its
+    ``verdict``, JSON text the object it parses to; anything else (a bool,
+    ``None``, unparseable text) gives ``None``. Validity is
+    :func:`validate_prediction`'s business, not this function's.
+
+    >>> prediction_verdict('{"success": true, "confidence": "high"}')
+    {'success': True, 'confidence': 'high'}
+    >>> prediction_verdict({"parse_status": "ok", "verdict": {"success": False}})
+    {'success': False}
+    >>> prediction_verdict(True) is None
+    True
+    """
+    if isinstance(prediction, str):
+        try:
+            prediction = json.loads(prediction)
+        except (json.JSONDecodeError, RecursionError):
+            return None
+    if not isinstance(prediction, Mapping):
+        return None
+    if _is_result_record(prediction):
+        verdict = prediction["verdict"]
+        return verdict if isinstance(verdict, Mapping) else None
+    return prediction
 
 
 def prediction_record(prediction: Any) -> dict[str, Any]:
@@ -349,6 +384,21 @@ class ItemOutcomes:
     def __len__(self) -> int:
         return len(self.status)
 
+    def outcome_classes(self) -> list[str]:
+        """Per item, one of :data:`OUTCOMES`.
+
+        ``invalid`` for an invalid prediction whatever the label;
+        ``false_accept`` for a negative predicted success; ``false_reject``
+        for a positive predicted failure; otherwise ``correct``.
+
+        >>> item_outcomes([True, True, False, None], ["positive", "negative", "positive", "negative"]).outcome_classes()
+        ['correct', 'false_accept', 'false_reject', 'invalid']
+        """
+        classes = np.where(self.positive, "false_reject", "false_accept").astype(object)
+        classes[self.correct] = "correct"
+        classes[~self.valid] = "invalid"
+        return classes.tolist()
+
     def subset(self, mask: np.ndarray) -> ItemOutcomes:
         """The outcomes of the items where ``mask`` is true."""
         indices = np.flatnonzero(mask)
@@ -400,7 +450,20 @@ def reference_records(references: Any) -> list[dict[str, Any]]:
     return [reference_record(row, position) for position, row in enumerate(_as_reference_list(references))]
 
 
-def _align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[Any]:
+def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[Any]:
+    """One prediction per reference record, in reference order.
+
+    ``predictions`` is a sequence (its length must equal the references') or
+    a mapping ``trajectory_id -> prediction``, where an id absent from the
+    mapping gives ``None`` (a missing prediction) and an id outside the
+    references raises ``ValueError``, as does a duplicate reference id.
+    ``records`` come from :func:`reference_records`.
+
+    >>> records = reference_records([{"trajectory_id": "a", "label": "positive", "mistake_type": ""},
+    ...                              {"trajectory_id": "b", "label": "negative", "mistake_type": ""}])
+    >>> align_predictions({"b": False}, records)
+    [None, False]
+    """
     if isinstance(predictions, Mapping):
         ids = []
         for position, record in enumerate(records):
@@ -468,7 +531,7 @@ def item_outcomes(predictions: Any, references: Any) -> ItemOutcomes:
 
 
 def _outcomes_from_rows(predictions: Any, records: list[dict[str, Any]]) -> ItemOutcomes:
-    aligned = _align_predictions(predictions, records)
+    aligned = align_predictions(predictions, records)
     n = len(records)
     positive = np.fromiter((record["label"] == POSITIVE for record in records), dtype=bool, count=n)
     valid = np.zeros(n, dtype=bool)
@@ -710,6 +773,21 @@ def score(
     Returns
     -------
     ScoreReport
+
+    See Also
+    --------
+    agenthorizon.compare : paired comparison of two judges on the same items.
+    agenthorizon.load_metric : the same numbers as an ``evaluate`` metric.
+
+    References
+    ----------
+    .. [1] The AgentHorizon scoring protocol (``docs/scoring.md``): balanced
+       accuracy as the primary metric, invalid predictions incorrect.
+    .. [2] K. H. Brodersen, C. S. Ong, K. E. Stephan and J. M. Buhmann, "The
+       balanced accuracy and its posterior distribution", ICPR 2010.
+    .. [3] B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*,
+       Chapman & Hall, 1993 (percentile intervals); C. A. Field and A. H.
+       Welsh, "Bootstrapping clustered data", JRSS B 69(3), 2007.
 
     Examples
     --------

@@ -269,6 +269,15 @@ def compare(a: Any, b: Any, references: Any, *, bootstrap: int = 10000, seed: in
     Returns
     -------
     Comparison
+        ``difference`` (A - B) is in [-1, 1], positive when A is better;
+        ``p_value`` is in (0, 1], small when the judges differ.
+
+    References
+    ----------
+    .. [1] Q. McNemar, "Note on the sampling error of the difference between
+       correlated proportions or percentages", Psychometrika 12(2), 1947.
+    .. [2] C. A. Field and A. H. Welsh, "Bootstrapping clustered data",
+       JRSS B 69(3), 2007.
 
     Examples
     --------
@@ -283,13 +292,13 @@ def compare(a: Any, b: Any, references: Any, *, bootstrap: int = 10000, seed: in
     """
     from agenthorizon.scoring import item_outcomes
 
+    if not isinstance(bootstrap, (int, np.integer)) or isinstance(bootstrap, bool) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be a non-negative integer number of resamples, got {bootstrap!r}")
     outcomes_a = item_outcomes(a, references)
     outcomes_b = item_outcomes(b, references)
     positive = outcomes_a.positive
     if positive.all() or not positive.any():
         raise ValueError("compare needs references with both positive and negative items")
-    if not isinstance(bootstrap, (int, np.integer)) or isinstance(bootstrap, bool) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a non-negative integer number of resamples, got {bootstrap!r}")
 
     def accuracies(correct: np.ndarray) -> tuple[float, float, float]:
         pos = float(correct[positive].mean())

@@ -151,3 +151,13 @@ def test_leaderboard_rejects_a_directory_without_run_record(tiny_root, tmp_path,
     (tmp_path / "empty").mkdir()
     assert main(["leaderboard", str(tmp_path / "empty"), "--data", str(tiny_root)]) == 2
     assert "no run.json" in capsys.readouterr().err
+
+
+def test_leaderboard_refuses_shards_of_two_judges_in_one_folder(tiny_root, tmp_path, capsys):
+    folder = tmp_path / "mixed"
+    for index, name in enumerate(("good", "bad")):
+        shard = {"judge": {"name": name}, "config": CONFIG_AH}
+        write_json_atomic(folder / f"run-shard-{index}-of-2.json", shard)
+    assert main(["leaderboard", str(folder), "--data", str(tiny_root)]) == 2
+    error = capsys.readouterr().err
+    assert "run-shard-1-of-2.json" in error and "judge" in error and "differs" in error

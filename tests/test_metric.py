@@ -36,17 +36,11 @@ PREDICTIONS = [
 
 
 def _expected(predictions, references):
-    report = score(predictions, references)
-    return {
-        "balanced_accuracy": report.balanced_accuracy,
-        "positive_accuracy": report.positive_accuracy,
-        "negative_accuracy": report.negative_accuracy,
-        "accuracy": report.accuracy,
-        "invalid_rate": report.invalid_rate,
-        "n": report.n,
-        "mistake_type_recall": {name: value["recall"] for name, value in report.mistake_type_recall.items()},
-        "mistake_type_recall_macro": report.mistake_type_recall_macro,
-    }
+    values = score(predictions, references).to_dict()
+    headline = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "accuracy", "invalid_rate", "n")
+    expected = {key: values[key] for key in (*headline, "mistake_type_recall_macro")}
+    expected["mistake_type_recall"] = {name: cell["recall"] for name, cell in values["mistake_type_recall"].items()}
+    return expected
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +104,10 @@ def test_metric_card_has_the_template_sections():
         "### Inputs",
         "### Output Values",
         "#### Values from Popular Papers",
+        "### Examples",
         "## Limitations and Bias",
         "## Citation",
+        "## Further References",
     ):
         assert section in card, section
 
@@ -120,3 +116,19 @@ def test_metric_script_has_no_second_implementation():
     source = (Path(agenthorizon.METRIC_PATH) / "metric.py").read_text(encoding="utf-8")
     assert "from agenthorizon.scoring import" in source
     assert "positive_accuracy =" not in source
+
+
+def test_a_dataset_as_references_as_the_readme_shows(metric, tiny_root):
+    # README: metric.compute(predictions=[{"success": False}] * len(ds), references=ds)
+    ds = agenthorizon.load_dataset(tiny_root, "AH", split="test", images=None)
+    result = metric.compute(predictions=[{"success": False}] * len(ds), references=ds)
+    assert result["n"] == len(ds)
+    assert (result["positive_accuracy"], result["negative_accuracy"], result["balanced_accuracy"]) == (0.0, 1.0, 0.5)
+    by_id = {ds[0]["trajectory_id"]: {"success": True}}
+    assert metric.compute(predictions=by_id, references=ds) == _expected(by_id, ds)
+
+
+def test_add_batch_in_several_batches_equals_one_compute(metric):
+    for start in range(0, len(REFERENCES), 3):  # batches of 3, 3 and 2
+        metric.add_batch(predictions=PREDICTIONS[start : start + 3], references=REFERENCES[start : start + 3])
+    assert metric.compute() == _expected(PREDICTIONS, REFERENCES)

@@ -129,3 +129,23 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"pip install agenthorizon\[plot\]"):
         plots.plot_judge_comparison([])
+
+
+def test_bare_verdict_files_keep_their_confidence(run_dirs, tiny_root: Path, tmp_path: Path):
+    # A results directory may hold bare verdicts ({"success", "confidence", ...})
+    # instead of runner result records; their stated confidence still counts.
+    import json
+
+    from agenthorizon.report.plots import NO_CONFIDENCE, score_runs
+    from agenthorizon.report.runs import load_runs
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "run.json").write_text((run_dirs[0] / "run.json").read_text())
+    for path in run_dirs[0].glob("*-*-*-*-*.json"):
+        (bare / path.name).write_text(json.dumps(json.loads(path.read_text())["verdict"]))
+    wrapped, unwrapped = (
+        score_runs(load_runs([directory], tiny_root, images=None), bootstrap=0)[0] for directory in (run_dirs[0], bare)
+    )
+    assert unwrapped.confidence == wrapped.confidence
+    assert unwrapped.confidence[NO_CONFIDENCE] == (0, 0)

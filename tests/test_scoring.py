@@ -14,7 +14,9 @@ from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, INVALID_STATU
 from agenthorizon.scoring import (
     SLICES,
     ScoreReport,
+    item_outcomes,
     prediction_record,
+    prediction_verdict,
     score,
     validate_prediction,
 )
@@ -381,3 +383,51 @@ def test_report_round_trips_through_json():
     data = json.loads(json.dumps(report.to_dict()))
     assert data["n"] == 15 and set(data["invalid_by_reason"]) == set(INVALID_STATUSES)
     assert len(data["intervals"]["balanced_accuracy"]) == 2
+
+
+def test_outcome_classes_agree_with_the_confusion_counts():
+    # The HTML report's item list uses these classes; they must add up to the
+    # report's confusion matrix, invalid predictions included.
+    predictions, rows = _grouped(7)
+    predictions[::5] = ["true"] * len(predictions[::5])
+    classes = item_outcomes(predictions, rows).outcome_classes()
+    confusion = score(predictions, rows).confusion
+    assert classes.count("correct") == confusion["tp"] + confusion["tn"]
+    assert classes.count("false_accept") == confusion["fp"]
+    assert classes.count("false_reject") == confusion["fn"]
+    assert classes.count("invalid") == confusion["invalid_positive"] + confusion["invalid_negative"]
+    labels = ["positive", "negative"] * 3
+    given = [False, True, "true", 1, None, '{"success": false}']
+    assert item_outcomes(given, labels).outcome_classes() == [
+        "false_reject", "false_accept", "invalid", "invalid", "invalid", "correct"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        ({"success": True, "confidence": "high"}, {"success": True, "confidence": "high"}),  # a bare verdict file
+        ({"parse_status": "ok", "verdict": {"success": False, "reasoning": "r"}}, {"success": False, "reasoning": "r"}),
+        ('{"success": "true", "reasoning": "r"}', {"success": "true", "reasoning": "r"}),  # invalid, still shown
+        ({"parse_status": "no_json", "verdict": None}, None),
+        ("{bad", None),
+        (True, None),
+        (None, None),
+    ],
+)
+def test_prediction_verdict_finds_the_verdict_in_every_form(prediction, expected):
+    assert prediction_verdict(prediction) == expected
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import agenthorizon.report.tables
+    import agenthorizon.results
+    import agenthorizon.scoring
+    import agenthorizon.stats
+
+    for module in (agenthorizon.scoring, agenthorizon.stats, agenthorizon.results, agenthorizon.report.tables):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
+        assert result.attempted > 0 or module is agenthorizon.results, module.__name__

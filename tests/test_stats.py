@@ -31,6 +31,7 @@ def _paired(n_a: int, n_b: int, both: int = 3, neither: int = 2) -> tuple[np.nda
         (0, 5, 2 / 2**5),
         (10, 0, 2 / 2**10),
         (7, 3, 2 * (1 + 10 + 45 + 120) / 2**10),  # 0.34375
+        (1, 5, 2 * (1 + 6) / 2**6),  # 0.21875
         (3, 3, 1.0),  # capped at 1
         (0, 0, 1.0),  # no discordant pairs
     ],

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_D, CONFIG_AH_S, LABEL_FILES, MISTAKE_TYPES, NEGATIVE, POSITIVE
 
-HELP = "Run the main job on a generated sample corpus: load, judge (lexical, constant), score, report."
+HELP = "Run the main job on a generated sample corpus: load, judge (lexical, constant), score and compare."
 
 DEMO_JUDGES = ("lexical", "constant:true")
 DEMO_CONFIGS = (CONFIG_AH_D, CONFIG_AH)
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
     # Paired comparison on the same items: pair-clustered bootstrap of the
     # difference and an exact McNemar test on per-item correctness.
-    predictions = [read_results([runs[spec, CONFIG_AH].out_dir]).results for spec in DEMO_JUDGES]
+    predictions = [read_results([runs[spec, CONFIG_AH].out_dir]).predictions() for spec in DEMO_JUDGES]
     comparison = compare(predictions[0], predictions[1], loaded[CONFIG_AH], bootstrap=args.bootstrap or 1000,
                          seed=args.seed)
     print()

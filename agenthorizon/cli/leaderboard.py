@@ -9,7 +9,6 @@ not run on a config) and mistake-type recall over all its scored items.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -33,33 +32,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 
-def read_run_record(run_dir: Path) -> tuple[str, str]:
+def judge_and_config(run_dir: Path) -> tuple[str, str]:
     """``(judge name, config)`` from a run directory's run record(s)."""
-    if not run_dir.is_dir():
-        raise FileNotFoundError(f"{run_dir}: not a run directory")
-    records = sorted(run_dir.glob("run.json")) + sorted(run_dir.glob("run-shard-*.json"))
-    if not records:
+    from agenthorizon.report.runs import read_run_record
+
+    record = read_run_record(run_dir)  # merges shards; they must agree on judge and config
+    if not record:
         raise FileNotFoundError(f"{run_dir}: no run.json or run-shard-*.json; expected a run directory")
-    found: set[tuple[str, str]] = set()
-    for path in records:
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"{path}: not valid JSON ({error}); expected a run record") from None
-        judge = record.get("judge") if isinstance(record, dict) else None
-        name = judge.get("name") if isinstance(judge, dict) else None
-        config = record.get("config") if isinstance(record, dict) else None
-        if not isinstance(name, str) or not name:
-            raise ValueError(f'{path}: expected "judge": {{"name": ...}} in the run record')
-        if config not in _COVERS:
-            raise ValueError(
-                f"{path}: run on config {config!r}; the leaderboard ranks runs on "
-                f"{', '.join(_COVERS)} (AH-D overlaps both columns)"
-            )
-        found.add((name, config))
-    if len(found) > 1:
-        raise ValueError(f"{run_dir}: run records disagree on judge/config: {sorted(found)}")
-    return found.pop()
+    judge = record.get("judge")
+    name = judge.get("name") if isinstance(judge, dict) else None
+    config = record.get("config")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f'{run_dir}: expected "judge": {{"name": ...}} in the run record')
+    if config not in _COVERS:
+        raise ValueError(
+            f"{run_dir}: run on config {config!r}; the leaderboard ranks runs on "
+            f"{', '.join(_COVERS)} (AH-D overlaps both columns)"
+        )
+    return name, config
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     runs_by_judge: dict[str, list[tuple[Path, str]]] = {}
     for raw in args.runs:
         run_dir = Path(raw)
-        name, config = read_run_record(run_dir)
+        name, config = judge_and_config(run_dir)
         runs_by_judge.setdefault(name, []).append((run_dir, config))
 
     references: dict[str, list[dict[str, Any]]] = {}

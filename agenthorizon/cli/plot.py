@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", choices=CONFIG_NAMES, default=None, help="config, when run.json does not record one")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the figure files")
     parser.add_argument("--format", nargs="+", choices=("png", "svg"), default=["png", "svg"], help="file formats (default: png svg)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the intervals (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
 

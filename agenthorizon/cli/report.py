@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from agenthorizon.schema import CONFIG_NAMES
 
@@ -15,13 +16,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", choices=CONFIG_NAMES, default=None, help="config, when run.json does not record one"
     )
-    parser.add_argument("--out", default="report.html", help="output HTML file (default report.html)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for intervals (default 1000)")
+    parser.add_argument("--out", default="report.html", metavar="FILE", help="output HTML file (default report.html)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for intervals (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument(
-        "--thumbnails", type=int, default=3, help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
+        "--thumbnails", type=int, default=3, metavar="K", help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
     )
-    parser.add_argument("--title", default=None, help="page title")
+    parser.add_argument("--title", default=None, metavar="TEXT", help="page title (default: AgentHorizon judge report)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--thumbnails must be >= 0, got {args.thumbnails}")
     options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails)
     if args.title:
-        options = ReportOptions(**{**options.__dict__, "title": args.title})
+        options = dataclasses.replace(options, title=args.title)
     path = write_report(args.runs, args.data, args.out, config=args.config, options=options)
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1e6:.1f} MB); open it in a browser, no server needed")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from agenthorizon.schema import CONFIG_AH, CONFIG_NAMES, LABEL_FIELDS, SPLIT_NAME, STATUS_MALFORMED_JSON
+from agenthorizon.schema import CONFIG_AH, CONFIG_NAMES, LABEL_FIELDS, SPLIT_NAME
 
 HELP = "Score judge results (run directories or JSONL files) strictly against a config's labels."
 
@@ -38,11 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "trajectory_id; shards of one run are merged",
     )
     parser.add_argument("--data", required=True, metavar="ROOT", help="local release root (holds the label files)")
-    parser.add_argument("--config", default=CONFIG_AH, choices=CONFIG_NAMES, help="config whose labels score (default AH)")
+    parser.add_argument("--config", default=CONFIG_AH, choices=CONFIG_NAMES, help="config whose labels are scored against: its items are the denominator (default AH)")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N", help="pair-clustered bootstrap resamples (0: none)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument(
-        "--slices", default="", metavar="NAMES", help=f"comma-separated slices: {','.join(SLICES)}"
+        "--slices", default="", metavar="NAMES", help=f"comma-separated slices, from: {', '.join(SLICES)}"
     )
     parser.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
     parser.add_argument("--out", metavar="FILE", help="write the report here instead of standard output")
@@ -91,15 +91,7 @@ def predictions_from_results(result_set: Any, wanted_ids: set[str]) -> tuple[dic
     ``malformed_json``; results outside ``wanted_ids`` are returned as
     unexpected so the caller can list them.
     """
-    predictions: dict[str, Any] = {}
-    for trajectory_id, record in result_set.results.items():
-        if trajectory_id in wanted_ids:
-            predictions[trajectory_id] = record
-    for trajectory_id in result_set.unreadable:
-        if trajectory_id in wanted_ids:
-            predictions[trajectory_id] = {"parse_status": STATUS_MALFORMED_JSON, "verdict": None}
-    unexpected = sorted(result_set.ids() - wanted_ids)
-    return predictions, unexpected
+    return result_set.predictions(wanted_ids), sorted(result_set.ids() - wanted_ids)
 
 
 def ignored_files(result_set: Any) -> list[str]:

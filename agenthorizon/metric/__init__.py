@@ -17,15 +17,52 @@ METRIC_PATH: str = str(Path(__file__).resolve().parent)
 
 
 def load_metric(**kwargs: Any) -> Any:
-    """Load the AgentHorizon metric as an ``evaluate.Metric``.
+    """Load the strict AgentHorizon metric as an ``evaluate.Metric``.
 
-    Keyword arguments go to ``evaluate.load`` (``cache_dir``,
-    ``keep_in_memory``, ``experiment_id``, ...).
+    The same as ``evaluate.load(agenthorizon.METRIC_PATH, **kwargs)``. Its
+    ``compute(predictions=..., references=...)`` (and ``add`` /
+    ``add_batch``) take exactly what :func:`agenthorizon.score` takes --
+    references may be label rows, label strings or a ``datasets.Dataset`` --
+    and return a dict of
 
+    - ``balanced_accuracy`` = 0.5 * (positive accuracy + negative accuracy),
+      in [0, 1], higher is better, 0.5 is chance (the primary metric);
+    - ``positive_accuracy``, ``negative_accuracy``, ``accuracy``, in [0, 1],
+      higher is better (``None`` when the references hold no item of a class);
+    - ``invalid_rate``, in [0, 1], lower is better: invalid predictions
+      (missing, malformed JSON, no or non-Boolean ``success``) are counted as
+      incorrect and never leave a denominator;
+    - ``n``, the number of references;
+    - ``mistake_type_recall`` (type -> recall in [0, 1] or ``None``) and
+      ``mistake_type_recall_macro``.
+
+    Parameters
+    ----------
+    **kwargs
+        Passed to ``evaluate.load`` (``cache_dir``, ``keep_in_memory``,
+        ``experiment_id``, ...).
+
+    Returns
+    -------
+    evaluate.Metric
+
+    See Also
+    --------
+    agenthorizon.score : the same numbers, plus bootstrap intervals and slices.
+
+    References
+    ----------
+    The metric card ``README.md`` in :data:`METRIC_PATH`; the scoring
+    protocol in ``docs/scoring.md``.
+
+    Examples
+    --------
     >>> import agenthorizon
-    >>> metric = agenthorizon.load_metric()  # doctest: +SKIP
-    >>> metric.compute(predictions=[True, None], references=["positive", "negative"])["balanced_accuracy"]  # doctest: +SKIP
-    0.5
+    >>> metric = agenthorizon.load_metric()
+    >>> result = metric.compute(predictions=[True, "true", None, False],
+    ...                         references=["positive", "positive", "negative", "negative"])
+    >>> result["balanced_accuracy"], result["invalid_rate"]
+    (0.5, 0.5)
     """
     import evaluate
 

@@ -15,7 +15,7 @@ import datasets
 import evaluate
 
 from agenthorizon.schema import CITATION_BIBTEX
-from agenthorizon.scoring import prediction_record, reference_records, score
+from agenthorizon.scoring import align_predictions, prediction_record, reference_records, score
 
 _DESCRIPTION = """\
 Strict scoring of computer-use judges on AgentHorizon. Balanced accuracy is the
@@ -34,8 +34,8 @@ Args:
         JSON text of one, or a runner result record {"parse_status", "verdict"}.
         Invalid predictions are counted, never raised.
     references: label rows (dicts with "label" and "mistake_type", plus
-        "trajectory_id" when predictions is a mapping; dataset rows work as
-        they are) or the strings "positive" / "negative".
+        "trajectory_id" when predictions is a mapping; dataset rows and a
+        datasets.Dataset work as they are) or the strings "positive" / "negative".
 Returns:
     balanced_accuracy, positive_accuracy, negative_accuracy, accuracy: in [0, 1]
         (None when a class is absent), higher is better;
@@ -90,22 +90,9 @@ class AgentHorizonMetric(evaluate.Metric):
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict | None:
         """Score predictions against references (see the inputs description below)."""
         if isinstance(predictions, Mapping) and references is not None:
-            records = reference_records(references)
-            missing_ids = [i for i, record in enumerate(records) if record["trajectory_id"] is None]
-            if missing_ids:
-                raise ValueError(
-                    f"references[{missing_ids[0]}]: predictions is a mapping by trajectory_id, "
-                    "so every reference needs a 'trajectory_id'"
-                )
-            known = {record["trajectory_id"] for record in records}
-            unknown = [key for key in predictions if key not in known]
-            if unknown:
-                raise ValueError(
-                    f"predictions hold {len(unknown)} trajectory id(s) that are not in the references "
-                    f"(e.g. {sorted(map(str, unknown))[0]}); pass predictions for the referenced items only"
-                )
-            predictions = [predictions.get(record["trajectory_id"]) for record in records]
-            references = records
+            # Align here: evaluate stores predictions as a column, in reference order.
+            references = reference_records(references)
+            predictions = align_predictions(predictions, references)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:

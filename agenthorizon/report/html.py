@@ -32,12 +32,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.report.runs import JudgedRun, RunSet, load_runs
-from agenthorizon.schema import MISTAKE_TYPES, NEGATIVE, POSITIVE, STATUS_OK, step_bucket
+from agenthorizon.schema import MISTAKE_TYPES, POSITIVE, step_bucket
+from agenthorizon.scoring import item_outcomes, prediction_verdict, score, validate_prediction
 
-__all__ = ["ReportOptions", "build_report", "item_outcome", "write_report"]
-
-OUTCOMES = ("correct", "false_accept", "false_reject", "invalid")
-"""Per-item outcome classes shown by the item filter."""
+__all__ = ["ReportOptions", "build_report", "write_report"]
 
 RUN_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
 """Okabe-Ito colours, one per run (colour-blind safe)."""
@@ -61,24 +59,6 @@ class ReportOptions:
     thumbnail_size: tuple[int, int] = (384, 249)
     thumbnail_quality: int = 70
     title: str = "AgentHorizon judge report"
-
-
-def item_outcome(label: str, status: str, success: bool | None) -> str:
-    """Outcome class of one item: ``correct``, ``false_accept``, ``false_reject`` or ``invalid``.
-
-    A false accept is a negative judged a success; a false reject a positive
-    judged a failure; any prediction whose status is not ``ok`` is invalid.
-
-    >>> item_outcome("negative", "ok", True), item_outcome("positive", "non_boolean", None)
-    ('false_accept', 'invalid')
-    """
-    if status != STATUS_OK or success is None:
-        return "invalid"
-    if label == POSITIVE:
-        return "correct" if success else "false_reject"
-    if label == NEGATIVE:
-        return "false_accept" if success else "correct"
-    raise ValueError(f"label must be 'positive' or 'negative', got {label!r}")
 
 
 # --- formatting --------------------------------------------------------------------
@@ -157,9 +137,10 @@ def _spread(indices: list[int], count: int) -> set[int]:
     return {indices[round(k * last / (count - 1))] for k in range(count)}
 
 
-def _verdict_view(result: Any, status: str, success: bool | None, label: str) -> dict[str, Any]:
-    verdict = result.get("verdict") if isinstance(result, dict) else None
-    verdict = verdict if isinstance(verdict, dict) else {}
+def _verdict_view(result: Any, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
+    # Whatever form the prediction took (result record, bare verdict, JSON
+    # text), show the verdict's own fields; fall back to the raw judge output.
+    verdict = prediction_verdict(result) or {}
     reasoning = verdict.get("reasoning")
     raw = False
     if not isinstance(reasoning, str) or not reasoning:
@@ -170,7 +151,7 @@ def _verdict_view(result: Any, status: str, success: bool | None, label: str) ->
     confidence = verdict.get("confidence")
     error = result.get("error") if isinstance(result, dict) else None
     return {
-        "outcome": item_outcome(label, status, success),
+        "outcome": outcome,
         "status": status,
         "success": success,
         "mistake_type": mistake_type if isinstance(mistake_type, str) else None,
@@ -182,16 +163,17 @@ def _verdict_view(result: Any, status: str, success: bool | None, label: str) ->
 
 
 def _run_views(run_set: RunSet) -> list[dict[str, Any]]:
-    from agenthorizon.scoring import validate_prediction
-
     views = []
     for run in run_set.runs:
         predictions = run.predictions()
+        # The outcome classes come from scoring itself, so the item list can
+        # never disagree with the metrics above it.
+        outcomes = item_outcomes(predictions, run_set.rows)
         verdicts = []
-        for row in run_set.rows:
+        for row, outcome in zip(run_set.rows, outcomes.outcome_classes()):
             result = predictions.get(row["trajectory_id"])
             success, _named, status = validate_prediction(result)
-            verdicts.append(_verdict_view(result, status, success, row["label"]))
+            verdicts.append(_verdict_view(result, status, success, outcome))
         views.append({"label": run.label, "verdicts": verdicts})
     return views
 
@@ -267,9 +249,15 @@ def _mistake_types(report: dict[str, Any]) -> str:
         "<table><thead><tr><th>type</th><th class='num'>rejected and named</th><th class='num'>recall</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p class='small'>Among negatives of each reference type: the share the judge rejected <em>and</em> "
-        f"named with that type. {report['n_untyped_negatives']} untyped negative(s) are left out of these "
-        "denominators only.</p></div>"
+        f"named with that type. {_untyped_note(report['n_untyped_negatives'])}</p></div>"
     )
+
+
+def _untyped_note(count: int) -> str:
+    if count == 0:
+        return "Every negative has a reference type."
+    subject = "1 untyped negative is" if count == 1 else f"{count} untyped negatives are"
+    return f"{subject} left out of these denominators only."
 
 
 def _slice_table(report: dict[str, Any], name: str, title: str) -> str:
@@ -380,9 +368,6 @@ def _items_section(labels: list[str]) -> str:
 def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
     """The HTML text of the report for runs already loaded with :func:`load_runs`."""
     from agenthorizon import __version__
-    from agenthorizon.labels import manifest_sha256
-    from agenthorizon.schema import LABEL_FIELDS
-    from agenthorizon.scoring import score
     from agenthorizon.stats import compare
 
     options = options or ReportOptions()
@@ -397,7 +382,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
         first = run_set.runs[0].predictions()
         for run in run_set.runs[1:]:
             comparisons.append(compare(first, run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed).to_dict())
-    manifest = manifest_sha256([{name: row[name] for name in LABEL_FIELDS} for row in rows])
+    manifest = run_set.manifest_sha256
     n_pos = sum(row["label"] == POSITIVE for row in rows)
     payload = {"items": _item_views(run_set, options), "runs": _run_views(run_set)}
 
@@ -409,7 +394,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
             f"</span>{_e(run.label)} <span class='small'>{_e(_run_facts(run))}</span></h3>"
             f"{_headline(report)}"
             f'<div class="grid two">{_confusion(report)}{_mistake_types(report)}</div>'
-            f'<div class="grid two" style="margin-top:16px">{_slice_table(report, "step_bucket", "By trajectory length (steps)")}'
+            f'<div class="grid two">{_slice_table(report, "step_bucket", "By trajectory length (steps)")}'
             f'{_slice_table(report, "os", "By operating system")}</div></section>'
         )
     warnings = "".join(f'<div class="warning">{_e(text)}</div>' for text in run_set.warnings)

@@ -101,7 +101,7 @@ class RunScores:
 
 def score_runs(run_set: Any, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
     """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
-    from agenthorizon.scoring import item_outcomes, score
+    from agenthorizon.scoring import item_outcomes, prediction_verdict, score
 
     scored = []
     for run in run_set.runs:
@@ -112,8 +112,8 @@ def score_runs(run_set: Any, *, bootstrap: int = 1000, seed: int = 0) -> list[Ru
         for index, row in enumerate(run_set.rows):
             level = NO_CONFIDENCE
             if outcomes.valid[index]:
-                verdict = predictions.get(row["trajectory_id"], {}).get("verdict") or {}
-                stated = verdict.get("confidence") if isinstance(verdict, dict) else None
+                verdict = prediction_verdict(predictions.get(row["trajectory_id"])) or {}
+                stated = verdict.get("confidence")
                 level = stated if stated in CONFIDENCE_VALUES else NO_CONFIDENCE
             counts[level][0] += int(outcomes.correct[index])
             counts[level][1] += 1

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.results import RUN_RECORD_NAME, ResultSet, read_results
-from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, STATUS_MALFORMED_JSON
+from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
 
 __all__ = ["JudgedRun", "RunSet", "load_runs", "read_run_record", "run_label"]
 
@@ -24,7 +24,7 @@ def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The run record of a run directory: ``run.json``, else its shard records.
 
     Shard records (``run-shard-I-of-N.json``) are merged key by key, first
-    shard first; their ``config`` must agree. A directory without any record
+    shard first; their ``config`` and ``judge`` must agree. A directory without any record
     gives ``{}`` (results alone are still scoreable).
     """
     directory = Path(path)
@@ -40,10 +40,12 @@ def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any]:
             raise ValueError(f"{record_path}: not valid JSON ({error}); expected a run record object") from None
         if not isinstance(record, dict):
             raise ValueError(f"{record_path}: expected a run record JSON object")
-        if "config" in merged and "config" in record and record["config"] != merged["config"]:
-            raise ValueError(
-                f"{record_path}: config {record['config']!r} differs from the other shards' {merged['config']!r}"
-            )
+        for key in ("config", "judge"):
+            # Shards of one run share these; a mismatch means two runs in one folder.
+            if key in merged and key in record and record[key] != merged[key]:
+                raise ValueError(
+                    f"{record_path}: {key} {record[key]!r} differs from the other shards' {merged[key]!r}"
+                )
         for key, value in record.items():
             merged.setdefault(key, value)
     return merged
@@ -68,26 +70,19 @@ class JudgedRun:
     results: ResultSet
 
     def predictions(self) -> dict[str, Any]:
-        """Trajectory id -> result record, in the form :func:`agenthorizon.score` takes.
-
-        A result file that exists but cannot be read is an invalid prediction
-        (``malformed_json``), never a missing one; ids absent here score as
-        ``missing``.
-        """
-        predictions: dict[str, Any] = dict(self.results.results)
-        for trajectory_id in self.results.unreadable:
-            predictions[trajectory_id] = {"parse_status": STATUS_MALFORMED_JSON, "verdict": None}
-        return predictions
+        """Trajectory id -> prediction, as :meth:`ResultSet.predictions` gives it."""
+        return self.results.predictions()
 
 
 @dataclass
 class RunSet:
-    """Runs of one config and the dataset rows they are scored against."""
+    """Runs of one config, the dataset rows they are scored against and those rows' label manifest sha256."""
 
     config: str
     runs: list[JudgedRun]
     rows: list[dict[str, Any]]
     data_root: Path
+    manifest_sha256: str
     warnings: list[str] = field(default_factory=list)
 
 
@@ -168,4 +163,6 @@ def load_runs(
                 f"{run.path}: {len(extra)} result(s) for items not in config {chosen} of {data_root} "
                 f"(e.g. {extra[0]}); expected results of that config only"
             )
-    return RunSet(config=chosen, runs=runs, rows=rows, data_root=Path(data_root), warnings=warnings)
+    return RunSet(
+        config=chosen, runs=runs, rows=rows, data_root=Path(data_root), manifest_sha256=manifest, warnings=warnings
+    )

@@ -2,9 +2,10 @@
 
 One small :class:`Table` model (title, notes, header, rows of cells) rendered
 to five formats: ``table`` (aligned plain text for a terminal), ``json``,
-``markdown``, ``csv`` and ``latex``. Rates print as percentages with one
-decimal, as in the paper (JSON and CSV keep fractions in [0, 1]); CSV keeps full-precision fractions (and separate
-interval columns) so it can be read back by a program.
+``markdown``, ``csv`` and ``latex``. The text formats print rates as
+percentages with one decimal, as the paper does; JSON and CSV keep
+full-precision fractions in [0, 1] (CSV with separate interval columns) so a
+program can read them back.
 """
 
 from __future__ import annotations
