@@ -687,11 +687,7 @@ def run_judge(
         from agenthorizon.scoring import score
 
         wanted = set(selected_ids)
-        results = read_results([out])
-        predictions = {tid: rec for tid, rec in results.results.items() if tid in wanted}
-        for tid in results.unreadable:
-            if tid in wanted:
-                predictions[tid] = {"parse_status": "malformed_json", "verdict": None}
+        predictions = read_results([out]).predictions(wanted)
         report = score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
     return RunSummary(
         out_dir=out,
