@@ -43,6 +43,7 @@ from agenthorizon.source import (
     check_config,
     check_images,
     load_dev_set,
+    load_references,
     local_root,
     read_labels,
     resolve_release,
@@ -50,7 +51,30 @@ from agenthorizon.source import (
 from agenthorizon.rows import FLOAT_PARAMETERS, STRING_PARAMETERS, build_table
 from agenthorizon.splits import select_config
 
-__all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError", "features", "load_dataset"]
+__all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError", "default_num_proc", "features", "load_dataset"]
+
+# Below this many items a second process costs more to start than it saves;
+# above it, two processes build `all` of the full release in about 60% of the
+# time of one (docs/performance.md, "Loading").
+PARALLEL_BUILD_MIN_ITEMS = 500
+PARALLEL_BUILD_MAX_PROCESSES = 4
+
+
+def default_num_proc(n_items: int, cpus: int | None = None) -> int | None:
+    """Processes :func:`load_dataset` builds a config's cache with when not told.
+
+    ``None`` (build in this process) for fewer than ``PARALLEL_BUILD_MIN_ITEMS``
+    items or a single CPU; otherwise one process per usable CPU, at most
+    ``PARALLEL_BUILD_MAX_PROCESSES``.
+
+    >>> default_num_proc(162, cpus=8) is None, default_num_proc(1373, cpus=2), default_num_proc(1373, cpus=16)
+    (True, 2, 4)
+    """
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if n_items < PARALLEL_BUILD_MIN_ITEMS or cpus < 2:
+        return None
+    return min(cpus, PARALLEL_BUILD_MAX_PROCESSES)
 
 
 _DESCRIPTION = (
@@ -340,9 +364,10 @@ def load_dataset(
         revision, token: for Hub repos.
         num_proc: processes building the Arrow cache (``datasets``' own
             multiprocessing: the items are split into contiguous runs, one per
-            process, and the shards keep the release order). ``None`` builds in
-            this process; see the "Loading" section of ``docs/performance.md``
-            for when more pays.
+            process, and the shards keep the release order). ``None`` chooses:
+            :func:`default_num_proc` of the config's item count (one process
+            below 500 items). Only a cache build uses it; a cached config
+            loads without starting any process.
 
     Returns:
         A ``datasets.DatasetDict`` ``{"test": Dataset}`` (``split=None``) or
@@ -410,6 +435,11 @@ def load_dataset(
         **config_kwargs,
     )
     try:
+        if num_proc is None:
+            n_items = len(
+                load_references(root, name, dev_groups=dev_groups, dev_manifest=dev_manifest, exclude_dev=exclude_dev)
+            )
+            num_proc = default_num_proc(n_items)
         builder.download_and_prepare(num_proc=num_proc)
     except DatasetGenerationError as error:
         # datasets wraps every generation error in a generic message; our
