@@ -16,22 +16,23 @@ without reading any trajectory file, which is what scoring needs.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.labels import check_disjoint, pair_group_id, pair_groups, parse_label_file
 from agenthorizon.schema import (
-    CONFIG_LABEL_FILES,
     CONFIG_NAMES,
     DEV_GROUPS,
     DIFFICULTY_BY_LABEL_FILE,
     FRAMEWORK_FILES,
-    IMAGES_DIR,
     LABEL_FILES,
     LOAD_IMAGE_MODES,
+    MARKDOWNS_DIR,
     PROMPT_FILE,
     SANDBOX_DIR,
     SCREENSHOT_REF_PREFIX,
@@ -43,7 +44,7 @@ from agenthorizon.splits import DevSet, derive_dev_set, dev_set_from_manifest, s
 __all__ = [
     "check_config",
     "check_images",
-    "hub_patterns",
+    "item_files",
     "load_dev_set",
     "load_references",
     "read_dev_manifest",
@@ -51,6 +52,7 @@ __all__ = [
     "read_trajectory",
     "resolve_release",
     "screenshot_path",
+    "screenshot_files",
     "screenshot_paths",
 ]
 
@@ -307,23 +309,59 @@ def screenshot_paths(
     ]
 
 
-def hub_patterns(rows: Sequence[dict[str, str]], *, images: str | None = "lazy") -> list[str]:
-    """``allow_patterns`` fetching the trajectory files of ``rows`` from the Hub.
+def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the files ``rows`` need from the Hub, screenshots aside.
 
-    The json and markdown of every item, its screenshot folder
-    (``media/images/<steps_id>/``) unless ``images`` is None, and the sandbox's
-    small prompt files that agentic judges read. Patterns are exact paths (no
-    wildcard other than the image folders'), because huggingface_hub matches
-    them with ``fnmatch``, where ``*`` would cross folders.
+    The sandbox's small prompt files that agentic judges read
+    (:data:`~agenthorizon.schema.PROMPT_FILE` and
+    :data:`~agenthorizon.schema.FRAMEWORK_FILES`), then the json and the
+    markdown of each row, in release order: exact paths, as
+    ``huggingface_hub.hf_hub_download`` takes them.
+
+    >>> item_files([{"trajectory_id": "t1"}])[-2:]
+    ['sandbox/data/jsons/t1.json', 'sandbox/data/markdowns/t1.md']
     """
-    patterns = [PROMPT_FILE, *FRAMEWORK_FILES]
+    files = [PROMPT_FILE, *FRAMEWORK_FILES]
     for row in rows:
-        patterns.append(json_relpath(row["trajectory_id"]))
-        patterns.append(markdown_relpath(row["trajectory_id"]))
-    if images is not None:
-        steps_ids = dict.fromkeys(row["steps_id"] for row in rows)  # ordered, unique
-        patterns.extend(f"{IMAGES_DIR}/{steps_id}/*" for steps_id in steps_ids)
-    return patterns
+        files.append(json_relpath(row["trajectory_id"]))
+        files.append(markdown_relpath(row["trajectory_id"]))
+    return files
+
+
+def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the screenshots the json files of ``rows`` under ``root`` reference.
+
+    Each reference is resolved by :func:`screenshot_paths` (so a path that
+    would leave the release is refused exactly as loading refuses it) and
+    given relative to ``root`` with ``/`` separators, in step order, each path
+    once. Every row's json must be in ``root``; a json that does not parse, or
+    whose references are refused, contributes nothing here: loading that row
+    raises the error with its label row.
+
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "sandbox/data/jsons").mkdir(parents=True)
+    >>> steps = [{"screenshot": "../media/images/s/step_1.png"}, {"screenshot": None}]
+    >>> _ = (root / "sandbox/data/jsons/t.json").write_text(json.dumps({"task": {"instruction": "x"}, "steps": steps}))
+    >>> screenshot_files(root, [{"trajectory_id": "t"}])
+    ['sandbox/data/media/images/s/step_1.png']
+    """
+    root_text = os.fspath(root)
+    cut = len(root_text) + len(os.sep)
+    files: dict[str, None] = {}  # ordered and unique: trajectories may share a screenshot folder
+    for row in rows:
+        json_path = os.path.join(root_text, json_relpath(row["trajectory_id"]))
+        where = row.get("location", row["trajectory_id"])
+        try:
+            steps = read_trajectory(json_path, f"label row {where}")["steps"]
+            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
+            paths = screenshot_paths(root_text, json_path, references, json_path)
+        except ValueError:
+            continue
+        for path in paths:
+            if path is not None:
+                files[path[cut:].replace(os.sep, "/")] = None
+    return list(files)
 
 
 def resolve_release(
@@ -341,14 +379,32 @@ def resolve_release(
 
     ``path`` is either a local release root (the directory with
     ``AgentHorizon.jsonl``, ``AgentHorizon-Simple.jsonl`` and ``sandbox/``) or
-    a Hub dataset repo id such as ``"ServiceNow/AgentHorizon"``. For a repo id
-    the snapshot is fetched in two steps with ``huggingface_hub.snapshot_download``:
-    both label files first (AH-D and ``in_dev`` are defined on the whole
-    release), then the json, markdown and screenshot folder of every item of
-    ``config`` only; ``images=None`` fetches no media. The second step pins the
-    commit the first one resolved, so labels and trajectories come from the
-    same revision. ``cache_dir`` is the huggingface_hub cache; ``dev_groups`` and
-    ``dev_manifest`` decide which items AH-D fetches.
+    a Hub dataset repo id such as ``"ServiceNow/AgentHorizon"``. A repo is
+    fetched file by file with ``huggingface_hub.hf_hub_download``, never by
+    listing the repo (about 110,000 files):
+
+    1. both label files (AH-D and ``in_dev`` are defined on the whole
+       release). The first is asked for at ``revision``; huggingface_hub
+       resolves the branch or tag to a commit and returns
+       ``<cache>/datasets--<owner>--<name>/snapshots/<commit>/AgentHorizon.jsonl``,
+       so that folder is the release root and its name the commit. Everything
+       else, the second label file included, is fetched at that commit, so
+       labels and trajectories come from one revision even if the branch
+       moves meanwhile.
+    2. :func:`item_files` of the config's rows, 8 at a time. A markdown the
+       repo lacks is skipped (loading renders it from the json, with a
+       warning); a missing json raises ``FileNotFoundError`` naming the
+       trajectory and its label row.
+    3. unless ``images`` is None, :func:`screenshot_files`: every screenshot
+       those jsons reference. One the repo lacks is only counted in a warning;
+       indexing it later raises ``FileNotFoundError`` with its path.
+
+    Files already in the snapshot folder (one commit, so they are the right
+    ones) are not requested again, nor files huggingface_hub has recorded as
+    absent at that commit: loading a config again costs the two label requests
+    only. With ``HF_HUB_OFFLINE=1`` everything comes from the cache.
+    ``token`` and ``cache_dir`` (the huggingface_hub cache) are passed through;
+    ``dev_groups`` and ``dev_manifest`` decide which items AH-D fetches.
 
     A path that exists on disk is always local. One that does not exist but
     is spelled ``owner/name`` is tried as a repo id; if the Hub has no such
@@ -365,89 +421,199 @@ def resolve_release(
         if revision is not None:
             raise ValueError(f"revision={revision!r} applies to Hub repos only; {text} is a local path")
         return local_root(text)
-    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError, RepositoryNotFoundError
-
-    try:
-        return _fetch_from_hub(
-            text,
-            config,
-            images=images,
-            revision=revision,
-            token=token,
-            cache_dir=cache_dir,
-            dev_groups=dev_groups,
-            dev_manifest=dev_manifest,
-        )
-    except (RepositoryNotFoundError, LocalEntryNotFoundError, HFValidationError) as error:
-        raise FileNotFoundError(
-            f"{text}: no such local directory ({Path(text).absolute()} does not exist), and not a Hub "
-            f"dataset repo that could be fetched ({type(error).__name__}: {str(error).splitlines()[0]}); "
-            f"{_expected_root_message()}, or a Hub dataset repo id such as 'ServiceNow/AgentHorizon'"
-        ) from error
-
-
-def _fetch_from_hub(
-    repo_id: str,
-    config: str,
-    *,
-    images: str | None,
-    revision: str | None,
-    token: str | bool | None,
-    cache_dir: str | os.PathLike[str] | None,
-    dev_groups: int,
-    dev_manifest: str | os.PathLike[str] | None,
-) -> Path:
-    import huggingface_hub
-
-    common = {"repo_type": "dataset", "token": token, "cache_dir": None if cache_dir is None else os.fspath(cache_dir)}
-    snapshot = Path(
-        huggingface_hub.snapshot_download(repo_id, revision=revision, allow_patterns=list(LABEL_FILES), **common)
-    )
-    root = local_root(snapshot)
+    hub = _HubRepo(text, token=token, cache_dir=cache_dir)
+    root = hub.fetch_labels(revision)
     rows = read_labels(root)
     dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
     selected = select_config(rows, config, dev)
-    # A snapshot folder is one commit, so files already in it are the right
-    # ones. Checking for them is worth it: huggingface_hub tests every file of
-    # the repo (about 110,000) against every pattern (one per item and image
-    # folder: thousands), hundreds of millions of fnmatch calls even when
-    # every file is cached, online or offline (docs/data.md, "Local root or the Hub").
-    if snapshot_has(root, selected, images=images):
-        return root
-    # The snapshot folder is named after the commit: fetching the trajectories
-    # at that commit keeps them consistent with the labels just read, even if
-    # the branch moves in between.
-    huggingface_hub.snapshot_download(
-        repo_id, revision=snapshot.name, allow_patterns=hub_patterns(selected, images=images), **common
-    )
+    hub.fetch_items(root, selected, config)
+    if images is not None:
+        hub.fetch_screenshots(root, selected, config)
     return root
 
 
-def snapshot_has(root: str | os.PathLike[str], rows: Sequence[dict[str, str]], *, images: str | None) -> bool:
-    """Whether ``root`` already holds every file :func:`hub_patterns` would fetch for ``rows``.
+# How many files are requested at once: snapshot_download's default.
+_WORKERS = 8
 
-    That is the sandbox prompt files and the json and markdown of every row
-    and, unless ``images`` is None, every screenshot the rows' json files
-    reference. A json that does not parse counts as present (fetching the same
-    commit again cannot repair it; loading reports it with its label row).
-    """
-    root = Path(root)
-    needed = [root / PROMPT_FILE, *(root / name for name in FRAMEWORK_FILES)]
-    for row in rows:
-        needed.append(root / json_relpath(row["trajectory_id"]))
-        needed.append(root / markdown_relpath(row["trajectory_id"]))
-    if not all(path.is_file() for path in needed):
-        return False
-    if images is None:
-        return True
-    for row in rows:
-        json_path = root / json_relpath(row["trajectory_id"])
+
+class _HubRepo:
+    """One Hub dataset repo of a release, fetched file by file into the huggingface_hub cache."""
+
+    def __init__(self, repo_id: str, *, token: str | bool | None, cache_dir: str | os.PathLike[str] | None) -> None:
+        self.repo_id = repo_id
+        self.token = token
+        self.cache_dir = None if cache_dir is None else os.fspath(cache_dir)
+        self.commit = ""
+
+    def _download(self, filename: str, revision: str | None) -> str:
+        import huggingface_hub
+
+        return huggingface_hub.hf_hub_download(
+            self.repo_id,
+            filename,
+            repo_type="dataset",
+            revision=revision,
+            token=self.token,
+            cache_dir=self.cache_dir,
+            tqdm_class=_quiet_file_bar(),
+        )
+
+    def fetch_labels(self, revision: str | None) -> Path:
+        """Both label files; the snapshot folder of the commit ``revision`` resolves to."""
+        from huggingface_hub.errors import (
+            HFValidationError,
+            LocalEntryNotFoundError,
+            RemoteEntryNotFoundError,
+            RepositoryNotFoundError,
+        )
+
+        where = self.repo_id if revision is None else f"{self.repo_id} at revision {revision!r}"
         try:
-            steps = read_trajectory(json_path, row["trajectory_id"])["steps"]
-            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
-            paths = screenshot_paths(root, json_path, references, str(json_path))
-        except ValueError:
-            continue
-        if not all(path is None or os.path.isfile(path) for path in paths):
-            return False
-    return True
+            first = Path(self._download(LABEL_FILES[0], revision))
+        except RemoteEntryNotFoundError:
+            raise FileNotFoundError(
+                f"Hub dataset repo {where} has no {LABEL_FILES[0]}; {_expected_root_message()}"
+            ) from None
+        except (RepositoryNotFoundError, LocalEntryNotFoundError, HFValidationError) as error:
+            raise FileNotFoundError(
+                f"{self.repo_id}: no such local directory ({Path(self.repo_id).absolute()} does not exist), and "
+                f"not a Hub dataset repo that could be fetched ({type(error).__name__}: "
+                f"{str(error).splitlines()[0]}); {_expected_root_message()}, or a Hub dataset repo id such as "
+                "'ServiceNow/AgentHorizon'"
+            ) from error
+        # hf_hub_download returns <cache>/<repo folder>/snapshots/<commit>/<file>: the
+        # label files sit at the top of the repo, so their folder is the release root.
+        snapshot = first.parent
+        if snapshot.parent.name != "snapshots":
+            raise RuntimeError(f"{first}: not in a huggingface_hub snapshots/<commit>/ folder")
+        self.commit = snapshot.name
+        try:
+            self._download(LABEL_FILES[1], self.commit)
+        except RemoteEntryNotFoundError:
+            raise FileNotFoundError(
+                f"Hub dataset repo {where} (commit {self.commit}) has no {LABEL_FILES[1]}; "
+                f"{_expected_root_message()}"
+            ) from None
+        except LocalEntryNotFoundError as error:
+            raise FileNotFoundError(
+                f"{LABEL_FILES[1]} of Hub dataset repo {where} (commit {self.commit}) could not be fetched: "
+                f"{str(error).splitlines()[0]}"
+            ) from error
+        return local_root(snapshot)
+
+    def plan(self, root: Path, files: Sequence[str]) -> tuple[list[str], dict[str, Exception]]:
+        """Which of ``files`` to request: those neither in ``root`` nor known to be absent.
+
+        ``root`` is the snapshot folder ``<repo cache>/snapshots/<commit>``.
+        Returns the files to request and, separately, those huggingface_hub
+        has recorded as absent at that commit: a 404 leaves an empty file at
+        ``<repo cache>/.no_exist/<commit>/<path>`` (the cache layout of
+        huggingface_hub's "Manage cache" guide), and asking again would 404
+        again. That folder is read once rather than per file with
+        ``try_to_load_from_cache``, which costs about 100 µs a file (it
+        validates the name and lists ``snapshots/`` each time): seconds over
+        a release's 100,000 screenshots.
+        """
+        root_text = os.fspath(root)
+        no_exist = os.path.join(os.path.dirname(os.path.dirname(root_text)), ".no_exist", os.path.basename(root_text))
+        known_absent = set()
+        for folder, _, names in os.walk(no_exist):
+            prefix = os.path.relpath(folder, no_exist).replace(os.sep, "/")
+            known_absent.update(name if prefix == "." else f"{prefix}/{name}" for name in names)
+        absent: dict[str, Exception] = {}
+        wanted = []
+        for name in files:
+            if name in known_absent:
+                absent[name] = FileNotFoundError(f"not in the repo at commit {self.commit} (a 404 cached earlier)")
+            elif not os.path.isfile(os.path.join(root_text, name)):
+                wanted.append(name)
+        return wanted, absent
+
+    def _fetch_absent(self, root: Path, files: Sequence[str], desc: str) -> dict[str, Exception]:
+        """Fetch the ``files`` not yet in ``root``; those the repo lacks, with the reason."""
+        from huggingface_hub.errors import EntryNotFoundError
+        from huggingface_hub.utils import hf_thread_map
+
+        wanted, absent = self.plan(root, files)
+
+        def fetch(name: str) -> Exception | None:
+            try:
+                self._download(name, self.commit)
+            except EntryNotFoundError as error:  # a 404 at the commit, or offline and not cached
+                return error
+            return None
+
+        if wanted:
+            errors = hf_thread_map(fetch, wanted, max_workers=_WORKERS, desc=f"Fetching {len(wanted)} {desc}")
+            absent.update((name, error) for name, error in zip(wanted, errors) if error is not None)
+        return absent
+
+    def fetch_items(self, root: Path, rows: Sequence[dict[str, str]], config: str) -> None:
+        """:func:`item_files` of ``rows``: a missing json raises, the rest is reported."""
+        absent = self._fetch_absent(root, item_files(rows), f"{config} trajectory files")
+        missing_jsons = [
+            f"{json_relpath(row['trajectory_id'])} (trajectory {row['trajectory_id']}, label row {row['location']}: "
+            f"{_reason(absent[json_relpath(row['trajectory_id'])])})"
+            for row in rows
+            if json_relpath(row["trajectory_id"]) in absent
+        ]
+        if missing_jsons:
+            raise FileNotFoundError(
+                f"{len(missing_jsons)} trajectory json file(s) of config {config} could not be fetched from Hub "
+                f"dataset repo {self.repo_id} at commit {self.commit}: " + "; ".join(missing_jsons[:5])
+                + ("; ..." if len(missing_jsons) > 5 else "")
+            )
+        markdowns = [name for name in absent if name.startswith(MARKDOWNS_DIR + "/")]
+        if markdowns:
+            _warn(
+                f"{len(markdowns)} trajectory markdown file(s) of config {config} are not in Hub dataset repo "
+                f"{self.repo_id} at commit {self.commit} (first: {markdowns[0]}); loading renders them from "
+                "the json"
+            )
+        sandbox = [name for name in absent if name not in markdowns]
+        if sandbox:
+            _warn(
+                f"{', '.join(sandbox)} not in Hub dataset repo {self.repo_id} at commit {self.commit}; "
+                "agentic judges that read the sandbox prompt files will not find them"
+            )
+
+    def fetch_screenshots(self, root: Path, rows: Sequence[dict[str, str]], config: str) -> None:
+        """:func:`screenshot_files` of ``rows``; the ones the repo lacks are counted in a warning."""
+        absent = self._fetch_absent(root, screenshot_files(root, rows), f"{config} screenshots")
+        if absent:
+            first = next(iter(absent))
+            _warn(
+                f"{len(absent)} screenshot(s) referenced by config {config} could not be fetched from Hub "
+                f"dataset repo {self.repo_id} at commit {self.commit} (first: {first}: {_reason(absent[first])}); "
+                "indexing one raises FileNotFoundError with its path"
+            )
+
+
+def _reason(error: Exception) -> str:
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+
+    if isinstance(error, RemoteEntryNotFoundError):
+        return "not in the repo at that commit"
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=4)
+
+
+@functools.cache
+def _quiet_file_bar() -> type:
+    """A huggingface_hub progress bar class that never shows.
+
+    hf_hub_download draws one byte bar per file; across thousands of small
+    files the one file-count bar of the batch says more (snapshot_download
+    silences its per-file bars the same way).
+    """
+    from huggingface_hub.utils import tqdm as hf_tqdm
+
+    class QuietFileBar(hf_tqdm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["disable"] = True
+            super().__init__(*args, **kwargs)
+
+    return QuietFileBar
