@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from agenthorizon.labels import count_labels
 from agenthorizon.schema import (
     CITATION_BIBTEX,
     CONFIG_AH,
@@ -56,8 +56,6 @@ from agenthorizon.schema import (
     LABEL_FILE_EASY,
     LABEL_FILE_HARD,
     MISTAKE_TYPES,
-    NEGATIVE,
-    POSITIVE,
     SPLIT_NAME,
     UNTYPED,
 )
@@ -238,24 +236,26 @@ def export_row(row: Mapping[str, Any], images: str, relative: _RelativePaths) ->
 
 
 def config_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Items, positives, negatives and negatives per mistake type of some rows.
+    """Items, positives, negatives and negatives per mistake type of some rows, as the card shows them.
+
+    The counts of :func:`agenthorizon.labels.count_labels` under the keys the
+    dataset card and ``agenthorizon export`` read: ``n``, ``positive``,
+    ``negative`` and ``by_mistake_type`` (each canonical mistake type, then
+    ``"untyped"`` for negatives without a type; over negatives only).
+
+    Raises ``ValueError`` for a row whose label or mistake type is unknown.
 
     >>> config_counts([{"label": "positive", "mistake_type": ""},
     ...                {"label": "negative", "mistake_type": "Bad Side Effect"}])["by_mistake_type"]["Bad Side Effect"]
     1
     """
-    labels: Counter = Counter()
-    types: Counter = Counter()
-    for row in rows:
-        labels[row["label"]] += 1
-        if row["label"] == NEGATIVE:
-            types[row["mistake_type"] or UNTYPED] += 1
-    by_type = {name: types.get(name, 0) for name in MISTAKE_TYPES}
-    by_type["untyped"] = types.get(UNTYPED, 0)
+    counts = count_labels(rows)
+    by_type = {name: counts.mistake_types[name] for name in MISTAKE_TYPES}
+    by_type["untyped"] = counts.mistake_types[UNTYPED]
     return {
-        "n": labels[POSITIVE] + labels[NEGATIVE],
-        "positive": labels[POSITIVE],
-        "negative": labels[NEGATIVE],
+        "n": counts.items,
+        "positive": counts.positives,
+        "negative": counts.negatives,
         "by_mistake_type": by_type,
     }
 
@@ -390,29 +390,78 @@ def export_release(
 ) -> ExportSummary:
     """Write Parquet shards per config and a dataset card to ``out``.
 
+    Each config's rows (those of :func:`agenthorizon.load_dataset`) are
+    written to ``out/data/<config>/test-IIIII-of-NNNNN.parquet`` with the
+    features in the Parquet schema metadata, and ``out/README.md`` declares
+    the configs, features, counts, partitions, blind-evaluation rules and
+    citation, so ``datasets.load_dataset(out, config, split="test")`` loads
+    the export with no project code. Screenshot paths are written relative to
+    the release root.
+
     Parameters
     ----------
-    root : path
+    root : str or path-like
         A local release root (see :func:`agenthorizon.resolve_release`).
-    out : path
-        Output folder; ``out/README.md`` and ``out/data/<config>/`` are
-        (over)written, anything else in it is left alone.
-    configs : sequence of str
-        Configs to export, each from ``schema.CONFIG_NAMES``.
-    images : {"none", "paths", "thumbnails", "full"}
+    out : str or path-like
+        Output folder, created when missing; ``out/README.md`` and
+        ``out/data/<config>/`` are (over)written, and stale shards of an
+        exported config removed; anything else in it is left alone.
+    configs : sequence of str, default=all four
+        Configs to export, each from ``schema.CONFIG_NAMES``; repeats are
+        ignored and the export follows the order of ``CONFIG_NAMES``.
+    images : {"none", "paths", "thumbnails", "full"}, default="thumbnails"
         How screenshots are exported (module docstring).
-    dev_groups : int
+    dev_groups : int, default=50
         Number of pair groups in AH-D (the paper: 50); also decides every
-        row's ``in_dev``.
-    max_shard_size : str or int
-        Upper bound for one shard's (uncompressed Arrow) size, e.g. ``"500MB"``.
+        row's ``in_dev``. Must be >= 0.
+    max_shard_size : str or int, default="500MB"
+        Upper bound for one shard's (uncompressed Arrow) size, e.g.
+        ``"500MB"`` or a number of bytes (:func:`parse_size`). A config with
+        no rows still gets one empty shard.
     repo_id : str, optional
-        Hub repository named in the card's loading example.
+        Hub repository named in the card's loading example (default: the
+        original release's repository).
 
     Returns
     -------
     ExportSummary
-        Files written and the counts stated in the card.
+        Per config (in export order): rows, shard files relative to ``out``,
+        counts (:func:`config_counts`) and Arrow bytes; and the card's path.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``root`` is not a folder, or lacks files a row refers to.
+    ValueError
+        If ``configs`` is empty or names an unknown config, ``images`` is not
+        a mode, ``dev_groups`` is not a non-negative integer,
+        ``max_shard_size`` is not a positive size, or a label file or
+        trajectory of the release is invalid (the message names the file and
+        line or item).
+
+    See Also
+    --------
+    agenthorizon.load_dataset : the rows being exported.
+    dataset_card : the README.md text.
+    agenthorizon.verify.verify_release : check a release before exporting it.
+
+    Examples
+    --------
+    Not run as a doctest, because loading the rows writes to the ``datasets``
+    cache of the user (``HF_DATASETS_CACHE``):
+
+    >>> import tempfile, datasets  # doctest: +SKIP
+    >>> from pathlib import Path  # doctest: +SKIP
+    >>> from agenthorizon.sample import generate  # doctest: +SKIP
+    >>> tmp = Path(tempfile.mkdtemp())  # doctest: +SKIP
+    >>> root = generate(tmp / "release", preset="tiny").root  # doctest: +SKIP
+    >>> summary = export_release(root, tmp / "out", configs=["AH"], images="none")  # doctest: +SKIP
+    >>> summary.configs["AH"].files  # doctest: +SKIP
+    ['data/AH/test-00000-of-00001.parquet']
+    >>> summary.configs["AH"].counts["n"]  # doctest: +SKIP
+    8
+    >>> datasets.load_dataset(str(tmp / "out"), "AH", split="test").num_rows  # doctest: +SKIP
+    8
     """
     _check_mode(images)
     root = Path(root)

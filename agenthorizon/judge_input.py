@@ -398,23 +398,60 @@ def _action_type(raw: Mapping[str, Any], where: str) -> str:
 def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
     """Build the blind :class:`JudgeInput` of one dataset row.
 
-    ``row`` is a row of :func:`agenthorizon.load_dataset` (full or blind, any
-    ``images`` mode). Only whitelisted fields are copied; hidden fields
-    (``schema.HIDDEN_FIELDS``) are ignored at the top level and removed from
-    nested structures; screenshot paths are replaced by blind references.
+    The one function through which a judge sees an item: it copies a
+    whitelist of fields (trajectory id, instruction, steps, Markdown,
+    screenshots, environment and task metadata), so the label, the mistake
+    type and the pairing fields (``schema.HIDDEN_FIELDS``) never reach a
+    judge. Hidden keys are also removed from nested mappings (action
+    parameters), and screenshot references are re-pointed from the
+    ``steps_id`` folder to the item's own ``trajectory_id``, because the steps
+    id would link a negative to its sibling. Screenshots are not decoded here.
 
-    Raises ``ValueError`` naming the item when a required field is missing or
-    has the wrong type.
+    Parameters
+    ----------
+    row : mapping
+        A row of :func:`agenthorizon.load_dataset` (full or blind, any
+        ``images`` mode), or a mapping with the same fields. Required:
+        ``trajectory_id`` (non-empty str), ``instruction`` (str) and ``steps``
+        (list of step mappings, each with a str ``action_type`` or a
+        release-shaped ``action`` object holding ``type``; an int
+        ``step_id`` defaults to the step's position).
 
+    Returns
+    -------
+    JudgeInput
+        A frozen record with ``trajectory_id``, ``instruction``, ``markdown``
+        (blind image references), ``steps`` (release-shaped, built on first
+        access), ``screenshots`` (decoded on access, no paths shown),
+        ``environment`` and ``task``.
+
+    Raises
+    ------
+    ValueError
+        Naming the item (and step) when ``row`` is not a mapping, a required
+        field is missing or has the wrong type, a step's parameters are not
+        a JSON object, or the screenshots do not give one entry per step.
+
+    See Also
+    --------
+    strip_hidden : removes hidden keys from nested data.
+    agenthorizon.runner.run_judge : builds one input per item with this.
+    agenthorizon.render.to_markdown : the release Markdown a judge reads.
+
+    Examples
+    --------
     >>> row = {"trajectory_id": "t1", "instruction": "Open the file", "label": "positive",
+    ...        "steps_id": "0123456789-abcdef", "os": "linux",
     ...        "steps": [{"step_id": 0, "action_type": "click", "parameters": '{"x": 1, "y": 2}',
     ...                   "timestamp_us": None, "screenshot": None}],
-    ...        "markdown": "# Trajectory Report", "os": "linux"}
+    ...        "markdown": "![Step 0 screenshot](../media/images/0123456789-abcdef/step_1.png)"}
     >>> judge_input = build_judge_input(row)
     >>> judge_input.steps[0]["action"]
     {'type': 'click', 'parameters': {'x': 1, 'y': 2}}
-    >>> hasattr(judge_input, "label")
-    False
+    >>> judge_input.markdown
+    '![Step 0 screenshot](../media/images/t1/step_1.png)'
+    >>> hasattr(judge_input, "label"), judge_input.environment["os"]
+    (False, 'linux')
     """
     if not isinstance(row, Mapping):
         raise ValueError(f"expected a dataset row (a mapping), got {type(row).__name__}")

@@ -14,10 +14,12 @@ from typing import Iterable, Mapping, Sequence
 from agenthorizon.schema import (
     GROUP_KEY_SEPARATOR,
     LABEL_FIELDS,
+    MISTAKE_TYPES,
     NEGATIVE,
     PAIR_GROUP_ID_LENGTH,
     POSITIVE,
     SOURCE_VALUES,
+    UNTYPED,
     UUID_PATTERN,
     canonical_mistake_type,
 )
@@ -163,6 +165,97 @@ def check_disjoint(files: Sequence[LabelFile]) -> None:
                     "expected the label files not to overlap"
                 )
             first_seen[row["trajectory_id"]] = where
+
+
+@dataclass(frozen=True)
+class LabelCounts:
+    """How many items, positives and negatives some label rows hold, and negatives per mistake type.
+
+    ``mistake_types`` maps each canonical name of ``schema.MISTAKE_TYPES`` (in
+    that order) and then ``schema.UNTYPED`` (``""``, a negative without a type)
+    to its number of negatives; its values add up to ``negatives``.
+    """
+
+    positives: int
+    negatives: int
+    mistake_types: dict[str, int]
+
+    @property
+    def items(self) -> int:
+        """Number of rows counted: ``positives + negatives``."""
+        return self.positives + self.negatives
+
+
+def count_labels(rows: Iterable[Mapping[str, str]]) -> LabelCounts:
+    """Count positives, negatives and negatives per mistake type in label rows.
+
+    Mistake types are counted over negatives only; a positive's type is not
+    looked at. Every count is an integer between 0 and the number of rows.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Rows with at least ``label`` (``"positive"`` / ``"negative"``) and
+        ``mistake_type`` (a canonical name of ``schema.MISTAKE_TYPES`` or
+        ``""``), as :func:`parse_label_file` returns them; ``trajectory_id``,
+        when present, names the row in errors.
+
+    Returns
+    -------
+    LabelCounts
+        ``positives``, ``negatives``, ``items`` and ``mistake_types``.
+
+    Raises
+    ------
+    ValueError
+        If a row's label is neither positive nor negative, or a negative's
+        mistake type is not a canonical name: counting it nowhere would make
+        the counts disagree with the number of rows.
+
+    See Also
+    --------
+    parse_label_file : validates rows and canonicalises mistake types.
+    agenthorizon.export.config_counts : the same counts in the dataset card's keys.
+
+    Examples
+    --------
+    >>> counts = count_labels([
+    ...     {"label": "positive", "mistake_type": ""},
+    ...     {"label": "negative", "mistake_type": "Bad Side Effect"},
+    ...     {"label": "negative", "mistake_type": ""},
+    ... ])
+    >>> counts.items, counts.positives, counts.negatives
+    (3, 1, 2)
+    >>> counts.mistake_types["Bad Side Effect"], counts.mistake_types[""]
+    (1, 1)
+    >>> count_labels([{"trajectory_id": "t9", "label": "maybe", "mistake_type": ""}])
+    Traceback (most recent call last):
+    ...
+    ValueError: item t9: unknown label 'maybe'; expected 'positive' or 'negative'
+    """
+    positives = negatives = 0
+    types = dict.fromkeys((*MISTAKE_TYPES, UNTYPED), 0)
+    for index, row in enumerate(rows):
+        label = row["label"]
+        if label == POSITIVE:
+            positives += 1
+        elif label == NEGATIVE:
+            negatives += 1
+            mistake_type = row["mistake_type"] or UNTYPED
+            if mistake_type not in types:
+                raise ValueError(
+                    f"{_row_name(row, index)}: mistake_type {mistake_type!r} is not canonical; expected one of "
+                    f"{', '.join(repr(name) for name in MISTAKE_TYPES)} or ''"
+                )
+            types[mistake_type] += 1
+        else:
+            raise ValueError(f"{_row_name(row, index)}: unknown label {label!r}; expected 'positive' or 'negative'")
+    return LabelCounts(positives=positives, negatives=negatives, mistake_types=types)
+
+
+def _row_name(row: Mapping[str, str], index: int) -> str:
+    trajectory_id = row.get("trajectory_id")
+    return f"item {trajectory_id}" if trajectory_id else f"row {index}"
 
 
 def pair_groups(rows: Iterable[Mapping[str, str]]) -> dict[str, tuple[str, ...]]:

@@ -570,6 +570,14 @@ def prepare_images(
 ) -> PreparedImages:
     """Prepare a trajectory's screenshots as model-ready images.
 
+    Selects the steps to show (:func:`select_steps`), downscales each
+    screenshot to fit ``size`` (default 512x332, aspect ratio kept, never
+    upscaled), optionally combines four consecutive selected screenshots into
+    a 2x2 row-major mosaic (twice the size each way; a last mosaic with fewer
+    tiles is padded with black cells), and encodes the images as JPEG or PNG.
+    Encoded images are read from and written to a content-addressed cache, so
+    the same screenshots with the same settings are encoded once.
+
     Parameters
     ----------
     screenshots : sequence
@@ -578,8 +586,10 @@ def prepare_images(
         object with a ``.paths`` attribute (such as ``LazyScreenshots``) is
         read through its paths, so no image is decoded twice.
     settings : ImageSettings, optional
-        Base settings; the keyword arguments ``mode`` ... ``every`` override
-        its fields (see :class:`ImageSettings`).
+        Base settings (default ``ImageSettings()``: per-step JPEG at quality
+        85, 512x332, all steps); the keyword arguments ``mode``, ``size``,
+        ``format``, ``quality``, ``budget``, ``strategy`` and ``every``
+        override its fields when given (see :class:`ImageSettings`).
     step_ids : sequence of int, optional
         Step id of each entry (default ``0..n-1``), used in captions.
     cache_dir : path, optional
@@ -594,14 +604,36 @@ def prepare_images(
     Returns
     -------
     PreparedImages
-        A list of :class:`PreparedImage` in step order; empty for mode ``"none"``.
+        A list of :class:`PreparedImage` in step order; empty for mode
+        ``"none"``. Its ``selected_steps``, ``skipped_steps``, ``encoded``
+        (images encoded by this call) and ``cache_hits`` say what happened.
 
     Raises
     ------
     FileNotFoundError
         A screenshot file does not exist (the message names the path).
     ValueError
-        Bad settings, or a file that is not a readable image (named).
+        Bad settings (mode, size, format, quality, budget, strategy, every,
+        workers, executor), or a file that is not a readable image (named).
+
+    See Also
+    --------
+    ImageSettings : the settings and their ranges.
+    select_steps : which steps get an image under a budget.
+    PreparedImage.data_url : an image as OpenAI-compatible servers take it.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> shots = [Image.new("RGB", (1920, 1080), "white") for _ in range(5)] + [None]
+    >>> images = prepare_images(shots, use_cache=False)
+    >>> len(images), images[0].size, images[0].mime_type, images.skipped_steps
+    (5, (512, 288), 'image/jpeg', (5,))
+    >>> mosaics = prepare_images(shots, mode="mosaic", use_cache=False)
+    >>> [(image.steps, image.size) for image in mosaics]
+    [((0, 1, 2, 3), (1024, 664)), ((4,), (1024, 664))]
+    >>> mosaics[0].caption()  # doctest: +ELLIPSIS
+    'Steps 0-3 as a 2x2 grid, read left to right, top to bottom: top-left = step 0, ...'
     """
     overrides = {
         name: value

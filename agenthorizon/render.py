@@ -88,9 +88,10 @@ def _cut(text: str) -> str:
 
 
 def action_string(action: Mapping[str, Any] | None) -> str:
-    """The one-line description of an action used in the release Markdown.
+    """The one-line description of an action, as the release Markdown prints it.
 
-    ``action`` is a step's ``{"type": ..., "parameters": {...}}`` object.
+    This is the text between backticks on a step's ``**Action:**`` line of
+    :func:`to_markdown`. Strings by action type:
 
     ========== ==================================================
     type       string
@@ -106,8 +107,29 @@ def action_string(action: Mapping[str, Any] | None) -> str:
     other      the bare type name (``move``, ``wait``, unknown types)
     ========== ==================================================
 
-    Missing values print as ``?``.
+    Missing or null values print as ``?`` (:data:`MISSING`); so does the whole
+    string when ``action`` is not a mapping.
 
+    Parameters
+    ----------
+    action : mapping or None
+        A step's action object, ``{"type": str, "parameters": {...}}``, as in
+        ``sandbox/data/jsons/<id>.json``. A ``parameters`` value that is not a
+        mapping is treated as empty.
+
+    Returns
+    -------
+    str
+        One line, no trailing newline; never raises.
+
+    See Also
+    --------
+    to_markdown : the whole trajectory in the release layout.
+
+    Examples
+    --------
+    >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "left"}})
+    'left-click (10, 20)'
     >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "right", "num_clicks": 2}})
     'right-click (10, 20) x2'
     >>> action_string({"type": "scroll", "parameters": {"x": 5, "y": 6, "direction": "down"}})
@@ -185,17 +207,44 @@ def _step_blocks(step: Mapping[str, Any], index: int) -> list[str]:
 
 
 def to_markdown(trajectory: Mapping[str, Any]) -> str:
-    """Render a trajectory JSON object in the release's Markdown layout.
+    """Render a trajectory JSON object in the release's Markdown layout, byte for byte.
 
-    ``trajectory`` is the content of ``sandbox/data/jsons/<id>.json``: it needs
-    ``task.instruction`` and a list ``steps``. The result is the text of the
-    matching ``sandbox/data/markdowns/<id>.md`` (see the module docstring for
-    the layout), ending in one newline.
+    The result is the text of the ``sandbox/data/markdowns/<id>.md`` that
+    matches ``sandbox/data/jsons/<id>.json`` (layout and rounding rules in the
+    module docstring): a title, the goal, the step count, then per step a
+    heading, the screenshot reference (when the step has one), the action
+    line (:func:`action_string`) and the timestamp in milliseconds (when the
+    step has one). A missing instruction or action value prints as ``?``.
 
-    Raises ``ValueError`` naming the trajectory when ``task`` or ``steps`` is
-    not of the expected shape; a missing instruction or action value prints
-    as ``?`` instead.
+    Parameters
+    ----------
+    trajectory : mapping
+        The parsed trajectory JSON: ``task`` (a mapping holding
+        ``instruction``), ``steps`` (a list of step mappings with ``step_id``,
+        ``action``, optional ``screenshot`` and ``timestamp_us``) and,
+        optionally, ``trajectory_id`` (used in error messages).
 
+    Returns
+    -------
+    str
+        The Markdown text, blocks separated by one blank line, ending in
+        exactly one newline.
+
+    Raises
+    ------
+    ValueError
+        Naming the trajectory (and step) when ``trajectory`` is not a mapping,
+        ``task`` is not a mapping, ``steps`` is not a list, a step is not a
+        mapping, or a ``timestamp_us`` is not a number.
+
+    See Also
+    --------
+    action_string : the one-line action description.
+    timestamp_ms : microseconds to the printed milliseconds.
+    agenthorizon.judge_input.build_judge_input : uses this Markdown for blind judge inputs.
+
+    Examples
+    --------
     >>> md = to_markdown({"trajectory_id": "t", "task": {"instruction": "Save it."},
     ...     "steps": [{"step_id": 0, "action": {"type": "hotkey", "parameters": {"keys": ["ctrl", "s"]}},
     ...                "timestamp_us": 2500}]})

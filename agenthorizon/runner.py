@@ -535,30 +535,47 @@ def run_judge(
 ) -> RunSummary:
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
+    Each selected row becomes a blind input
+    (:func:`agenthorizon.judge_input.build_judge_input`), is judged with up to
+    ``concurrency`` items in flight, and its parsed verdict is written
+    atomically to ``out_dir/<trajectory_id>.json`` as soon as it is known;
+    the run record (``run.json``, or ``run-shard-I-of-N.json``) is written at
+    the start and the end. Running again into the same ``out_dir`` skips the
+    items already answered and judges again those that failed (module
+    docstring). When labels are available, the selected items are scored
+    strictly: an invalid or failed prediction counts as incorrect.
+
     Parameters
     ----------
     judge : Judge or str
         A judge object (see :mod:`agenthorizon.judges`) or a spec for
         :func:`agenthorizon.judges.make_judge` (``"lexical"``, ``"openai:MODEL"``...).
     dataset : datasets.Dataset or sequence of rows
-        Rows of :func:`agenthorizon.load_dataset` (full or blind).
-    out_dir : path
-        Run directory: one ``<trajectory_id>.json`` per item plus the run record.
+        Rows of :func:`agenthorizon.load_dataset` (full or blind), each with a
+        unique ``trajectory_id``.
+    out_dir : str or path-like
+        Run directory, created when missing: one ``<trajectory_id>.json`` per
+        item plus the run record. It must not hold a run of another judge,
+        model, prompt or config.
     config : str, optional
         Config name for the run record (default: the dataset's config name).
-    concurrency : int
-        Items judged at the same time.
-    shard : "i/n", optional
-        Judge only shard ``i`` of ``n`` (see the module docstring).
+    concurrency : int, default=8
+        Items judged at the same time; at least 1.
+    shard : "i/n" or (int, int), optional
+        Judge only shard ``i`` of ``n``, 1 <= i <= n (see the module docstring).
     limit : int, optional
-        Judge at most the first ``limit`` selected items (dataset order).
-    timeout : float or None
-        Seconds allowed per attempt on one item.
-    retries : int
-        Extra attempts after a timeout or a transient judge error.
-    data_root : path, optional
+        Judge at most the first ``limit`` selected items (dataset order); >= 0.
+    timeout : float or None, default=900.0
+        Seconds allowed per attempt on one item; ``None``: no limit.
+    retries : int, default=2
+        Extra attempts after a timeout or a transient judge error; >= 0.
+    backoff_base : float, default=2.0
+        Base of the exponential backoff (seconds, with jitter) between attempts.
+    progress : bool, default=True
+        Show a progress bar (tqdm) on standard error.
+    data_root : str or path-like, optional
         Release root; recorded, and used for labels when ``dataset`` is blind.
-    bootstrap : int
+    bootstrap : int, default=0
         Bootstrap resamples for the score's intervals (0: none).
     data_options : mapping, optional
         Extra loading parameters to record under ``data`` (e.g. ``dev_groups``).
@@ -566,7 +583,40 @@ def run_judge(
     Returns
     -------
     RunSummary
-        Counts, the run record and the strict score of the selected items.
+        Counts (``ok``, ``invalid``, ``error``, ``missing``, ``skipped``), the
+        run record and its path, and the strict
+        :class:`~agenthorizon.scoring.ScoreReport` of the selected items
+        (``None`` for a blind dataset without ``data_root``).
+
+    Raises
+    ------
+    ValueError
+        If ``judge`` is not a judge (or an unknown spec), ``concurrency``,
+        ``limit``, ``retries`` or ``shard`` is out of range, the rows have no
+        ``trajectory_id`` or repeat one (named), or ``out_dir`` already holds
+        a different run. A failing judge does not raise: its items get status
+        ``error`` and are judged again on the next run.
+
+    See Also
+    --------
+    agenthorizon.judges.make_judge : judges from a spec string.
+    agenthorizon.results : the result-file format.
+    agenthorizon.scoring.score : the metrics of ``RunSummary.score``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from agenthorizon import load_dataset
+    >>> from agenthorizon.sample import generate
+    >>> tmp = Path(tempfile.mkdtemp())
+    >>> root = generate(tmp / "release", preset="tiny").root
+    >>> dataset = load_dataset(root, "AH", split="test", cache_dir=tmp / "cache")
+    >>> summary = run_judge("constant:true", dataset, tmp / "run", progress=False)
+    >>> summary.counts["ok"], summary.score.balanced_accuracy
+    (8, 0.5)
+    >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts["skipped"]  # resumed
+    8
     """
     from agenthorizon.judges import make_judge
     from agenthorizon.judges.base import run_sync

@@ -118,9 +118,17 @@ class Verdict:
 def parse_verdict(text: object) -> Verdict:
     """Parse a judge's answer into a :class:`Verdict`; never raises.
 
+    Finds the verdict object in the answer (the whole text, else the last
+    fenced JSON block, else the last balanced JSON object holding
+    ``"success"``; see the module docstring) and types it strictly:
+    ``success`` must be a JSON Boolean, ``mistake_type`` is mapped to its
+    canonical spelling when it names a known type, ``confidence`` is
+    lower-cased when it is ``low``/``medium``/``high``. Time is linear in the
+    length of ``text``.
+
     Parameters
     ----------
-    text : str or None
+    text : str, bytes, mapping or None
         The judge's raw output. ``bytes`` are decoded as UTF-8 (invalid bytes
         replaced); an already-parsed mapping is typed as the verdict object;
         any other object is parsed as its ``str()``.
@@ -141,6 +149,16 @@ def parse_verdict(text: object) -> Verdict:
         - ``missing_success``: JSON objects, none with a ``"success"`` key;
         - ``non_boolean``: ``success`` is present but not a Boolean
           (``"true"``, ``1``, ``null``, ...).
+
+        (``error`` is never returned here: it marks a judge that failed, see
+        :meth:`Verdict.error`.) Any status but ``ok`` is an invalid prediction,
+        which scoring counts as incorrect for its item. ``detail`` explains a
+        status other than ``ok``.
+
+    See Also
+    --------
+    Verdict : the parsed fields and their normalisation.
+    agenthorizon.scoring.score : strict metrics over verdicts.
 
     Examples
     --------

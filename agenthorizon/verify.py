@@ -44,11 +44,51 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
     (``task.instruction`` string, ``steps`` list); the markdown exists; every
     step's screenshot path stays inside the release, exists, and its image
     header reads (``PIL.Image.open`` + ``verify()``: no pixel decoding). Label
-    files are validated line by line first; rows of a bad label file are not
-    followed further, since their ids cannot be trusted.
+    files are validated line by line first, and checked not to share ids;
+    rows of a bad label file are not followed further, since their ids cannot
+    be trusted. Unlike loading, it does not stop at the first problem.
 
-    Raises ``FileNotFoundError`` / ``ValueError`` only when ``root`` is not a
-    release root at all.
+    Parameters
+    ----------
+    root : str or path-like
+        A local release root: the folder holding ``AgentHorizon.jsonl``,
+        ``AgentHorizon-Simple.jsonl`` and ``sandbox/``.
+
+    Returns
+    -------
+    list of Problem
+        One entry per problem, in label-file then row then step order; each
+        names the label row (``file:line``) or label file, the file concerned
+        and what was expected. Empty when the release is sound.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``root`` does not exist or lacks a label file.
+    ValueError
+        If ``root`` is a file, or the ``sandbox/`` folder instead of its parent.
+
+    See Also
+    --------
+    agenthorizon.labels.label_file_problems : the per-line label checks.
+    agenthorizon.sample.generate : writes a sound sample release.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from agenthorizon.sample import generate
+    >>> root = generate(Path(tempfile.mkdtemp()) / "release", preset="tiny").root
+    >>> verify_release(root)
+    []
+    >>> screenshot = sorted((root / "sandbox/data/media/images").rglob("*.png"))[0]
+    >>> screenshot.write_bytes(b"not a png")
+    9
+    >>> problems = verify_release(root)
+    >>> len(problems)  # the positive and the negative that show this trajectory
+    2
+    >>> problems[0].message.split(" (")[0]
+    'step 0: image header does not read'
     """
     root = local_root(root)
     problems: list[Problem] = []

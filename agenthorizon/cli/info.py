@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any, Sequence
 
-from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, MISTAKE_TYPES, NEGATIVE, POSITIVE, UNTYPED
+from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, MISTAKE_TYPES, UNTYPED
 
 HELP = "Print items, labels, mistake types, step counts and label manifest sha256 of every config."
 
@@ -42,7 +42,7 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
     """
     import numpy as np
 
-    from agenthorizon.labels import manifest_sha256
+    from agenthorizon.labels import count_labels, manifest_sha256
     from agenthorizon.schema import json_relpath
     from agenthorizon.source import annotate, load_dev_set, local_root, read_labels, read_trajectory
     from agenthorizon.splits import select_config
@@ -59,15 +59,12 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
     for config in CONFIG_NAMES:
         selected = select_config(annotated, config, dev)
         counts = np.array([num_steps[row["trajectory_id"]] for row in selected], dtype=float)
-        types = {name: 0 for name in (*MISTAKE_TYPES, UNTYPED)}
-        for row in selected:
-            if row["label"] == NEGATIVE:
-                types[row["mistake_type"]] += 1
+        labels = count_labels(selected)
         configs[config] = {
-            "items": len(selected),
-            "positives": sum(row["label"] == POSITIVE for row in selected),
-            "negatives": sum(row["label"] == NEGATIVE for row in selected),
-            "mistake_types": types,
+            "items": labels.items,
+            "positives": labels.positives,
+            "negatives": labels.negatives,
+            "mistake_types": dict(labels.mistake_types),
             "steps": {
                 "median": float(np.median(counts)) if counts.size else None,
                 "p90": float(np.percentile(counts, 90, method=PERCENTILE_METHOD)) if counts.size else None,

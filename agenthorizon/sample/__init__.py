@@ -52,7 +52,32 @@ _PARALLEL_MIN_DELIVERABLES = 64  # below this, starting worker processes costs m
 
 @dataclass(frozen=True)
 class SampleSummary:
-    """What :func:`generate` wrote."""
+    """What :func:`generate` wrote: where, from which preset and seed, and its counts.
+
+    Attributes
+    ----------
+    root : Path
+        The release root written.
+    preset, seed : str, int
+        What the corpus was generated from (same pair, same bytes).
+    labels : dict of str to dict of str to int
+        Per label file, ``{"positive": n, "negative": n}``.
+    mistake_types : dict of str to int
+        Negatives per mistake type over both files, types present only, in
+        alphabetical order with ``""`` (untyped negatives) last.
+    n_items, n_deliverables, n_groups : int
+        Label rows, distinct trajectories, and connected pair groups.
+    n_steps : int
+        Steps over all deliverables (each trajectory counted once).
+    n_images : int
+        Screenshot files written (0 with ``images=False``).
+    dev_items : int
+        Items of AH-D by the authors' derivation with 50 groups.
+    label_paths : tuple of Path
+        The two label files, hard first.
+    seconds : float
+        Wall time of the generation (ignored when comparing summaries).
+    """
 
     root: Path
     preset: str
@@ -172,11 +197,28 @@ def generate(
         ``False`` writes only label files and sandbox texts (implies no images).
     workers : int, optional
         Processes that draw screenshots; default: the machine's CPU count.
+        Small corpora are drawn in this process whatever the value.
+    overwrite : bool, default=False
+        Replace a corpus already at ``root`` (its label files and
+        ``sandbox/`` only; other files there are left alone).
 
     Returns
     -------
     SampleSummary
         Counts per label file, label and mistake type, and where the files are.
+
+    Raises
+    ------
+    ValueError
+        If ``root`` already holds a label file or ``sandbox/`` and
+        ``overwrite`` is false, ``preset`` is unknown, ``seed`` is not an
+        integer, or ``image_size`` is not at least 64x48 pixels.
+
+    See Also
+    --------
+    agenthorizon.sample.presets.PRESETS : the presets' exact numbers.
+    agenthorizon.verify.verify_release : checks a corpus like this one.
+    agenthorizon.load_dataset : loads it as a ``datasets.Dataset``.
 
     Examples
     --------
@@ -184,6 +226,10 @@ def generate(
     >>> summary = generate(tempfile.mkdtemp() + "/release", preset="tiny")
     >>> summary.labels["AgentHorizon.jsonl"]["positive"] + summary.labels["AgentHorizon.jsonl"]["negative"]
     8
+    >>> summary.n_items, summary.n_groups
+    (19, 5)
+    >>> sorted(path.name for path in summary.root.iterdir())
+    ['AgentHorizon-Simple.jsonl', 'AgentHorizon.jsonl', 'sandbox']
     """
     started = time.perf_counter()
     size = _parse_image_size(image_size)
