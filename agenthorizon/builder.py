@@ -51,7 +51,15 @@ from agenthorizon.source import (
 from agenthorizon.rows import FLOAT_PARAMETERS, STRING_PARAMETERS, build_table
 from agenthorizon.splits import select_config
 
-__all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError", "default_num_proc", "features", "load_dataset"]
+__all__ = [
+    "AgentHorizon",
+    "AgentHorizonConfig",
+    "ReleaseError",
+    "default_num_proc",
+    "features",
+    "list_feature",
+    "load_dataset",
+]
 
 # Below this many items a second process costs more to start than it saves;
 # above it, two processes build `all` of the full release in about 60% of the
@@ -75,6 +83,22 @@ def default_num_proc(n_items: int, cpus: int | None = None) -> int | None:
     if n_items < PARALLEL_BUILD_MIN_ITEMS or cpus < 2:
         return None
     return min(cpus, PARALLEL_BUILD_MAX_PROCESSES)
+
+
+def list_feature(feature: Any) -> Any:
+    """``datasets.List(feature)``: an Arrow list of ``feature``, on every supported ``datasets``.
+
+    ``datasets`` >= 4 has ``List``; 3.x spells the same Arrow list ``[feature]``
+    (its ``Sequence`` of a dict would store a struct of lists, not a list of
+    structs, so it is not a substitute). Declare every list feature with it
+    so that the package loads on both.
+
+    >>> step = {"step_id": datasets.Value("int32")}
+    >>> datasets.Features({"steps": list_feature(step)}).arrow_schema.field("steps").type
+    ListType(list<item: struct<step_id: int32>>)
+    """
+    list_class = getattr(datasets, "List", None)
+    return [feature] if list_class is None else list_class(feature)
 
 
 _DESCRIPTION = (
@@ -107,7 +131,7 @@ def features(images: str | None = "lazy") -> datasets.Features:
         **{name: datasets.Value("float64") for name in FLOAT_PARAMETERS},
         **{name: string for name in STRING_PARAMETERS},
         "num_clicks": int32,
-        "keys": datasets.List(string),
+        "keys": list_feature(string),
         "parameters": string,
         "timestamp_us": datasets.Value("int64"),
         "screenshot": string,
@@ -132,12 +156,12 @@ def features(images: str | None = "lazy") -> datasets.Features:
             "category": string,
             "subcategory": string,
             "task_type": string,
-            "applications": datasets.List(string),
+            "applications": list_feature(string),
             "os": string,
-            "screen_resolution": datasets.List(int32),
+            "screen_resolution": list_feature(int32),
             "num_steps": int32,
-            "steps": datasets.List(step),
-            "screenshots": datasets.List(screenshot),
+            "steps": list_feature(step),
+            "screenshots": list_feature(screenshot),
             "markdown": string,
         }
     )
@@ -286,13 +310,18 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
         fpath: str,
         file_format: str,
         max_shard_size: int,
-        split_info: datasets.SplitInfo,
         job_id: int,
+        split_info: datasets.SplitInfo | None = None,
+        check_duplicate_keys: bool = False,
     ) -> Iterator[tuple[int, bool, Any]]:
         # ArrowBasedBuilder's writer loop takes whole tables (write_table)
         # where GeneratorBasedBuilder's encodes and writes one example at a
-        # time; split_info is only used by the latter's progress bar.
-        del split_info
+        # time. datasets passes these by keyword; the generator-only ones are
+        # unused here: split_info feeds its progress bar, and
+        # check_duplicate_keys (datasets < 4) checks _generate_examples' keys,
+        # which tables have none of (duplicate trajectory ids are refused
+        # earlier, by read_labels).
+        del split_info, check_duplicate_keys
         try:
             yield from datasets.ArrowBasedBuilder._prepare_split_single(
                 self,
