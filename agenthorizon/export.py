@@ -127,9 +127,9 @@ def export_features(images: str) -> Any:
     base = builder.features(images="paths")
     columns = {name: feature for name, feature in base.items() if name != SCREENSHOTS}
     if images == "paths":
-        columns[SCREENSHOTS] = datasets.List(datasets.Value("string"))
+        columns[SCREENSHOTS] = builder.list_feature(datasets.Value("string"))
     elif images in ("thumbnails", "full"):
-        columns[SCREENSHOTS] = datasets.List(datasets.Image())
+        columns[SCREENSHOTS] = builder.list_feature(datasets.Image())
     return datasets.Features(columns)
 
 
