@@ -63,9 +63,12 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _ID_FIELDS = ("steps_id", "instruction_id", "pair_group_id")
 
 # ``](../media/images/<folder>/step_N.png)`` in release Markdown: the folder is
-# the steps id, which must not be shown.
+# the steps id, which must not be shown. Re-pointing matches ``media/images/``
+# with either path separator, so no other spelling of the reference (no
+# ``../``, an HTML ``<img src>``, Windows separators) keeps the folder.
 _IMAGE_PREFIX = "../media/images/"
-_FOLDER_NAME = re.compile(r"[^/\s()\[\]]+")
+_IMAGE_DIRS = ("media/images/", "media\\images\\")
+_FOLDER_NAME = re.compile(r"[^/\\\s()\[\]\"'<>]+")
 
 
 def strip_hidden(value: Any) -> Any:
@@ -306,18 +309,22 @@ def _repoint_images(markdown: str, trajectory_id: str) -> str:
 
     >>> _repoint_images("![a](../media/images/d-1/step_1.png) ![b](../media/images/d-1/step_2.png)", "T")
     '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
+    >>> _repoint_images('<img src="media/images/d-1/step_3.png"> media\\\\images\\\\d-1\\\\step_4.png', "T")
+    '<img src="media/images/T/step_3.png"> media\\\\images\\\\T\\\\step_4.png'
     """
-    start = 0
-    blind = f"{_IMAGE_PREFIX}{trajectory_id}/"
-    while (found := markdown.find(_IMAGE_PREFIX, start)) >= 0:
-        begin = found + len(_IMAGE_PREFIX)
-        match = _FOLDER_NAME.match(markdown, begin)
-        start = begin
-        if match is None or markdown[match.end() : match.end() + 1] != "/" or match.group() == trajectory_id:
-            continue
-        markdown = markdown.replace(f"{_IMAGE_PREFIX}{match.group()}/", blind)
-        if markdown.count(_IMAGE_PREFIX) == markdown.count(blind):
-            break  # every reference re-pointed: skip the rest in one C-level check
+    for prefix in _IMAGE_DIRS:
+        separator = prefix[-1]
+        start = 0
+        blind = f"{prefix}{trajectory_id}{separator}"
+        while (found := markdown.find(prefix, start)) >= 0:
+            begin = found + len(prefix)
+            match = _FOLDER_NAME.match(markdown, begin)
+            start = begin
+            if match is None or markdown[match.end() : match.end() + 1] != separator or match.group() == trajectory_id:
+                continue
+            markdown = markdown.replace(f"{prefix}{match.group()}{separator}", blind)
+            if markdown.count(prefix) == markdown.count(blind):
+                break  # every reference re-pointed: skip the rest in one C-level check
     return markdown
 
 
@@ -338,6 +345,23 @@ def _step_parameters(step: Mapping[str, Any], where: str) -> dict[str, Any]:
         return strip_hidden(dict(action.get("parameters") or {}))
     # No lossless parameters: rebuild them from the flat columns.
     return {k: step[k] for k in _FLAT_PARAMETER_COLUMNS if step.get(k) is not None}
+
+
+def _replace_in_strings(value: Any, olds: Sequence[str], new: str) -> Any:
+    """``value`` with every occurrence of each of ``olds`` in its strings (keys too) replaced by ``new``.
+
+    >>> _replace_in_strings({"text": "see d-0001", "keys": ["d-0001"]}, ["d-0001"], "T")
+    {'text': 'see T', 'keys': ['T']}
+    """
+    if isinstance(value, str):
+        for old in olds:
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, Mapping):
+        return {_replace_in_strings(k, olds, new): _replace_in_strings(v, olds, new) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_replace_in_strings(v, olds, new) for v in value)
+    return value
 
 
 def _all_parameters(raw_steps: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
@@ -492,11 +516,14 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
         raise ValueError(f"{where}: field 'markdown' must be a string")
     markdown = _repoint_images(markdown, trajectory_id)
     # A full row tells us the deliverable ids; make sure no other spelling of an
-    # image path (or anything else) carries them into the Markdown.
-    for name in _ID_FIELDS:
-        value = row.get(name)
-        if isinstance(value, str) and len(value) >= 8 and value in markdown:
+    # image path (or anything else) carries them into the Markdown or the
+    # action parameters the Markdown is rendered from.
+    known_ids = [v for v in (row.get(name) for name in _ID_FIELDS) if isinstance(v, str) and len(v) >= 8]
+    for value in known_ids:
+        if value in markdown:
             markdown = markdown.replace(value, trajectory_id)
+    if known_ids and any(value in json.dumps(p, ensure_ascii=False) for p in parameters for value in known_ids):
+        parameters = [_replace_in_strings(p, known_ids, trajectory_id) for p in parameters]
 
     environment = {
         "os": row.get("os"),

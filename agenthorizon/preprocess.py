@@ -671,9 +671,14 @@ def prepare_images(
     root = None if not use_cache else Path(cache_dir) if cache_dir is not None else default_cache_dir()
     cache = _Cache(root, "jpg" if settings.format == "jpeg" else "png")
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=n_workers) as pool:
-        # hashlib releases the GIL on large buffers, so hashing runs in parallel too.
-        digests = list(pool.map(_source_digest, chosen))
+    if cache.root is None:
+        # Content addresses only serve the cache: without one, reading every
+        # file just to hash it would be wasted work.
+        digests = [str(position) for position in range(len(chosen))]
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=n_workers) as pool:
+            # hashlib releases the GIL on large buffers, so hashing runs in parallel too.
+            digests = list(pool.map(_source_digest, chosen))
 
     jobs = [
         _Job(

@@ -17,7 +17,10 @@
    made (judge spec without secrets, prompt hash and text, sampling, image
    preprocessing, config, label manifest sha256, versions, git revision,
    times, counts, how many items had their screenshots merged into mosaics);
-   it is written when the run starts and again when it ends.
+   it is written when the run starts and again when it ends. A run stopped
+   by an exception (Ctrl-C included) still rewrites it on the way out, with
+   the counts so far, ``finished_at`` null and ``interrupted`` saying when and
+   why; the exception is then re-raised.
 
 Resume: running again into the same ``out_dir`` skips items whose result file
 parsed (status ``ok`` or an invalid-answer status such as ``no_json``: the
@@ -135,13 +138,15 @@ def _merge_of(record: Mapping[str, Any] | None) -> str | bool:
     return reason if isinstance(reason, str) else True
 
 
-def _merging(merges: Mapping[str, str | bool], selected_ids: Sequence[str]) -> dict[str, Any]:
+def _merging(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, Any]:
     """``run.json``'s ``merging``: items whose screenshots went as 2x2 mosaics, by reason.
 
-    >>> _merging({"a": "count", "b": False, "c": "server_limit", "d": True}, ["a", "b", "c", "d"])
+    >>> merged = lambda reason: {"telemetry": {"merged": True, "merge_reason": reason}}
+    >>> records = {"a": merged("count"), "b": {"telemetry": {"merged": False}}, "c": merged("server_limit"), "d": merged(None)}
+    >>> _merging(records, ["a", "b", "c", "d", "e"])
     {'merged_items': 3, 'by_reason': {'count': 1, 'server_limit': 1}}
     """
-    reasons = [merges.get(tid, False) for tid in selected_ids]
+    reasons = [_merge_of(records.get(tid)) for tid in selected_ids]
     by_reason: dict[str, int] = {}
     for reason in reasons:
         if isinstance(reason, str):
@@ -411,8 +416,7 @@ async def _run_async(
     retries: int,
     backoff_base: float,
     progress: _Progress,
-    statuses: dict[str, str | None],
-    merges: dict[str, str | bool] | None = None,
+    records: dict[str, Mapping[str, Any] | None],
 ) -> tuple[int, dict[str, str]]:
     from agenthorizon.judge_input import build_judge_input
     from agenthorizon.judges.base import BaseJudge
@@ -446,9 +450,7 @@ async def _run_async(
             write_failures.append(future.exception())
             return
         judged += 1
-        statuses[payload["trajectory_id"]] = payload["parse_status"]
-        if merges is not None:
-            merges[payload["trajectory_id"]] = _merge_of(payload)
+        records[payload["trajectory_id"]] = payload
         progress.update(payload)
 
     async def worker() -> None:
@@ -500,11 +502,11 @@ async def _run_async(
     return judged, errors
 
 
-def _count(statuses: Mapping[str, str | None], selected_ids: Sequence[str]) -> dict[str, int]:
-    """Counts by parse status of the result files of ``selected_ids`` (``None``: missing or unreadable)."""
+def _count(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, int]:
+    """Counts by parse status of the results of ``selected_ids`` (``None``: missing or unreadable)."""
     counts = {"ok": 0, "invalid": 0, "error": 0, "missing": 0}
     for trajectory_id in selected_ids:
-        status = statuses.get(trajectory_id)
+        status = _status_of(records.get(trajectory_id))
         if status is None:
             counts["missing"] += 1
         elif status == STATUS_OK:
@@ -686,22 +688,27 @@ def run_judge(
         "finished_at": None,
         "counts": None,
         "merging": None,
+        "interrupted": None,
     }
     _check_resume(out, record)
 
-    # The status of every selected item's file, kept up to date as results are
-    # written, so the final counts need not read every file again.
-    # ... and whether its screenshots were merged into mosaics (SPEC section 3:
-    # runs record whether merging was used), counted over resumed items too.
-    statuses: dict[str, str | None] = {}
-    merges: dict[str, str | bool] = {}
-    for position in positions:
-        result = _read_result(out / f"{ids[position]}.json")
-        statuses[ids[position]] = _status_of(result)
-        merges[ids[position]] = _merge_of(result)
-    todo = [p for p in positions if statuses[ids[p]] in (None, STATUS_ERROR)]
+    # Every selected item's result (None: no readable file), read once here and
+    # replaced by each payload as it is written: the counts, the merging counts
+    # (SPEC section 3) and the score at the end are derived from it, so no
+    # result file is read twice.
+    records: dict[str, Mapping[str, Any] | None] = {
+        ids[position]: _read_result(out / f"{ids[position]}.json") for position in positions
+    }
+    todo = [p for p in positions if _status_of(records[ids[p]]) in (None, STATUS_ERROR)]
     skipped = len(positions) - len(todo)
     write_json_atomic(out / name, record)  # a record exists even if the run is killed
+
+    def finish(**state: Any) -> dict[str, int]:
+        counts = _count(records, selected_ids)
+        counts["skipped"] = skipped
+        record.update(counts=counts, merging=_merging(records, selected_ids), **state)
+        write_json_atomic(out / name, record)
+        return counts
 
     bar = _Progress(len(positions), skipped, progress, str(judge.spec().get("spec", "judge")))
     try:
@@ -717,27 +724,27 @@ def run_judge(
                 retries=retries,
                 backoff_base=backoff_base,
                 progress=bar,
-                statuses=statuses,
-                merges=merges,
+                records=records,
             )
         )
+    except BaseException as stop:
+        # Ctrl-C, or a failure outside any one item (a full disk): the results
+        # written so far are intact; the record says the run did not finish,
+        # why, and what it had done (finished_at stays null).
+        finish(interrupted={"at": _now(), "reason": f"{type(stop).__name__}: {stop}".rstrip(": ")})
+        raise
     finally:
         bar.close()
-
-    counts = _count(statuses, selected_ids)
-    counts["skipped"] = skipped
-    record["finished_at"] = _now()
-    record["counts"] = counts
-    record["merging"] = _merging(merges, selected_ids)
-    write_json_atomic(out / name, record)
+    counts = finish(finished_at=_now(), interrupted=None)
 
     report = None
     if references is not None:
-        from agenthorizon.results import read_results
         from agenthorizon.scoring import score
 
         wanted = set(selected_ids)
-        predictions = read_results([out]).predictions(wanted)
+        # After a complete run every selected item has a record (skipped ones
+        # were read at the start, the others were just written).
+        predictions = {tid: records[tid] for tid in selected_ids if records[tid] is not None}
         report = score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
     return RunSummary(
         out_dir=out,

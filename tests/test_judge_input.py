@@ -211,3 +211,28 @@ def test_judge_input_is_frozen(full_rows):
     assert isinstance(judge_input, JudgeInput)
     with pytest.raises(dataclasses.FrozenInstanceError):
         judge_input.instruction = "other"  # type: ignore[misc]
+
+
+def test_ids_in_parameter_values_and_other_image_spellings_are_hidden(full_rows):
+    row = dict(full_rows[0])
+    steps_id, tid = row["steps_id"], row["trajectory_id"]
+    steps = [dict(step) for step in row["steps"]]
+    steps[0]["parameters"] = json.dumps({"text": f"notes for {steps_id}", "nested": [{"path": f"/x/{steps_id}/a"}]})
+    row["steps"] = steps
+    judge_input = build_judge_input(row)
+    ids, _ = secret_values(row)
+    for path, _key, text in [*walk(judge_input), *walk(list(judge_input.steps), "input.steps")]:
+        if text is not None:
+            assert_no_ids(text, ids, path)
+    assert judge_input.steps[0]["action"]["parameters"]["text"] == f"notes for {tid}"
+
+    # A blind row knows no ids: the image folder goes by its place in the path, however spelt.
+    blind = {k: v for k, v in row.items() if k not in HIDDEN_FIELDS}
+    blind["steps"] = [dict(step, parameters="{}") for step in steps]
+    blind["markdown"] = (
+        f'<img src="media/images/{steps_id}/step_1.png"> ![s](../media/images/{steps_id}/step_2.png) '
+        f"C:\\data\\media\\images\\{steps_id}\\step_3.png"
+    )
+    markdown = build_judge_input(blind).markdown
+    assert steps_id not in markdown
+    assert markdown.count(f"images/{tid}/step_") == 2 and f"images\\{tid}\\step_3.png" in markdown

@@ -323,6 +323,25 @@ def test_openai_judge_gives_up_after_its_retries_and_does_not_retry_client_error
     assert len(stub.requests) == 4
 
 
+def test_a_key_the_server_quotes_back_never_reaches_result_files_or_messages(stub, monkeypatch, tmp_path, caplog):
+    from agenthorizon.runner import run_judge
+
+    secret = "sk-FAKE-KEY-quoted-back-0123456789"
+    monkeypatch.setenv("AH_TEST_KEY", secret)
+    stub.script = [(401, {}, {"error": {"message": f"Incorrect API key provided: {secret}"}}, 0),
+                   (500, {}, f"upstream rejected Bearer {secret}", 0), (500, {}, f"again {secret}", 0)]
+    judge = fast_judge(stub, images="none", retries=1)
+    rows = [{k: v for k, v in make_row("x", trajectory_id=f"{TID[:-1]}{i}").items() if k not in ("label", "mistake_type")}
+            for i in range(2)]
+    summary = run_judge(judge, rows, tmp_path / "run", progress=False, concurrency=1)
+    assert summary.counts["error"] == 2 and len(stub.requests) == 3
+    assert all(r["headers"]["Authorization"] == f"Bearer {secret}" for r in stub.requests)  # it was sent
+    assert all("[API key]" in message for message in summary.errors.values())
+    written = [path.read_text() for path in (tmp_path / "run").iterdir()]
+    assert len(written) == 3 and not any(secret in text for text in written)
+    assert secret not in caplog.text and secret not in str(summary.record)
+
+
 def test_openai_judge_retries_connection_errors():
     # Nothing listens on this port: every attempt is a connection error.
     judge = OpenAICompatibleJudge("m", base_url="http://127.0.0.1:9/v1", images="none", retries=2,

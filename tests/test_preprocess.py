@@ -303,3 +303,17 @@ def test_settings_record_is_json_ready() -> None:
     record = ImageSettings(mode="per-step", quality=70, budget=8, strategy="even").to_dict()
     assert json.loads(json.dumps(record)) == record
     assert record["size"] == [512, 332] and record["mosaic"] is None and record["budget"] == 8
+
+
+def test_without_a_cache_no_file_is_read_just_to_be_hashed(
+    coloured_shots: list[Path], monkeypatch: pytest.MonkeyPatch, count_encodes: list[int]
+) -> None:
+    hashed: list[str] = []
+    real = preprocess._file_digest
+    monkeypatch.setattr(preprocess, "_file_digest", lambda path: hashed.append(path) or real(path))
+    uncached = prepare_images(coloured_shots, use_cache=False, workers=2)
+    assert hashed == [] and uncached.encoded == len(coloured_shots) == len(count_encodes)
+    assert [image.steps for image in uncached] == [(i,) for i in range(len(coloured_shots))]
+    with_cache = prepare_images(coloured_shots, cache_dir=coloured_shots[0].parent / "cache", workers=2)
+    assert len(hashed) == len(coloured_shots)  # the cache is keyed by content
+    assert [image.data for image in with_cache] == [image.data for image in uncached]

@@ -280,3 +280,65 @@ def test_runner_and_sync_judging_work_inside_a_running_event_loop(dataset, tmp_p
 
     summary, output = asyncio.run(inside_a_loop())
     assert summary.counts["ok"] == 3 and output.text == VERDICT
+
+
+def test_ctrl_c_mid_run_keeps_the_results_and_the_record_says_the_run_did_not_finish(dataset, tmp_path):
+    ids = list(dataset["trajectory_id"])
+    out = tmp_path / "run"
+
+    class Interrupted(BaseJudge):
+        name = "interrupted"
+        calls = 0
+
+        async def ajudge(self, judge_input):
+            type(self).calls += 1
+            if type(self).calls == 4:
+                raise KeyboardInterrupt  # what Ctrl-C raises in the running loop
+            return JudgeOutput(text=VERDICT)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_judge(Interrupted(), dataset, out, concurrency=1, progress=False)
+    record = json.loads((out / "run.json").read_text())
+    assert record["finished_at"] is None
+    assert record["interrupted"]["reason"] == "KeyboardInterrupt" and record["interrupted"]["at"]
+    assert record["counts"] == {"ok": 3, "invalid": 0, "error": 0, "missing": len(ids) - 3, "skipped": 0}
+    assert len(result_files(out)) == 3  # every file written so far parses
+
+    summary = run_judge(Interrupted(), dataset, out, concurrency=1, progress=False)
+    record = json.loads((out / "run.json").read_text())
+    assert record["interrupted"] is None and record["finished_at"]
+    assert summary.counts["skipped"] == 3 and summary.counts["ok"] == len(ids)
+
+
+def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tmp_path, monkeypatch):
+    # Result files are read once, at the start (to resume); counts, merging and
+    # the score at the end are derived from those and the payloads just written.
+    import agenthorizon.results
+    import agenthorizon.runner as runner
+
+    ids = list(dataset["trajectory_id"])
+
+    class Mosaics(BaseJudge):
+        name = "mosaics"
+
+        async def ajudge(self, judge_input):
+            merged = judge_input.trajectory_id in ids[:3]
+            return JudgeOutput(text=VERDICT, extra={"merged": merged, "merge_reason": "count" if merged else None})
+
+    out = tmp_path / "run"
+    run_judge(Mosaics(), dataset, out, progress=False, limit=2)  # ids[0], ids[1]: merged, then resumed
+
+    reads = []
+    original = runner._read_result
+    monkeypatch.setattr(runner, "_read_result", lambda path: reads.append(path.name) or original(path))
+    monkeypatch.setattr(agenthorizon.results, "read_results", lambda *a, **k: pytest.fail("result files re-read"))
+    summary = run_judge(Mosaics(), dataset, out, progress=False)
+    assert sorted(reads) == sorted(f"{tid}.json" for tid in ids)  # each file once
+    assert summary.record["merging"] == {"merged_items": 3, "by_reason": {"count": 3}}
+    assert summary.counts["skipped"] == 2 and summary.score.n == len(ids)
+    # ... and the score is the one the files on disk give
+    from agenthorizon.scoring import score
+
+    rows = dataset.select_columns(["trajectory_id", "label", "mistake_type", "pair_group_id"]).to_list()
+    from_files = score(read_results([out]).predictions(ids), rows)
+    assert summary.score.balanced_accuracy == from_files.balanced_accuracy == 0.5

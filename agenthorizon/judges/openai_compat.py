@@ -408,7 +408,7 @@ class OpenAICompatibleJudge(BaseJudge):
         from agenthorizon.preprocess import select_steps
 
         settings = self.image_settings(MODE_PER_STEP)
-        step_ids = [step["step_id"] for step in judge_input.steps]
+        step_ids = judge_input.step_columns.step_ids
         available = [step_ids[index] for index in judge_input.screenshots.present]
         return len(select_steps(available, settings.strategy, budget=settings.budget, every=settings.every))
 
@@ -449,7 +449,7 @@ class OpenAICompatibleJudge(BaseJudge):
 
         extra = {"cache_dir": self.cache_dir} if self.cache_dir is not None else {}
         prepared = judge_input.screenshots.prepare(
-            settings=settings, step_ids=[step["step_id"] for step in judge_input.steps], **extra
+            settings=settings, step_ids=judge_input.step_columns.step_ids, **extra
         )
         if not prepared:
             note = ""
@@ -513,8 +513,19 @@ class OpenAICompatibleJudge(BaseJudge):
     # --- judging -------------------------------------------------------------------
 
     async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
-        started = time.perf_counter()
         headers = self._headers()
+        try:
+            return await self._ajudge(judge_input, headers)
+        except JudgeError as error:
+            # A server may quote the key back in an error body (a 401 "invalid
+            # key: ..."); the message ends up in result files and logs.
+            key = headers.get("Authorization", "").removeprefix("Bearer ")
+            if key and key in str(error):
+                raise type(error)(str(error).replace(key, "[API key]")) from None
+            raise
+
+    async def _ajudge(self, judge_input: JudgeInput, headers: dict[str, str]) -> JudgeOutput:
+        started = time.perf_counter()
         plan = self.plan_images(judge_input)
         attempts = 0
         while True:
