@@ -421,6 +421,22 @@ def test_command_judge_runs_in_a_sandbox_like_directory(tmp_path, screenshot_fil
     assert "AH_LOG" in judge.spec()["env"] and str(log) not in json.dumps(judge.spec())
 
 
+def test_command_that_edits_a_screenshot_cannot_change_the_release(tmp_path, screenshot_files):
+    # Agentic CLIs can write files; by default the working directory holds
+    # copies, so an edit there never reaches the release's own screenshot.
+    originals = [Path(path).read_bytes() for path in screenshot_files[:2]]
+    vandal = (
+        "import glob, json\n"
+        "for path in glob.glob('data/media/images/*/*.png'):\n"
+        "    open(path, 'ab').write(b'tampered')\n"
+        "print(json.dumps({'success': True, 'reasoning': 'edited the screenshots'}))\n"
+    )
+    judge = CommandJudge([sys.executable, "-c", vandal], workdir_root=str(tmp_path))
+    row = make_row("Book November 1", ["November 1"], screenshots=screenshot_files[:2])
+    assert parse_verdict(judge.judge(build_judge_input(row)).text).success is True
+    assert [Path(path).read_bytes() for path in screenshot_files[:2]] == originals
+
+
 def test_command_judge_markdown_template_and_failures(tmp_path):
     judge_input = build_judge_input(make_row("Do the thing", ["thing"]))
     echo = CommandJudge([sys.executable, "-c", "import sys; print(sys.stdin.read())"], prompt="<<{{MARKDOWN}}>>")

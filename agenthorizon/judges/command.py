@@ -11,7 +11,7 @@ release sandbox, holding only that item's files::
 then runs the command there with the filled prompt on stdin and takes its
 stdout as the answer. Label files are never placed in it, nor any other item.
 Images sit in a folder named after the trajectory id, not the release's
-steps-id folder (a pairing field), and are hard links or copies, never symbolic
+steps-id folder (a pairing field), and are copies (or, on request, hard links), never symbolic
 links, so not even a link target reveals where they came from.
 
 Examples of commands: ``claude -p``, ``codex exec -``, ``gemini``, or
@@ -40,14 +40,19 @@ if TYPE_CHECKING:
 
 __all__ = ["CommandJudge", "write_workdir"]
 
-LINK_MODES = ("hardlink", "copy")
+LINK_MODES = ("copy", "hardlink")
+# Copy by default: agentic CLIs have file-writing tools, and a write through a
+# hard link would change the release's own screenshot for every later item.
+DEFAULT_LINK = "copy"
 
 
-def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = "hardlink") -> Path:
+def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = DEFAULT_LINK) -> Path:
     """Lay out ``judge_input`` under ``root`` like the release sandbox; return ``root``.
 
-    ``link="hardlink"`` hard-links screenshot files when the file system allows
-    it and copies them otherwise; ``"copy"`` always copies.
+    ``link="copy"`` (the default) copies screenshot files; ``"hardlink"``
+    hard-links them when the file system allows it (faster, but a command that
+    writes to a screenshot in place then changes the release file) and copies
+    them otherwise.
     """
     if link not in LINK_MODES:
         raise ValueError(f"command judge: link must be one of {LINK_MODES}, got {link!r}")
@@ -87,8 +92,10 @@ class CommandJudge(BaseJudge):
     timeout : float
         Seconds before the command (its whole process group) is killed; the
         item is then recorded as an error and retried on the next run.
-    link : {"hardlink", "copy"}
-        How screenshots reach the working directory.
+    link : {"copy", "hardlink"}
+        How screenshots reach the working directory: copies (default), or hard
+        links, which are faster but let a command that edits a screenshot in
+        place change the release file itself.
     workdir_root : str, optional
         Where per-item working directories are created (default: the system
         temporary directory). They are removed afterwards unless ``keep_workdir``.
@@ -105,7 +112,7 @@ class CommandJudge(BaseJudge):
         *,
         prompt: str = COMMAND_PROMPT,
         timeout: float = 1800.0,
-        link: str = "hardlink",
+        link: str = DEFAULT_LINK,
         workdir_root: str | None = None,
         keep_workdir: bool = False,
         env: dict[str, str] | None = None,
