@@ -208,6 +208,14 @@ def _label_rows(dataset: Any) -> list[dict[str, Any]] | None:
     """Label rows (label fields + pair_group_id when present) when the dataset is not blind."""
     if _column(dataset, "label") is None:
         return None
+    missing = [n for n in LABEL_FIELDS if _column(dataset, n) is None]
+    if missing:
+        # Scoring and the run record's label manifest need all seven fields;
+        # a half-labelled row would otherwise fail deep inside hashing.
+        raise ValueError(
+            f"dataset rows have 'label' but not the label fields {', '.join(missing)}; expected full rows "
+            "of agenthorizon.load_dataset, or rows without 'label' (blind rows, scored from data_root)"
+        )
     names = [n for n in (*LABEL_FIELDS, "pair_group_id") if _column(dataset, n) is not None]
     if getattr(dataset, "column_names", None) is not None:
         return dataset.select_columns(names).to_list()

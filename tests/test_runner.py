@@ -342,3 +342,10 @@ def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tm
     rows = dataset.select_columns(["trajectory_id", "label", "mistake_type", "pair_group_id"]).to_list()
     from_files = score(read_results([out]).predictions(ids), rows)
     assert summary.score.balanced_accuracy == from_files.balanced_accuracy == 0.5
+
+
+def test_half_labelled_rows_get_a_clear_error(tmp_path):
+    rows = [{"trajectory_id": "00000000-0000-4000-8000-000000000001", "instruction": "x", "label": "positive",
+             "steps": [], "markdown": ""}]
+    with pytest.raises(ValueError, match="label fields .*instruction_id.*expected full rows"):
+        run_judge("constant:true", rows, tmp_path / "run", progress=False)
