@@ -59,6 +59,7 @@ from agenthorizon.schema import (
     SPLIT_NAME,
     UNTYPED,
 )
+from agenthorizon.source import resolve_release
 
 __all__ = [
     "ConfigExport",
@@ -387,6 +388,8 @@ def export_release(
     dev_groups: int = DEV_GROUPS,
     max_shard_size: str | int = DEFAULT_MAX_SHARD_SIZE,
     repo_id: str | None = None,
+    revision: str | None = None,
+    token: str | bool | None = None,
 ) -> ExportSummary:
     """Write Parquet shards per config and a dataset card to ``out``.
 
@@ -401,7 +404,9 @@ def export_release(
     Parameters
     ----------
     root : str or path-like
-        A local release root (see :func:`agenthorizon.resolve_release`).
+        A local release root, or a Hub dataset repo id: then only the files the
+        chosen configs need are fetched (no screenshots for ``images="none"``
+        or ``"paths"``), see :func:`agenthorizon.resolve_release`.
     out : str or path-like
         Output folder, created when missing; ``out/README.md`` and
         ``out/data/<config>/`` are (over)written, and stale shards of an
@@ -421,6 +426,8 @@ def export_release(
     repo_id : str, optional
         Hub repository named in the card's loading example (default: the
         original release's repository).
+    revision, token : optional
+        For a Hub ``root``: the branch, tag or commit, and the access token.
 
     Returns
     -------
@@ -464,10 +471,7 @@ def export_release(
     8
     """
     _check_mode(images)
-    root = Path(root)
     out = Path(out)
-    if not root.is_dir():
-        raise FileNotFoundError(f"{root}: release root not found; expected a folder holding {LABEL_FILE_HARD}")
     chosen = list(dict.fromkeys(configs))
     if not chosen:
         raise ValueError("no config to export; expected one or more of " + ", ".join(CONFIG_NAMES))
@@ -476,6 +480,15 @@ def export_release(
             raise ValueError(f"unknown config {name!r}; expected one of {list(CONFIG_NAMES)}")
     if isinstance(dev_groups, bool) or not isinstance(dev_groups, int) or dev_groups < 0:
         raise ValueError(f"dev_groups must be a non-negative integer, got {dev_groups!r}")
+    # One fetch covers every chosen config: `all` holds every item (AH-D included).
+    root = resolve_release(
+        root,
+        chosen[0] if len(chosen) == 1 else CONFIG_ALL,
+        images=None if images in ("none", "paths") else "lazy",
+        revision=revision,
+        token=token,
+        dev_groups=dev_groups,
+    )
     max_bytes = parse_size(max_shard_size)
     features = export_features(images)
     relative = _RelativePaths(root)

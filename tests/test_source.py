@@ -288,3 +288,15 @@ def test_a_missing_relative_folder_spelled_like_a_repo_id_says_it_is_neither(tmp
     monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError, match=r"data/relase: no such local directory .* not a Hub dataset repo"):
         resolve_release("data/relase", "AH", cache_dir=tmp_path / "hub")
+
+
+def test_export_from_a_hub_repo_fetches_only_what_it_writes(hub: FakeHub, corpus: Path, tmp_path: Path):
+    import datasets
+
+    from agenthorizon.export import export_release
+
+    export_release(REPO_ID, tmp_path / "out", configs=["AH"], images="none", dev_groups=2)
+    assert not [name for name in hub.names() if name.endswith(".png")], "images='none' fetched screenshots"
+    exported = datasets.load_dataset(str(tmp_path / "out"), "AH", split="test")
+    expected = [row["trajectory_id"] for row in read_labels(corpus) if row["difficulty"] == "hard"]
+    assert exported["trajectory_id"] == expected

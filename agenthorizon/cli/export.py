@@ -12,7 +12,7 @@ HELP = "Export configs as Parquet shards with a dataset card that plain datasets
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agenthorizon.export import DEFAULT_MAX_SHARD_SIZE
 
-    parser.add_argument("root", metavar="ROOT", help="local release root")
+    parser.add_argument("root", metavar="ROOT", help="local release root, or a Hub dataset repo id (fetches only what the configs need)")
     parser.add_argument("out", metavar="OUT", help="output folder (README.md and data/<config>/ are written)")
     parser.add_argument(
         "--configs",
@@ -31,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-shard-size", default=DEFAULT_MAX_SHARD_SIZE, help=f"largest shard, e.g. 500MB (default {DEFAULT_MAX_SHARD_SIZE})"
     )
+    parser.add_argument("--revision", default=None, help="branch, tag or commit, for a Hub ROOT")
     parser.add_argument("--repo-id", default=None, help="Hub repository named in the card's loading example")
 
 
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         dev_groups=args.dev_groups,
         max_shard_size=args.max_shard_size,
         repo_id=args.repo_id,
+        revision=args.revision,
     )
     for name, export in summary.configs.items():
         counts = export.counts
