@@ -25,16 +25,16 @@ as keyword arguments of ``datasets.load_dataset``. Rows are those of
 ``agenthorizon.load_dataset`` except for ``screenshots``, which holds
 ``{"bytes": None, "path": ...}`` dicts (no lazy transform is set);
 ``images="eager"`` gives decoded PIL images, and
-``ds.set_transform(agenthorizon.builder.lazy_screenshots_transform)`` gives
+``ds.set_transform(agenthorizon.data.builder.lazy_screenshots_transform)`` gives
 lazily decoded ones.
 
-The builder is defined once, in :mod:`agenthorizon.builder`; this file only
+The builder is defined once, in :mod:`agenthorizon.data.builder`; this file only
 exposes it, so the script and the library can never disagree. ``datasets``
 finds it here as the module's only ``DatasetBuilder`` subclass.
 """
 
 from __future__ import annotations
 
-from agenthorizon.builder import AgentHorizon, AgentHorizonConfig
+from agenthorizon.data.builder import AgentHorizon, AgentHorizonConfig
 
 __all__ = ["AgentHorizon", "AgentHorizonConfig"]

@@ -14,33 +14,33 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     # loading
-    "load_dataset": "agenthorizon.builder",
-    "AgentHorizon": "agenthorizon.builder",
-    "AgentHorizonConfig": "agenthorizon.builder",
-    "resolve_release": "agenthorizon.source",
-    "verify_release": "agenthorizon.verify",
-    "derive_dev_set": "agenthorizon.splits",
+    "load_dataset": "agenthorizon.data.builder",
+    "AgentHorizon": "agenthorizon.data.builder",
+    "AgentHorizonConfig": "agenthorizon.data.builder",
+    "resolve_release": "agenthorizon.release.source",
+    "verify_release": "agenthorizon.release.verify",
+    "derive_dev_set": "agenthorizon.release.splits",
     # sample corpus
-    "generate_sample": "agenthorizon.sample",
+    "generate_sample": "agenthorizon.release.sample",
     # judging
-    "build_judge_input": "agenthorizon.judge_input",
-    "JudgeInput": "agenthorizon.judge_input",
-    "to_markdown": "agenthorizon.render",
-    "parse_verdict": "agenthorizon.verdicts",
-    "Verdict": "agenthorizon.verdicts",
-    "run_judge": "agenthorizon.runner",
-    "make_judge": "agenthorizon.judges",
-    "BaseJudge": "agenthorizon.judges",
-    "JudgeOutput": "agenthorizon.judges",
+    "build_judge_input": "agenthorizon.judging.inputs",
+    "JudgeInput": "agenthorizon.judging.inputs",
+    "to_markdown": "agenthorizon.release.render",
+    "parse_verdict": "agenthorizon.scoring.verdicts",
+    "Verdict": "agenthorizon.scoring.verdicts",
+    "run_judge": "agenthorizon.judging.runs.runner",
+    "make_judge": "agenthorizon.judging.judges",
+    "BaseJudge": "agenthorizon.judging.judges",
+    "JudgeOutput": "agenthorizon.judging.judges",
     # scoring
-    "score": "agenthorizon.scoring",
-    "ScoreReport": "agenthorizon.scoring",
-    "compare": "agenthorizon.stats",
-    "Comparison": "agenthorizon.stats",
-    "load_metric": "agenthorizon.metric",
-    "METRIC_PATH": "agenthorizon.metric",
+    "score": "agenthorizon.scoring.metrics",
+    "ScoreReport": "agenthorizon.scoring.metrics",
+    "compare": "agenthorizon.scoring.bootstrap",
+    "Comparison": "agenthorizon.scoring.bootstrap",
+    "load_metric": "agenthorizon.scoring.metric",
+    "METRIC_PATH": "agenthorizon.scoring.metric",
     # publishing
-    "export_release": "agenthorizon.export",
+    "export_release": "agenthorizon.data.export",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -50,7 +50,7 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module 'agenthorizon' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name if name != "generate_sample" else "generate")
+    value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value
     return value
 

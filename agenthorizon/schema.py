@@ -40,7 +40,7 @@ EXPORT_IMAGE_MODES: Final = ("none", "paths", "thumbnails", "full")
 """``images=`` of a Parquet export: no column, release-relative paths, 512x332
 JPEG thumbnails or the original PNG bytes (``docs/export.md``). Not to be
 confused with :data:`LOAD_IMAGE_MODES` nor with the model-input modes of
-:mod:`agenthorizon.preprocess`."""
+:mod:`agenthorizon.data.images`."""
 
 SPLIT_NAME: Final = "test"
 """The release has one split; ``datasets`` users expect it to be called test."""
@@ -159,7 +159,7 @@ IMAGE_MODE_PER_STEP: Final = "per-step"
 IMAGE_MODE_MOSAIC: Final = "mosaic"
 IMAGE_MODE_NONE: Final = "none"
 MODEL_IMAGE_MODES: Final = (IMAGE_MODE_PER_STEP, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE)
-"""What :mod:`agenthorizon.preprocess` produces: one image per step, 2x2 mosaics, or none."""
+"""What :mod:`agenthorizon.data.images` produces: one image per step, 2x2 mosaics, or none."""
 JUDGE_IMAGE_MODES: Final = (IMAGE_MODE_AUTO, *MODEL_IMAGE_MODES)
 """What a direct judge accepts: ``auto`` is the protocol's rule (per-step while the
 serving limit allows, mosaics beyond it)."""

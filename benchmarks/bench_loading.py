@@ -84,7 +84,7 @@ def big_trajectory_row(directory: Path, steps: int = 300, size: tuple[int, int] 
 def bench_row_access(workdir: Path, repeats: int) -> dict:
     import datasets
 
-    from agenthorizon.builder import lazy_screenshots_transform
+    from agenthorizon.data.builder import lazy_screenshots_transform
 
     row = big_trajectory_row(workdir / "big-trajectory")
     results = {}
@@ -125,14 +125,14 @@ def main() -> None:
     workdir = Path(args.workdir)
     root = Path(args.root) if args.root else workdir / "full"
     if args.root is None and not (root / LABEL_FILES[0]).exists():
-        from agenthorizon.sample import generate
+        from agenthorizon.release.sample import generate
 
         print(f"generating the full preset into {root} (once) ...", flush=True)
         generate(root, preset="full", seed=0, image_size=(64, 48))
 
     import datasets
 
-    from agenthorizon.builder import load_dataset
+    from agenthorizon.data.builder import load_dataset
 
     datasets.disable_progress_bars()
     # 1. build the `all` cache (a fresh cache dir each time) vs raw parse, interleaved

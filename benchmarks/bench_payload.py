@@ -1,7 +1,7 @@
 """Benchmark: building the model payload of a long trajectory.
 
 Makes a 300-step trajectory of 1920x1080 desktop-like PNG screenshots in a
-temporary directory, then times :func:`agenthorizon.preprocess.prepare_images`
+temporary directory, then times :func:`agenthorizon.data.images.prepare_images`
 plus the base64 data URLs a chat request carries:
 
 - per-step (512x332 JPEG) and 2x2 mosaic (1024x664 JPEG) payloads;
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from agenthorizon.preprocess import prepare_images
+from agenthorizon.data.images import prepare_images
 
 WIDTH, HEIGHT = 1920, 1080
 WORDS = (

@@ -37,8 +37,8 @@ import tempfile
 import time
 import uuid
 
-from agenthorizon.judges import BaseJudge, JudgeOutput
-from agenthorizon.runner import run_judge
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput
+from agenthorizon.judging.runs.runner import run_judge
 
 VERDICT = json.dumps({"success": True, "reasoning": "stub", "confidence": "high", "mistake_type": None})
 
@@ -64,14 +64,14 @@ class NoWriteStub(AsyncStub):
 
     @contextlib.contextmanager
     def writes(self):
-        import agenthorizon.runner
+        import agenthorizon.judging.runs.runner
 
-        real = agenthorizon.runner.write_json_atomic
-        agenthorizon.runner.write_json_atomic = lambda path, payload: None
+        real = agenthorizon.judging.runs.runner.write_json_atomic
+        agenthorizon.judging.runs.runner.write_json_atomic = lambda path, payload: None
         try:
             yield
         finally:
-            agenthorizon.runner.write_json_atomic = real
+            agenthorizon.judging.runs.runner.write_json_atomic = real
 
 
 class ThreadStub(BaseJudge):
@@ -129,7 +129,7 @@ def writes_alone(n: int, threads: int) -> tuple[float, float]:
     import concurrent.futures
     from pathlib import Path
 
-    from agenthorizon.results import write_json_atomic
+    from agenthorizon.judging.runs.records import write_json_atomic
 
     payload = {"trajectory_id": "x", "parse_status": "ok", "verdict": json.loads(VERDICT), "raw_output": VERDICT,
                "error": None, "telemetry": {"input_tokens": 1000, "output_tokens": 50, "latency_s": 0.05}}
@@ -147,7 +147,7 @@ def _cpu() -> float:
 
 def build_cost(rows: list[dict]) -> tuple[float, float]:
     """Seconds per item (best of 3) to build a JudgeInput, and then to read its steps."""
-    from agenthorizon.judge_input import build_judge_input
+    from agenthorizon.judging.inputs import build_judge_input
 
     best_build = best_steps = math.inf
     for _ in range(3):

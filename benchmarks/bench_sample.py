@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agenthorizon.sample import generate
+from agenthorizon.release.sample import generate
 
 
 def _disk_usage(root: Path) -> int:

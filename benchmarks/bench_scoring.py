@@ -16,8 +16,8 @@ import time
 import numpy as np
 
 from agenthorizon.schema import MISTAKE_TYPES
-from agenthorizon.scoring import score
-from agenthorizon.stats import compare
+from agenthorizon.scoring.metrics import score
+from agenthorizon.scoring.bootstrap import compare
 
 N_POSITIVES, N_NEGATIVES, N_GROUPS = 523, 850, 425
 RESAMPLES = 10_000

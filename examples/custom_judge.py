@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import agenthorizon
-from agenthorizon.judges import BaseJudge, JudgeOutput
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 
 
 class LastTypedTextJudge(BaseJudge):

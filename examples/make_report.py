@@ -17,10 +17,10 @@ import tempfile
 from pathlib import Path
 
 import agenthorizon
-from agenthorizon.export import export_release
+from agenthorizon.data.export import export_release
 from agenthorizon.report.html import ReportOptions, write_report
 from agenthorizon.report.plots import make_plots
-from agenthorizon.runner import run_judge
+from agenthorizon.judging.runs.runner import run_judge
 
 
 def main(out: Path) -> None:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from agenthorizon.preprocess import ImageSettings, prepare_images, reading_order_sentence
-from agenthorizon.verdicts import parse_verdict
+from agenthorizon.data.images import ImageSettings, prepare_images, reading_order_sentence
+from agenthorizon.scoring.verdicts import parse_verdict
 
 
 def fake_trajectory(directory: Path, steps: int = 10) -> list[Path | None]:

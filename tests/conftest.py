@@ -23,7 +23,7 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 @pytest.fixture(scope="session")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A read-only-by-convention `tiny` corpus; copy it before changing files."""
-    from agenthorizon.sample import generate
+    from agenthorizon.release.sample import generate
 
     root = tmp_path_factory.mktemp("tiny") / "release"
     generate(root, preset="tiny", seed=0)
@@ -33,7 +33,7 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def small_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A read-only-by-convention `small` corpus (the demo's)."""
-    from agenthorizon.sample import generate
+    from agenthorizon.release.sample import generate
 
     root = tmp_path_factory.mktemp("small") / "release"
     generate(root, preset="small", seed=0)

@@ -13,12 +13,12 @@ import datasets
 import pyarrow as pa
 import pytest
 
-import agenthorizon.screenshots as screenshots_module
-from agenthorizon.builder import AgentHorizon, features, load_dataset
+import agenthorizon.data.screenshots as screenshots_module
+from agenthorizon.data.builder import AgentHorizon, features, load_dataset
 from agenthorizon.schema import HIDDEN_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, json_relpath, markdown_relpath
-from agenthorizon.screenshots import LazyScreenshots
-from agenthorizon.source import read_labels
-from agenthorizon.splits import derive_dev_set
+from agenthorizon.data.screenshots import LazyScreenshots
+from agenthorizon.release.source import read_labels
+from agenthorizon.release.splits import derive_dev_set
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -169,7 +169,7 @@ def test_row_fields_match_the_release_files(tiny_root, datasets_cache):
 
 
 def test_markdown_is_rendered_from_the_json_when_the_file_is_absent(tiny_copy, datasets_cache):
-    from agenthorizon.render import to_markdown
+    from agenthorizon.release.render import to_markdown
 
     trajectory_id = _label_ids(tiny_copy, LABEL_FILE_HARD)[0]
     markdown_file = tiny_copy / markdown_relpath(trajectory_id)
@@ -484,7 +484,7 @@ def test_multiprocess_build_gives_the_same_rows_in_release_order_and_the_same_er
 
 
 def test_screenshot_paths_equal_the_per_reference_guard(tmp_path):
-    from agenthorizon.source import screenshot_path, screenshot_paths
+    from agenthorizon.release.source import screenshot_path, screenshot_paths
 
     root = str(tmp_path / "release")
     json_path = f"{root}/sandbox/data/jsons/t.json"
@@ -507,7 +507,7 @@ def test_screenshot_paths_equal_the_per_reference_guard(tmp_path):
 
 
 def test_encode_each_equals_json_dumps_of_each_object():
-    from agenthorizon.rows import encode_each
+    from agenthorizon.data.table import encode_each
 
     objects = [{"x": 1, "keys": ["a"]}, {}, {"text": "}\x1f{ and }, {"}, {"n": [{"a": 1}, {"b": None}]}, {"f": 2.5e-07}]
     assert encode_each(objects) == [json.dumps(o) for o in objects]

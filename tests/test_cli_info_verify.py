@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from agenthorizon.cli import main
-from agenthorizon.labels import manifest_sha256
+from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import LABEL_FILE_EASY, LABEL_FILE_HARD, MISTAKE_TYPES, json_relpath, markdown_relpath
-from agenthorizon.source import load_references, read_labels
-from agenthorizon.verify import verify_release
+from agenthorizon.release.source import load_references, read_labels
+from agenthorizon.release.verify import verify_release
 
 
 def _ids(root: Path, name: str) -> list[str]:

@@ -17,7 +17,7 @@ _EXPORTS: dict[str, Path] = {}
 @pytest.fixture(scope="module")
 def export_dir(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory):
     """Export the tiny corpus once per screenshot mode (all four configs)."""
-    from agenthorizon.export import export_release
+    from agenthorizon.data.export import export_release
 
     def exported(images: str) -> Path:
         if images not in _EXPORTS:
@@ -50,8 +50,8 @@ def _relative(root: Path, path: str | None) -> str | None:
 def test_plain_load_dataset_returns_the_builder_rows_for_every_config(tiny_root: Path, export_dir, images: str):
     from PIL import Image
 
-    from agenthorizon.export import export_features
-    from agenthorizon.preprocess import DEFAULT_SIZE, fit_size
+    from agenthorizon.data.export import export_features
+    from agenthorizon.data.images import DEFAULT_SIZE, fit_size
 
     out = export_dir(images)
     for config in CONFIG_NAMES:
@@ -121,7 +121,7 @@ def test_card_declares_configs_counts_features_and_the_blind_rule(tiny_root: Pat
 
 
 def test_small_shard_size_writes_several_numbered_shards_that_load_in_order(tiny_root: Path, tmp_path: Path):
-    from agenthorizon.export import export_release
+    from agenthorizon.data.export import export_release
 
     summary = export_release(tiny_root, tmp_path, configs=["all"], images="paths", max_shard_size="4KB")
     files = sorted((tmp_path / "data" / "all").glob("*.parquet"))

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import agenthorizon
-from agenthorizon.judge_input import BlindScreenshots, JudgeInput, build_judge_input, strip_hidden
-from agenthorizon.judges import CommandJudge, OpenAICompatibleJudge
-from agenthorizon.judges.prompts import COMMAND_PROMPT, DIRECT_PROMPT, render_prompt
+from agenthorizon.judging.inputs import BlindScreenshots, JudgeInput, build_judge_input, strip_hidden
+from agenthorizon.judging.judges import CommandJudge, OpenAICompatibleJudge
+from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, DIRECT_PROMPT, render_prompt
 from agenthorizon.schema import HIDDEN_FIELDS, LABEL_FILES, LABEL_VALUES, MISTAKE_TYPES
 
 ID_FIELDS = ("instruction_id", "steps_id", "pair_group_id")

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from agenthorizon.judge_input import build_judge_input
-from agenthorizon.judges import (
+from agenthorizon.judging.inputs import build_judge_input
+from agenthorizon.judging.judges import (
     CommandJudge,
     ConstantJudge,
     JudgeError,
@@ -28,10 +28,10 @@ from agenthorizon.judges import (
     TransientJudgeError,
     make_judge,
 )
-from agenthorizon.judges.baselines import extract_terms
-from agenthorizon.judges.openai_compat import parse_retry_after
+from agenthorizon.judging.judges.baselines import extract_terms
+from agenthorizon.judging.judges.openai_compat import parse_retry_after
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
-from agenthorizon.verdicts import parse_verdict
+from agenthorizon.scoring.verdicts import parse_verdict
 
 TID = "11111111-2222-4333-8444-555555555555"
 STEPS_ID = "000234004-234004-0000-000000234004"
@@ -324,7 +324,7 @@ def test_openai_judge_gives_up_after_its_retries_and_does_not_retry_client_error
 
 
 def test_a_key_the_server_quotes_back_never_reaches_result_files_or_messages(stub, monkeypatch, tmp_path, caplog):
-    from agenthorizon.runner import run_judge
+    from agenthorizon.judging.runs.runner import run_judge
 
     secret = "sk-FAKE-KEY-quoted-back-0123456789"
     monkeypatch.setenv("AH_TEST_KEY", secret)
@@ -542,7 +542,7 @@ def test_a_400_that_is_not_a_serving_limit_is_not_retried_in_auto_mode(stub, scr
 
 
 def test_structured_output_sends_the_verdict_schema(stub):
-    from agenthorizon.judges.prompts import verdict_json_schema
+    from agenthorizon.judging.judges.prompts import verdict_json_schema
     from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES
 
     judge = fast_judge(stub, images="none", structured_output=True)
@@ -584,7 +584,7 @@ def test_extra_body_reaches_the_server_and_thinking_stays_out_of_the_verdict(stu
 def test_cli_judge_against_a_vllm_like_server_records_merging_in_run_json(tiny_root, tmp_path, capsys):
     import agenthorizon
     from agenthorizon.cli import main
-    from agenthorizon.results import read_results
+    from agenthorizon.judging.runs.records import read_results
 
     server = StubServer(image_limit=8)
     out = tmp_path / "run"

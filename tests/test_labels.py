@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agenthorizon.labels import check_disjoint, label_file_problems, pair_groups, parse_label_file
+from agenthorizon.release.labels import check_disjoint, label_file_problems, pair_groups, parse_label_file
 from agenthorizon.schema import LABEL_FILE_EASY, LABEL_FILE_HARD, MISUNDERSTANDING
-from agenthorizon.source import read_labels
-from agenthorizon.splits import derive_dev_set, dev_set_from_manifest, select_config
+from agenthorizon.release.source import read_labels
+from agenthorizon.release.splits import derive_dev_set, dev_set_from_manifest, select_config
 
 T1 = "11111111-1111-4111-8111-111111111111"
 T2 = "22222222-2222-4222-8222-222222222222"

@@ -8,7 +8,7 @@ import pytest
 
 import agenthorizon
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
-from agenthorizon.scoring import score
+from agenthorizon.scoring.metrics import score
 
 evaluate = pytest.importorskip("evaluate")
 
@@ -114,7 +114,7 @@ def test_metric_card_has_the_template_sections():
 
 def test_metric_script_has_no_second_implementation():
     source = (Path(agenthorizon.METRIC_PATH) / "metric.py").read_text(encoding="utf-8")
-    assert "from agenthorizon.scoring import" in source
+    assert "from agenthorizon.scoring.metrics import" in source
     assert "positive_accuracy =" not in source
 
 

@@ -14,7 +14,7 @@ from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES, STEP_BUCKETS
 @pytest.fixture(scope="module")
 def run_dirs(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     import agenthorizon
-    from agenthorizon.runner import run_judge
+    from agenthorizon.judging.runs.runner import run_judge
 
     base = tmp_path_factory.mktemp("plot-runs")
     dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")

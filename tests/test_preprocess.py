@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from agenthorizon import preprocess
-from agenthorizon.preprocess import (
+from agenthorizon.data import images as preprocess
+from agenthorizon.data.images import (
     ImageSettings,
     PreparedImage,
     fit_size,
@@ -156,7 +156,7 @@ def test_objects_with_paths_are_read_through_their_paths(coloured_shots: list[Pa
 
 
 def test_lazy_screenshots_are_not_decoded(coloured_shots: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    from agenthorizon.screenshots import LazyScreenshots
+    from agenthorizon.data.screenshots import LazyScreenshots
 
     def forbidden(self, *args):  # type: ignore[no-untyped-def]
         raise AssertionError("prepare_images decoded through LazyScreenshots")

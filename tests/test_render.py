@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agenthorizon.render import action_string, timestamp_ms, to_markdown
+from agenthorizon.release.render import action_string, timestamp_ms, to_markdown
 from agenthorizon.schema import JSONS_DIR, MARKDOWNS_DIR
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -43,7 +43,7 @@ def runs(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Two real runs on the tiny corpus; in the lexical one, a reasoning made hostile,
     one result file made unreadable and two verdicts made wrong."""
     import agenthorizon
-    from agenthorizon.runner import run_judge
+    from agenthorizon.judging.runs.runner import run_judge
 
     base = tmp_path_factory.mktemp("runs")
     dataset = agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths")
@@ -102,7 +102,7 @@ def browser(chromium, tmp_path_factory: pytest.TempPathFactory):
 
 def _expected_outcomes(runs: dict, run_dir: Path) -> dict[str, int]:
     """Outcome counts computed from the result files and labels, independently of the page."""
-    from agenthorizon.source import load_references
+    from agenthorizon.release.source import load_references
 
     counts = {"correct": 0, "false_accept": 0, "false_reject": 0, "invalid": 0}
     for row in load_references(runs["root"], "AH"):
@@ -207,7 +207,7 @@ def test_comparison_matches_compare_and_screenshot_is_saved(browser, report_file
     from PIL import Image
 
     from agenthorizon.report.runs import load_runs
-    from agenthorizon.stats import compare
+    from agenthorizon.scoring.bootstrap import compare
 
     run_set = load_runs([runs["lexical"], runs["constant"]], runs["root"], images=None)
     result = compare(run_set.runs[0].predictions(), run_set.runs[1].predictions(), run_set.rows, bootstrap=0)

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import agenthorizon
-from agenthorizon.judges import BaseJudge, JudgeOutput, make_judge
-from agenthorizon.labels import manifest_sha256
-from agenthorizon.results import is_result_name, read_results
-from agenthorizon.runner import run_judge, shard_ids
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput, make_judge
+from agenthorizon.release.labels import manifest_sha256
+from agenthorizon.judging.runs.records import is_result_name, read_results
+from agenthorizon.judging.runs.runner import run_judge, shard_ids
 from agenthorizon.schema import PARSE_STATUSES
 
 VERDICT = '{"success": true, "reasoning": "ok"}'
@@ -26,8 +26,8 @@ VERDICT = '{"success": true, "reasoning": "ok"}'
 SLOW_JUDGE = '''
 import sys, time
 import agenthorizon
-from agenthorizon.judges import BaseJudge, JudgeOutput
-from agenthorizon.runner import run_judge
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput
+from agenthorizon.judging.runs.runner import run_judge
 
 class SlowJudge(BaseJudge):
     name = "slow"
@@ -224,7 +224,7 @@ def test_run_record_has_the_provenance_and_no_secret(tiny_root, dataset, tmp_pat
     assert record["base_url"] == server.base_url
     assert record["sampling"] == {"temperature": 0.1, "max_tokens": 99}
     assert record["images"]["mode"] == "none"
-    from agenthorizon.judges.prompts import DIRECT_PROMPT, prompt_sha256
+    from agenthorizon.judging.judges.prompts import DIRECT_PROMPT, prompt_sha256
 
     assert record["prompt"] == {"sha256": prompt_sha256(DIRECT_PROMPT), "text": DIRECT_PROMPT}
     labels = dataset.select_columns(["trajectory_id", "label", "instruction_id", "instruction_source", "steps_id",
@@ -264,7 +264,7 @@ def test_bad_arguments_are_clear_errors(dataset, tmp_path):
 
 def test_runner_and_sync_judging_work_inside_a_running_event_loop(dataset, tmp_path):
     # Jupyter runs an event loop in the kernel's thread; asyncio.run alone would refuse.
-    from agenthorizon.judge_input import build_judge_input
+    from agenthorizon.judging.inputs import build_judge_input
 
     class AsyncOnly(BaseJudge):
         name = "async-only"
@@ -313,8 +313,8 @@ def test_ctrl_c_mid_run_keeps_the_results_and_the_record_says_the_run_did_not_fi
 def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tmp_path, monkeypatch):
     # Result files are read once, at the start (to resume); counts, merging and
     # the score at the end are derived from those and the payloads just written.
-    import agenthorizon.results
-    import agenthorizon.runner as runner
+    import agenthorizon.judging.runs.records
+    import agenthorizon.judging.runs.runner as runner
 
     ids = list(dataset["trajectory_id"])
 
@@ -331,13 +331,13 @@ def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tm
     reads = []
     original = runner._read_result
     monkeypatch.setattr(runner, "_read_result", lambda path: reads.append(path.name) or original(path))
-    monkeypatch.setattr(agenthorizon.results, "read_results", lambda *a, **k: pytest.fail("result files re-read"))
+    monkeypatch.setattr(agenthorizon.judging.runs.records, "read_results", lambda *a, **k: pytest.fail("result files re-read"))
     summary = run_judge(Mosaics(), dataset, out, progress=False)
     assert sorted(reads) == sorted(f"{tid}.json" for tid in ids)  # each file once
     assert summary.record["merging"] == {"merged_items": 3, "by_reason": {"count": 3}}
     assert summary.counts["skipped"] == 2 and summary.score.n == len(ids)
     # ... and the score is the one the files on disk give
-    from agenthorizon.scoring import score
+    from agenthorizon.scoring.metrics import score
 
     rows = dataset.select_columns(["trajectory_id", "label", "mistake_type", "pair_group_id"]).to_list()
     from_files = score(read_results([out]).predictions(ids), rows)

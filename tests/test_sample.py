@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 
 from agenthorizon.cli import main
-from agenthorizon.labels import pair_groups, parse_label_file
-from agenthorizon.render import to_markdown
-from agenthorizon.sample import build_plan, generate
+from agenthorizon.release.labels import pair_groups, parse_label_file
+from agenthorizon.release.render import to_markdown
+from agenthorizon.release.sample import build_plan, generate
 from agenthorizon.schema import (
     ACTION_TYPES,
     BAD_SIDE_EFFECT,
@@ -32,7 +32,7 @@ from agenthorizon.schema import (
     markdown_relpath,
     screenshot_ref,
 )
-from agenthorizon.splits import derive_dev_set
+from agenthorizon.release.splits import derive_dev_set
 
 
 def _tree_digest(root: Path) -> dict[str, str]:
@@ -320,9 +320,9 @@ def test_hard_file_is_harder_for_the_lexical_judge(small_root: Path):
     # The property the partition exists for: a judge that reads only the text does
     # well on AgentHorizon-Simple.jsonl and much worse on AgentHorizon.jsonl.
     import agenthorizon
-    from agenthorizon.judge_input import build_judge_input
-    from agenthorizon.judges import make_judge
-    from agenthorizon.verdicts import parse_verdict
+    from agenthorizon.judging.inputs import build_judge_input
+    from agenthorizon.judging.judges import make_judge
+    from agenthorizon.scoring.verdicts import parse_verdict
 
     judge = make_judge("lexical")
     accuracy = {}

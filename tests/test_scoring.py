@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import balanced_accuracy_score
 
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, INVALID_STATUSES, MISUNDERSTANDING
-from agenthorizon.scoring import (
+from agenthorizon.scoring.metrics import (
     SLICES,
     ScoreReport,
     item_outcomes,

@@ -16,8 +16,8 @@ import pytest
 from huggingface_hub import constants
 from huggingface_hub.errors import RemoteEntryNotFoundError
 
-from agenthorizon.builder import load_dataset
-from agenthorizon.render import to_markdown
+from agenthorizon.data.builder import load_dataset
+from agenthorizon.release.render import to_markdown
 from agenthorizon.schema import (
     FRAMEWORK_FILES,
     IMAGES_DIR,
@@ -27,8 +27,8 @@ from agenthorizon.schema import (
     json_relpath,
     markdown_relpath,
 )
-from agenthorizon.source import load_references, read_labels, resolve_release
-from agenthorizon.splits import derive_dev_set
+from agenthorizon.release.source import load_references, read_labels, resolve_release
+from agenthorizon.release.splits import derive_dev_set
 
 REPO_ID = "ServiceNow/AgentHorizon"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -94,7 +94,7 @@ def hub(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeHu
 
 
 def _expected_files(rows: list[dict], *, images: bool, corpus: Path) -> set[str]:
-    """What a config needs, computed from the corpus files without agenthorizon.source."""
+    """What a config needs, computed from the corpus files without agenthorizon.release.source."""
     files = {PROMPT_FILE, *FRAMEWORK_FILES}
     for row in rows:
         files |= {json_relpath(row["trajectory_id"]), markdown_relpath(row["trajectory_id"])}
@@ -293,7 +293,7 @@ def test_a_missing_relative_folder_spelled_like_a_repo_id_says_it_is_neither(tmp
 def test_export_from_a_hub_repo_fetches_only_what_it_writes(hub: FakeHub, corpus: Path, tmp_path: Path):
     import datasets
 
-    from agenthorizon.export import export_release
+    from agenthorizon.data.export import export_release
 
     export_release(REPO_ID, tmp_path / "out", configs=["AH"], images="none", dev_groups=2)
     assert not [name for name in hub.names() if name.endswith(".png")], "images='none' fetched screenshots"

@@ -8,7 +8,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from agenthorizon.stats import (
+from agenthorizon.scoring.bootstrap import (
     bootstrap_accuracies,
     compare,
     mcnemar_exact,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenthorizon import schema
-from agenthorizon.verdicts import Verdict, parse_verdict
+from agenthorizon.scoring.verdicts import Verdict, parse_verdict
 
 # --- statuses ---------------------------------------------------------------------
 

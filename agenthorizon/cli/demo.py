@@ -51,10 +51,10 @@ def summarise(name: str, dataset) -> str:
 def run(args: argparse.Namespace) -> int:
     import agenthorizon
     from agenthorizon.report.tables import Rate, Table, render_comparison, render_table
-    from agenthorizon.results import read_results
-    from agenthorizon.runner import run_judge
-    from agenthorizon.sample import generate
-    from agenthorizon.stats import compare
+    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.judging.runs.runner import run_judge
+    from agenthorizon.release.sample import generate
+    from agenthorizon.scoring.bootstrap import compare
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")

@@ -10,7 +10,7 @@ HELP = "Export configs as Parquet shards with a dataset card that plain datasets
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from agenthorizon.export import DEFAULT_MAX_SHARD_SIZE
+    from agenthorizon.data.export import DEFAULT_MAX_SHARD_SIZE
 
     parser.add_argument("root", metavar="ROOT", help="local release root, or a Hub dataset repo id (fetches only what the configs need)")
     parser.add_argument("out", metavar="OUT", help="output folder (README.md and data/<config>/ are written)")
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agenthorizon.export import export_release
+    from agenthorizon.data.export import export_release
 
     summary = export_release(
         args.root,

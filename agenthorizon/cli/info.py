@@ -42,10 +42,10 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
     """
     import numpy as np
 
-    from agenthorizon.labels import count_labels, manifest_sha256
+    from agenthorizon.release.labels import count_labels, manifest_sha256
     from agenthorizon.schema import json_relpath
-    from agenthorizon.source import annotate, load_dev_set, local_root, read_labels, read_trajectory
-    from agenthorizon.splits import select_config
+    from agenthorizon.release.source import annotate, load_dev_set, local_root, read_labels, read_trajectory
+    from agenthorizon.release.splits import select_config
 
     release = local_root(root)
     rows = read_labels(release)

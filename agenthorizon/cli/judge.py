@@ -88,7 +88,7 @@ def _json_object(text: str) -> dict:
 
 
 def judge_options(args: argparse.Namespace) -> dict:
-    """Options for :func:`agenthorizon.judges.make_judge` from the command line (unset ones omitted)."""
+    """Options for :func:`agenthorizon.judging.judges.make_judge` from the command line (unset ones omitted)."""
     kind = args.judge.split(":", 1)[0].strip().lower()
     options = {}
     if kind == "openai":
@@ -130,9 +130,9 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     import agenthorizon
-    from agenthorizon.judges import make_judge
+    from agenthorizon.judging.judges import make_judge
     from agenthorizon.report.tables import render_report
-    from agenthorizon.runner import run_judge
+    from agenthorizon.judging.runs.runner import run_judge
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")

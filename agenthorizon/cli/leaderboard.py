@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
         write_output,
     )
     from agenthorizon.report.tables import LeaderboardRow, render_leaderboard
-    from agenthorizon.results import read_results
-    from agenthorizon.scoring import score
+    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.scoring.metrics import score
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")

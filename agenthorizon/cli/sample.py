@@ -16,7 +16,7 @@ def _image_size(text: str) -> tuple[int, int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from agenthorizon.sample.presets import PRESETS
+    from agenthorizon.release.sample.presets import PRESETS
 
     parser.add_argument("root", metavar="DIR", help="release root to create")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="small",
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agenthorizon.sample import DEFAULT_IMAGE_SIZE, generate
+    from agenthorizon.release.sample import DEFAULT_IMAGE_SIZE, generate
 
     summary = generate(
         args.root,

@@ -28,7 +28,7 @@ _RUN_RECORD = re.compile(r"^run(-shard-\d+-of-\d+)?\.json$")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agenthorizon.report.tables import FORMATS
-    from agenthorizon.scoring import SLICES
+    from agenthorizon.scoring.metrics import SLICES
 
     parser.add_argument(
         "results",
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def parse_slices(text: str) -> list[str]:
     """``"os, difficulty"`` -> ``["os", "difficulty"]``; unknown names raise ValueError."""
-    from agenthorizon.scoring import SLICES
+    from agenthorizon.scoring.metrics import SLICES
 
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in SLICES]
@@ -71,7 +71,7 @@ def load_config_references(root: str, config: str, slices: Sequence[str] = ()) -
         dataset = agenthorizon.load_dataset(root, config, split=SPLIT_NAME, images=None)
         label_rows = dataset.select_columns(list(LABEL_FIELDS)).to_list()
         return dataset, label_rows
-    from agenthorizon.source import load_references
+    from agenthorizon.release.source import load_references
 
     rows = load_references(root, config)
     return rows, rows
@@ -79,7 +79,7 @@ def load_config_references(root: str, config: str, slices: Sequence[str] = ()) -
 
 def manifest_of(config: str, label_rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``{"config", "n_items", "sha256"}`` of the labels a report was scored against."""
-    from agenthorizon.labels import manifest_sha256
+    from agenthorizon.release.labels import manifest_sha256
 
     return {"config": config, "n_items": len(label_rows), "sha256": manifest_sha256(label_rows)}
 
@@ -124,8 +124,8 @@ def write_output(text: str, out: str | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.tables import render_report
-    from agenthorizon.results import read_results
-    from agenthorizon.scoring import score
+    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.scoring.metrics import score
 
     if args.bootstrap < 0:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")

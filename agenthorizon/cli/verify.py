@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print every problem, one per line; exit 1 when there is any, 0 otherwise."""
-    from agenthorizon.verify import verify_release
+    from agenthorizon.release.verify import verify_release
 
     problems = verify_release(args.root)
     for problem in problems:

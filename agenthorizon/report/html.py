@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from agenthorizon.report.runs import JudgedRun, RunSet, load_runs
 from agenthorizon.schema import MISTAKE_TYPES, POSITIVE, step_bucket
-from agenthorizon.scoring import item_outcomes, prediction_verdict, score, validate_prediction
+from agenthorizon.scoring.metrics import item_outcomes, prediction_verdict, score, validate_prediction
 
 __all__ = ["ReportOptions", "build_report", "write_report"]
 
@@ -102,7 +102,7 @@ def _asset(name: str) -> str:
 
 
 def _thumbnails(row: dict[str, Any], options: ReportOptions) -> list[dict[str, Any]]:
-    from agenthorizon.preprocess import prepare_images
+    from agenthorizon.data.images import prepare_images
 
     if options.thumbnails <= 0:
         return []
@@ -368,7 +368,7 @@ def _items_section(labels: list[str]) -> str:
 def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
     """The HTML text of the report for runs already loaded with :func:`load_runs`."""
     from agenthorizon import __version__
-    from agenthorizon.stats import compare
+    from agenthorizon.scoring.bootstrap import compare
 
     options = options or ReportOptions()
     rows = run_set.rows

@@ -101,7 +101,7 @@ class RunScores:
 
 def score_runs(run_set: Any, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
     """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
-    from agenthorizon.scoring import item_outcomes, prediction_verdict, score
+    from agenthorizon.scoring.metrics import item_outcomes, prediction_verdict, score
 
     scored = []
     for run in run_set.runs:

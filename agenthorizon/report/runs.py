@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from agenthorizon.results import RUN_RECORD_NAME, ResultSet, read_results
+from agenthorizon.judging.runs.records import RUN_RECORD_NAME, ResultSet, read_results
 from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
 
 __all__ = ["JudgedRun", "RunSet", "load_runs", "read_run_record", "run_label"]
@@ -119,8 +119,8 @@ def load_runs(
     manifest differs from the one loaded here gets a warning, because its
     numbers would not be comparable to the published ones.
     """
-    from agenthorizon.builder import load_dataset
-    from agenthorizon.labels import manifest_sha256
+    from agenthorizon.data.builder import load_dataset
+    from agenthorizon.release.labels import manifest_sha256
     from agenthorizon.schema import LABEL_FIELDS
 
     if not run_dirs:

@@ -199,7 +199,7 @@ def manifest_note(manifest: Mapping[str, Any] | None) -> list[str]:
 
 
 def report_table(report: Any, *, title: str = "AgentHorizon score", notes: Sequence[str] = ()) -> Table:
-    """The main metrics of a :class:`~agenthorizon.scoring.ScoreReport` as a table."""
+    """The main metrics of a :class:`~agenthorizon.scoring.metrics.ScoreReport` as a table."""
     rows: list[list[Any]] = [
         ["balanced accuracy", _rate(report, "balanced_accuracy"), report.n],
         ["positive accuracy", _rate(report, "positive_accuracy"), report.n_positive],
@@ -255,7 +255,7 @@ def render_report(
     notes: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
 ) -> str:
-    """Render a :class:`~agenthorizon.scoring.ScoreReport` in ``fmt``.
+    """Render a :class:`~agenthorizon.scoring.metrics.ScoreReport` in ``fmt``.
 
     ``manifest`` (``config``, ``n_items``, ``sha256``) is stated in every
     format; ``notes`` are extra provenance lines (ignored files, unexpected
@@ -276,7 +276,7 @@ def render_report(
 
 
 def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) -> Table:
-    """A :class:`~agenthorizon.stats.Comparison` as a table."""
+    """A :class:`~agenthorizon.scoring.bootstrap.Comparison` as a table."""
     a, b = names
     c = comparison
     rows = [
@@ -296,7 +296,7 @@ def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) ->
 
 
 def render_comparison(comparison: Any, fmt: str = "table", *, names: tuple[str, str] = ("A", "B")) -> str:
-    """Render a :class:`~agenthorizon.stats.Comparison` in ``fmt``."""
+    """Render a :class:`~agenthorizon.scoring.bootstrap.Comparison` in ``fmt``."""
     payload = {**comparison.to_dict(), "names": list(names)}
     return render_table(comparison_table(comparison, names=names), fmt, json_payload=payload)
 

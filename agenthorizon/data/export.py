@@ -1,0 +1,692 @@
+"""Export the benchmark as Parquet shards plus a dataset card, for plain ``datasets``.
+
+Since ``datasets`` 4.0, ``load_dataset`` refuses loading scripts; the no-code
+way to publish a dataset is Parquet files named in the ``configs:`` block of
+the dataset card's YAML header. :func:`export_release` writes exactly that::
+
+    OUT/README.md                                   dataset card (YAML + prose)
+    OUT/data/<config>/test-00000-of-0000N.parquet   sized shards, one folder per config
+
+after which ``datasets.load_dataset(OUT, "AH", split="test")`` (or the same
+call on a Hub repository holding ``OUT``) returns the rows of
+``agenthorizon.load_dataset(root, "AH")`` with no project code installed.
+
+Types survive twice over: the card declares every column in
+``dataset_info.features`` (which the Parquet builder of ``datasets`` uses to
+cast what it reads), and each Parquet file carries the same features in its
+``huggingface`` schema metadata (which ``datasets`` reads when no card is
+present). Screenshots are ``List(Image())`` columns stored the way ``datasets``
+stores images in Parquet: a struct ``{bytes, path}`` per screenshot.
+
+Screenshot modes (``images=``):
+
+- ``none``: no ``screenshots`` column (smallest; instruction, steps, Markdown);
+- ``paths``: release-relative path strings, for users who also hold the release;
+- ``thumbnails``: each screenshot downscaled to fit 512x332 and JPEG-encoded
+  (:mod:`agenthorizon.data.images`), the compact self-contained copy direct
+  judges are given;
+- ``full``: the original PNG bytes, unchanged.
+
+Every ``steps[k].screenshot`` path is written relative to the release root:
+an absolute path of the exporting machine means nothing to the user who
+downloads the export.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from agenthorizon.release.labels import count_labels
+from agenthorizon.schema import (
+    CITATION_BIBTEX,
+    CONFIG_AH,
+    CONFIG_AH_D,
+    CONFIG_AH_S,
+    CONFIG_ALL,
+    CONFIG_NAMES,
+    DEFAULT_HUB_REPO,
+    DEV_GROUPS,
+    DEV_SEED,
+    EXPORT_IMAGE_MODES,
+    HIDDEN_FIELDS,
+    LABEL_FILE_EASY,
+    LABEL_FILE_HARD,
+    MISTAKE_TYPES,
+    SPLIT_NAME,
+    UNTYPED,
+)
+from agenthorizon.release.source import resolve_release
+
+__all__ = [
+    "ConfigExport",
+    "ExportSummary",
+    "card_metadata",
+    "config_counts",
+    "dataset_card",
+    "export_features",
+    "export_release",
+    "export_row",
+    "parse_size",
+]
+
+DEFAULT_MAX_SHARD_SIZE = "500MB"
+"""The shard size ``datasets.Dataset.push_to_hub`` uses by default."""
+
+SCREENSHOTS = "screenshots"
+_ROW_GROUP_BYTES = 64 * 2**20  # keeps memory bounded and streaming reads granular
+_ROW_GROUP_ROWS = 256
+
+_CONFIG_DESCRIPTIONS = {
+    CONFIG_AH: f"main (hard) split: the items of `{LABEL_FILE_HARD}`",
+    CONFIG_AH_S: f"simple split: the items of `{LABEL_FILE_EASY}`",
+    CONFIG_AH_D: "pair-aware development set derived from the whole release (the paper's AH-D)",
+    CONFIG_ALL: "both label files, hard rows first",
+}
+
+
+def parse_size(size: str | int) -> int:
+    """Bytes in a size such as ``"500MB"``, ``"1.5GB"``, ``"64KiB"`` or ``1000``.
+
+    Decimal units (KB, MB, GB) are powers of 1000, binary units (KiB, MiB,
+    GiB) powers of 1024, as in ``datasets``.
+
+    >>> parse_size("500MB"), parse_size("1KiB"), parse_size(12)
+    (500000000, 1024, 12)
+    """
+    if isinstance(size, int) and not isinstance(size, bool):
+        if size <= 0:
+            raise ValueError(f"shard size must be positive, got {size}")
+        return size
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*", str(size), re.IGNORECASE)
+    if not match:
+        raise ValueError(f"shard size {size!r} is not a size; expected e.g. '500MB', '1GiB' or a number of bytes")
+    number, unit = float(match.group(1)), (match.group(2) or "B").upper()
+    powers = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+              "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+    value = int(number * powers[unit])
+    if value <= 0:
+        raise ValueError(f"shard size must be positive, got {size!r}")
+    return value
+
+
+def export_features(images: str) -> Any:
+    """The ``datasets.Features`` of exported rows for a screenshot mode.
+
+    The builder's features with the ``screenshots`` column replaced:
+    removed (``none``), ``List(Value("string"))`` of release-relative paths
+    (``paths``), or ``List(Image())`` (``thumbnails``, ``full``).
+    """
+    import datasets
+
+    from agenthorizon.data import builder
+
+    _check_mode(images)
+    base = builder.features(images="paths")
+    columns = {name: feature for name, feature in base.items() if name != SCREENSHOTS}
+    if images == "paths":
+        columns[SCREENSHOTS] = builder.list_feature(datasets.Value("string"))
+    elif images in ("thumbnails", "full"):
+        columns[SCREENSHOTS] = builder.list_feature(datasets.Image())
+    return datasets.Features(columns)
+
+
+def _check_mode(images: str) -> None:
+    if images not in EXPORT_IMAGE_MODES:
+        raise ValueError(f"unknown images mode {images!r}; expected one of {list(EXPORT_IMAGE_MODES)}")
+
+
+@dataclass
+class ConfigExport:
+    """What was written for one config."""
+
+    config: str
+    n_rows: int
+    files: list[str]
+    counts: dict[str, Any]
+    num_bytes: int
+
+
+@dataclass
+class ExportSummary:
+    """What :func:`export_release` wrote: per-config files and counts, and the card."""
+
+    out: Path
+    images: str
+    configs: dict[str, ConfigExport] = field(default_factory=dict)
+    card: Path | None = None
+
+    @property
+    def files(self) -> list[Path]:
+        return [self.out / name for export in self.configs.values() for name in export.files]
+
+
+# --- rows --------------------------------------------------------------------------
+
+
+class _RelativePaths:
+    """Turn the absolute paths the builder gives into release-relative POSIX paths."""
+
+    def __init__(self, root: Path) -> None:
+        # The builder may give the root as it was passed or resolved (a Hub
+        # snapshot is a tree of symlinks); accept a path under either.
+        self._roots = list(dict.fromkeys([str(root.absolute()), str(root.resolve())]))
+
+    def __call__(self, path: str | None, where: str) -> str | None:
+        if path is None:
+            return None
+        for root in self._roots:
+            relative = os.path.relpath(os.path.abspath(path), root)
+            if not relative.startswith(".."):
+                return Path(relative).as_posix()
+        raise ValueError(f"{where}: screenshot {path} is not inside the release root {self._roots[0]}")
+
+
+def _screenshot_paths(row: Mapping[str, Any]) -> list[str | None]:
+    screens = row.get(SCREENSHOTS)
+    if screens is None:
+        return [step.get("screenshot") for step in row["steps"]]
+    paths = getattr(screens, "paths", screens)  # LazyScreenshots or plain strings
+    return [None if p is None else os.fspath(p) for p in paths]
+
+
+def _thumbnails(paths: Sequence[str | None]) -> dict[int, bytes]:
+    """Step index -> JPEG bytes of the screenshot downscaled to fit 512x332."""
+    from agenthorizon.data.images import DEFAULT_SIZE, prepare_images
+
+    # No cache: an export reads each screenshot once, and a cache would copy
+    # the whole release's thumbnails to the user's cache directory.
+    prepared = prepare_images(list(paths), mode="per-step", size=DEFAULT_SIZE, format="jpeg", use_cache=False)
+    return {image.steps[0]: image.data for image in prepared}
+
+
+def export_row(row: Mapping[str, Any], images: str, relative: _RelativePaths) -> dict[str, Any]:
+    """One builder row as an exported row (before ``Features.encode_example``).
+
+    Image structs carry the release-relative path of their source screenshot
+    beside the bytes, so every embedded image can be traced to its file.
+    """
+    where = f"item {row['trajectory_id']}"
+    out = {name: value for name, value in row.items() if name != SCREENSHOTS}
+    out["steps"] = [
+        {**step, "screenshot": relative(step.get("screenshot"), where)} for step in row["steps"]
+    ]
+    if images == "none":
+        return out
+    paths = _screenshot_paths(row)
+    relative_paths = [relative(p, where) for p in paths]
+    if images == "paths":
+        out[SCREENSHOTS] = relative_paths
+        return out
+    if images == "full":
+        encoded = {}
+        for index, path in enumerate(paths):
+            if path is not None:
+                with open(path, "rb") as handle:
+                    encoded[index] = handle.read()
+    else:
+        encoded = _thumbnails(paths)
+    out[SCREENSHOTS] = [
+        None if path is None else {"bytes": encoded[index], "path": relative_paths[index]}
+        for index, path in enumerate(paths)
+    ]
+    return out
+
+
+def config_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Items, positives, negatives and negatives per mistake type of some rows, as the card shows them.
+
+    The counts of :func:`agenthorizon.release.labels.count_labels` under the keys the
+    dataset card and ``agenthorizon export`` read: ``n``, ``positive``,
+    ``negative`` and ``by_mistake_type`` (each canonical mistake type, then
+    ``"untyped"`` for negatives without a type; over negatives only).
+
+    Raises ``ValueError`` for a row whose label or mistake type is unknown.
+
+    >>> config_counts([{"label": "positive", "mistake_type": ""},
+    ...                {"label": "negative", "mistake_type": "Bad Side Effect"}])["by_mistake_type"]["Bad Side Effect"]
+    1
+    """
+    counts = count_labels(rows)
+    by_type = {name: counts.mistake_types[name] for name in MISTAKE_TYPES}
+    by_type["untyped"] = counts.mistake_types[UNTYPED]
+    return {
+        "n": counts.items,
+        "positive": counts.positives,
+        "negative": counts.negatives,
+        "by_mistake_type": by_type,
+    }
+
+
+# --- Parquet ---------------------------------------------------------------------
+
+
+class _ShardWriter:
+    """Write encoded rows to Parquet shards no larger than about ``max_bytes``.
+
+    The final names ``test-IIIII-of-NNNNN.parquet`` need the shard count, known
+    only at the end, so shards are written under temporary names and renamed.
+    """
+
+    def __init__(self, directory: Path, features: Any, max_bytes: int) -> None:
+        self.directory = directory
+        self.features = features
+        self.schema = features.arrow_schema  # carries the `huggingface` metadata
+        self.max_bytes = max_bytes
+        self.paths: list[Path] = []
+        self.num_bytes = 0
+        self._writer: Any = None
+        self._shard_bytes = 0
+        self._batch: list[dict[str, Any]] = []
+        self._batch_bytes = 0
+
+    def add(self, encoded: dict[str, Any], size_hint: int) -> None:
+        if self._batch and (
+            self._batch_bytes + size_hint > _ROW_GROUP_BYTES
+            or len(self._batch) >= _ROW_GROUP_ROWS
+            or self._shard_bytes + self._batch_bytes + size_hint > self.max_bytes
+        ):
+            self._flush()
+        self._batch.append(encoded)
+        self._batch_bytes += size_hint
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self._batch:
+            return
+        table = pa.Table.from_pylist(self._batch, schema=self.schema)
+        if self._writer is not None and self._shard_bytes and self._shard_bytes + table.nbytes > self.max_bytes:
+            self._close_shard()
+        if self._writer is None:
+            path = self.directory / f".{SPLIT_NAME}-{len(self.paths):05d}.parquet.tmp"
+            self.paths.append(path)
+            self._writer = pq.ParquetWriter(path, self.schema)
+            self._shard_bytes = 0
+        self._writer.write_table(table)
+        self._shard_bytes += table.nbytes
+        self.num_bytes += table.nbytes
+        self._batch, self._batch_bytes = [], 0
+
+    def _close_shard(self) -> None:
+        self._writer.close()
+        self._writer = None
+
+    def close(self) -> list[Path]:
+        self._flush()
+        if self._writer is not None:
+            self._close_shard()
+        if not self.paths:
+            # A config with no rows still gets one (empty) shard so its data
+            # files pattern matches something and loading yields 0 rows.
+            import pyarrow.parquet as pq
+
+            path = self.directory / f".{SPLIT_NAME}-00000.parquet.tmp"
+            pq.write_table(self.schema.empty_table(), path)
+            self.paths.append(path)
+        total = len(self.paths)
+        final = []
+        for index, path in enumerate(self.paths):
+            target = self.directory / f"{SPLIT_NAME}-{index:05d}-of-{total:05d}.parquet"
+            os.replace(path, target)
+            final.append(target)
+        return final
+
+
+def _size_hint(row: Mapping[str, Any]) -> int:
+    size = len(row.get("markdown") or "") + 200 * len(row["steps"])
+    for image in row.get(SCREENSHOTS) or ():
+        if isinstance(image, dict) and image.get("bytes"):
+            size += len(image["bytes"])
+    return size
+
+
+def _write_config(
+    rows: Iterable[Mapping[str, Any]],
+    directory: Path,
+    features: Any,
+    images: str,
+    relative: _RelativePaths,
+    max_bytes: int,
+) -> tuple[list[Path], list[dict[str, str]], int]:
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob(f"{SPLIT_NAME}-*.parquet"):
+        stale.unlink()  # a re-export with fewer shards must not leave old ones matched by the glob
+    writer = _ShardWriter(directory, features, max_bytes)
+    label_rows = []
+    try:
+        for row in rows:
+            exported = export_row(row, images, relative)
+            writer.add(features.encode_example(exported), _size_hint(exported))
+            label_rows.append({"label": row["label"], "mistake_type": row["mistake_type"]})
+    except BaseException:
+        if writer._writer is not None:
+            writer._close_shard()
+        for path in writer.paths:
+            path.unlink(missing_ok=True)
+        raise
+    return writer.close(), label_rows, writer.num_bytes
+
+
+def _rows(root: Path, config: str, dev_groups: int) -> Iterator[Mapping[str, Any]]:
+    from agenthorizon.data.builder import load_dataset
+
+    dataset = load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
+    yield from dataset
+
+
+def export_release(
+    root: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    configs: Sequence[str] = CONFIG_NAMES,
+    images: str = "thumbnails",
+    dev_groups: int = DEV_GROUPS,
+    max_shard_size: str | int = DEFAULT_MAX_SHARD_SIZE,
+    repo_id: str | None = None,
+    revision: str | None = None,
+    token: str | bool | None = None,
+) -> ExportSummary:
+    """Write Parquet shards per config and a dataset card to ``out``.
+
+    Each config's rows (those of :func:`agenthorizon.load_dataset`) are
+    written to ``out/data/<config>/test-IIIII-of-NNNNN.parquet`` with the
+    features in the Parquet schema metadata, and ``out/README.md`` declares
+    the configs, features, counts, partitions, blind-evaluation rules and
+    citation, so ``datasets.load_dataset(out, config, split="test")`` loads
+    the export with no project code. Screenshot paths are written relative to
+    the release root.
+
+    Parameters
+    ----------
+    root : str or path-like
+        A local release root, or a Hub dataset repo id: then only the files the
+        chosen configs need are fetched (no screenshots for ``images="none"``
+        or ``"paths"``), see :func:`agenthorizon.resolve_release`.
+    out : str or path-like
+        Output folder, created when missing; ``out/README.md`` and
+        ``out/data/<config>/`` are (over)written, and stale shards of an
+        exported config removed; anything else in it is left alone.
+    configs : sequence of str, default=all four
+        Configs to export, each from ``schema.CONFIG_NAMES``; repeats are
+        ignored and the export follows the order of ``CONFIG_NAMES``.
+    images : {"none", "paths", "thumbnails", "full"}, default="thumbnails"
+        How screenshots are exported (module docstring).
+    dev_groups : int, default=50
+        Number of pair groups in AH-D (the paper: 50); also decides every
+        row's ``in_dev``. Must be >= 0.
+    max_shard_size : str or int, default="500MB"
+        Upper bound for one shard's (uncompressed Arrow) size, e.g.
+        ``"500MB"`` or a number of bytes (:func:`parse_size`). A config with
+        no rows still gets one empty shard.
+    repo_id : str, optional
+        Hub repository named in the card's loading example (default: the
+        original release's repository).
+    revision, token : optional
+        For a Hub ``root``: the branch, tag or commit, and the access token.
+
+    Returns
+    -------
+    ExportSummary
+        Per config (in export order): rows, shard files relative to ``out``,
+        counts (:func:`config_counts`) and Arrow bytes; and the card's path.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``root`` is not a folder, or lacks files a row refers to.
+    ValueError
+        If ``configs`` is empty or names an unknown config, ``images`` is not
+        a mode, ``dev_groups`` is not a non-negative integer,
+        ``max_shard_size`` is not a positive size, or a label file or
+        trajectory of the release is invalid (the message names the file and
+        line or item).
+
+    See Also
+    --------
+    agenthorizon.load_dataset : the rows being exported.
+    dataset_card : the README.md text.
+    agenthorizon.release.verify.verify_release : check a release before exporting it.
+
+    Examples
+    --------
+    Not run as a doctest, because loading the rows writes to the ``datasets``
+    cache of the user (``HF_DATASETS_CACHE``):
+
+    >>> import tempfile, datasets  # doctest: +SKIP
+    >>> from pathlib import Path  # doctest: +SKIP
+    >>> from agenthorizon.release.sample import generate  # doctest: +SKIP
+    >>> tmp = Path(tempfile.mkdtemp())  # doctest: +SKIP
+    >>> root = generate(tmp / "release", preset="tiny").root  # doctest: +SKIP
+    >>> summary = export_release(root, tmp / "out", configs=["AH"], images="none")  # doctest: +SKIP
+    >>> summary.configs["AH"].files  # doctest: +SKIP
+    ['data/AH/test-00000-of-00001.parquet']
+    >>> summary.configs["AH"].counts["n"]  # doctest: +SKIP
+    8
+    >>> datasets.load_dataset(str(tmp / "out"), "AH", split="test").num_rows  # doctest: +SKIP
+    8
+    """
+    _check_mode(images)
+    out = Path(out)
+    chosen = list(dict.fromkeys(configs))
+    if not chosen:
+        raise ValueError("no config to export; expected one or more of " + ", ".join(CONFIG_NAMES))
+    for name in chosen:
+        if name not in CONFIG_NAMES:
+            raise ValueError(f"unknown config {name!r}; expected one of {list(CONFIG_NAMES)}")
+    if isinstance(dev_groups, bool) or not isinstance(dev_groups, int) or dev_groups < 0:
+        raise ValueError(f"dev_groups must be a non-negative integer, got {dev_groups!r}")
+    # One fetch covers every chosen config: `all` holds every item (AH-D included).
+    root = resolve_release(
+        root,
+        chosen[0] if len(chosen) == 1 else CONFIG_ALL,
+        images=None if images in ("none", "paths") else "lazy",
+        revision=revision,
+        token=token,
+        dev_groups=dev_groups,
+    )
+    max_bytes = parse_size(max_shard_size)
+    features = export_features(images)
+    relative = _RelativePaths(root)
+    summary = ExportSummary(out=out, images=images)
+    for config in sorted(chosen, key=CONFIG_NAMES.index):
+        directory = out / "data" / config
+        paths, label_rows, num_bytes = _write_config(
+            _rows(root, config, dev_groups), directory, features, images, relative, max_bytes
+        )
+        summary.configs[config] = ConfigExport(
+            config=config,
+            n_rows=len(label_rows),
+            files=[path.relative_to(out).as_posix() for path in paths],
+            counts=config_counts(label_rows),
+            num_bytes=num_bytes,
+        )
+    summary.card = out / "README.md"
+    summary.card.write_text(dataset_card(summary, features, dev_groups=dev_groups, repo_id=repo_id), encoding="utf-8")
+    return summary
+
+
+# --- the dataset card ------------------------------------------------------------
+
+
+def card_metadata(summary: ExportSummary, features: Any) -> Any:
+    """The card's YAML header as ``huggingface_hub.DatasetCardData``.
+
+    ``configs`` maps each config to its shards (split ``test``); the main
+    split AH is the default config when exported. ``dataset_info`` declares
+    the features and the number of examples of each config, written with
+    ``datasets``' own serializer so ``datasets`` reads back the same types.
+    """
+    import datasets
+    from huggingface_hub import DatasetCardData
+
+    data = DatasetCardData(
+        task_categories=["image-text-to-text"],
+        language=["en"],
+        tags=["agents", "computer-use", "llm-as-a-judge", "evaluation", "trajectories"],
+        pretty_name="AgentHorizon",
+        size_categories=[_size_category(max((e.n_rows for e in summary.configs.values()), default=0))],
+    )
+    configs = []
+    for name, export in summary.configs.items():
+        entry: dict[str, Any] = {
+            "config_name": name,
+            "data_files": [{"split": SPLIT_NAME, "path": f"data/{name}/{SPLIT_NAME}-*.parquet"}],
+        }
+        if name == CONFIG_AH:
+            entry["default"] = True
+        configs.append(entry)
+    data["configs"] = configs
+    infos = datasets.info.DatasetInfosDict(
+        {
+            name: datasets.DatasetInfo(
+                features=features,
+                splits=datasets.SplitDict(
+                    {SPLIT_NAME: datasets.SplitInfo(name=SPLIT_NAME, num_examples=export.n_rows, num_bytes=export.num_bytes)}
+                ),
+                dataset_size=export.num_bytes,
+            )
+            for name, export in summary.configs.items()
+        }
+    )
+    infos.to_dataset_card_data(data)
+    return data
+
+
+def _size_category(n: int) -> str:
+    """The Hub's size bucket for ``n`` rows.
+
+    >>> _size_category(213), _size_category(1373)
+    ('n<1K', '1K<n<10K')
+    """
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return name
+    return "100K<n<1M"
+
+
+_FIELD_DOCS = [
+    ("trajectory_id", "string", "item id (UUID); the file stem under `markdowns/` and `jsons/`"),
+    ("instruction", "string", "the task instruction shown to the judge"),
+    ("label", "string", "`positive` / `negative` — **hidden from judges**"),
+    ("mistake_type", "string", "`Critical Mistake`, `Bad Side Effect`, `Misunderstanding of the Instructions` or `\"\"` — **hidden**"),
+    ("instruction_id, instruction_source, steps_id, steps_source", "string", "pairing, as in the label files — **hidden**"),
+    ("pair_group_id", "string", "id of the item's connected pair group (bootstrap cluster) — **hidden**"),
+    ("difficulty", "string", "`hard` (AgentHorizon.jsonl) / `easy` (AgentHorizon-Simple.jsonl) — **hidden**"),
+    ("in_dev", "bool", "member of AH-D — **hidden**"),
+    ("category, subcategory, task_type", "string or null", "task metadata"),
+    ("applications", "list of string", "desktop applications used"),
+    ("os", "string or null", "`linux`, `windows` or `macos`"),
+    ("screen_resolution", "list of int32 or null", "`[width, height]`"),
+    ("num_steps", "int32", "number of steps"),
+    ("steps", "list of struct", "one entry per action: `step_id`, `action_type`, coordinates, text, keys, `parameters` (the action's full parameters as JSON), `timestamp_us`, `screenshot` (release-relative path)"),
+    ("markdown", "string", "the trajectory in the release's Markdown layout (judge input)"),
+]
+
+_SCREENSHOT_DOCS = {
+    "none": "not exported (no `screenshots` column)",
+    "paths": "`screenshots`: list of release-relative path strings aligned with `steps` (null where a step has none); pair with the release's `sandbox/data/media/images/`",
+    "thumbnails": "`screenshots`: list of `Image` aligned with `steps`: each screenshot downscaled to fit 512×332 and stored as JPEG bytes (what direct judges see); null where a step has none",
+    "full": "`screenshots`: list of `Image` aligned with `steps`: the original PNG bytes; null where a step has none",
+}
+
+
+def dataset_card(
+    summary: ExportSummary, features: Any, *, dev_groups: int = DEV_GROUPS, repo_id: str | None = None
+) -> str:
+    """The README.md text of an export: YAML header (configs, features) and prose."""
+    from huggingface_hub import DatasetCard
+
+    metadata = card_metadata(summary, features)
+    repo = repo_id or DEFAULT_HUB_REPO
+    first = next(iter(summary.configs))
+    lines = [
+        "# AgentHorizon",
+        "",
+        "AgentHorizon evaluates **judges of computer-use agents**. Each item is a recorded, long desktop",
+        "trajectory (instruction, ordered actions, one screenshot per step) and a ground-truth label: did the",
+        "trajectory accomplish *this* instruction? Tasks come in sibling pairs whose instructions differ in one",
+        "success-relevant detail; a negative pairs one sibling's instruction with the other sibling's",
+        "trajectory, so it is a coherent, successful execution of the *wrong* instruction.",
+        "",
+        "This copy was exported by `agenthorizon export` as Parquet, so it loads with plain `datasets`",
+        "(4.0 or later) and no project code:",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'ds = load_dataset("{repo}", "{first}", split="{SPLIT_NAME}")  # or a local folder path',
+        "```",
+        "",
+        "## Configs and counts",
+        "",
+        "| config | contents | items | positives | negatives | Critical Mistake | Bad Side Effect | Misunderstanding | untyped |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, export in summary.configs.items():
+        counts = export.counts
+        types = counts["by_mistake_type"]
+        lines.append(
+            f"| `{name}` | {_CONFIG_DESCRIPTIONS[name]} | {counts['n']} | {counts['positive']} | {counts['negative']} "
+            f"| {types[MISTAKE_TYPES[0]]} | {types[MISTAKE_TYPES[1]]} | {types[MISTAKE_TYPES[2]]} | {types['untyped']} |"
+        )
+    lines += [
+        "",
+        "Every config has one split, `test`. Mistake types are counted over negatives only.",
+        "",
+        "## Partitions",
+        "",
+        f"- **AH** and **AH-S** partition the release by difficulty: AH (`{LABEL_FILE_HARD}`) holds the items",
+        "  where pooled model judges disagreed with the label, AH-S (`{}`) those where they agreed.".format(LABEL_FILE_EASY),
+        "  The two files do not overlap; `all` is their union.",
+        "- **AH-D** is the paper's pair-aware development set; no file of it is released, so it is derived",
+        "  the way the authors' harness derives it: form pair groups as connected components of deliverable",
+        "  ids linked by negatives; keep the groups that join exactly two deliverables; sort them by",
+        '  `"::".join(sorted(deliverable_ids))`; shuffle that list with Python\'s',
+        f"  `random.Random({DEV_SEED}).shuffle`; the first {dev_groups} groups (this export) form AH-D, with every",
+        "  item of those groups from either label file. On the full release, 50 groups give 162 items",
+        "  (62 positives, 100 negatives). The `in_dev` column marks AH-D members in every config, so",
+        "  `ds.filter(lambda row: not row[\"in_dev\"])` evaluates on AH or AH-S without the dev items.",
+        "",
+        "## Fields",
+        "",
+        "| field | type | meaning |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{name}` | {kind} | {meaning} |" for name, kind, meaning in _FIELD_DOCS]
+    lines += [
+        "",
+        f"Screenshots in this export (`{summary.images}`): {_SCREENSHOT_DOCS[summary.images]}.",
+        "",
+        "## Blind evaluation",
+        "",
+        "**Never show a judge the label, pairing or type fields.** A judge may see the instruction, the",
+        "task metadata, the steps, the Markdown and the screenshots; it must not see",
+        ", ".join(f"`{name}`" for name in HIDDEN_FIELDS) + ".",
+        "Drop them before building a prompt, e.g.",
+        "`ds.remove_columns([" + ", ".join(f'"{name}"' for name in HIDDEN_FIELDS) + "])`.",
+        "",
+        "## Scoring",
+        "",
+        "Balanced accuracy, 0.5 × (positive accuracy + negative accuracy), is the primary metric; report",
+        "positive and negative accuracy beside it. An invalid prediction (no result, malformed output, a",
+        "non-Boolean `success`) counts as incorrect for its item and never shrinks a denominator.",
+        "Mistake-type recall for a type T is the share of negatives of type T that the judge rejected",
+        "*and* named T.",
+        "",
+        "## Citation",
+        "",
+        "If you use AgentHorizon, cite the benchmark's paper and the original release (license and terms",
+        f"are those of `{DEFAULT_HUB_REPO}`):",
+        "",
+        "```bibtex",
+        CITATION_BIBTEX.rstrip("\n"),
+        "```",
+        "",
+    ]
+    card = DatasetCard(f"---\n{metadata.to_yaml()}\n---\n\n" + "\n".join(lines))
+    return str(card)

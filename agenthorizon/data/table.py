@@ -1,0 +1,369 @@
+"""The dataset rows of AgentHorizon as Arrow tables, read from a release's files.
+
+:func:`build_table` turns label rows into one ``pyarrow`` table of the row
+fields of ``docs/architecture.md`` (schema: ``agenthorizon.data.builder.features``),
+reading each item's trajectory json and Markdown. Columns are built whole, per
+batch of items, rather than row by row: a build of the ``all`` config covers
+about 176,000 steps, and per-step Python work is its cost.
+
+This module is separate from :mod:`agenthorizon.data.builder` on purpose:
+``datasets`` patches ``open``, ``os.path`` and ``pathlib.Path`` in the module
+of every builder it instantiates (to stream remote files), which would route
+every local file read of a build through ``fsspec``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from itertools import chain, repeat
+from typing import Any, Mapping, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agenthorizon.schema import json_relpath, markdown_relpath
+from agenthorizon.release.source import read_trajectory, screenshot_path, screenshot_paths
+
+__all__ = ["FLOAT_PARAMETERS", "STRING_PARAMETERS", "build_table", "encode_each"]
+
+FLOAT_PARAMETERS = ("x", "y", "start_x", "start_y", "end_x", "end_y", "amount", "duration_s")
+"""Action parameters with a float64 column in ``steps`` (null when absent or not a finite number)."""
+STRING_PARAMETERS = ("button", "text", "key", "direction")
+"""Action parameters with a string column in ``steps`` (null when absent or not a string)."""
+_TYPED_PARAMETERS = (*FLOAT_PARAMETERS, *STRING_PARAMETERS, "num_clicks", "keys")
+
+def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
+    """The dataset rows of ``label_rows`` as one Arrow table of ``schema``.
+
+    ``schema`` is ``features(images).arrow_schema`` of
+    :func:`agenthorizon.data.builder.features`. Each label row carries the seven
+    label fields, ``difficulty``, ``pair_group_id``, ``in_dev`` and
+    ``location`` (``file:line``, used in errors); the row adds its trajectory
+    json and Markdown. ``screenshots`` holds Image storage structs
+    (``{"bytes": None, "path": ...}``) when the schema stores images, path
+    strings otherwise, null where a step has none. Rows keep the order of
+    ``label_rows``. Raises ``FileNotFoundError`` / ``ValueError`` naming the
+    json file, the label row and the step of a missing or invalid trajectory
+    (the first bad item, in order).
+    """
+    root_text = os.fspath(root)
+    batch = _Batch(schema)
+    for label_row in label_rows:
+        batch.add(root_text, label_row)
+    return batch.to_table()
+
+
+class _Batch:
+    """Column lists of a batch of rows; steps of all items are concatenated."""
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        # one list per item-level field; steps and screenshots are built from the step lists
+        self.rows: dict[str, list[Any]] = {name: [] for name in schema.names if name not in _STEP_LEVEL_FIELDS}
+        self.offsets = [0]  # steps of item k are steps[offsets[k]:offsets[k + 1]]
+        self.step_ids: list[int] = []
+        self.action_types: list[str] = []
+        self.timestamps: list[int | None] = []
+        self.screenshots: list[str | None] = []
+        self.parameters_json: list[str] = []
+        # raw values of the typed parameter columns, None where a step lacks one
+        self.typed: dict[str, list[Any]] = {name: [] for name in _TYPED_PARAMETERS}
+
+    def add(self, root: str, label_row: Mapping[str, Any]) -> None:
+        trajectory_id = label_row["trajectory_id"]
+        where = f"label row {label_row.get('location', trajectory_id)}"
+        json_path = root + os.sep + json_relpath(trajectory_id).replace("/", os.sep)
+        trajectory = read_trajectory(json_path, where)
+        task = trajectory["task"]
+        environment = trajectory.get("environment")
+        if environment is None:
+            environment = {}
+        elif not isinstance(environment, dict):
+            raise ValueError(f"{json_path} ({where}): 'environment' must be an object")
+        steps = trajectory["steps"]
+        step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
+        screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
+        markdown_path = root + os.sep + markdown_relpath(trajectory_id).replace("/", os.sep)
+        try:
+            with open(markdown_path, encoding="utf-8") as handle:
+                markdown = handle.read()
+        except FileNotFoundError:
+            from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases
+
+            markdown = to_markdown(trajectory)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{markdown_path} ({where}): not UTF-8 text ({error.reason})") from None
+        values = {
+            "trajectory_id": trajectory_id,
+            "instruction": task["instruction"],
+            "label": label_row["label"],
+            "mistake_type": label_row["mistake_type"],
+            "instruction_id": label_row["instruction_id"],
+            "instruction_source": label_row["instruction_source"],
+            "steps_id": label_row["steps_id"],
+            "steps_source": label_row["steps_source"],
+            "pair_group_id": label_row["pair_group_id"],
+            "difficulty": label_row["difficulty"],
+            "in_dev": bool(label_row["in_dev"]),
+            "category": _optional_str(task, "category", json_path, where),
+            "subcategory": _optional_str(task, "subcategory", json_path, where),
+            "task_type": _optional_str(task, "task_type", json_path, where),
+            "applications": _string_list(task.get("applications"), "task.applications", json_path, where) or [],
+            "os": _optional_str(environment, "os", json_path, where),
+            "screen_resolution": _resolution(environment.get("screen_resolution"), json_path, where),
+            "num_steps": len(steps),
+            "markdown": markdown,
+        }
+        for name, column in self.rows.items():
+            column.append(values[name])
+        self.offsets.append(self.offsets[-1] + len(steps))
+        self.step_ids += step_ids
+        self.action_types += action_types
+        self.timestamps += timestamps
+        self.screenshots += screenshots
+        self._add_parameters(parameters)
+
+    def _add_parameters(self, parameters: list[dict[str, Any]]) -> None:
+        # Called per trajectory, while its freshly parsed objects are still in
+        # the CPU cache: each parameter object is walked once, its values
+        # scattered into their columns (most steps have two or three).
+        start, count = len(self.parameters_json), len(parameters)
+        typed = self.typed
+        for column in typed.values():
+            column += repeat(None, count)
+        self.parameters_json += encode_each(parameters)
+        column_of = typed.get
+        for index, values in enumerate(parameters, start):
+            for name, value in values.items():
+                column = column_of(name)
+                if column is not None:
+                    column[index] = value
+
+    def to_table(self) -> pa.Table:
+        schema = self.schema
+        steps_type = schema.field("steps").type
+        step_fields = list(steps_type.value_type)
+        typed = self.typed
+        count = len(self.parameters_json)
+        paths = pa.array(self.screenshots, pa.string())
+        step_columns = {
+            "step_id": pa.array(self.step_ids, pa.int32()),
+            "action_type": pa.array(self.action_types, pa.string()),
+            **{name: _float_column(typed[name]) for name in FLOAT_PARAMETERS},
+            **{name: _string_column(typed[name]) for name in STRING_PARAMETERS},
+            "num_clicks": _int32_column(typed["num_clicks"]),
+            "keys": _keys_column(typed["keys"]),
+            "parameters": pa.array(self.parameters_json, pa.string()),
+            "timestamp_us": pa.array(self.timestamps, pa.int64()),
+            "screenshot": paths,
+        }
+        offsets = pa.array(self.offsets, pa.int32())
+        steps = pa.ListArray.from_arrays(
+            offsets,
+            pa.StructArray.from_arrays([step_columns[field.name] for field in step_fields], fields=step_fields),
+            type=steps_type,
+        )
+        screenshots_type = schema.field("screenshots").type
+        if pa.types.is_struct(screenshots_type.value_type):
+            # Image's storage form; a step without a screenshot is a null entry.
+            image_fields = list(screenshots_type.value_type)
+            entries = pa.StructArray.from_arrays(
+                [pa.nulls(count, pa.binary()), paths], fields=image_fields, mask=paths.is_null()
+            )
+        else:
+            entries = paths
+        screenshots = pa.ListArray.from_arrays(offsets, entries, type=screenshots_type)
+        columns = []
+        for field in schema:
+            if field.name == "steps":
+                columns.append(steps)
+            elif field.name == "screenshots":
+                columns.append(screenshots)
+            else:
+                columns.append(pa.array(self.rows[field.name], field.type))
+        return pa.Table.from_arrays(columns, schema=schema)
+
+
+_STEP_LEVEL_FIELDS = ("steps", "screenshots")
+# Separators that JSON text never holds raw (strings escape control characters).
+_ITEM_SEPARATOR, _BOUNDARY = "\x1f", "\x1e"
+_LIST_ENCODER = json.JSONEncoder(separators=(_ITEM_SEPARATOR, ": "))
+
+
+def encode_each(objects: list[dict[str, Any]]) -> list[str]:
+    """``json.dumps`` of each object (default arguments), from one encoder call.
+
+    ``json.dumps`` costs about as much per call as encoding a step's small
+    parameter object, and a build encodes one per step (about 176,000 for
+    ``all``). So the list is encoded at once with ``"\x1f"`` as item
+    separator; every ``"}\x1f{"`` then lies between two objects of the list
+    unless an object nests a list of objects, which shows as more pieces than
+    objects and falls back to one ``json.dumps`` each.
+
+    >>> encode_each([{"x": 1, "keys": ["a", "b"]}, {}, {"text": "}, {"}])
+    ['{"x": 1, "keys": ["a", "b"]}', '{}', '{"text": "}, {"}']
+    """
+    if not objects:
+        return []
+    text = _LIST_ENCODER.encode(objects)[1:-1]
+    pieces = text.replace("}" + _ITEM_SEPARATOR + "{", "}" + _BOUNDARY + "{").replace(_ITEM_SEPARATOR, ", ")
+    encoded = pieces.split(_BOUNDARY)
+    if len(encoded) == len(objects):
+        return encoded
+    return list(map(json.dumps, objects))
+
+
+_INT32 = (-(2**31), 2**31 - 1)
+_INT64 = (-(2**63), 2**63 - 1)
+_NONE = type(None)
+
+
+def _step_columns(
+    steps: list[Any], root: str, json_path: str, where: str
+) -> tuple[list[int], list[str], list[dict[str, Any]], list[int | None], list[Any]]:
+    """step ids, action types, parameter objects, timestamps and screenshot references.
+
+    This runs once per trajectory, over about 130 steps: the checks are type
+    sets over whole columns (C loops), and only when one fails does
+    :func:`_check_steps` walk the steps to name the first bad one.
+    """
+    count = len(steps)
+    if not count:
+        return [], [], [], [], []
+    get = dict.get
+    if set(map(type, steps)) != {dict}:
+        _check_steps(steps, root, json_path, where)
+    step_ids = list(map(get, steps, repeat("step_id", count)))
+    actions = list(map(get, steps, repeat("action", count)))
+    timestamps = list(map(get, steps, repeat("timestamp_us", count)))
+    references = list(map(get, steps, repeat("screenshot", count)))
+    valid = set(map(type, step_ids)) == {int} and min(step_ids) >= _INT32[0] and max(step_ids) <= _INT32[1]
+    valid = valid and set(map(type, actions)) == {dict}
+    if valid:
+        action_types = list(map(get, actions, repeat("type", count)))
+        parameters = list(map(get, actions, repeat("parameters", count)))
+        valid = set(map(type, action_types)) == {str} and set(map(type, parameters)) <= {dict, _NONE}
+    if valid:
+        present = timestamps if None not in timestamps else [value for value in timestamps if value is not None]
+        valid = not present or (
+            set(map(type, present)) == {int} and min(present) >= _INT64[0] and max(present) <= _INT64[1]
+        )
+    if not valid:
+        _check_steps(steps, root, json_path, where)
+        # unreachable unless the column checks are stricter than the step checks
+        raise AssertionError(f"{json_path} ({where}): steps failed a column check but no step check")
+    if None in parameters:
+        parameters = [{} if value is None else value for value in parameters]
+    return step_ids, action_types, parameters, timestamps, references
+
+
+def _check_steps(steps: list[Any], root: str, json_path: str, where: str) -> None:
+    """Raise the error of the first invalid step of a trajectory, naming it."""
+    for index, step in enumerate(steps):
+        at = f"{json_path} ({where}) step {index}"
+        if type(step) is not dict:
+            raise ValueError(f"{at}: expected a step object, got {type(step).__name__}")
+        step_id = step.get("step_id")
+        if type(step_id) is not int:
+            raise ValueError(f"{at}: step_id is {step_id!r}; expected an integer")
+        if not _INT32[0] <= step_id <= _INT32[1]:
+            raise ValueError(f"{at}: step_id is {step_id!r}; expected a 32-bit integer")
+        action = step.get("action")
+        if type(action) is not dict or type(action.get("type")) is not str:
+            raise ValueError(f"{at}: expected an action object with a string 'type'")
+        parameters = action.get("parameters")
+        if parameters is not None and type(parameters) is not dict:
+            raise ValueError(f"{at}: action parameters must be an object")
+        timestamp = step.get("timestamp_us")
+        if timestamp is not None and (type(timestamp) is not int or not _INT64[0] <= timestamp <= _INT64[1]):
+            raise ValueError(f"{at}: timestamp_us is {timestamp!r}; expected a 64-bit integer")
+        reference = step.get("screenshot")
+        if reference is not None:
+            screenshot_path(root, json_path, reference, at)
+
+
+# Typed parameter columns make actions queryable; a value of an unexpected type
+# stays out of them (null) but survives in the lossless ``parameters`` JSON.
+# Each column is converted by pyarrow in one call when its values all have the
+# expected types (pyarrow alone would also accept bools as numbers).
+
+
+def _float_column(values: list[Any]) -> pa.Array:
+    if set(map(type, values)) <= {float, int, _NONE}:
+        try:
+            column = pa.array(values, pa.float64())
+        except (pa.ArrowInvalid, OverflowError):  # an int no float64 holds exactly
+            column = None
+        if column is not None:
+            finite = pc.is_finite(column)
+            if pc.all(finite).as_py() in (True, None):
+                return column
+            return pc.if_else(finite, column, pa.scalar(None, pa.float64()))
+    return pa.array([_as_float(value) for value in values], pa.float64())
+
+
+def _as_float(value: Any) -> float | None:
+    if type(value) not in (int, float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _string_column(values: list[Any]) -> pa.Array:
+    if not set(map(type, values)) <= {str, _NONE}:
+        values = [value if type(value) is str else None for value in values]
+    return pa.array(values, pa.string())
+
+
+def _int32_column(values: list[Any]) -> pa.Array:
+    if set(map(type, values)) <= {int, _NONE}:
+        try:
+            return pa.array(values, pa.int32())
+        except (pa.ArrowInvalid, OverflowError):  # out of the int32 range
+            pass
+    return pa.array(
+        [value if type(value) is int and _INT32[0] <= value <= _INT32[1] else None for value in values], pa.int32()
+    )
+
+
+def _keys_column(values: list[Any]) -> pa.Array:
+    if set(map(type, values)) <= {list, _NONE}:
+        lists = [value for value in values if value is not None]
+        if set(map(type, chain.from_iterable(lists))) <= {str}:
+            return pa.array(values, pa.list_(pa.string()))
+    return pa.array(
+        [value if type(value) is list and all(type(key) is str for key in value) else None for value in values],
+        pa.list_(pa.string()),
+    )
+
+
+def _optional_str(mapping: Mapping[str, Any], key: str, json_path: str, where: str) -> str | None:
+    value = mapping.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{json_path} ({where}): {key} is {value!r}; expected a string")
+    return value
+
+
+def _string_list(value: Any, name: str, json_path: str, where: str) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{json_path} ({where}): {name} must be a list of strings")
+    return value
+
+
+def _resolution(value: Any, json_path: str, where: str) -> list[int] | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise ValueError(f"{json_path} ({where}): environment.screen_resolution must be [width, height] integers")
+    return value

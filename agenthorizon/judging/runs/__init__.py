@@ -1,0 +1,1 @@
+"""Runs: the resumable concurrent runner and the records it writes."""

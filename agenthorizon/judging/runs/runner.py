@@ -1,0 +1,767 @@
+"""Run a judge over a dataset: concurrent, resumable, one result file per item.
+
+:func:`run_judge` is the one loop every judge goes through:
+
+1. each selected row becomes a blind input through
+   :func:`agenthorizon.judging.inputs.build_judge_input` (and nothing else);
+2. ``concurrency`` workers judge items at the same time (async judges on the
+   event loop; blocking judges in a thread pool of the same size), each call
+   bounded by a per-item ``timeout``; timeouts and
+   :class:`~agenthorizon.judging.judges.base.TransientJudgeError` are retried
+   ``retries`` times with exponential backoff and jitter;
+3. the answer is parsed with :func:`agenthorizon.scoring.verdicts.parse_verdict` and
+   written atomically to ``<out_dir>/<trajectory_id>.json`` (format in
+   :mod:`agenthorizon.judging.runs.records`) as soon as it is known, so a crash loses at
+   most the items in flight and never leaves a partial file;
+4. ``run.json`` (``run-shard-I-of-N.json`` for a shard) records how the run was
+   made (judge spec without secrets, prompt hash and text, sampling, image
+   preprocessing, config, label manifest sha256, versions, git revision,
+   times, counts, how many items had their screenshots merged into mosaics);
+   it is written when the run starts and again when it ends. A run stopped
+   by an exception (Ctrl-C included) still rewrites it on the way out, with
+   the counts so far, ``finished_at`` null and ``interrupted`` saying when and
+   why; the exception is then re-raised.
+
+Resume: running again into the same ``out_dir`` skips items whose result file
+parsed (status ``ok`` or an invalid-answer status such as ``no_json``: the
+judge answered, re-asking would change the experiment) and judges again the
+items whose file is missing, unreadable or has status ``error`` (the judge
+failed: timeout, HTTP error, crash).
+
+Shards: ``shard="i/n"`` (1 <= i <= n) selects the items whose position in the
+*sorted* list of the dataset's trajectory ids is congruent to ``i - 1`` modulo
+``n``. The assignment depends only on the set of ids, not on the dataset's
+order; the ``n`` shards partition the items and differ in size by at most one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import datetime as _dt
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from agenthorizon.judging.runs.records import RUN_RECORD_NAME, write_json_atomic
+from agenthorizon.schema import LABEL_FIELDS, PARSE_STATUSES, STATUS_ERROR, STATUS_OK
+
+__all__ = ["RunSummary", "run_judge", "parse_shard", "shard_ids", "record_name", "result_status"]
+
+RUN_FORMAT_VERSION = 1
+_VERSIONED_PACKAGES = ("agenthorizon", "datasets", "huggingface_hub", "numpy", "pillow", "httpx", "pyarrow")
+# Settings that must match for a re-run into the same directory to be a resume.
+_IDENTITY_KEYS = ("spec", "model", "prompt_sha256")
+
+
+# Threads writing result files (fsync waits on the disk, not the CPU).
+_WRITE_THREADS = 16
+# asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
+_timeout_scope = getattr(asyncio, "timeout", None)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """``"2/4"`` -> ``(2, 4)``; shards are numbered from 1.
+
+    >>> parse_shard("2/4"), parse_shard(None)
+    ((2, 4), None)
+    """
+    if shard is None:
+        return None
+    if isinstance(shard, tuple):
+        index, count = shard
+    else:
+        text = str(shard).strip()
+        try:
+            left, right = text.split("/")
+            index, count = int(left), int(right)
+        except ValueError:
+            raise ValueError(f"shard {shard!r}: expected I/N with integers, e.g. 1/4") from None
+    if count < 1 or not 1 <= index <= count:
+        raise ValueError(f"shard {shard!r}: expected 1 <= I <= N (shards are numbered 1..N)")
+    return index, count
+
+
+def shard_ids(trajectory_ids: Sequence[str], shard: str | tuple[int, int] | None) -> set[str]:
+    """The ids of ``trajectory_ids`` that belong to ``shard`` (all of them when ``None``).
+
+    >>> sorted(shard_ids(["c", "a", "b", "d"], "1/2")), sorted(shard_ids(["c", "a", "b", "d"], "2/2"))
+    (['a', 'c'], ['b', 'd'])
+    """
+    parsed = parse_shard(shard)
+    if parsed is None:
+        return set(trajectory_ids)
+    index, count = parsed
+    return {tid for position, tid in enumerate(sorted(trajectory_ids)) if position % count == index - 1}
+
+
+def record_name(shard: str | tuple[int, int] | None) -> str:
+    """``run.json``, or ``run-shard-I-of-N.json`` for a shard."""
+    parsed = parse_shard(shard)
+    return RUN_RECORD_NAME if parsed is None else f"run-shard-{parsed[0]}-of-{parsed[1]}.json"
+
+
+def _read_result(path: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _status_of(record: Mapping[str, Any] | None) -> str | None:
+    status = None if record is None else record.get("parse_status")
+    return status if status in PARSE_STATUSES else None
+
+
+def result_status(path: Path) -> str | None:
+    """The ``parse_status`` of an existing result file; ``None`` when missing or unreadable."""
+    return _status_of(_read_result(path))
+
+
+def _merge_of(record: Mapping[str, Any] | None) -> str | bool:
+    """Whether a result's screenshots were merged into mosaics: its ``merge_reason``, True, or False."""
+    telemetry = (record or {}).get("telemetry")
+    if not isinstance(telemetry, Mapping) or telemetry.get("merged") is not True:
+        return False
+    reason = telemetry.get("merge_reason")
+    return reason if isinstance(reason, str) else True
+
+
+def _merging(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, Any]:
+    """``run.json``'s ``merging``: items whose screenshots went as 2x2 mosaics, by reason.
+
+    >>> merged = lambda reason: {"telemetry": {"merged": True, "merge_reason": reason}}
+    >>> records = {"a": merged("count"), "b": {"telemetry": {"merged": False}}, "c": merged("server_limit"), "d": merged(None)}
+    >>> _merging(records, ["a", "b", "c", "d", "e"])
+    {'merged_items': 3, 'by_reason': {'count': 1, 'server_limit': 1}}
+    """
+    reasons = [_merge_of(records.get(tid)) for tid in selected_ids]
+    by_reason: dict[str, int] = {}
+    for reason in reasons:
+        if isinstance(reason, str):
+            by_reason[reason] = by_reason.get(reason, 0) + 1
+    return {"merged_items": sum(reason is not False for reason in reasons), "by_reason": dict(sorted(by_reason.items()))}
+
+
+@dataclass
+class RunSummary:
+    """What a run did: where, how many, and the score when labels were available.
+
+    ``counts`` covers every selected item after the run (``ok``, ``invalid``,
+    ``error``, ``missing``) plus ``skipped``: items already finished before this
+    invocation. ``score`` is a :class:`~agenthorizon.scoring.metrics.ScoreReport` of
+    the selected items (``None`` for a blind dataset without ``data_root``).
+    """
+
+    out_dir: Path
+    record_path: Path
+    record: dict[str, Any]
+    counts: dict[str, int]
+    n_selected: int
+    judged: int
+    score: Any = None
+    wall_time_s: float = 0.0
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        c = self.counts
+        text = (
+            f"{self.record.get('judge', {}).get('spec')} on {self.record.get('config')}: "
+            f"{self.n_selected} items, {c['ok']} ok, {c['invalid']} invalid, {c['error']} error "
+            f"({c['skipped']} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
+        )
+        if self.score is not None and self.score.balanced_accuracy is not None:
+            text += f"\nbalanced accuracy {100 * self.score.balanced_accuracy:.1f}%"
+        return text
+
+
+# --- selection and references ----------------------------------------------------------
+
+
+def _column(dataset: Any, name: str) -> list[Any] | None:
+    """A column of a ``datasets.Dataset`` or a list of rows, without decoding other columns."""
+    column_names = getattr(dataset, "column_names", None)
+    if column_names is not None:
+        return list(dataset[name]) if name in column_names else None
+    values = []
+    for index, row in enumerate(dataset):
+        if not isinstance(row, Mapping):
+            raise ValueError(f"dataset item {index}: expected a row mapping, got {type(row).__name__}")
+        if name not in row:
+            return None
+        values.append(row[name])
+    return values
+
+
+def _label_rows(dataset: Any) -> list[dict[str, Any]] | None:
+    """Label rows (label fields + pair_group_id when present) when the dataset is not blind."""
+    if _column(dataset, "label") is None:
+        return None
+    missing = [n for n in LABEL_FIELDS if _column(dataset, n) is None]
+    if missing:
+        # Scoring and the run record's label manifest need all seven fields;
+        # a half-labelled row would otherwise fail deep inside hashing.
+        raise ValueError(
+            f"dataset rows have 'label' but not the label fields {', '.join(missing)}; expected full rows "
+            "of agenthorizon.load_dataset, or rows without 'label' (blind rows, scored from data_root)"
+        )
+    names = [n for n in (*LABEL_FIELDS, "pair_group_id") if _column(dataset, n) is not None]
+    if getattr(dataset, "column_names", None) is not None:
+        return dataset.select_columns(names).to_list()
+    return [{n: row[n] for n in names} for row in dataset]
+
+
+def _config_name(dataset: Any, config: str | None) -> str | None:
+    if config is not None:
+        return config
+    info = getattr(dataset, "info", None)
+    return getattr(info, "config_name", None) or None
+
+
+def _git_revision() -> str | None:
+    package_dir = Path(__file__).resolve().parent
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=package_dir, capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    revision = result.stdout.strip()
+    return revision if result.returncode == 0 and revision else None
+
+
+def _versions() -> dict[str, str | None]:
+    from importlib import metadata
+
+    versions: dict[str, str | None] = {"python": sys.version.split()[0]}
+    for name in _VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _judge_record(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Split a judge spec into the run record's top-level keys."""
+    judge = {k: v for k, v in spec.items() if k not in ("model", "base_url", "prompt", "sampling", "images")}
+    prompt = spec.get("prompt")
+    return {
+        "judge": judge,
+        "model": spec.get("model"),
+        "base_url": spec.get("base_url"),
+        "prompt": dict(prompt) if isinstance(prompt, Mapping) else None,
+        "sampling": spec.get("sampling"),
+        "images": spec.get("images"),
+    }
+
+
+def _identity(record: Mapping[str, Any]) -> dict[str, Any]:
+    prompt = record.get("prompt") or {}
+    return {
+        "spec": (record.get("judge") or {}).get("spec"),
+        "model": record.get("model"),
+        "prompt_sha256": prompt.get("sha256") if isinstance(prompt, Mapping) else None,
+        "config": record.get("config"),
+    }
+
+
+def _check_resume(out_dir: Path, record: Mapping[str, Any]) -> None:
+    """Refuse to mix two different experiments in one run directory."""
+    for path in sorted(out_dir.glob("run*.json")):
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(previous, dict):
+            continue
+        old, new = _identity(previous), _identity(record)
+        different = [key for key in (*_IDENTITY_KEYS, "config") if old.get(key) != new.get(key)]
+        if different:
+            detail = "; ".join(f"{key}: {old.get(key)!r} there, {new.get(key)!r} now" for key in different)
+            raise ValueError(
+                f"{out_dir} already holds a different run ({path.name}: {detail}); "
+                "use another output directory to keep experiments apart"
+            )
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def _result_payload(trajectory_id: str, judge_name: str, output: Any, error: str | None) -> dict[str, Any]:
+    from agenthorizon.scoring.verdicts import parse_verdict
+
+    if error is not None:
+        telemetry = {"input_tokens": None, "output_tokens": None, "latency_s": None, "cost_usd": None}
+        telemetry.update(output or {})
+        return {
+            "trajectory_id": trajectory_id,
+            "judge": judge_name,
+            "parse_status": STATUS_ERROR,
+            "verdict": None,
+            "raw_output": None,
+            "error": error,
+            "telemetry": telemetry,
+            "finished_at": _now(),
+        }
+    verdict = parse_verdict(output.text)
+    return {
+        "trajectory_id": trajectory_id,
+        "judge": judge_name,
+        "parse_status": verdict.status,
+        "verdict": verdict.to_dict() if verdict.status == STATUS_OK else None,
+        "raw_output": output.text,
+        "error": None,
+        "parse_detail": verdict.detail,
+        "telemetry": output.telemetry(),
+        "finished_at": _now(),
+    }
+
+
+class _Progress:
+    """tqdm bar with tokens and cost in its postfix; a no-op when disabled."""
+
+    # tqdm redraws a few times a second; formatting the postfix for every item
+    # would only cost event-loop time.
+    POSTFIX_INTERVAL_S = 0.1
+
+    def __init__(self, total: int, initial: int, enabled: bool, description: str) -> None:
+        self.tokens = 0
+        self.cost = 0.0
+        self.errors = 0
+        self.bar = None
+        self.postfix_at = 0.0
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, initial=initial, desc=description, unit="item", dynamic_ncols=True)
+
+    def update(self, payload: Mapping[str, Any]) -> None:
+        telemetry = payload.get("telemetry") or {}
+        self.tokens += (telemetry.get("input_tokens") or 0) + (telemetry.get("output_tokens") or 0)
+        self.cost += telemetry.get("cost_usd") or 0.0
+        self.errors += payload["parse_status"] == STATUS_ERROR
+        if self.bar is not None:
+            now = time.monotonic()
+            if now - self.postfix_at >= self.POSTFIX_INTERVAL_S:
+                self.postfix_at = now
+                self._set_postfix()
+            self.bar.update(1)
+
+    def _set_postfix(self) -> None:
+        postfix = {"tokens": f"{self.tokens:,}", "errors": self.errors}
+        if self.cost:
+            postfix["cost"] = f"${self.cost:.2f}"
+        self.bar.set_postfix(postfix, refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self._set_postfix()  # the final line shows the final totals
+            self.bar.close()
+
+
+async def _judge_item(
+    judge: Any,
+    judge_input: Any,
+    *,
+    use_thread: bool,
+    executor: concurrent.futures.Executor,
+    timeout: float | None,
+    retries: int,
+    backoff_base: float,
+    rng: random.Random,
+) -> tuple[Any, str | None, int]:
+    from agenthorizon.judging.judges.base import TransientJudgeError
+
+    loop = asyncio.get_running_loop()
+    failure = ""
+    for attempt in range(1, retries + 2):
+        try:
+            if use_thread:
+                call = loop.run_in_executor(executor, judge.judge, judge_input)
+            else:
+                call = judge.ajudge(judge_input)
+            if _timeout_scope is None:  # Python 3.10
+                output = await asyncio.wait_for(call, timeout)
+            else:  # no extra task per call, unlike wait_for on a coroutine
+                async with _timeout_scope(timeout):
+                    output = await call
+            return output, None, attempt
+        except asyncio.TimeoutError:
+            failure = f"timed out after {timeout:g} s (attempt {attempt})"
+        except TransientJudgeError as error:
+            failure = f"{type(error).__name__}: {error}"
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a judge bug or a permanent failure: record it, go on
+            return None, f"{type(error).__name__}: {error}", attempt
+        if attempt <= retries:
+            ceiling = backoff_base * 2 ** (attempt - 1)
+            await asyncio.sleep(ceiling * (0.5 + 0.5 * rng.random()))
+    return None, failure, retries + 1
+
+
+async def _run_async(
+    judge: Any,
+    dataset: Any,
+    positions: list[int],
+    ids: list[str],
+    out_dir: Path,
+    *,
+    concurrency: int,
+    timeout: float | None,
+    retries: int,
+    backoff_base: float,
+    progress: _Progress,
+    records: dict[str, Mapping[str, Any] | None],
+) -> tuple[int, dict[str, str]]:
+    from agenthorizon.judging.inputs import build_judge_input
+    from agenthorizon.judging.judges.base import BaseJudge
+
+    judge_name = getattr(judge, "name", type(judge).__name__)
+    use_thread = isinstance(judge, BaseJudge) and not judge.is_async
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for position in positions:
+        queue.put_nowait(position)
+    errors: dict[str, str] = {}
+    judged = 0
+    rng = random.Random()
+    judge_pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
+    # fsync waits on the disk, not the CPU: writes get their own threads (at most
+    # 16: more only fight over the GIL while encoding JSON), and a
+    # worker hands its result over and takes the next item without waiting, so
+    # disk latency never adds to the judge's. At most 2 x concurrency writes
+    # are pending, which bounds memory and what a crash can lose.
+    write_pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(concurrency, _WRITE_THREADS), thread_name_prefix="write")
+    write_slots = asyncio.Semaphore(2 * concurrency)
+    pending: set[asyncio.Future] = set()
+    write_failures: list[BaseException] = []
+
+    def written(future: asyncio.Future, payload: dict[str, Any]) -> None:
+        nonlocal judged
+        pending.discard(future)
+        write_slots.release()
+        if future.cancelled():
+            return
+        if future.exception() is not None:
+            write_failures.append(future.exception())
+            return
+        judged += 1
+        records[payload["trajectory_id"]] = payload
+        progress.update(payload)
+
+    async def worker() -> None:
+        loop = asyncio.get_running_loop()
+        while not write_failures:
+            try:
+                position = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            trajectory_id = ids[position]
+            try:
+                judge_input = build_judge_input(dataset[position])
+            except (ValueError, FileNotFoundError) as error:
+                output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
+            else:
+                output, error_text, attempts = await _judge_item(
+                    judge,
+                    judge_input,
+                    use_thread=use_thread,
+                    executor=judge_pool,
+                    timeout=timeout,
+                    retries=retries,
+                    backoff_base=backoff_base,
+                    rng=rng,
+                )
+            if error_text is not None:
+                payload = _result_payload(trajectory_id, judge_name, {"attempts": attempts}, error_text)
+                errors[trajectory_id] = error_text
+            else:
+                payload = _result_payload(trajectory_id, judge_name, output, None)
+            await write_slots.acquire()
+            future = loop.run_in_executor(write_pool, write_json_atomic, out_dir / f"{trajectory_id}.json", payload)
+            pending.add(future)
+            future.add_done_callback(lambda f, payload=payload: written(f, payload))
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(positions))))))
+    finally:
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+        await asyncio.sleep(0)  # let the last done-callbacks run
+        close = getattr(judge, "aclose", None)
+        if close is not None:
+            await close()
+        judge_pool.shutdown(wait=False, cancel_futures=True)
+        write_pool.shutdown(wait=True)
+    if write_failures:
+        raise write_failures[0]
+    return judged, errors
+
+
+def _count(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, int]:
+    """Counts by parse status of the results of ``selected_ids`` (``None``: missing or unreadable)."""
+    counts = {"ok": 0, "invalid": 0, "error": 0, "missing": 0}
+    for trajectory_id in selected_ids:
+        status = _status_of(records.get(trajectory_id))
+        if status is None:
+            counts["missing"] += 1
+        elif status == STATUS_OK:
+            counts["ok"] += 1
+        elif status == STATUS_ERROR:
+            counts["error"] += 1
+        else:
+            counts["invalid"] += 1
+    return counts
+
+
+def run_judge(
+    judge: Any,
+    dataset: Any,
+    out_dir: str | os.PathLike[str],
+    *,
+    config: str | None = None,
+    concurrency: int = 8,
+    shard: str | tuple[int, int] | None = None,
+    limit: int | None = None,
+    timeout: float | None = 900.0,
+    retries: int = 2,
+    backoff_base: float = 2.0,
+    progress: bool = True,
+    data_root: str | os.PathLike[str] | None = None,
+    bootstrap: int = 0,
+    data_options: Mapping[str, Any] | None = None,
+) -> RunSummary:
+    """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
+
+    Each selected row becomes a blind input
+    (:func:`agenthorizon.judging.inputs.build_judge_input`), is judged with up to
+    ``concurrency`` items in flight, and its parsed verdict is written
+    atomically to ``out_dir/<trajectory_id>.json`` as soon as it is known;
+    the run record (``run.json``, or ``run-shard-I-of-N.json``) is written at
+    the start and the end. Running again into the same ``out_dir`` skips the
+    items already answered and judges again those that failed (module
+    docstring). When labels are available, the selected items are scored
+    strictly: an invalid or failed prediction counts as incorrect.
+
+    Parameters
+    ----------
+    judge : Judge or str
+        A judge object (see :mod:`agenthorizon.judging.judges`) or a spec for
+        :func:`agenthorizon.judging.judges.make_judge` (``"lexical"``, ``"openai:MODEL"``...).
+    dataset : datasets.Dataset or sequence of rows
+        Rows of :func:`agenthorizon.load_dataset` (full or blind), each with a
+        unique ``trajectory_id``.
+    out_dir : str or path-like
+        Run directory, created when missing: one ``<trajectory_id>.json`` per
+        item plus the run record. It must not hold a run of another judge,
+        model, prompt or config.
+    config : str, optional
+        Config name for the run record (default: the dataset's config name).
+    concurrency : int, default=8
+        Items judged at the same time; at least 1.
+    shard : "i/n" or (int, int), optional
+        Judge only shard ``i`` of ``n``, 1 <= i <= n (see the module docstring).
+    limit : int, optional
+        Judge at most the first ``limit`` selected items (dataset order); >= 0.
+    timeout : float or None, default=900.0
+        Seconds allowed per attempt on one item; ``None``: no limit.
+    retries : int, default=2
+        Extra attempts after a timeout or a transient judge error; >= 0.
+    backoff_base : float, default=2.0
+        Base of the exponential backoff (seconds, with jitter) between attempts.
+    progress : bool, default=True
+        Show a progress bar (tqdm) on standard error.
+    data_root : str or path-like, optional
+        Release root; recorded, and used for labels when ``dataset`` is blind.
+    bootstrap : int, default=0
+        Bootstrap resamples for the score's intervals (0: none).
+    data_options : mapping, optional
+        Extra loading parameters to record under ``data`` (e.g. ``dev_groups``).
+
+    Returns
+    -------
+    RunSummary
+        Counts (``ok``, ``invalid``, ``error``, ``missing``, ``skipped``), the
+        run record and its path, and the strict
+        :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items
+        (``None`` for a blind dataset without ``data_root``).
+
+    Raises
+    ------
+    ValueError
+        If ``judge`` is not a judge (or an unknown spec), ``concurrency``,
+        ``limit``, ``retries`` or ``shard`` is out of range, the rows have no
+        ``trajectory_id`` or repeat one (named), or ``out_dir`` already holds
+        a different run. A failing judge does not raise: its items get status
+        ``error`` and are judged again on the next run.
+
+    See Also
+    --------
+    agenthorizon.judging.judges.make_judge : judges from a spec string.
+    agenthorizon.judging.runs.records : the result-file format.
+    agenthorizon.scoring.metrics.score : the metrics of ``RunSummary.score``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from agenthorizon import load_dataset
+    >>> from agenthorizon.release.sample import generate
+    >>> tmp = Path(tempfile.mkdtemp())
+    >>> root = generate(tmp / "release", preset="tiny").root
+    >>> dataset = load_dataset(root, "AH", split="test", cache_dir=tmp / "cache")
+    >>> summary = run_judge("constant:true", dataset, tmp / "run", progress=False)
+    >>> summary.counts["ok"], summary.score.balanced_accuracy
+    (8, 0.5)
+    >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts["skipped"]  # resumed
+    8
+    """
+    from agenthorizon.judging.judges import make_judge
+    from agenthorizon.judging.judges.base import run_sync
+
+    if isinstance(judge, str):
+        judge = make_judge(judge)
+    if not callable(getattr(judge, "ajudge", None)) or not callable(getattr(judge, "spec", None)):
+        raise ValueError(f"{judge!r} is not a judge: expected an object with judge/ajudge/spec (agenthorizon.judging.judges.Judge)")
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    if retries < 0:
+        raise ValueError(f"retries must be >= 0, got {retries}")
+    parsed_shard = parse_shard(shard)
+    started = time.perf_counter()
+    started_at = _now()
+
+    ids = _column(dataset, "trajectory_id")
+    if ids is None:
+        raise ValueError("dataset rows have no 'trajectory_id'; expected rows from agenthorizon.load_dataset")
+    seen: set[str] = set()
+    for position, trajectory_id in enumerate(ids):
+        if trajectory_id in seen:
+            raise ValueError(f"dataset item {position}: duplicate trajectory_id {trajectory_id}; expected each item once")
+        seen.add(trajectory_id)
+    in_shard = shard_ids(ids, parsed_shard)
+    positions = [p for p, tid in enumerate(ids) if tid in in_shard]
+    if limit is not None:
+        positions = positions[:limit]
+    selected_ids = [ids[p] for p in positions]
+
+    config_name = _config_name(dataset, config)
+    label_rows = _label_rows(dataset)
+    references = label_rows
+    if references is None and data_root is not None and config_name is not None:
+        from agenthorizon.release.source import load_references
+
+        references = load_references(data_root, config_name, **{
+            k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest", "exclude_dev")
+        })
+    manifest = None
+    if references is not None:
+        from agenthorizon.release.labels import manifest_sha256
+
+        manifest = manifest_sha256([row for row in references if row["trajectory_id"] in seen])
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    name = record_name(parsed_shard)
+    record: dict[str, Any] = {
+        "format_version": RUN_FORMAT_VERSION,
+        **_judge_record(judge.spec()),
+        "config": config_name,
+        "data": {
+            "root": None if data_root is None else str(Path(data_root).resolve()),
+            "n_items": len(ids),
+            "n_selected": len(selected_ids),
+            "manifest_sha256": manifest,
+            **dict(data_options or {}),
+        },
+        "runner": {"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
+        "shard": None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},
+        "versions": _versions(),
+        "git_revision": _git_revision(),
+        "started_at": started_at,
+        "finished_at": None,
+        "counts": None,
+        "merging": None,
+        "interrupted": None,
+    }
+    _check_resume(out, record)
+
+    # Every selected item's result (None: no readable file), read once here and
+    # replaced by each payload as it is written: the counts, the merging counts
+    # (SPEC section 3) and the score at the end are derived from it, so no
+    # result file is read twice.
+    records: dict[str, Mapping[str, Any] | None] = {
+        ids[position]: _read_result(out / f"{ids[position]}.json") for position in positions
+    }
+    todo = [p for p in positions if _status_of(records[ids[p]]) in (None, STATUS_ERROR)]
+    skipped = len(positions) - len(todo)
+    write_json_atomic(out / name, record)  # a record exists even if the run is killed
+
+    def finish(**state: Any) -> dict[str, int]:
+        counts = _count(records, selected_ids)
+        counts["skipped"] = skipped
+        record.update(counts=counts, merging=_merging(records, selected_ids), **state)
+        write_json_atomic(out / name, record)
+        return counts
+
+    bar = _Progress(len(positions), skipped, progress, str(judge.spec().get("spec", "judge")))
+    try:
+        judged, errors = run_sync(
+            _run_async(
+                judge,
+                dataset,
+                todo,
+                ids,
+                out,
+                concurrency=concurrency,
+                timeout=timeout,
+                retries=retries,
+                backoff_base=backoff_base,
+                progress=bar,
+                records=records,
+            )
+        )
+    except BaseException as stop:
+        # Ctrl-C, or a failure outside any one item (a full disk): the results
+        # written so far are intact; the record says the run did not finish,
+        # why, and what it had done (finished_at stays null).
+        finish(interrupted={"at": _now(), "reason": f"{type(stop).__name__}: {stop}".rstrip(": ")})
+        raise
+    finally:
+        bar.close()
+    counts = finish(finished_at=_now(), interrupted=None)
+
+    report = None
+    if references is not None:
+        from agenthorizon.scoring.metrics import score
+
+        wanted = set(selected_ids)
+        # After a complete run every selected item has a record (skipped ones
+        # were read at the start, the others were just written).
+        predictions = {tid: records[tid] for tid in selected_ids if records[tid] is not None}
+        report = score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
+    return RunSummary(
+        out_dir=out,
+        record_path=out / name,
+        record=record,
+        counts=counts,
+        n_selected=len(selected_ids),
+        judged=judged,
+        score=report,
+        wall_time_s=time.perf_counter() - started,
+        errors=errors,
+    )

@@ -1,0 +1,336 @@
+"""Label rows: parsing, validation, pair groups and the manifest hash.
+
+Pure logic: callers hand in the text of a label file and the name to use in
+error messages; reading files is :mod:`agenthorizon.release.source`'s job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from agenthorizon.schema import (
+    GROUP_KEY_SEPARATOR,
+    LABEL_FIELDS,
+    MISTAKE_TYPES,
+    NEGATIVE,
+    PAIR_GROUP_ID_LENGTH,
+    POSITIVE,
+    SOURCE_VALUES,
+    UNTYPED,
+    UUID_PATTERN,
+    canonical_mistake_type,
+)
+
+LabelRow = dict  # exactly the seven fields of schema.LABEL_FIELDS, all strings
+
+
+@dataclass(frozen=True)
+class LabelFile:
+    """The validated rows of one label file and where each came from."""
+
+    name: str
+    rows: list[LabelRow]
+    line_numbers: list[int] = field(repr=False)
+
+    def location(self, index: int) -> str:
+        """``file:line`` of row ``index``, for error messages."""
+        return f"{self.name}:{self.line_numbers[index]}"
+
+
+def parse_label_file(text: str, name: str) -> LabelFile:
+    """Parse and validate the text of a label file (JSON Lines).
+
+    Every non-blank line must be a JSON object with exactly the seven label
+    fields, all strings, consistent with its label: a positive shows its own
+    trajectory (``instruction_id == steps_id``, empty sources and type); a
+    negative shows a sibling's trajectory (different ids, opposite
+    ``parent``/``child`` sources, a known mistake type or ``""``). Mistake types
+    are stored in their canonical label-file spelling.
+
+    Raises ``ValueError`` naming ``name``, the line and what was expected.
+    """
+    rows: list[LabelRow] = []
+    line_numbers: list[int] = []
+    seen: dict[str, int] = {}
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{line_number}"
+        row = _validate_row(line, where)
+        first = seen.get(row["trajectory_id"])
+        if first is not None:
+            raise ValueError(
+                f"{where}: duplicate trajectory_id {row['trajectory_id']} "
+                f"(first at line {first}); expected each item once"
+            )
+        seen[row["trajectory_id"]] = line_number
+        rows.append(row)
+        line_numbers.append(line_number)
+    return LabelFile(name=name, rows=rows, line_numbers=line_numbers)
+
+
+def label_file_problems(text: str, name: str) -> list[str]:
+    """Every problem of a label file's text, one message per bad line.
+
+    :func:`parse_label_file` stops at the first bad line; this reports all of
+    them (with the same messages), for ``agenthorizon verify``. An empty list
+    means :func:`parse_label_file` succeeds.
+    """
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{line_number}"
+        try:
+            row = _validate_row(line, where)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        first = seen.setdefault(row["trajectory_id"], line_number)
+        if first != line_number:
+            problems.append(
+                f"{where}: duplicate trajectory_id {row['trajectory_id']} (first at line {first}); expected each item once"
+            )
+    return problems
+
+
+def _validate_row(line: str, where: str) -> LabelRow:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not valid JSON ({error.msg}); expected one label object per line") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected a JSON object with the fields {', '.join(LABEL_FIELDS)}")
+    missing = [name for name in LABEL_FIELDS if name not in value]
+    extra = sorted(set(value) - set(LABEL_FIELDS))
+    if missing or extra:
+        problems = []
+        if missing:
+            problems.append(f"missing {', '.join(missing)}")
+        if extra:
+            problems.append(f"unexpected {', '.join(extra)}")
+        raise ValueError(f"{where}: {'; '.join(problems)}; expected exactly the fields {', '.join(LABEL_FIELDS)}")
+    for name in LABEL_FIELDS:
+        if not isinstance(value[name], str):
+            raise ValueError(f"{where}: field {name} is {value[name]!r}; expected a string")
+    row = {name: value[name] for name in LABEL_FIELDS}
+    trajectory_id = row["trajectory_id"]
+    if not UUID_PATTERN.match(trajectory_id):
+        raise ValueError(f"{where}: trajectory_id {trajectory_id!r} is not a UUID")
+    if not row["instruction_id"] or not row["steps_id"]:
+        raise ValueError(f"{where}: instruction_id and steps_id must be non-empty deliverable ids")
+    label = row["label"]
+    if label == POSITIVE:
+        if row["instruction_id"] != row["steps_id"]:
+            raise ValueError(f"{where}: a positive must show its own trajectory; expected instruction_id == steps_id")
+        if row["instruction_source"] or row["steps_source"] or row["mistake_type"]:
+            raise ValueError(
+                f"{where}: a positive must have empty instruction_source, steps_source and mistake_type"
+            )
+    elif label == NEGATIVE:
+        if row["instruction_id"] == row["steps_id"]:
+            raise ValueError(f"{where}: a negative shows a sibling's trajectory; expected instruction_id != steps_id")
+        sources = (row["instruction_source"], row["steps_source"])
+        if sorted(sources) != sorted(SOURCE_VALUES):
+            raise ValueError(
+                f"{where}: instruction_source/steps_source are {sources!r}; expected one 'parent' and one 'child'"
+            )
+        if row["mistake_type"]:
+            canonical = canonical_mistake_type(row["mistake_type"])
+            if canonical is None:
+                raise ValueError(
+                    f"{where}: unknown mistake_type {row['mistake_type']!r}; expected one of "
+                    "'Critical Mistake', 'Bad Side Effect', 'Misunderstanding of the Instructions' or ''"
+                )
+            row["mistake_type"] = canonical
+    else:
+        raise ValueError(f"{where}: unknown label {label!r}; expected 'positive' or 'negative'")
+    return row
+
+
+def check_disjoint(files: Sequence[LabelFile]) -> None:
+    """Raise when a trajectory id appears in more than one label file."""
+    first_seen: dict[str, str] = {}
+    for label_file in files:
+        for index, row in enumerate(label_file.rows):
+            where = label_file.location(index)
+            other = first_seen.get(row["trajectory_id"])
+            if other is not None:
+                raise ValueError(
+                    f"{where}: trajectory_id {row['trajectory_id']} also appears at {other}; "
+                    "expected the label files not to overlap"
+                )
+            first_seen[row["trajectory_id"]] = where
+
+
+@dataclass(frozen=True)
+class LabelCounts:
+    """How many items, positives and negatives some label rows hold, and negatives per mistake type.
+
+    ``mistake_types`` maps each canonical name of ``schema.MISTAKE_TYPES`` (in
+    that order) and then ``schema.UNTYPED`` (``""``, a negative without a type)
+    to its number of negatives; its values add up to ``negatives``.
+    """
+
+    positives: int
+    negatives: int
+    mistake_types: dict[str, int]
+
+    @property
+    def items(self) -> int:
+        """Number of rows counted: ``positives + negatives``."""
+        return self.positives + self.negatives
+
+
+def count_labels(rows: Iterable[Mapping[str, str]]) -> LabelCounts:
+    """Count positives, negatives and negatives per mistake type in label rows.
+
+    Mistake types are counted over negatives only; a positive's type is not
+    looked at. Every count is an integer between 0 and the number of rows.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Rows with at least ``label`` (``"positive"`` / ``"negative"``) and
+        ``mistake_type`` (a canonical name of ``schema.MISTAKE_TYPES`` or
+        ``""``), as :func:`parse_label_file` returns them; ``trajectory_id``,
+        when present, names the row in errors.
+
+    Returns
+    -------
+    LabelCounts
+        ``positives``, ``negatives``, ``items`` and ``mistake_types``.
+
+    Raises
+    ------
+    ValueError
+        If a row's label is neither positive nor negative, or a negative's
+        mistake type is not a canonical name: counting it nowhere would make
+        the counts disagree with the number of rows.
+
+    See Also
+    --------
+    parse_label_file : validates rows and canonicalises mistake types.
+    agenthorizon.data.export.config_counts : the same counts in the dataset card's keys.
+
+    Examples
+    --------
+    >>> counts = count_labels([
+    ...     {"label": "positive", "mistake_type": ""},
+    ...     {"label": "negative", "mistake_type": "Bad Side Effect"},
+    ...     {"label": "negative", "mistake_type": ""},
+    ... ])
+    >>> counts.items, counts.positives, counts.negatives
+    (3, 1, 2)
+    >>> counts.mistake_types["Bad Side Effect"], counts.mistake_types[""]
+    (1, 1)
+    >>> count_labels([{"trajectory_id": "t9", "label": "maybe", "mistake_type": ""}])
+    Traceback (most recent call last):
+    ...
+    ValueError: item t9: unknown label 'maybe'; expected 'positive' or 'negative'
+    """
+    positives = negatives = 0
+    types = dict.fromkeys((*MISTAKE_TYPES, UNTYPED), 0)
+    for index, row in enumerate(rows):
+        label = row["label"]
+        if label == POSITIVE:
+            positives += 1
+        elif label == NEGATIVE:
+            negatives += 1
+            mistake_type = row["mistake_type"] or UNTYPED
+            if mistake_type not in types:
+                raise ValueError(
+                    f"{_row_name(row, index)}: mistake_type {mistake_type!r} is not canonical; expected one of "
+                    f"{', '.join(repr(name) for name in MISTAKE_TYPES)} or ''"
+                )
+            types[mistake_type] += 1
+        else:
+            raise ValueError(f"{_row_name(row, index)}: unknown label {label!r}; expected 'positive' or 'negative'")
+    return LabelCounts(positives=positives, negatives=negatives, mistake_types=types)
+
+
+def _row_name(row: Mapping[str, str], index: int) -> str:
+    trajectory_id = row.get("trajectory_id")
+    return f"item {trajectory_id}" if trajectory_id else f"row {index}"
+
+
+def pair_groups(rows: Iterable[Mapping[str, str]]) -> dict[str, tuple[str, ...]]:
+    """Connected pair group of every item, as its sorted deliverable ids.
+
+    Deliverables are linked by negatives (a negative joins the deliverable whose
+    instruction it shows with the one whose trajectory it shows); positives only
+    add their own deliverable. Groups are connected components rather than fixed
+    pairs because one group of the release joins three deliverables.
+
+    >>> rows = [
+    ...     {"trajectory_id": "t1", "instruction_id": "a", "steps_id": "a"},
+    ...     {"trajectory_id": "t2", "instruction_id": "a", "steps_id": "b"},
+    ...     {"trajectory_id": "t3", "instruction_id": "c", "steps_id": "c"},
+    ... ]
+    >>> pair_groups(rows)["t1"], pair_groups(rows)["t3"]
+    (('a', 'b'), ('c',))
+    """
+    rows = list(rows)
+    parent: dict[str, str] = {}
+
+    def find(node: str) -> str:
+        root = node
+        while parent[root] != root:
+            root = parent[root]
+        while parent[node] != root:  # path compression keeps later finds flat
+            parent[node], node = root, parent[node]
+        return root
+
+    for row in rows:
+        for node in (row["instruction_id"], row["steps_id"]):
+            parent.setdefault(node, node)
+        a, b = find(row["instruction_id"]), find(row["steps_id"])
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    members: dict[str, list[str]] = {}
+    for node in parent:
+        members.setdefault(find(node), []).append(node)
+    groups = {root: tuple(sorted(nodes)) for root, nodes in members.items()}
+    return {row["trajectory_id"]: groups[find(row["instruction_id"])] for row in rows}
+
+
+def group_key(deliverable_ids: Iterable[str]) -> str:
+    """The group's sort key in the authors' harness: ``"::".join(sorted(ids))``."""
+    return GROUP_KEY_SEPARATOR.join(sorted(deliverable_ids))
+
+
+def pair_group_id(deliverable_ids: Iterable[str]) -> str:
+    """Short stable id of a pair group: the first 12 hex digits of sha1 of its key.
+
+    >>> pair_group_id(["b", "a"]) == pair_group_id(["a", "b"])
+    True
+    >>> len(pair_group_id(["a", "b"]))
+    12
+    """
+    return hashlib.sha1(group_key(deliverable_ids).encode("utf-8")).hexdigest()[:PAIR_GROUP_ID_LENGTH]
+
+
+def manifest_lines(rows: Iterable[Mapping[str, str]]) -> list[str]:
+    """Canonical JSON line of each row (seven fields in order), sorted by trajectory id."""
+    lines = [
+        json.dumps({name: row[name] for name in LABEL_FIELDS}, ensure_ascii=False, separators=(",", ":"))
+        for row in sorted(rows, key=lambda row: row["trajectory_id"])
+    ]
+    return lines
+
+
+def manifest_sha256(rows: Iterable[Mapping[str, str]]) -> str:
+    """sha256 of the label manifest: the canonical lines, each ending in a newline.
+
+    Independent of row order and of any extra fields the rows carry, so the same
+    labels always give the same hash.
+    """
+    digest = hashlib.sha256()
+    for line in manifest_lines(rows):
+        digest.update(line.encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()

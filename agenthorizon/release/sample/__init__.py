@@ -1,0 +1,291 @@
+"""A deterministic sample corpus laid out exactly like the AgentHorizon release.
+
+:func:`generate` writes, under ``root``::
+
+    AgentHorizon.jsonl, AgentHorizon-Simple.jsonl     label rows, seven fields each
+    sandbox/AGENTS.md, sandbox/CLAUDE.md, sandbox/prompt.md
+    sandbox/data/jsons/<trajectory_id>.json          blind trajectory JSON
+    sandbox/data/markdowns/<trajectory_id>.md        rendered by agenthorizon.release.render
+    sandbox/data/media/images/<steps_id>/step_N.png  N = step_id + 1
+
+The same preset and seed always give byte-identical files. Presets: ``tiny``
+(unit tests), ``small`` (the demo) and ``full`` (the release's exact shape);
+see :mod:`agenthorizon.release.sample.presets` and ``docs/sample.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agenthorizon.release.render import to_markdown
+from agenthorizon.release.sample.plan import CorpusPlan, build_plan, deliverable_id
+from agenthorizon.release.sample.presets import PRESETS, Preset
+from agenthorizon.release.sample.sandbox_text import FRAMEWORK_TEXT, PROMPT_TEXT
+from agenthorizon.release.sample.screens import ScreenSpec, write_screens, write_screens_task
+from agenthorizon.schema import (
+    FRAMEWORK_FILES,
+    IMAGES_DIR,
+    JSONS_DIR,
+    LABEL_FILES,
+    MARKDOWNS_DIR,
+    NEGATIVE,
+    POSITIVE,
+    PROMPT_FILE,
+    SANDBOX_DIR,
+    json_relpath,
+    markdown_relpath,
+)
+from agenthorizon.release.splits import derive_dev_set
+
+__all__ = ["generate", "generate_sample", "build_plan", "SampleSummary", "PRESETS", "Preset", "CorpusPlan", "deliverable_id"]
+
+DEFAULT_IMAGE_SIZE = (320, 200)
+_PARALLEL_MIN_DELIVERABLES = 64  # below this, starting worker processes costs more than it saves
+
+
+@dataclass(frozen=True)
+class SampleSummary:
+    """What :func:`generate` wrote: where, from which preset and seed, and its counts.
+
+    Attributes
+    ----------
+    root : Path
+        The release root written.
+    preset, seed : str, int
+        What the corpus was generated from (same pair, same bytes).
+    labels : dict of str to dict of str to int
+        Per label file, ``{"positive": n, "negative": n}``.
+    mistake_types : dict of str to int
+        Negatives per mistake type over both files, types present only, in
+        alphabetical order with ``""`` (untyped negatives) last.
+    n_items, n_deliverables, n_groups : int
+        Label rows, distinct trajectories, and connected pair groups.
+    n_steps : int
+        Steps over all deliverables (each trajectory counted once).
+    n_images : int
+        Screenshot files written (0 with ``images=False``).
+    dev_items : int
+        Items of AH-D by the authors' derivation with 50 groups.
+    label_paths : tuple of Path
+        The two label files, hard first.
+    seconds : float
+        Wall time of the generation (ignored when comparing summaries).
+    """
+
+    root: Path
+    preset: str
+    seed: int
+    labels: dict[str, dict[str, int]]  # label file -> {"positive": n, "negative": n}
+    mistake_types: dict[str, int]  # over all negatives; "" counts untyped negatives
+    n_items: int
+    n_deliverables: int
+    n_groups: int
+    n_steps: int  # steps over all deliverables (each trajectory counted once)
+    n_images: int  # screenshot files written (0 with images=False)
+    dev_items: int  # items of AH-D by the authors' derivation (50 groups)
+    label_paths: tuple[Path, ...] = field(repr=False)
+    seconds: float = field(default=0.0, compare=False)
+
+    def describe(self) -> str:
+        """A few lines for the terminal."""
+        lines = [f"sample corpus '{self.preset}' (seed {self.seed}) at {self.root}"]
+        for name, counts in self.labels.items():
+            lines.append(
+                f"  {name}: {counts[POSITIVE] + counts[NEGATIVE]} items "
+                f"({counts[POSITIVE]} positive / {counts[NEGATIVE]} negative)"
+            )
+        types = ", ".join(f"{name or 'untyped'} {count}" for name, count in self.mistake_types.items())
+        lines.append(f"  mistake types: {types}")
+        lines.append(
+            f"  {self.n_groups} pair groups, {self.n_deliverables} trajectories, {self.n_steps} steps, "
+            f"{self.n_images} screenshots; AH-D {self.dev_items} items; {self.seconds:.2f} s"
+        )
+        return "\n".join(lines)
+
+
+def _check_root(root: Path, overwrite: bool) -> None:
+    ours = [root / name for name in LABEL_FILES] + [root / SANDBOX_DIR]
+    present = [path for path in ours if path.exists()]
+    if present and not overwrite:
+        raise ValueError(
+            f"{root}: already holds {present[0].name}; expected a new or empty directory "
+            "(pass overwrite=True / --overwrite to replace the sample corpus there)"
+        )
+    for path in present:  # only the release layout's own paths are ever removed
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+def _parse_image_size(image_size) -> tuple[int, int]:
+    try:
+        width, height = (int(value) for value in image_size)
+    except (TypeError, ValueError):
+        raise ValueError(f"image_size must be (width, height), got {image_size!r}") from None
+    if width < 64 or height < 48:
+        raise ValueError(f"image_size must be at least 64x48 pixels, got {width}x{height}")
+    return width, height
+
+
+def _screen_specs(plan: CorpusPlan) -> list[ScreenSpec]:
+    specs = []
+    for group in plan.groups:
+        for member in group:
+            deliverable = plan.deliverables[member]
+            trajectory = deliverable.trajectory
+            specs.append(ScreenSpec(
+                steps_id=member,
+                os=deliverable.os,
+                screen_resolution=deliverable.screen_resolution,
+                applications=trajectory.applications,
+                document=deliverable.template.document,
+                side_panel=deliverable.template.side_panel,
+                states=tuple(trajectory.states),
+                overlays=tuple(trajectory.overlays),
+                frames=tuple(trajectory.frames),
+            ))
+    return specs
+
+
+def _write_images(root: Path, specs: list[ScreenSpec], size: tuple[int, int], workers: int) -> int:
+    jobs = [(spec, root / IMAGES_DIR / spec.steps_id, size) for spec in specs]
+    if workers <= 1 or len(jobs) < _PARALLEL_MIN_DELIVERABLES:
+        return sum(write_screens(*job) for job in jobs)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return sum(pool.map(write_screens_task, jobs, chunksize=8))
+
+
+def generate(
+    root: str | os.PathLike,
+    preset: str = "small",
+    seed: int = 0,
+    *,
+    image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE,
+    images: bool = True,
+    trajectories: bool = True,
+    workers: int | None = None,
+    overwrite: bool = False,
+) -> SampleSummary:
+    """Write a deterministic sample corpus in the exact release layout.
+
+    Parameters
+    ----------
+    root : path
+        Release root to create; must not already hold a corpus unless
+        ``overwrite`` (then only the release's own paths are replaced).
+    preset : {"tiny", "small", "full"}
+        ``tiny``: 5 pair groups (one a triangle), 5-15 steps, for unit tests;
+        ``small``: 65 groups, 20-60 steps, the demo; ``full``: the release's
+        shape (1,373 items, 605 / 768 per file, median 121 steps).
+    seed : int
+        Same preset and seed give byte-identical files.
+    image_size : (width, height)
+        Screenshot size in pixels (screen coordinates in the JSON keep the
+        recorded resolution). Small by default so ``full`` fits a laptop disk.
+    images : bool
+        ``False`` writes no PNG files (the JSON and Markdown still reference
+        them); for tests that need labels and trajectories only.
+    trajectories : bool
+        ``False`` writes only label files and sandbox texts (implies no images).
+    workers : int, optional
+        Processes that draw screenshots; default: the machine's CPU count.
+        Small corpora are drawn in this process whatever the value.
+    overwrite : bool, default=False
+        Replace a corpus already at ``root`` (its label files and
+        ``sandbox/`` only; other files there are left alone).
+
+    Returns
+    -------
+    SampleSummary
+        Counts per label file, label and mistake type, and where the files are.
+
+    Raises
+    ------
+    ValueError
+        If ``root`` already holds a label file or ``sandbox/`` and
+        ``overwrite`` is false, ``preset`` is unknown, ``seed`` is not an
+        integer, or ``image_size`` is not at least 64x48 pixels.
+
+    See Also
+    --------
+    agenthorizon.release.sample.presets.PRESETS : the presets' exact numbers.
+    agenthorizon.release.verify.verify_release : checks a corpus like this one.
+    agenthorizon.load_dataset : loads it as a ``datasets.Dataset``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> summary = generate(tempfile.mkdtemp() + "/release", preset="tiny")
+    >>> summary.labels["AgentHorizon.jsonl"]["positive"] + summary.labels["AgentHorizon.jsonl"]["negative"]
+    8
+    >>> summary.n_items, summary.n_groups
+    (19, 5)
+    >>> sorted(path.name for path in summary.root.iterdir())
+    ['AgentHorizon-Simple.jsonl', 'AgentHorizon.jsonl', 'sandbox']
+    """
+    started = time.perf_counter()
+    size = _parse_image_size(image_size)
+    plan = build_plan(preset, seed)
+    root = Path(root)
+    _check_root(root, overwrite)
+    root.mkdir(parents=True, exist_ok=True)
+
+    label_paths = []
+    for name in LABEL_FILES:
+        path = root / name
+        lines = [json.dumps(row, ensure_ascii=False) + "\n" for row in plan.label_files[name]]
+        path.write_text("".join(lines), encoding="utf-8")
+        label_paths.append(path)
+    for relpath in FRAMEWORK_FILES:
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(FRAMEWORK_TEXT, encoding="utf-8")
+    (root / PROMPT_FILE).write_text(PROMPT_TEXT, encoding="utf-8")
+
+    n_images = 0
+    if trajectories:
+        (root / JSONS_DIR).mkdir(parents=True, exist_ok=True)
+        (root / MARKDOWNS_DIR).mkdir(parents=True, exist_ok=True)
+        for row in plan.rows():
+            document = plan.trajectory_json(row)
+            (root / json_relpath(row["trajectory_id"])).write_text(
+                json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+            (root / markdown_relpath(row["trajectory_id"])).write_text(to_markdown(document), encoding="utf-8")
+        if images:
+            (root / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
+            n_images = _write_images(root, _screen_specs(plan), size, workers or os.cpu_count() or 1)
+
+    rows = plan.rows()
+    labels = {
+        name: {POSITIVE: sum(r["label"] == POSITIVE for r in plan.label_files[name]),
+               NEGATIVE: sum(r["label"] == NEGATIVE for r in plan.label_files[name])}
+        for name in LABEL_FILES
+    }
+    types = Counter(row["mistake_type"] for row in rows if row["label"] == NEGATIVE)
+    return SampleSummary(
+        root=root,
+        preset=plan.preset.name,
+        seed=seed,
+        labels=labels,
+        mistake_types=dict(sorted(types.items(), key=lambda item: (item[0] == "", item[0]))),
+        n_items=len(rows),
+        n_deliverables=len(plan.deliverables),
+        n_groups=len(plan.groups),
+        n_steps=sum(len(d.trajectory.steps) for d in plan.deliverables.values()),
+        n_images=n_images,
+        dev_items=len(derive_dev_set(rows).trajectory_ids),
+        label_paths=tuple(label_paths),
+        seconds=time.perf_counter() - started,
+    )
+
+
+generate_sample = generate
+"""The name :mod:`agenthorizon` exports :func:`generate` under."""

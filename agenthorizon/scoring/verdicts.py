@@ -1,0 +1,484 @@
+"""Judge output text -> :class:`Verdict` with a parse status.
+
+A judge is asked to answer with a JSON object such as::
+
+    {"success": false, "mistake_type": "Bad Side Effect",
+     "confidence": "high", "reasoning": "..."}
+
+Models wrap that object in prose, fence it in Markdown, emit several objects,
+or get cut off. :func:`parse_verdict` finds the verdict and types it strictly,
+because the protocol counts every invalid prediction as incorrect (SPEC
+section 3): ``"true"``, ``1`` and ``null`` are *not* Booleans.
+
+Where the verdict is taken from, in order:
+
+1. the whole answer, when it is one JSON value;
+2. otherwise the last fenced code block (```` ```json ```` or an unlabelled
+   fence) that parses to an object containing ``"success"``;
+3. otherwise the last balanced JSON object in the text that contains
+   ``"success"``, found by a brace-matching scan that understands JSON strings
+   and escapes, so braces inside the reasoning do not confuse it.
+
+The parser never raises, and its work is linear in the length of the text
+(every JSON parse attempt is charged to a budget proportional to the input),
+because judges emit long reasoning and a parser must not be the slow part of a
+sweep. This module does no I/O.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from agenthorizon.schema import (
+    CONFIDENCE_VALUES,
+    PARSE_STATUSES,
+    STATUS_ERROR,
+    STATUS_MALFORMED_JSON,
+    STATUS_MISSING,
+    STATUS_MISSING_SUCCESS,
+    STATUS_NO_JSON,
+    STATUS_NON_BOOLEAN,
+    STATUS_NOT_OBJECT,
+    STATUS_OK,
+    canonical_mistake_type,
+)
+
+__all__ = ["Verdict", "parse_verdict"]
+
+SUCCESS_KEY = "success"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's verdict on one trajectory, with how it was parsed.
+
+    Attributes
+    ----------
+    success : bool or None
+        ``True`` when the judge says the trajectory accomplishes the
+        instruction, ``False`` when it says it does not, ``None`` when no valid
+        Boolean was found (then ``status`` is not ``"ok"``).
+    mistake_type : str or None
+        The canonical label-file spelling (``schema.MISTAKE_TYPES``) when the
+        judge named a known type in any accepted spelling, otherwise the
+        judge's raw text; ``None`` when absent, null or empty.
+    confidence : str or None
+        ``"low"``, ``"medium"`` or ``"high"`` (case-normalised) when the judge
+        gave one of those, otherwise its raw value as text; ``None`` when absent.
+    reasoning : str or None
+        The judge's reasoning; ``None`` when absent.
+    status : str
+        One of ``schema.PARSE_STATUSES``; anything but ``"ok"`` is an invalid
+        prediction (scored as incorrect, never removed from a denominator).
+    detail : str or None
+        A human-readable explanation when ``status`` is not ``"ok"``.
+
+    >>> v = Verdict(success=True, status="ok")
+    >>> v.is_valid, v.to_dict()
+    (True, {'success': True, 'mistake_type': None, 'confidence': None, 'reasoning': None})
+    """
+
+    success: bool | None = None
+    mistake_type: str | None = None
+    confidence: str | None = None
+    reasoning: str | None = None
+    status: str = STATUS_MISSING
+    detail: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in PARSE_STATUSES:
+            raise ValueError(f"Verdict status {self.status!r} is not one of {PARSE_STATUSES}")
+        if self.status == STATUS_OK and not isinstance(self.success, bool):
+            raise ValueError(f"an 'ok' Verdict needs a Boolean success, got {self.success!r}")
+
+    @property
+    def is_valid(self) -> bool:
+        """True when the verdict parsed with status ``"ok"`` (a Boolean success)."""
+        return self.status == STATUS_OK
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict fields as stored in a result file's ``"verdict"`` object."""
+        return {
+            "success": self.success,
+            "mistake_type": self.mistake_type,
+            "confidence": self.confidence,
+            "reasoning": self.reasoning,
+        }
+
+    @classmethod
+    def error(cls, message: str) -> "Verdict":
+        """The verdict of a judge that failed (exception, timeout, HTTP error)."""
+        return cls(status=STATUS_ERROR, detail=message)
+
+
+def parse_verdict(text: object) -> Verdict:
+    """Parse a judge's answer into a :class:`Verdict`; never raises.
+
+    Finds the verdict object in the answer (the whole text, else the last
+    fenced JSON block, else the last balanced JSON object holding
+    ``"success"``; see the module docstring) and types it strictly:
+    ``success`` must be a JSON Boolean, ``mistake_type`` is mapped to its
+    canonical spelling when it names a known type, ``confidence`` is
+    lower-cased when it is ``low``/``medium``/``high``. Time is linear in the
+    length of ``text``.
+
+    Parameters
+    ----------
+    text : str, bytes, mapping or None
+        The judge's raw output. ``bytes`` are decoded as UTF-8 (invalid bytes
+        replaced); an already-parsed mapping is typed as the verdict object;
+        any other object is parsed as its ``str()``.
+
+    Returns
+    -------
+    Verdict
+        ``status`` is one of ``schema.PARSE_STATUSES``:
+
+        - ``ok``: a verdict object whose ``success`` is ``true`` or ``false``;
+        - ``missing``: no text at all (``None``, empty or white space);
+        - ``no_json``: text without any JSON object in it;
+        - ``malformed_json``: something that looks like the verdict object
+          (a ``{`` before a ``"success":`` key, or a ```` ```json ```` block)
+          but does not parse, e.g. truncated output;
+        - ``not_object``: the answer is JSON but not an object (array, number,
+          string, bare ``true``);
+        - ``missing_success``: JSON objects, none with a ``"success"`` key;
+        - ``non_boolean``: ``success`` is present but not a Boolean
+          (``"true"``, ``1``, ``null``, ...).
+
+        (``error`` is never returned here: it marks a judge that failed, see
+        :meth:`Verdict.error`.) Any status but ``ok`` is an invalid prediction,
+        which scoring counts as incorrect for its item. ``detail`` explains a
+        status other than ``ok``.
+
+    See Also
+    --------
+    Verdict : the parsed fields and their normalisation.
+    agenthorizon.scoring.metrics.score : strict metrics over verdicts.
+
+    Examples
+    --------
+    >>> parse_verdict('Looks done. {"success": true, "confidence": "High"}').confidence
+    'high'
+    >>> parse_verdict('```json\\n{"success": "false"}\\n```').status
+    'non_boolean'
+    >>> parse_verdict('{"success": false, "mistake_type": "misunderstanding of the instruction"}').mistake_type
+    'Misunderstanding of the Instructions'
+    >>> parse_verdict("I think it failed.").status
+    'no_json'
+    """
+    try:
+        return _parse(text)
+    except Exception as error:  # noqa: BLE001 - the contract is "never raises"
+        # Reaching this is a bug in the parser, not in the judge; keep the run
+        # going and make the item visibly invalid rather than crash a sweep.
+        return Verdict(status=STATUS_MALFORMED_JSON, detail=f"parser error: {error!r}")
+
+
+# --- internals -----------------------------------------------------------------
+
+_FAILED = object()
+_FENCE = re.compile(r"```+")
+_FENCE_TAG = re.compile(r"[ \t]*([A-Za-z0-9_+.-]*)")
+_JSON_TAGS = frozenset({"", "json", "jsonc", "json5"})
+# Characters that change the state of the brace scan; everything else is skipped
+# by the regex engine in C, which keeps the scan fast on long prose.
+_SCAN_CHARS = re.compile(r'[{}"\\\n]')
+_SUCCESS_TOKEN = '"success"'
+# "Looks like the verdict": a success key, quoted or not, followed by a colon.
+_SUCCESS_KEY_LIKE = re.compile(r"""["']?\bsuccess\b["']?\s*[:=]""", re.IGNORECASE)
+# How far the anchored fallback looks: the last few "success" keys, and the
+# nearest opening braces before each. Bounded, so the fallback stays linear.
+_ANCHOR_KEYS = 4
+_ANCHOR_BRACES = 64
+
+# Caps on parse attempts in the brace scan: the verdict is normally among the
+# last few objects, and each failed attempt costs a Python exception.
+_MAX_CANDIDATES = 512
+_MAX_EVIDENCE_ATTEMPTS = 64
+# A JSON object starts with "{" then optional white space then a key or "}".
+_OBJECT_START = re.compile(r"\{\s*[\"}]")
+
+_DECODER = json.JSONDecoder()
+
+
+class _Budget:
+    """Characters that JSON parse attempts may still read (linear-time guard)."""
+
+    def __init__(self, text_length: int) -> None:
+        self.left = 8 * text_length + 100_000
+
+    def loads(self, fragment: str) -> Any:
+        if len(fragment) > self.left:
+            return _FAILED
+        self.left -= len(fragment)
+        try:
+            return json.loads(fragment)
+        except (ValueError, RecursionError):
+            return _FAILED
+
+    def raw_decode(self, text: str, start: int) -> tuple[Any, int]:
+        if self.left <= 0:
+            return _FAILED, start
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError as error:
+            self.left -= max(1, error.pos - start)
+            return _FAILED, start
+        except (ValueError, RecursionError):
+            self.left -= len(text) - start
+            return _FAILED, start
+        self.left -= end - start
+        return value, end
+
+
+class _Evidence:
+    """What the search saw, to explain an invalid answer with the right status."""
+
+    def __init__(self) -> None:
+        self.malformed: str | None = None
+        self.not_object: str | None = None
+        self.object_without_success = False
+
+
+def _parse(text: object) -> Verdict:
+    if text is None:
+        return Verdict(status=STATUS_MISSING, detail="no output")
+    if isinstance(text, Mapping):
+        return _type_verdict(text, "the given mapping")
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    elif not isinstance(text, str):
+        text = str(text)
+    stripped = text.strip().lstrip("\ufeff").strip()
+    if not stripped:
+        return Verdict(status=STATUS_MISSING, detail="empty output")
+
+    budget = _Budget(len(text))
+    evidence = _Evidence()
+
+    # 1. The whole answer is one JSON value.
+    if stripped[0] in "{[\"-0123456789tfn":
+        whole = budget.loads(stripped)
+        if whole is not _FAILED:
+            if isinstance(whole, dict):
+                return _type_verdict(whole, "the answer")
+            return Verdict(
+                status=STATUS_NOT_OBJECT,
+                detail=f"the answer is a JSON {_json_kind(whole)}, expected an object with 'success'",
+            )
+
+    # 2. Fenced code blocks, last first.
+    found = _from_fences(text, budget, evidence)
+    if found is not None:
+        return _type_verdict(found, "the last fenced JSON block")
+
+    # 3. Balanced objects in the whole text, last first.
+    found = _from_balanced_objects(text, budget, evidence)
+    if found is not None:
+        return _type_verdict(found, "the last JSON object with 'success'")
+
+    if _looks_like_verdict(text):
+        return Verdict(
+            status=STATUS_MALFORMED_JSON,
+            detail="found a 'success' key after '{' but no complete JSON object around it "
+            "(truncated or invalid JSON)",
+        )
+    if evidence.malformed is not None:
+        return Verdict(status=STATUS_MALFORMED_JSON, detail=evidence.malformed)
+    if evidence.not_object is not None:
+        return Verdict(status=STATUS_NOT_OBJECT, detail=evidence.not_object)
+    if evidence.object_without_success:
+        return Verdict(
+            status=STATUS_MISSING_SUCCESS,
+            detail="found JSON objects, none with a 'success' key",
+        )
+    return Verdict(status=STATUS_NO_JSON, detail="no JSON object in the output")
+
+
+def _from_fences(text: str, budget: _Budget, evidence: _Evidence) -> dict | None:
+    """Last fenced JSON (or unlabelled) block that parses to an object with success."""
+    if "```" not in text:
+        return None
+    fences = list(_FENCE.finditer(text))
+    blocks: list[tuple[str, str]] = []
+    # Fences pair up in order (opener, closer), as Markdown reads them; an
+    # unpaired last fence is a block cut off by truncation and is left to the
+    # brace scan.
+    for opener, closer in zip(fences[0::2], fences[1::2]):
+        body = text[opener.end() : closer.start()]
+        tag_match = _FENCE_TAG.match(body)
+        tag = tag_match.group(1).lower() if tag_match else ""
+        rest = body[tag_match.end() :] if tag_match else body
+        if tag and rest[:1] not in ("", "\n", "\r", " ", "\t"):
+            # "```{...}```": what looked like a tag is the start of the content.
+            tag, rest = "", body
+        if tag not in _JSON_TAGS:
+            continue
+        blocks.append((tag, rest.strip()))
+    for tag, content in reversed(blocks):
+        if not content:
+            continue
+        value = budget.loads(content)
+        if value is _FAILED:
+            if tag or content[:1] in "{[":
+                evidence.malformed = evidence.malformed or "a fenced JSON block does not parse"
+            continue
+        if isinstance(value, dict):
+            if SUCCESS_KEY in value:
+                return value
+            evidence.object_without_success = True
+        elif tag:
+            evidence.not_object = evidence.not_object or (
+                f"the fenced JSON block holds a JSON {_json_kind(value)}, expected an object"
+            )
+    return None
+
+
+def _balanced_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every balanced ``{...}`` span, ordered by end position.
+
+    Braces inside JSON strings are ignored, with backslash escapes honoured.
+    Quotes count only inside an open brace, so apostrophes and quotes in the
+    surrounding prose do not flip the string state; a raw newline ends a string
+    because JSON strings cannot contain one, which lets the scan recover from a
+    stray quote in prose.
+    """
+    spans: list[tuple[int, int]] = []
+    stack: list[int] = []
+    in_string = False
+    escaped_at = -1
+    for match in _SCAN_CHARS.finditer(text):
+        position = match.start()
+        char = text[position]
+        if position == escaped_at:
+            continue
+        if in_string:
+            if char == "\\":
+                escaped_at = position + 1
+            elif char == '"' or char == "\n":
+                in_string = False
+            continue
+        if char == "{":
+            stack.append(position)
+        elif char == "}":
+            if stack:
+                spans.append((stack.pop(), position + 1))
+        elif char == '"' and stack:
+            in_string = True
+    return spans
+
+
+def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> dict | None:
+    if "{" not in text:
+        return None
+    token_positions = [m.start() for m in re.finditer(re.escape(_SUCCESS_TOKEN), text)]
+    spans = _balanced_spans(text)
+    # Spans are in order of their end, so walking backwards visits the object
+    # that closes last first, and an enclosing object before its nested ones.
+    candidates_left = _MAX_CANDIDATES
+    evidence_attempts_left = _MAX_EVIDENCE_ATTEMPTS
+    for start, end in reversed(spans):
+        if not _OBJECT_START.match(text, start):
+            continue  # "{x}", "{{": cannot be a JSON object, skip without parsing
+        index = bisect.bisect_left(token_positions, start)
+        holds_token = index < len(token_positions) and token_positions[index] < end
+        if not holds_token:
+            if not evidence.object_without_success and evidence_attempts_left > 0:
+                evidence_attempts_left -= 1
+                value = budget.loads(text[start:end])
+                if isinstance(value, dict):
+                    evidence.object_without_success = True
+            continue
+        if candidates_left <= 0:
+            break
+        candidates_left -= 1
+        value = budget.loads(text[start:end])
+        if isinstance(value, dict):
+            if SUCCESS_KEY in value:
+                return value
+            evidence.object_without_success = True
+    # The scan can be misled by unbalanced quotes in prose inside a stray
+    # brace; anchor on the last "success" keys and try the braces just before.
+    for token in reversed(token_positions[-_ANCHOR_KEYS:]):
+        brace = token
+        for _ in range(_ANCHOR_BRACES):
+            brace = text.rfind("{", 0, brace)
+            if brace < 0:
+                break
+            value, end = budget.raw_decode(text, brace)
+            if value is _FAILED:
+                continue
+            if isinstance(value, dict) and end > token and SUCCESS_KEY in value:
+                return value
+    return None
+
+
+def _looks_like_verdict(text: str) -> bool:
+    first_brace = text.find("{")
+    if first_brace < 0:
+        return False
+    return _SUCCESS_KEY_LIKE.search(text, first_brace) is not None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, bool):
+        return "Boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _type_verdict(obj: Mapping[Any, Any], where: str) -> Verdict:
+    """Strictly type a verdict object."""
+    mistake_raw = obj.get("mistake_type")
+    mistake_text = _as_text(mistake_raw)
+    if mistake_text is not None and not mistake_text.strip():
+        mistake_text = None  # "" is how the release spells "no type"
+    mistake_type = canonical_mistake_type(mistake_text) or mistake_text
+
+    confidence = _as_text(obj.get("confidence"))
+    if confidence is not None and confidence.strip().lower() in CONFIDENCE_VALUES:
+        confidence = confidence.strip().lower()
+
+    fields = {
+        "mistake_type": mistake_type,
+        "confidence": confidence,
+        "reasoning": _as_text(obj.get("reasoning")),
+    }
+    if SUCCESS_KEY not in obj:
+        return Verdict(
+            status=STATUS_MISSING_SUCCESS,
+            detail=f"{where} is a JSON object without a 'success' key",
+            **fields,
+        )
+    success = obj[SUCCESS_KEY]
+    if not isinstance(success, bool):
+        return Verdict(
+            status=STATUS_NON_BOOLEAN,
+            detail=f"'success' in {where} is {(_as_text(success) or 'null')[:80]!s} "
+            f"(a {_json_kind(success)}), expected true or false",
+            **fields,
+        )
+    return Verdict(success=success, status=STATUS_OK, **fields)
