@@ -25,7 +25,7 @@ as keyword arguments of ``datasets.load_dataset``. Rows are those of
 ``agenthorizon.load_dataset`` except for ``screenshots``, which holds
 ``{"bytes": None, "path": ...}`` dicts (no lazy transform is set);
 ``images="eager"`` gives decoded PIL images, and
-``ds.set_transform(agenthorizon.data.builder.lazy_screenshots_transform)`` gives
+``ds.set_transform(agenthorizon.data.load.lazy_screenshots_transform)`` gives
 lazily decoded ones.
 
 The builder is defined once, in :mod:`agenthorizon.data.builder`; this file only

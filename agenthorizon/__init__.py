@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     # loading
-    "load_dataset": "agenthorizon.data.builder",
+    "load_dataset": "agenthorizon.data.load",
     "AgentHorizon": "agenthorizon.data.builder",
     "AgentHorizonConfig": "agenthorizon.data.builder",
     "resolve_release": "agenthorizon.release.source",

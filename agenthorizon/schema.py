@@ -258,3 +258,13 @@ def step_bucket(num_steps: int) -> str:
         if num_steps >= low and (high is None or num_steps < high):
             return name
     raise ValueError(f"num_steps must be a non-negative integer, got {num_steps!r}")
+
+
+# --- step-parameter columns of a dataset row ----------------------------------------------------
+
+FLOAT_PARAMETERS = ("x", "y", "start_x", "start_y", "end_x", "end_y", "amount", "duration_s")
+"""Action parameters with a float64 column in ``steps`` (null when absent or not a finite number)."""
+STRING_PARAMETERS = ("button", "text", "key", "direction")
+"""Action parameters with a string column in ``steps`` (null when absent or not a string)."""
+STEP_PARAMETER_COLUMNS = (*FLOAT_PARAMETERS, *STRING_PARAMETERS, "num_clicks", "keys")
+"""Every flat action-parameter column of ``steps``; the lossless ``parameters`` JSON holds the rest."""

@@ -84,7 +84,7 @@ def big_trajectory_row(directory: Path, steps: int = 300, size: tuple[int, int] 
 def bench_row_access(workdir: Path, repeats: int) -> dict:
     import datasets
 
-    from agenthorizon.data.builder import lazy_screenshots_transform
+    from agenthorizon.data.load import lazy_screenshots_transform
 
     row = big_trajectory_row(workdir / "big-trajectory")
     results = {}
@@ -132,7 +132,7 @@ def main() -> None:
 
     import datasets
 
-    from agenthorizon.data.builder import load_dataset
+    from agenthorizon.data.load import load_dataset
 
     datasets.disable_progress_bars()
     # 1. build the `all` cache (a fresh cache dir each time) vs raw parse, interleaved

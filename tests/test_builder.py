@@ -14,7 +14,9 @@ import pyarrow as pa
 import pytest
 
 import agenthorizon.data.screenshots as screenshots_module
-from agenthorizon.data.builder import AgentHorizon, features, load_dataset
+from agenthorizon.data.builder import AgentHorizon
+from agenthorizon.data.features import features
+from agenthorizon.data.load import load_dataset
 from agenthorizon.schema import HIDDEN_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, json_relpath, markdown_relpath
 from agenthorizon.data.screenshots import LazyScreenshots
 from agenthorizon.release.source import read_labels

@@ -16,7 +16,7 @@ import pytest
 from huggingface_hub import constants
 from huggingface_hub.errors import RemoteEntryNotFoundError
 
-from agenthorizon.data.builder import load_dataset
+from agenthorizon.data.load import load_dataset
 from agenthorizon.release.render import to_markdown
 from agenthorizon.schema import (
     FRAMEWORK_FILES,

@@ -122,7 +122,7 @@ def export_features(images: str) -> Any:
     """
     import datasets
 
-    from agenthorizon.data import builder
+    from agenthorizon.data import features as builder
 
     _check_mode(images)
     base = builder.features(images="paths")
@@ -373,7 +373,7 @@ def _write_config(
 
 
 def _rows(root: Path, config: str, dev_groups: int) -> Iterator[Mapping[str, Any]]:
-    from agenthorizon.data.builder import load_dataset
+    from agenthorizon.data.load import load_dataset
 
     dataset = load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
     yield from dataset

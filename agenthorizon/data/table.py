@@ -1,7 +1,7 @@
 """The dataset rows of AgentHorizon as Arrow tables, read from a release's files.
 
 :func:`build_table` turns label rows into one ``pyarrow`` table of the row
-fields of ``docs/architecture.md`` (schema: ``agenthorizon.data.builder.features``),
+fields of ``docs/architecture.md`` (schema: ``agenthorizon.data.features.features``),
 reading each item's trajectory json and Markdown. Columns are built whole, per
 batch of items, rather than row by row: a build of the ``all`` config covers
 about 176,000 steps, and per-step Python work is its cost.
@@ -23,22 +23,23 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agenthorizon.schema import json_relpath, markdown_relpath
+from agenthorizon.schema import (
+    FLOAT_PARAMETERS,
+    STEP_PARAMETER_COLUMNS,
+    STRING_PARAMETERS,
+    json_relpath,
+    markdown_relpath,
+)
 from agenthorizon.release.source import read_trajectory, screenshot_path, screenshot_paths
 
-__all__ = ["FLOAT_PARAMETERS", "STRING_PARAMETERS", "build_table", "encode_each"]
+__all__ = ["build_table", "encode_each"]
 
-FLOAT_PARAMETERS = ("x", "y", "start_x", "start_y", "end_x", "end_y", "amount", "duration_s")
-"""Action parameters with a float64 column in ``steps`` (null when absent or not a finite number)."""
-STRING_PARAMETERS = ("button", "text", "key", "direction")
-"""Action parameters with a string column in ``steps`` (null when absent or not a string)."""
-_TYPED_PARAMETERS = (*FLOAT_PARAMETERS, *STRING_PARAMETERS, "num_clicks", "keys")
 
 def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
     """The dataset rows of ``label_rows`` as one Arrow table of ``schema``.
 
     ``schema`` is ``features(images).arrow_schema`` of
-    :func:`agenthorizon.data.builder.features`. Each label row carries the seven
+    :func:`agenthorizon.data.features.features`. Each label row carries the seven
     label fields, ``difficulty``, ``pair_group_id``, ``in_dev`` and
     ``location`` (``file:line``, used in errors); the row adds its trajectory
     json and Markdown. ``screenshots`` holds Image storage structs
@@ -69,7 +70,7 @@ class _Batch:
         self.screenshots: list[str | None] = []
         self.parameters_json: list[str] = []
         # raw values of the typed parameter columns, None where a step lacks one
-        self.typed: dict[str, list[Any]] = {name: [] for name in _TYPED_PARAMETERS}
+        self.typed: dict[str, list[Any]] = {name: [] for name in STEP_PARAMETER_COLUMNS}
 
     def add(self, root: str, label_row: Mapping[str, Any]) -> None:
         trajectory_id = label_row["trajectory_id"]

@@ -32,32 +32,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
-from agenthorizon.schema import HIDDEN_FIELDS, screenshot_filename
+from agenthorizon.schema import HIDDEN_FIELDS, STEP_PARAMETER_COLUMNS, screenshot_filename
 
 __all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "strip_hidden"]
 
 _HIDDEN = frozenset(HIDDEN_FIELDS)
 # How a hidden key looks inside JSON text; "\\u" because an escape can spell one.
 _HIDDEN_IN_JSON = (*(f'"{name}"' for name in HIDDEN_FIELDS), "\\u")
-
-# Flat step columns of a dataset row that hold action parameters; used only
-# when a row lacks the lossless ``parameters`` JSON.
-_FLAT_PARAMETER_COLUMNS = (
-    "x",
-    "y",
-    "start_x",
-    "start_y",
-    "end_x",
-    "end_y",
-    "amount",
-    "duration_s",
-    "button",
-    "text",
-    "key",
-    "direction",
-    "num_clicks",
-    "keys",
-)
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _ID_FIELDS = ("steps_id", "instruction_id", "pair_group_id")
@@ -344,7 +325,7 @@ def _step_parameters(step: Mapping[str, Any], where: str) -> dict[str, Any]:
     if isinstance(action, Mapping):  # a release-shaped step record
         return strip_hidden(dict(action.get("parameters") or {}))
     # No lossless parameters: rebuild them from the flat columns.
-    return {k: step[k] for k in _FLAT_PARAMETER_COLUMNS if step.get(k) is not None}
+    return {k: step[k] for k in STEP_PARAMETER_COLUMNS if step.get(k) is not None}
 
 
 def _replace_in_strings(value: Any, olds: Sequence[str], new: str) -> Any:

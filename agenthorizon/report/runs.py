@@ -119,7 +119,7 @@ def load_runs(
     manifest differs from the one loaded here gets a warning, because its
     numbers would not be comparable to the published ones.
     """
-    from agenthorizon.data.builder import load_dataset
+    from agenthorizon.data.load import load_dataset
     from agenthorizon.release.labels import manifest_sha256
     from agenthorizon.schema import LABEL_FIELDS
 
