@@ -60,22 +60,28 @@ _BATCH_ITEMS = 128
 class AgentHorizonConfig(datasets.BuilderConfig):
     """Config of the AgentHorizon builder.
 
-    Args:
-        dev_groups: number of pair groups in AH-D, drawn by the authors'
-            algorithm (default 50; all two-deliverable groups when fewer).
-        dev_manifest: path of a dev manifest (a text file with one trajectory
-            id per line, or a JSON list of ids); when set it defines AH-D
-            instead of the derivation.
-        exclude_dev: remove the AH-D items from AH, AH-S and all.
-        images: ``"lazy"``, ``"paths"``, ``"eager"`` or ``None`` (stored like
-            ``"paths"``; for :func:`load_dataset` it also means no media is
-            fetched from the Hub). See :func:`features`.
-        label_manifest_sha256: sha256 of the release's label manifest
-            (:func:`agenthorizon.release.labels.manifest_sha256`). :func:`load_dataset`
-            sets it so that a changed release gets a new cache; when set, the
-            builder refuses labels with another hash.
-        dev_manifest_sha256: sha256 of the dev manifest file's bytes, set by
-            :func:`load_dataset` for the same reason.
+    Parameters
+    ----------
+    dev_groups : int, default 50
+        Pair groups in AH-D, drawn by the authors' algorithm (all
+        two-deliverable groups when fewer).
+    dev_manifest : str, optional
+        Path of a dev manifest (one trajectory id per line, or a JSON list of
+        ids); when set it defines AH-D instead of the derivation.
+    exclude_dev : bool, default False
+        Remove the AH-D items from AH, AH-S and all.
+    images : {"lazy", "paths", "eager", None}, default "lazy"
+        ``None`` is stored like ``"paths"`` (for ``load_dataset`` it also
+        means no media is fetched from the Hub). See
+        :func:`agenthorizon.data.features.features`.
+    label_manifest_sha256 : str, optional
+        sha256 of the release's label manifest
+        (:func:`agenthorizon.release.labels.manifest_sha256`).
+        ``load_dataset`` sets it so that a changed release gets a new cache;
+        when set, the builder refuses labels with another hash.
+    dev_manifest_sha256 : str, optional
+        sha256 of the dev manifest file's bytes, set by ``load_dataset`` for
+        the same reason.
     """
 
     dev_groups: int = DEV_GROUPS

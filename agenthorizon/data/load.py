@@ -89,54 +89,75 @@ def load_dataset(
 ) -> datasets.DatasetDict | datasets.Dataset:
     """Load a config of AgentHorizon as ``datasets.load_dataset`` would.
 
-    Args:
-        path: a local release root, or a Hub dataset repo id (fetches only the
-            files ``name`` needs; see :func:`agenthorizon.release.source.resolve_release`).
-        name: ``"AH"``, ``"AH-S"``, ``"AH-D"`` or ``"all"``.
-        split: ``None`` returns a ``DatasetDict`` with the single split
-            ``"test"``; ``"test"`` returns that ``Dataset``.
-        blind: drop every field that reveals the label or the pairing
-            (``schema.HIDDEN_FIELDS``).
-        exclude_dev: remove the AH-D items from AH, AH-S and all.
-        dev_manifest: file of trajectory ids defining AH-D instead of the
-            derivation with ``dev_groups`` groups.
-        images: ``"lazy"`` (decode a screenshot when indexed), ``"paths"``,
-            ``"eager"`` (datasets' decoding of the whole list) or ``None``
-            (paths, and no media fetched from the Hub).
-        cache_dir: the datasets cache (Hub files go under ``cache_dir/hub``).
-        revision, token: for Hub repos.
-        num_proc: processes building the Arrow cache (``datasets``' own
-            multiprocessing: the items are split into contiguous runs, one per
-            process, and the shards keep the release order). ``None`` chooses:
-            :func:`default_num_proc` of the config's item count (one process
-            below 500 items). Only a cache build uses it; a cached config
-            loads without starting any process.
+    Parameters
+    ----------
+    path : str or os.PathLike, default "ServiceNow/AgentHorizon"
+        A local release root, or a Hub dataset repo id (fetches only the files
+        ``name`` needs; see :func:`agenthorizon.resolve_release`).
+    name : {"AH", "AH-S", "AH-D", "all"}, default "AH"
+        The config.
+    split : {None, "test"}, default None
+        ``None`` returns a ``DatasetDict`` with the single split ``"test"``;
+        ``"test"`` returns that ``Dataset``.
+    blind : bool, default False
+        Drop every field that reveals the label or the pairing
+        (``schema.HIDDEN_FIELDS``).
+    exclude_dev : bool, default False
+        Remove the AH-D items from AH, AH-S and all.
+    dev_manifest : path, optional
+        File of trajectory ids defining AH-D instead of the derivation with
+        ``dev_groups`` groups.
+    dev_groups : int, default 50
+        Pair groups the AH-D derivation draws.
+    images : {"lazy", "paths", "eager", None}, default "lazy"
+        ``"lazy"`` decodes a screenshot when indexed; ``"eager"`` is
+        ``datasets``' decoding of the whole list; ``"paths"`` gives strings;
+        ``None`` gives paths and fetches no media from the Hub.
+    cache_dir : path, optional
+        The ``datasets`` cache (Hub files go under ``cache_dir/hub``).
+    revision, token : optional
+        For Hub repos.
+    num_proc : int, optional
+        Processes building the Arrow cache (``datasets``' own
+        multiprocessing: the items are split into contiguous runs, one per
+        process, and the shards keep the release order). ``None`` chooses
+        :func:`default_num_proc` of the config's item count (one process
+        below 500 items). Only a cache build uses it; a cached config loads
+        without starting any process.
 
-    Returns:
-        A ``datasets.DatasetDict`` ``{"test": Dataset}`` (``split=None``) or
-        the ``Dataset`` (``split="test"``): one row per label row of the
-        config, in label-file order, with the fields of ``docs/data.md``.
+    Returns
+    -------
+    datasets.DatasetDict or datasets.Dataset
+        ``{"test": Dataset}`` (``split=None``) or the ``Dataset``
+        (``split="test"``): one row per label row of the config, in
+        label-file order, with the fields of docs/data.md.
 
-    Raises:
-        ValueError: an unknown config, split or images mode; ``exclude_dev``
-            with ``"AH-D"``; a bad label row, trajectory json or dev
-            manifest (the message names the file and line or label row).
-        FileNotFoundError: ``path`` is neither a release root nor a
-            fetchable Hub repo, or a file a label row needs is missing.
+    Raises
+    ------
+    ValueError
+        An unknown config, split or images mode; ``exclude_dev`` with
+        ``"AH-D"``; a bad label row, trajectory json or dev manifest (the
+        message names the file and line or label row).
+    FileNotFoundError
+        ``path`` is neither a release root nor a fetchable Hub repo, or a file
+        a label row needs is missing.
 
+    Notes
+    -----
     The Arrow cache is keyed by release root, config, dev settings, images
     mode, label manifest sha256 and builder code, so loading again reuses it
     and a changed release never reuses a stale one.
 
-    Example:
-        >>> import tempfile, agenthorizon
-        >>> root = tempfile.mkdtemp() + "/release"
-        >>> _ = agenthorizon.generate_sample(root, preset="tiny")
-        >>> ds = load_dataset(root, "AH", split="test", cache_dir=tempfile.mkdtemp())  # doctest: +ELLIPSIS
-        >>> len(ds), ds[0]["label"] in ("positive", "negative")
-        (8, True)
-        >>> ds[0]["screenshots"]  # nothing decoded until indexed
-        LazyScreenshots(... steps, ... with a screenshot)
+    Examples
+    --------
+    >>> import tempfile, agenthorizon
+    >>> root = tempfile.mkdtemp() + "/release"
+    >>> _ = agenthorizon.generate_sample(root, preset="tiny")
+    >>> ds = load_dataset(root, "AH", split="test", cache_dir=tempfile.mkdtemp())  # doctest: +ELLIPSIS
+    >>> len(ds), ds[0]["label"] in ("positive", "negative")
+    (8, True)
+    >>> ds[0]["screenshots"]  # nothing decoded until indexed
+    LazyScreenshots(... steps, ... with a screenshot)
     """
     check_config(name)
     if split not in (None, SPLIT_NAME):
