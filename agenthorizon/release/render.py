@@ -12,7 +12,7 @@ Layout (lines joined by ``\\n``, one blank line between blocks)::
 
     ## Goal
 
-    <instruction>
+    <instruction, stripped of surrounding white space>
 
     ## Steps
 
@@ -28,21 +28,36 @@ Layout (lines joined by ``\\n``, one blank line between blocks)::
 
     **Timestamp:** 1718000000123 ms
 
-and so on for every step. The image line appears only when the step has a
-screenshot (the reference is printed as stored in the JSON), the timestamp
-line only when the step has a timestamp.
-
-Details the SPEC leaves open, decided here (and followed by the sample corpus):
+and so on for every step. The rules are SPEC section "Trajectory Markdown"
+(the release's own renderer), kept exactly:
 
 * The file ends with exactly one newline after the last line.
-* Milliseconds are ``timestamp_us / 1000`` rounded half to even, as Python's
-  ``round`` does (``1500`` us -> ``2`` ms, ``2500`` us -> ``2`` ms); integer
-  timestamps are rounded exactly, with no float error at any magnitude.
-* Values print as Python's ``str`` prints them: integers as integers
-  (``512``), floats as floats (``512.5``, ``512.0``), strings verbatim
-  (typed text is not escaped). Missing or null values print as ``?``.
-* ``move``, ``wait`` and unknown action types print as their bare type name,
-  because the release layout defines no richer string for them.
+* A missing instruction is an empty line; a step without ``step_id`` is
+  ``Step ?``. The image line appears only when the step's ``screenshot`` is
+  non-empty (printed as stored in the JSON), the timestamp line only when
+  ``timestamp_us`` is present and not null.
+* Milliseconds are ``format(int(timestamp_us) / 1000, ".0f")``: float
+  division, then rounding half to even on the float (``1500`` us -> ``2``,
+  ``2500`` us -> ``2``).
+* An action without ``type`` is ``unknown``; a click is ``left-click``
+  unless its ``button`` is ``"right"`` (a missing, null or any other button
+  is a left click); a ``type`` without ``text`` is ``type ""``, a
+  ``press`` / ``hotkey`` without ``keys`` is ``press `` / ``hotkey `` (nothing
+  after the space).
+* A parameter that is absent prints as ``?`` (:data:`MISSING`); one that is
+  present prints as Python's ``str`` prints it: integers as integers
+  (``512``), floats as floats (``512.5``), null as ``None``, strings
+  verbatim (typed text is not escaped).
+* ``move``, ``wait`` and unknown action types print as their bare type name.
+
+Inputs the SPEC has no rule for (the release's own renderer fails on them)
+are rendered sensibly instead of failing; none occurs in the release: a null ``text`` prints as ``type "?"``; a null
+``keys`` as ``press ?``; ``keys`` given as one string prints that string; a
+null key inside ``keys`` as ``?``; a ``num_clicks`` that is not a number
+adds no `` x{n}``; a null or non-string instruction prints as empty / its
+``str``; an ``action`` or ``parameters`` that is not an object counts as
+absent. A ``timestamp_us`` that ``int()`` cannot read is an error naming
+the trajectory and step.
 
 Pure logic: no I/O.
 """
@@ -53,19 +68,21 @@ from collections.abc import Mapping
 from typing import Any
 
 MISSING = "?"
-"""What a missing or null value renders as."""
+"""What an absent parameter (or step id) renders as."""
+
+UNKNOWN_ACTION = "unknown"
+"""What an action without a ``type`` renders as."""
 
 TYPE_TEXT_LIMIT = 80
 """Typed text longer than this is cut to ``TYPE_TEXT_LIMIT - 3`` characters plus ``...``."""
 
 _ELLIPSIS = "..."
+_RIGHT_BUTTON = "right"
 
 
 def _value(parameters: Mapping[str, Any], name: str) -> str:
-    value = parameters.get(name)
-    if value is None:
-        return MISSING
-    return str(value)
+    # absent -> "?", present -> str(value), so a null value prints as "None"
+    return str(parameters[name]) if name in parameters else MISSING
 
 
 def _point(parameters: Mapping[str, Any], x: str = "x", y: str = "y") -> str:
@@ -73,9 +90,11 @@ def _point(parameters: Mapping[str, Any], x: str = "x", y: str = "y") -> str:
 
 
 def _keys(parameters: Mapping[str, Any], separator: str) -> str:
-    keys = parameters.get("keys")
+    if "keys" not in parameters:
+        return ""
+    keys = parameters["keys"]
     if keys is None:
-        return MISSING
+        return MISSING  # the release's renderer fails here; see the module docstring
     if isinstance(keys, (list, tuple)):
         return separator.join(MISSING if key is None else str(key) for key in keys)
     return str(keys)  # a single key given as a string: print it as is
@@ -87,6 +106,21 @@ def _cut(text: str) -> str:
     return text
 
 
+def _click(parameters: Mapping[str, Any]) -> str:
+    button = "right" if parameters.get("button") == _RIGHT_BUTTON else "left"
+    text = f"{button}-click {_point(parameters)}"
+    clicks = parameters.get("num_clicks")
+    # bool is an int subclass; True is not a click count
+    if isinstance(clicks, (int, float)) and not isinstance(clicks, bool) and clicks > 1:
+        text += f" x{clicks}"
+    return text
+
+
+def _typed(parameters: Mapping[str, Any]) -> str:
+    text = parameters.get("text", "")
+    return f'type "{MISSING if text is None else _cut(str(text))}"'
+
+
 def action_string(action: Mapping[str, Any] | None) -> str:
     """The one-line description of an action, as the release Markdown prints it.
 
@@ -96,19 +130,21 @@ def action_string(action: Mapping[str, Any] | None) -> str:
     ========== ==================================================
     type       string
     ========== ==================================================
-    click      ``left-click (x, y)`` / ``right-click (x, y)``, `` x{n}`` appended when ``num_clicks > 1``
-    type       ``type "TEXT"``, text over 80 characters cut to 77 + ``...``
-    press      ``press k1 k2``
-    hotkey     ``hotkey k1+k2``
+    click      ``right-click (x, y)`` when ``button`` is ``"right"``, else ``left-click (x, y)``; `` x{n}`` appended when ``num_clicks > 1``
+    type       ``type "TEXT"`` (no text: ``type ""``), text over 80 characters cut to 77 + ``...``
+    press      ``press k1 k2`` (no keys: ``press `` with nothing after the space)
+    hotkey     ``hotkey k1+k2`` (no keys: ``hotkey ``)
     scroll     ``scroll {direction} {amount}px at (x, y)``
     drag       ``drag (sx, sy) -> (ex, ey)``
     key_down   ``keydown K``
     key_up     ``keyup K``
+    (none)     ``unknown``
     other      the bare type name (``move``, ``wait``, unknown types)
     ========== ==================================================
 
-    Missing or null values print as ``?`` (:data:`MISSING`); so does the whole
-    string when ``action`` is not a mapping.
+    An absent parameter prints as ``?`` (:data:`MISSING`), a null one as
+    ``None``. An ``action`` that is not a mapping renders as an action
+    without type, ``unknown``.
 
     Parameters
     ----------
@@ -128,33 +164,27 @@ def action_string(action: Mapping[str, Any] | None) -> str:
 
     Examples
     --------
-    >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "left"}})
+    >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "middle"}})
     'left-click (10, 20)'
     >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "right", "num_clicks": 2}})
     'right-click (10, 20) x2'
-    >>> action_string({"type": "scroll", "parameters": {"x": 5, "y": 6, "direction": "down"}})
-    'scroll down ?px at (5, 6)'
-    >>> action_string({"type": "hotkey", "parameters": {"keys": ["ctrl", "s"]}})
-    'hotkey ctrl+s'
-    >>> action_string({"type": "zoom", "parameters": {"factor": 2}})
-    'zoom'
+    >>> action_string({"type": "scroll", "parameters": {"x": 5, "y": None, "direction": "down"}})
+    'scroll down ?px at (5, None)'
+    >>> action_string({"type": "hotkey", "parameters": {"keys": ["ctrl", "s"]}}), action_string({"type": "press"})
+    ('hotkey ctrl+s', 'press ')
+    >>> action_string({"type": "zoom", "parameters": {"factor": 2}}), action_string({"parameters": {}})
+    ('zoom', 'unknown')
     """
     if not isinstance(action, Mapping):
-        return MISSING
-    kind = action.get("type")
+        action = {}  # a null or non-object action: rendered as an action without type
+    kind = action.get("type", UNKNOWN_ACTION)
     parameters = action.get("parameters")
     if not isinstance(parameters, Mapping):
         parameters = {}
     if kind == "click":
-        text = f"{_value(parameters, 'button')}-click {_point(parameters)}"
-        clicks = parameters.get("num_clicks")
-        # bool is an int subclass; True is not a click count
-        if isinstance(clicks, (int, float)) and not isinstance(clicks, bool) and clicks > 1:
-            text += f" x{clicks}"
-        return text
+        return _click(parameters)
     if kind == "type":
-        text = parameters.get("text")
-        return f'type "{MISSING if text is None else _cut(str(text))}"'
+        return _typed(parameters)
     if kind == "press":
         return f"press {_keys(parameters, ' ')}"
     if kind == "hotkey":
@@ -170,40 +200,64 @@ def action_string(action: Mapping[str, Any] | None) -> str:
         return f"keydown {_value(parameters, 'key')}"
     if kind == "key_up":
         return f"keyup {_value(parameters, 'key')}"
-    return MISSING if kind is None else str(kind)
+    return str(kind)  # a null type prints as Python prints it: None
 
 
-def timestamp_ms(timestamp_us: int | float) -> int:
-    """``timestamp_us / 1000`` rounded half to even (Python's ``round``).
+def timestamp_ms(timestamp_us: Any) -> str:
+    """A step's ``timestamp_us`` as the milliseconds the release prints.
 
-    Integers are rounded exactly (no float division), so the result is right
-    for timestamps of any size.
+    ``format(int(timestamp_us) / 1000, ".0f")``, as the release's renderer
+    computes it: ``int()`` first (a float loses its fraction, a numeric
+    string is read), then float division, then rounding half to even on the
+    float. Above 2**53 microseconds (about 285 years) the float division is
+    not exact; the release's files carry that error, so this does too.
 
+    Parameters
+    ----------
+    timestamp_us : int, float or str
+        Microseconds since the epoch, anything ``int()`` accepts.
+
+    Returns
+    -------
+    str
+        The digits printed before `` ms``.
+
+    Raises
+    ------
+    ValueError
+        When ``int()`` cannot read ``timestamp_us`` (text, NaN, infinity,
+        a list...).
+
+    Examples
+    --------
     >>> timestamp_ms(1_718_000_000_123_456), timestamp_ms(1500), timestamp_ms(2500), timestamp_ms(2501)
-    (1718000000123, 2, 2, 3)
+    ('1718000000123', '2', '2', '3')
+    >>> timestamp_ms(2500.9), timestamp_ms(-1500)
+    ('2', '-2')
     """
-    if isinstance(timestamp_us, int) and not isinstance(timestamp_us, bool):
-        quotient, remainder = divmod(timestamp_us, 1000)
-        if remainder > 500 or (remainder == 500 and quotient % 2 == 1):
-            quotient += 1
-        return quotient
-    return round(timestamp_us / 1000)
+    try:
+        whole = int(timestamp_us)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"timestamp_us is {timestamp_us!r}; expected a number of microseconds") from None
+    return format(whole / 1000, ".0f")
 
 
-def _step_blocks(step: Mapping[str, Any], index: int) -> list[str]:
-    step_id = step.get("step_id")
-    label = MISSING if step_id is None else str(step_id)
-    blocks = ["---", f"### Step {label}"]
+def _step_lines(step: Mapping[str, Any]) -> list[str]:
+    label = str(step["step_id"]) if "step_id" in step else MISSING
+    lines = ["---", f"### Step {label}"]
     screenshot = step.get("screenshot")
     if screenshot:
-        blocks.append(f"![Step {label} screenshot]({screenshot})")
-    blocks.append(f"**Action:** `{action_string(step.get('action'))}`")
+        lines.append(f"![Step {label} screenshot]({screenshot})")
+    lines.append(f"**Action:** `{action_string(step.get('action'))}`")
     timestamp = step.get("timestamp_us")
     if timestamp is not None:
-        if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
-            raise ValueError(f"step {index}: timestamp_us is {timestamp!r}; expected a number of microseconds")
-        blocks.append(f"**Timestamp:** {timestamp_ms(timestamp)} ms")
-    return blocks
+        lines.append(f"**Timestamp:** {timestamp_ms(timestamp)} ms")
+    return lines
+
+
+def _instruction(task: Mapping[str, Any]) -> str:
+    instruction = task.get("instruction")
+    return "" if instruction is None else str(instruction).strip()
 
 
 def to_markdown(trajectory: Mapping[str, Any]) -> str:
@@ -214,7 +268,8 @@ def to_markdown(trajectory: Mapping[str, Any]) -> str:
     module docstring): a title, the goal, the step count, then per step a
     heading, the screenshot reference (when the step has one), the action
     line (:func:`action_string`) and the timestamp in milliseconds (when the
-    step has one). A missing instruction or action value prints as ``?``.
+    step has one). A missing instruction is an empty line, a missing step id
+    ``?``, a missing parameter ``?`` and a null one ``None``.
 
     Parameters
     ----------
@@ -235,7 +290,7 @@ def to_markdown(trajectory: Mapping[str, Any]) -> str:
     ValueError
         Naming the trajectory (and step) when ``trajectory`` is not a mapping,
         ``task`` is not a mapping, ``steps`` is not a list, a step is not a
-        mapping, or a ``timestamp_us`` is not a number.
+        mapping, or a ``timestamp_us`` is something ``int()`` cannot read.
 
     See Also
     --------
@@ -276,19 +331,12 @@ def to_markdown(trajectory: Mapping[str, Any]) -> str:
     steps = trajectory.get("steps")
     if not isinstance(steps, list):
         raise ValueError(f"trajectory {name}: 'steps' is {type(steps).__name__}; expected a list of steps")
-    instruction = task.get("instruction")
-    blocks = [
-        "# Trajectory Report",
-        "## Goal",
-        MISSING if instruction is None else str(instruction),
-        "## Steps",
-        f"Total steps: **{len(steps)}**",
-    ]
+    blocks = ["# Trajectory Report", "## Goal", _instruction(task), "## Steps", f"Total steps: **{len(steps)}**"]
     for index, step in enumerate(steps):
         if not isinstance(step, Mapping):
             raise ValueError(f"trajectory {name}: step {index} is {type(step).__name__}; expected an object")
         try:
-            blocks.extend(_step_blocks(step, index))
+            blocks.extend(_step_lines(step))
         except ValueError as error:
-            raise ValueError(f"trajectory {name}: {error}") from None
+            raise ValueError(f"trajectory {name}: step {index}: {error}") from None
     return "\n\n".join(blocks) + "\n"
