@@ -137,3 +137,14 @@ def test_every_sample_markdown_equals_rendering_of_its_json(tiny_root: Path):
         assert markdown == to_markdown(trajectory), path.name
         # the Markdown's image lines are exactly the steps that have a screenshot
         assert markdown.count("![Step ") == sum("screenshot" in step for step in trajectory["steps"])
+
+
+def test_docs_rendering_example_prints_what_the_docs_show(capsys):
+    # docs/data.md "Trajectory Markdown": the snippet runs and prints exactly the block after it
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "data.md").read_text(encoding="utf-8")
+    section = page.split("\n## Trajectory Markdown\n", 1)[1]
+    code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]  # the section's first two blocks
+    exec(compile(code, "docs/data.md", "exec"), {})
+    assert capsys.readouterr().out == shown

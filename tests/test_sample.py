@@ -54,6 +54,21 @@ def _trajectory(root: Path, trajectory_id: str) -> dict:
     return json.loads((root / json_relpath(trajectory_id)).read_text(encoding="utf-8"))
 
 
+SAMPLE_DOC = Path(__file__).resolve().parents[1] / "docs" / "sample.md"
+
+
+def _doc_states(*figures: str) -> None:
+    """docs/sample.md quotes each figure a test asserts (so the page cannot drift from the tests)."""
+    page = SAMPLE_DOC.read_text(encoding="utf-8")
+    missing = [figure for figure in figures if figure not in page]
+    assert not missing, f"docs/sample.md no longer states {missing}"
+
+
+def _files_and_pngs(root: Path) -> tuple[int, int]:
+    files = [path for path in root.rglob("*") if path.is_file()]
+    return len(files), sum(path.suffix == ".png" for path in files)
+
+
 def _typed_text(trajectory: dict) -> str:
     return "\n".join(
         step["action"]["parameters"].get("text", "") for step in trajectory["steps"] if step["action"]["type"] == "type"
@@ -325,14 +340,23 @@ def test_hard_file_is_harder_for_the_lexical_judge(small_root: Path):
     from agenthorizon.scoring.verdicts import parse_verdict
 
     judge = make_judge("lexical")
-    accuracy = {}
+    accuracy, scores = {}, {}
     for config in ("AH", "AH-S"):
         rows = agenthorizon.load_dataset(small_root, config, split="test", images=None)
         predictions = [parse_verdict(judge.judge(build_judge_input(row)).text).to_dict() for row in rows]
-        accuracy[config] = agenthorizon.score(predictions, rows).balanced_accuracy
+        scores[config] = agenthorizon.score(predictions, rows)
+        accuracy[config] = scores[config].balanced_accuracy
     assert accuracy["AH-S"] >= 0.85, accuracy
     assert accuracy["AH"] <= 0.75, accuracy
     assert accuracy["AH-S"] - accuracy["AH"] >= 0.15, accuracy
+    # the figures docs/sample.md quotes for `small`, seed 0
+    shown = {
+        config: tuple(f"{100 * getattr(scores[config], name):.1f}" for name in
+                      ("balanced_accuracy", "positive_accuracy", "negative_accuracy"))
+        for config in scores
+    }
+    assert shown == {"AH": ("69.4", "100.0", "38.8"), "AH-S": ("91.3", "94.6", "88.0")}
+    _doc_states("| `small`, seed 0 | 69.4% (positives 100%, negatives 38.8%) | 91.3% (94.6%, 88.0%) |")
 
 
 def test_domains_applications_and_os():
@@ -344,9 +368,28 @@ def test_domains_applications_and_os():
     assert {d.os for d in deliverables} == {"linux", "windows", "macos"}
     mean_apps = np.mean([len(d.trajectory.applications) for d in deliverables])
     assert 1.8 <= mean_apps <= 2.1  # the release: 1.98
+    assert {len(d.trajectory.applications) for d in deliverables} == {1, 2, 3}
+    from agenthorizon.release.sample.tasks import TEMPLATES
+
+    assert len(TEMPLATES) == 25
+    _doc_states("(25 templates", "(1–3 per task, about 2 on average")
 
 
 # --- preset shapes ----------------------------------------------------------------------
+
+
+def test_tiny_and_small_presets_have_the_documented_size(tiny_root: Path, small_root: Path):
+    # docs/sample.md, "Presets": groups, items, screenshots and files (seed 0)
+    assert _files_and_pngs(tiny_root) == (160, 117)
+    assert _files_and_pngs(small_root) == (5311, 4880)
+    for root, groups, items in ((tiny_root, 5, 19), (small_root, 65, 213)):
+        rows = _rows(root)
+        assert len(rows) == items
+        assert len(set(pair_groups(rows).values())) == groups
+    _doc_states(
+        "| `tiny` | 5 (one triangle) | 19 | 5–15 | 117 | 160 |",
+        "| `small` | 65 (one triangle) | 213 | 20–60 | 4,880 | 5,311 |",
+    )
 
 
 def test_small_preset_has_sixty_groups_and_a_proper_dev_subset():
@@ -384,6 +427,37 @@ def test_full_preset_has_the_release_shape(tmp_path: Path):
     assert abs(np.percentile(steps, 90) - 186) <= 4
     assert steps.max() == 358
     assert (steps >= 200).sum() == 83
+    _doc_states("median 121, maximum 358, and 83 items with at", "The 90th percentile is 187.8")
+
+    # `agenthorizon info` on the corpus prints the table docs/sample.md quotes, line for line
+    from agenthorizon.cli.info import format_table, release_info
+
+    info = release_info(str(root))
+    assert info["configs"]["all"]["steps"] == {"median": 121.0, "p90": pytest.approx(187.8), "max": 358}
+    _doc_states(*format_table(info).splitlines()[:5])
+
+    # the paper's 850 / 1,700 / 327 against the distinct counts built here (docs/sample.md)
+    positives = [row for row in rows if row["label"] == "positive"]
+    assert (len(deliverables), len(deliverables) + len(negatives), len(deliverables) - len(positives)) == (849, 1699, 326)
+    assert summary.n_groups == 424 and len({row["steps_id"] for row in rows}) == 849
+    _doc_states("849 + 850 = 1,699 distinct candidates", "849 − 523 = 326", "| `full` | 424 (one triangle) | 1,373 |")
+
+    # screenshots the full corpus references (written with images=True), and the files without them
+    one_item_per_trajectory = {row["steps_id"]: row for row in rows}.values()
+    shots = sum(
+        bool(step.get("screenshot"))
+        for row in one_item_per_trajectory
+        for step in _trajectory(root, row["trajectory_id"])["steps"]
+    )
+    assert shots == 106_174
+    assert sum(path.is_file() for path in root.rglob("*")) == 2751
+    _doc_states("| 106,174 | 2,751 + the screenshots |")
+
+    # evidence modes and distractors over the 849 trajectories
+    plan = build_plan("full", seed=0)
+    assert _modes(plan) == {"typed": 577, "selected": 102, "reformatted": 85, "corrected": 85}
+    assert sum(d.trajectory.evidence.distractor is not None for d in plan.deliverables.values()) == 183
+    _doc_states("577 / 102 / 85 / 85 of its 849 trajectories", "(183 of 849 in `full`)")
 
     # AH-D by the authors' derivation: the paper's 162 = 62 + 100 and its type mix
     dev = derive_dev_set(rows)
