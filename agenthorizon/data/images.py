@@ -37,6 +37,7 @@ from typing import Any, Iterable, Sequence
 
 from PIL import Image
 
+from agenthorizon._system import available_cpus
 from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
 
 __all__ = [
@@ -665,7 +666,7 @@ def prepare_images(
     kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
     groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
 
-    n_workers = workers if workers is not None else _available_cpus()
+    n_workers = workers if workers is not None else available_cpus()
     if n_workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     root = None if not use_cache else Path(cache_dir) if cache_dir is not None else default_cache_dir()
@@ -738,10 +739,3 @@ def _run_jobs(jobs: list[_Job], workers: int, executor: str) -> list[tuple[bytes
         pool_class = concurrent.futures.ThreadPoolExecutor
     with pool_class(max_workers=min(workers, len(jobs))) as pool:
         return list(pool.map(_run_job, jobs, chunksize=1 if pool_class is concurrent.futures.ThreadPoolExecutor else 4))
-
-
-def _available_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1

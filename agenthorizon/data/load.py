@@ -17,6 +17,7 @@ from typing import Any
 import datasets
 from datasets.exceptions import DatasetGenerationError
 
+from agenthorizon._system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.source import (
@@ -48,7 +49,7 @@ def default_num_proc(n_items: int, cpus: int | None = None) -> int | None:
     (True, 2, 4)
     """
     if cpus is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        cpus = available_cpus()
     if n_items < PARALLEL_BUILD_MIN_ITEMS or cpus < 2:
         return None
     return min(cpus, PARALLEL_BUILD_MAX_PROCESSES)

@@ -24,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agenthorizon._system import available_cpus
 from agenthorizon.release.render import to_markdown
 from agenthorizon.release.sample.plan import CorpusPlan, build_plan, deliverable_id
 from agenthorizon.release.sample.presets import PRESETS, Preset
@@ -196,7 +197,8 @@ def generate(
     trajectories : bool
         ``False`` writes only label files and sandbox texts (implies no images).
     workers : int, optional
-        Processes that draw screenshots; default: the machine's CPU count.
+        Processes that draw screenshots; default: the CPUs this process may
+        use (:func:`agenthorizon._system.available_cpus`).
         Small corpora are drawn in this process whatever the value.
     overwrite : bool, default=False
         Replace a corpus already at ``root`` (its label files and
@@ -261,7 +263,7 @@ def generate(
             (root / markdown_relpath(row["trajectory_id"])).write_text(to_markdown(document), encoding="utf-8")
         if images:
             (root / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
-            n_images = _write_images(root, _screen_specs(plan), size, workers or os.cpu_count() or 1)
+            n_images = _write_images(root, _screen_specs(plan), size, workers or available_cpus())
 
     rows = plan.rows()
     labels = {
