@@ -149,3 +149,28 @@ def test_bare_verdict_files_keep_their_confidence(run_dirs, tiny_root: Path, tmp
     )
     assert unwrapped.confidence == wrapped.confidence
     assert unwrapped.confidence[NO_CONFIDENCE] == (0, 0)
+
+
+def test_a_run_and_a_mistake_type_look_the_same_in_figures_html_tables_and_info(scored, tiny_root: Path):
+    # report/style.py defines the colours and short names once; every view uses them
+    from matplotlib.colors import to_hex
+
+    from agenthorizon.cli.info import format_table, release_info
+    from agenthorizon.report.html import build_report
+    from agenthorizon.report.plots import plot_judge_comparison, plot_mistake_type_recall
+    from agenthorizon.report.style import SHORT_MISTAKE_TYPES, mistake_type_key, run_color
+    from agenthorizon.report.tables import LeaderboardRow, render_leaderboard
+
+    run_set, runs = scored
+    (bars,) = [c for c in plot_judge_comparison(runs).axes[0].containers if hasattr(c, "patches")]
+    colours = [run_color(index) for index in range(len(runs))]
+    assert [to_hex(patch.get_facecolor()).upper() for patch in bars.patches] == [c.upper() for c in colours]
+    html = build_report(run_set)
+    assert all(f"background:{colour}" in html for colour in colours)
+
+    ticks = [label.get_text().split("\n")[0] for label in plot_mistake_type_recall(runs).axes[0].get_xticklabels()]
+    assert ticks == [SHORT_MISTAKE_TYPES[name] for name in MISTAKE_TYPES]
+    table = render_leaderboard([LeaderboardRow("lexical", {"all": runs[0].report}, runs[0].report)], ["all"])
+    assert all(f"recall {SHORT_MISTAKE_TYPES[name]}" in table for name in MISTAKE_TYPES)
+    header = format_table(release_info(str(tiny_root))).splitlines()[0].split()
+    assert header[4:7] == ["critical", "side_effect", "misunderstanding"] == [mistake_type_key(n) for n in MISTAKE_TYPES]

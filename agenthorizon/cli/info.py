@@ -12,14 +12,13 @@ import argparse
 import json
 from typing import Any, Sequence
 
+from agenthorizon.report.style import mistake_type_key
 from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, MISTAKE_TYPES, UNTYPED
 
 HELP = "Print items, labels, mistake types, step counts and label manifest sha256 of every config."
 
 PERCENTILE_METHOD = "linear"
 """numpy.percentile method used for the 90th percentile (numpy's default, type 7)."""
-
-_SHORT_TYPES = {MISTAKE_TYPES[0]: "critical", MISTAKE_TYPES[1]: "side_effect", MISTAKE_TYPES[2]: "misunderstanding"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +81,7 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
 
 def format_table(info: dict[str, Any]) -> str:
     """A fixed-width table of :func:`release_info`, then each config's manifest sha256."""
-    header = ["config", "items", "pos", "neg", *_SHORT_TYPES.values(), "untyped", "steps_med", "steps_p90", "steps_max"]
+    header = ["config", "items", "pos", "neg", *map(mistake_type_key, MISTAKE_TYPES), "untyped", "steps_med", "steps_p90", "steps_max"]
     lines: list[Sequence[str]] = [header]
     for name, config in info["configs"].items():
         steps = config["steps"]
@@ -92,7 +91,7 @@ def format_table(info: dict[str, Any]) -> str:
                 str(config["items"]),
                 str(config["positives"]),
                 str(config["negatives"]),
-                *(str(config["mistake_types"][t]) for t in _SHORT_TYPES),
+                *(str(config["mistake_types"][t]) for t in MISTAKE_TYPES),
                 str(config["mistake_types"][UNTYPED]),
                 *("-" if steps[k] is None else f"{steps[k]:g}" for k in ("median", "p90", "max")),
             ]

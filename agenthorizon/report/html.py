@@ -32,13 +32,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.report.runs import JudgedRun, RunSet, load_runs
+from agenthorizon.report.style import run_color
 from agenthorizon.schema import MISTAKE_TYPES, POSITIVE, step_bucket
 from agenthorizon.scoring.metrics import item_outcomes, prediction_verdict, score, validate_prediction
 
 __all__ = ["ReportOptions", "build_report", "write_report"]
-
-RUN_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
-"""Okabe-Ito colours, one per run (colour-blind safe)."""
 
 _RAW_OUTPUT_LIMIT = 4000  # characters of raw judge output shown when no reasoning parsed
 
@@ -289,7 +287,7 @@ def _summary_table(labels: list[str], reports: list[dict[str, Any]]) -> str:
         for key in ("balanced_accuracy", "positive_accuracy", "negative_accuracy"):
             ci = _interval(intervals.get(key)).replace("95% CI ", "")
             cells.append(f"<td class='num'>{_pct(report[key])}<div class='small'>{_e(ci)}</div></td>")
-        swatch = f'<span class="swatch" style="background:{RUN_COLORS[index % len(RUN_COLORS)]}"></span>'
+        swatch = f'<span class="swatch" style="background:{run_color(index)}"></span>'
         rows.append(
             f"<tr><td>{swatch}{_e(label)}</td>{''.join(cells)}"
             f"<td class='num'>{report['n_invalid']}</td><td class='num'>{_pct(report['mistake_type_recall_macro'])}</td></tr>"
@@ -388,7 +386,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
 
     details = []
     for index, (run, report) in enumerate(zip(run_set.runs, reports)):
-        color = RUN_COLORS[index % len(RUN_COLORS)]
+        color = run_color(index)
         details.append(
             f'<section class="run" data-run="{index}"><h3 class="run-title"><span class="swatch" style="background:{color}">'
             f"</span>{_e(run.label)} <span class='small'>{_e(_run_facts(run))}</span></h3>"

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from agenthorizon.report.style import SHORT_MISTAKE_TYPES, run_color
 from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES, STEP_BUCKETS
 
 __all__ = [
@@ -43,14 +44,10 @@ __all__ = [
     "score_runs",
 ]
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-"""Okabe-Ito colours, one per run."""
-
 NO_CONFIDENCE = "none"
 """Confidence bucket of items whose verdict states none (or is invalid)."""
 
 CONFIDENCE_BUCKETS = (*CONFIDENCE_VALUES, NO_CONFIDENCE)
-SHORT_TYPES = {MISTAKE_TYPES[0]: "Critical\nmistake", MISTAKE_TYPES[1]: "Bad side\neffect", MISTAKE_TYPES[2]: "Misunder-\nstanding"}
 
 FIGURE_WIDTH = 6.5  # inches: a paper's text width
 DPI = 200
@@ -139,7 +136,7 @@ def _grouped_bars(ax: Any, groups: Sequence[str], series: Sequence[tuple[str, Se
         offsets = [g + (index - (count - 1) / 2) * width for g in range(len(groups))]
         heights = [float("nan") if v is None else v for v in values]
         ax.bar(
-            offsets, heights, width=width * 0.92, label=label, color=PALETTE[index % len(PALETTE)],
+            offsets, heights, width=width * 0.92, label=label, color=run_color(index),
             hatch=hatch, edgecolor="white" if hatch is None else "#333333", linewidth=0.4,
         )
     ax.set_xticks(range(len(groups)), groups)
@@ -222,10 +219,10 @@ def plot_mistake_type_recall(runs: Sequence[RunScores]) -> Any:
             (run.label, [run.report.mistake_type_recall[name]["recall"] for name in MISTAKE_TYPES]) for run in runs
         ]
         totals = runs[0].report.mistake_type_recall if runs else {}
-        _grouped_bars(ax, [SHORT_TYPES[name] for name in MISTAKE_TYPES], series)
+        _grouped_bars(ax, [SHORT_MISTAKE_TYPES[name] for name in MISTAKE_TYPES], series)
         ax.set_xticks(
             range(len(MISTAKE_TYPES)),
-            [f"{SHORT_TYPES[name]}\n(n={totals[name]['total'] if totals else 0})" for name in MISTAKE_TYPES],
+            [f"{SHORT_MISTAKE_TYPES[name]}\n(n={totals[name]['total'] if totals else 0})" for name in MISTAKE_TYPES],
         )
         ax.set_ylabel("Mistake-type recall")
         _legend(fig, ax, runs)
@@ -245,7 +242,7 @@ def plot_judge_comparison(runs: Sequence[RunScores]) -> Any:
             low.append(value - interval[0] if interval else 0.0)
             high.append(interval[1] - value if interval else 0.0)
         ax.barh(
-            positions, values, height=0.6, color=[PALETTE[i % len(PALETTE)] for i in range(len(runs))],
+            positions, values, height=0.6, color=[run_color(i) for i in range(len(runs))],
             xerr=[low, high], error_kw={"ecolor": "#222222", "capsize": 3, "linewidth": 1},
         )
         for position, value in zip(positions, values):

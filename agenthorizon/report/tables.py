@@ -16,16 +16,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from agenthorizon.report.style import SHORT_MISTAKE_TYPES
 from agenthorizon.schema import MISTAKE_TYPES
 
 FORMATS = ("table", "json", "markdown", "csv", "latex")
 """Every output format of :func:`render_report`."""
 
-SHORT_MISTAKE_TYPES = {
-    MISTAKE_TYPES[0]: "Critical",
-    MISTAKE_TYPES[1]: "Side effect",
-    MISTAKE_TYPES[2]: "Misunderstanding",
-}
 
 
 @dataclass(frozen=True)
