@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agenthorizon.release.labels import check_disjoint, label_file_problems, pair_groups, parse_label_file
+from agenthorizon.release.labels import (
+    check_disjoint,
+    check_label_file,
+    label_file_problems,
+    pair_groups,
+    parse_label_file,
+)
 from agenthorizon.schema import LABEL_FILE_EASY, LABEL_FILE_HARD, MISUNDERSTANDING
 from agenthorizon.release.source import read_labels
 from agenthorizon.release.splits import derive_dev_set, dev_set_from_manifest, select_config
@@ -112,6 +118,27 @@ def test_every_bad_line_is_reported_at_once():
     problems = label_file_problems(text, LABEL_FILE_HARD)
     assert [problem.split(":")[1] for problem in problems] == ["1", "2", "4"]
     assert "duplicate trajectory_id" in problems[2]
+    # the raising parser and the reporting check read the lines the same way
+    with pytest.raises(ValueError) as raised:
+        parse_label_file(text, LABEL_FILE_HARD)
+    assert str(raised.value) == problems[0]
+    parsed, reported = check_label_file(text, LABEL_FILE_HARD)
+    assert parsed is None and reported == problems
+    good = _text(_positive(T1), _negative(T2))
+    assert check_label_file(good, LABEL_FILE_HARD) == (parse_label_file(good, LABEL_FILE_HARD), [])
+
+
+def test_verify_reads_each_label_line_once(tiny_root: Path, monkeypatch):
+    from agenthorizon.release import labels
+    from agenthorizon.release.verify import verify_release
+    from agenthorizon.schema import LABEL_FILES
+
+    calls = []
+    validate = labels._validate_row
+    monkeypatch.setattr(labels, "_validate_row", lambda line, where: calls.append(where) or validate(line, where))
+    assert verify_release(tiny_root) == []
+    lines = sum(len((tiny_root / name).read_text(encoding="utf-8").splitlines()) for name in LABEL_FILES)
+    assert len(calls) == len(set(calls)) == lines
 
 
 def test_dev_manifest_with_unknown_id_is_refused():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from agenthorizon.schema import (
     GROUP_KEY_SEPARATOR,
@@ -40,6 +40,34 @@ class LabelFile:
         return f"{self.name}:{self.line_numbers[index]}"
 
 
+def _label_lines(text: str, name: str) -> Iterator[tuple[int, LabelRow | None, str | None]]:
+    """Each non-blank line of a label file: ``(line number, row, problem)``.
+
+    The one reading of a label file's lines: ``row`` is the validated row and
+    ``problem`` ``None``, or ``row`` is ``None`` and ``problem`` the message
+    (naming ``name:line`` and what was expected) for a line that is not a valid
+    row or repeats an earlier line's ``trajectory_id``. Lazy, so a caller that
+    stops at the first problem reads no further.
+    """
+    seen: dict[str, int] = {}
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{line_number}"
+        try:
+            row = _validate_row(line, where)
+        except ValueError as error:
+            yield line_number, None, str(error)
+            continue
+        first = seen.setdefault(row["trajectory_id"], line_number)
+        if first != line_number:
+            yield line_number, None, (
+                f"{where}: duplicate trajectory_id {row['trajectory_id']} (first at line {first}); expected each item once"
+            )
+            continue
+        yield line_number, row, None
+
+
 def parse_label_file(text: str, name: str) -> LabelFile:
     """Parse and validate the text of a label file (JSON Lines).
 
@@ -50,52 +78,56 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     ``parent``/``child`` sources, a known mistake type or ``""``). Mistake types
     are stored in their canonical label-file spelling.
 
-    Raises ``ValueError`` naming ``name``, the line and what was expected.
+    Raises ``ValueError`` naming ``name``, the line and what was expected, at
+    the first bad line (:func:`check_label_file` reports every one).
     """
     rows: list[LabelRow] = []
     line_numbers: list[int] = []
-    seen: dict[str, int] = {}
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{line_number}"
-        row = _validate_row(line, where)
-        first = seen.get(row["trajectory_id"])
-        if first is not None:
-            raise ValueError(
-                f"{where}: duplicate trajectory_id {row['trajectory_id']} "
-                f"(first at line {first}); expected each item once"
-            )
-        seen[row["trajectory_id"]] = line_number
+    for line_number, row, problem in _label_lines(text, name):
+        if problem is not None:
+            raise ValueError(problem)
         rows.append(row)
         line_numbers.append(line_number)
     return LabelFile(name=name, rows=rows, line_numbers=line_numbers)
+
+
+def check_label_file(text: str, name: str) -> tuple[LabelFile | None, list[str]]:
+    """Every problem of a label file's text, and the parsed file when there is none.
+
+    One pass over the lines, for ``agenthorizon verify``: the messages are
+    those :func:`parse_label_file` raises, one per bad line; the
+    :class:`LabelFile` is what :func:`parse_label_file` returns, or ``None``
+    when there is a problem.
+
+    >>> row = ('{"trajectory_id": "6f1c3a52-7a4e-4e47-9a3b-2f4c9c1e8d10", "label": "positive", '
+    ...        '"instruction_id": "d1", "instruction_source": "", "steps_id": "d1", "steps_source": "", '
+    ...        '"mistake_type": ""}')
+    >>> parsed, problems = check_label_file(row + "\\n" + row + "\\n{", "AgentHorizon.jsonl")
+    >>> parsed is None, [problem.split(": ")[1] for problem in problems]
+    (True, ['duplicate trajectory_id 6f1c3a52-7a4e-4e47-9a3b-2f4c9c1e8d10 (first at line 1); expected each item once', 'not valid JSON (Expecting property name enclosed in double quotes); expected one label object per line'])
+    """
+    rows: list[LabelRow] = []
+    line_numbers: list[int] = []
+    problems: list[str] = []
+    for line_number, row, problem in _label_lines(text, name):
+        if problem is not None:
+            problems.append(problem)
+        else:
+            rows.append(row)
+            line_numbers.append(line_number)
+    if problems:
+        return None, problems
+    return LabelFile(name=name, rows=rows, line_numbers=line_numbers), problems
 
 
 def label_file_problems(text: str, name: str) -> list[str]:
     """Every problem of a label file's text, one message per bad line.
 
     :func:`parse_label_file` stops at the first bad line; this reports all of
-    them (with the same messages), for ``agenthorizon verify``. An empty list
-    means :func:`parse_label_file` succeeds.
+    them (with the same messages). An empty list means
+    :func:`parse_label_file` succeeds.
     """
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{line_number}"
-        try:
-            row = _validate_row(line, where)
-        except ValueError as error:
-            problems.append(str(error))
-            continue
-        first = seen.setdefault(row["trajectory_id"], line_number)
-        if first != line_number:
-            problems.append(
-                f"{where}: duplicate trajectory_id {row['trajectory_id']} (first at line {first}); expected each item once"
-            )
-    return problems
+    return check_label_file(text, name)[1]
 
 
 def _validate_row(line: str, where: str) -> LabelRow:

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenthorizon.release.labels import check_disjoint, label_file_problems, parse_label_file
+from agenthorizon.release.labels import check_disjoint, check_label_file
 from agenthorizon.schema import LABEL_FILES, json_relpath, markdown_relpath
 from agenthorizon.release.source import local_root, read_trajectory, screenshot_path
 
@@ -70,7 +70,7 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
 
     See Also
     --------
-    agenthorizon.release.labels.label_file_problems : the per-line label checks.
+    agenthorizon.release.labels.check_label_file : the per-line label checks.
     agenthorizon.release.sample.generate : writes a sound sample release.
 
     Examples
@@ -100,10 +100,10 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
         except UnicodeDecodeError as error:
             problems.append(Problem(name, str(path), f"not UTF-8 text ({error.reason}); expected JSON Lines"))
             continue
-        file_problems = label_file_problems(text, name)
+        label_file, file_problems = check_label_file(text, name)  # one pass: every problem, or the rows
         problems.extend(Problem(name, str(path), message) for message in file_problems)
-        if not file_problems:
-            label_files.append(parse_label_file(text, name))
+        if label_file is not None:
+            label_files.append(label_file)
     try:
         check_disjoint(label_files)
     except ValueError as error:
