@@ -25,12 +25,6 @@ LABEL_FILES: Final = (LABEL_FILE_HARD, LABEL_FILE_EASY)
 """Both label files, in the order their rows are concatenated for ``all``."""
 
 DIFFICULTY_BY_LABEL_FILE: Final = {LABEL_FILE_HARD: "hard", LABEL_FILE_EASY: "easy"}
-CONFIG_LABEL_FILES: Final = {
-    CONFIG_AH: (LABEL_FILE_HARD,),
-    CONFIG_AH_S: (LABEL_FILE_EASY,),
-    CONFIG_AH_D: LABEL_FILES,  # dev groups are drawn from the whole release
-    CONFIG_ALL: LABEL_FILES,
-}
 
 LOAD_IMAGE_MODES: Final = ("lazy", "paths", "eager", None)
 """``images=`` of loading: decoded on access, as paths, decoded eagerly, or as
@@ -195,11 +189,6 @@ def screenshot_filename(step_id: int) -> str:
     return f"step_{step_id + 1}.png"
 
 
-def screenshot_relpath(steps_id: str, step_id: int) -> str:
-    """Release-relative path of a step's screenshot."""
-    return f"{IMAGES_DIR}/{steps_id}/{screenshot_filename(step_id)}"
-
-
 SCREENSHOT_REF_PREFIX: Final = "../media/images/"
 """How a JSON or Markdown file (under ``jsons/`` or ``markdowns/``) reaches :data:`IMAGES_DIR`."""
 
@@ -212,22 +201,6 @@ def screenshot_ref(steps_id: str, step_id: int) -> str:
     """
     return f"{SCREENSHOT_REF_PREFIX}{steps_id}/{screenshot_filename(step_id)}"
 
-
-# --- actions --------------------------------------------------------------------
-
-ACTION_TYPES: Final = (
-    "click",
-    "type",
-    "press",
-    "hotkey",
-    "scroll",
-    "drag",
-    "move",
-    "key_down",
-    "key_up",
-    "wait",
-)
-"""Known action types; unknown types occur and are carried through, not dropped."""
 
 # --- dataset rows -----------------------------------------------------------------
 

@@ -19,12 +19,12 @@ import json
 import os
 import shutil
 import time
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenthorizon._system import available_cpus
+from agenthorizon.release.labels import count_labels
 from agenthorizon.release.render import to_markdown
 from agenthorizon.release.sample.plan import CorpusPlan, build_plan, deliverable_id
 from agenthorizon.release.sample.presets import PRESETS, Preset
@@ -65,7 +65,7 @@ class SampleSummary:
         Per label file, ``{"positive": n, "negative": n}``.
     mistake_types : dict of str to int
         Negatives per mistake type over both files, types present only, in
-        alphabetical order with ``""`` (untyped negatives) last.
+        ``schema.MISTAKE_TYPES`` order with ``""`` (untyped negatives) last.
     n_items, n_deliverables, n_groups : int
         Label rows, distinct trajectories, and connected pair groups.
     n_steps : int
@@ -171,7 +171,6 @@ def generate(
     *,
     image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE,
     images: bool = True,
-    trajectories: bool = True,
     workers: int | None = None,
     overwrite: bool = False,
 ) -> SampleSummary:
@@ -194,8 +193,6 @@ def generate(
     images : bool
         ``False`` writes no PNG files (the JSON and Markdown still reference
         them); for tests that need labels and trajectories only.
-    trajectories : bool
-        ``False`` writes only label files and sandbox texts (implies no images).
     workers : int, optional
         Processes that draw screenshots; default: the CPUs this process may
         use (:func:`agenthorizon._system.available_cpus`).
@@ -239,7 +236,17 @@ def generate(
     root = Path(root)
     _check_root(root, overwrite)
     root.mkdir(parents=True, exist_ok=True)
+    label_paths = _write_labels(root, plan)
+    _write_trajectories(root, plan)
+    n_images = 0
+    if images:
+        (root / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
+        n_images = _write_images(root, _screen_specs(plan), size, workers or available_cpus())
+    return _summary(root, plan, label_paths, n_images, seconds=time.perf_counter() - started)
 
+
+def _write_labels(root: Path, plan: CorpusPlan) -> tuple[Path, ...]:
+    """The two label files (rows with the release's spacing) and the sandbox texts."""
     label_paths = []
     for name in LABEL_FILES:
         path = root / name
@@ -250,42 +257,42 @@ def generate(
         (root / relpath).parent.mkdir(parents=True, exist_ok=True)
         (root / relpath).write_text(FRAMEWORK_TEXT, encoding="utf-8")
     (root / PROMPT_FILE).write_text(PROMPT_TEXT, encoding="utf-8")
+    return tuple(label_paths)
 
-    n_images = 0
-    if trajectories:
-        (root / JSONS_DIR).mkdir(parents=True, exist_ok=True)
-        (root / MARKDOWNS_DIR).mkdir(parents=True, exist_ok=True)
-        for row in plan.rows():
-            document = plan.trajectory_json(row)
-            (root / json_relpath(row["trajectory_id"])).write_text(
-                json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
-            (root / markdown_relpath(row["trajectory_id"])).write_text(to_markdown(document), encoding="utf-8")
-        if images:
-            (root / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
-            n_images = _write_images(root, _screen_specs(plan), size, workers or available_cpus())
 
+def _write_trajectories(root: Path, plan: CorpusPlan) -> None:
+    """Each item's blind trajectory JSON and the release Markdown rendered from it."""
+    (root / JSONS_DIR).mkdir(parents=True, exist_ok=True)
+    (root / MARKDOWNS_DIR).mkdir(parents=True, exist_ok=True)
+    for row in plan.rows():
+        document = plan.trajectory_json(row)
+        (root / json_relpath(row["trajectory_id"])).write_text(
+            json.dumps(document, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        (root / markdown_relpath(row["trajectory_id"])).write_text(to_markdown(document), encoding="utf-8")
+
+
+def _summary(
+    root: Path, plan: CorpusPlan, label_paths: tuple[Path, ...], n_images: int, *, seconds: float
+) -> SampleSummary:
+    """The counts of what was written, labels counted by :func:`~agenthorizon.release.labels.count_labels`."""
+    per_file = {name: count_labels(plan.label_files[name]) for name in LABEL_FILES}
     rows = plan.rows()
-    labels = {
-        name: {POSITIVE: sum(r["label"] == POSITIVE for r in plan.label_files[name]),
-               NEGATIVE: sum(r["label"] == NEGATIVE for r in plan.label_files[name])}
-        for name in LABEL_FILES
-    }
-    types = Counter(row["mistake_type"] for row in rows if row["label"] == NEGATIVE)
+    types = count_labels(rows).mistake_types
     return SampleSummary(
         root=root,
         preset=plan.preset.name,
-        seed=seed,
-        labels=labels,
-        mistake_types=dict(sorted(types.items(), key=lambda item: (item[0] == "", item[0]))),
+        seed=plan.seed,
+        labels={name: {POSITIVE: counts.positives, NEGATIVE: counts.negatives} for name, counts in per_file.items()},
+        mistake_types={name: count for name, count in types.items() if count},
         n_items=len(rows),
         n_deliverables=len(plan.deliverables),
         n_groups=len(plan.groups),
         n_steps=sum(len(d.trajectory.steps) for d in plan.deliverables.values()),
         n_images=n_images,
         dev_items=len(derive_dev_set(rows).trajectory_ids),
-        label_paths=tuple(label_paths),
-        seconds=time.perf_counter() - started,
+        label_paths=label_paths,
+        seconds=seconds,
     )
 
 
