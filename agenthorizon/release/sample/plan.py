@@ -300,6 +300,11 @@ def _release_steps(
 def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
     """Build the whole sample corpus in memory (deterministic in ``preset`` and ``seed``).
 
+    The steps run in the order the release was built (module docstring), each
+    a function below, all drawing from one random stream in this order: the
+    corpus for a preset and seed depends on that order, and
+    ``tests/test_sample.py`` pins its bytes.
+
     >>> plan = build_plan("tiny", seed=0)
     >>> len(plan.rows()) == plan.preset.items
     True
@@ -313,7 +318,25 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
         raise ValueError(f"seed must be an integer, got {seed!r}")
     rng = random.Random(f"agenthorizon-sample:{preset.name}:{seed}")
 
-    # 1. deliverables and groups: `pairs` pairs plus one triangle (a parent with two children)
+    ids, groups, order, deliverables = _draw_deliverables(rng, preset)  # 1.
+    negatives = _swapped_negatives(groups)  # 2.
+    dev = _dev_groups_of(negatives)  # 3.
+    survivors = _review(rng, preset, groups, order[0], negatives, dev)  # 4.
+    evidence = _assign_evidence(rng, order, deliverables)  # 5.
+    files = _label_files(rng, preset, ids, survivors, negatives, deliverables, evidence)  # 6.
+    _record_trajectories(rng, preset, ids, order, survivors, negatives, deliverables, evidence)  # 7.
+    return CorpusPlan(preset, seed, deliverables, order, files, dev)
+
+
+def _draw_deliverables(
+    rng: random.Random, preset: Preset
+) -> tuple[list[str], list[tuple[str, ...]], list[tuple[str, ...]], dict[str, Deliverable]]:
+    """Step 1: deliverable ids, groups (``pairs`` pairs plus one triangle), and a task per group.
+
+    Returns the ids in draw order, the groups in corpus order (the triangle at
+    a random place), the groups in template order (triangle first) and the
+    deliverables (without trajectories yet).
+    """
     numbers = rng.sample(range(230_000, 240_000), preset.deliverables)
     ids = [deliverable_id(number) for number in numbers]
     groups: list[tuple[str, ...]] = [tuple(ids[2 * i : 2 * i + 2]) for i in range(preset.pairs)]
@@ -338,45 +361,72 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
         for position, (member, detail) in enumerate(zip(group, details)):
             role = PARENT if position == 0 else CHILD
             deliverables[member] = Deliverable(member, role, template, detail, os_name, resolution)
+    return ids, groups, order, deliverables
 
-    # 2. negatives: both directions of every sibling link (the triangle links its parent to each child)
-    links = [(group[0], child) for group in groups for child in group[1:]]
+
+def _swapped_negatives(groups: list[tuple[str, ...]]) -> list[dict]:
+    """Step 2: both directions of every sibling link (the triangle links its parent to each child)."""
     negatives = []
-    for parent, child in links:
-        negatives.append({"instruction_id": parent, "steps_id": child})
-        negatives.append({"instruction_id": child, "steps_id": parent})
+    for group in groups:
+        for child in group[1:]:
+            negatives.append({"instruction_id": group[0], "steps_id": child})
+            negatives.append({"instruction_id": child, "steps_id": group[0]})
+    return negatives
 
-    # 3. AH-D groups depend only on deliverable ids, so they are known before review
+
+def _dev_groups_of(negatives: list[dict]) -> list[tuple[str, ...]]:
+    """Step 3: the AH-D groups, which depend only on deliverable ids, so they are known before review."""
     probe = [dict(row, trajectory_id=str(index)) for index, row in enumerate(negatives)]
-    dev = dev_groups(probe)
-    dev_members = {member for group in dev for member in group}
+    return dev_groups(probe)
 
-    # 4. which positives survived review, and the negatives' mistake types
+
+def _review(
+    rng: random.Random,
+    preset: Preset,
+    groups: list[tuple[str, ...]],
+    triangle: tuple[str, ...],
+    negatives: list[dict],
+    dev: list[tuple[str, ...]],
+) -> set[str]:
+    """Step 4: which positives survived review; sets each negative's ``mistake_type``.
+
+    With an AH-D target (``full``), survivors and types are drawn separately
+    inside and outside the dev groups so AH-D gets the paper's exact counts.
+    """
+    dev_members = {member for group in dev for member in group}
     pairs = [group for group in groups if len(group) == 2]
-    if preset.dev is not None:
-        dev_pairs = [group for group in pairs if group[0] in dev_members]
-        other_pairs = [group for group in pairs if group[0] not in dev_members]
-        survivors = _survivors(rng, dev_pairs, [], preset.dev.positives)
-        survivors |= _survivors(rng, other_pairs, list(triangle), preset.positives - preset.dev.positives)
-        dev_types = _type_multiset(preset.dev.mistake_types)
-        rest = [t - d for t, d in zip(preset.mistake_types, preset.dev.mistake_types)]
-        other_types = _type_multiset(tuple(rest))
-        rng.shuffle(dev_types)
-        rng.shuffle(other_types)
-        for row in negatives:
-            pool = dev_types if row["instruction_id"] in dev_members else other_types
-            row["mistake_type"] = pool.pop()
-    else:
+    if preset.dev is None:
         survivors = _survivors(rng, pairs, list(triangle), preset.positives)
         types = _type_multiset(preset.mistake_types)
         rng.shuffle(types)
         for row in negatives:
             row["mistake_type"] = types.pop()
+        return survivors
+    dev_pairs = [group for group in pairs if group[0] in dev_members]
+    other_pairs = [group for group in pairs if group[0] not in dev_members]
+    survivors = _survivors(rng, dev_pairs, [], preset.dev.positives)
+    survivors |= _survivors(rng, other_pairs, list(triangle), preset.positives - preset.dev.positives)
+    dev_types = _type_multiset(preset.dev.mistake_types)
+    rest = [t - d for t, d in zip(preset.mistake_types, preset.dev.mistake_types)]
+    other_types = _type_multiset(tuple(rest))
+    rng.shuffle(dev_types)
+    rng.shuffle(other_types)
+    for row in negatives:
+        pool = dev_types if row["instruction_id"] in dev_members else other_types
+        row["mistake_type"] = pool.pop()
+    return survivors
 
-    # 5. how each trajectory shows its detail
-    evidence = _assign_evidence(rng, order, deliverables)
 
-    # 6. label rows, trajectory ids, and the split into the two files by hardness
+def _label_files(
+    rng: random.Random,
+    preset: Preset,
+    ids: list[str],
+    survivors: set[str],
+    negatives: list[dict],
+    deliverables: dict[str, Deliverable],
+    evidence: dict[str, Evidence],
+) -> dict[str, list[dict]]:
+    """Step 6: label rows with trajectory ids, split into the two files by hardness, each file shuffled."""
     rows: list[dict] = []
     for member in ids:
         if member in survivors:
@@ -400,14 +450,29 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
         ]
         scored.sort(reverse=True)
         hard |= {id(label_rows[index]) for _, index in scored[:quota]}
-    files = {LABEL_FILE_HARD: [], LABEL_FILE_EASY: []}
+    files: dict[str, list[dict]] = {LABEL_FILE_HARD: [], LABEL_FILE_EASY: []}
     for row in rows:
         ordered = {name: row[name] for name in LABEL_FIELDS}
         files[LABEL_FILE_HARD if id(row) in hard else LABEL_FILE_EASY].append(ordered)
     for file_rows in files.values():
         rng.shuffle(file_rows)
+    return files
 
-    # 7. trajectories, with step counts weighted by the items that show them
+
+def _record_trajectories(
+    rng: random.Random,
+    preset: Preset,
+    ids: list[str],
+    order: list[tuple[str, ...]],
+    survivors: set[str],
+    negatives: list[dict],
+    deliverables: dict[str, Deliverable],
+    evidence: dict[str, Evidence],
+) -> None:
+    """Step 7: every deliverable's trajectory, step counts weighted by the items that show it.
+
+    Replaces each entry of ``deliverables`` by one that holds its trajectory.
+    """
     weight = {member: (1 if member in survivors else 0) for member in ids}
     for row in negatives:
         weight[row["steps_id"]] += 1
@@ -429,7 +494,6 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
             member, deliverable.role, deliverable.template, deliverable.detail, deliverable.os,
             deliverable.screen_resolution, trajectory,
         )
-    return CorpusPlan(preset, seed, deliverables, order, files, dev)
 
 
 def _has_long_text(template: TaskTemplate) -> bool:
