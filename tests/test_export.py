@@ -120,6 +120,32 @@ def test_card_declares_configs_counts_features_and_the_blind_rule(tiny_root: Pat
     assert len(datasets.load_dataset(str(out), split="test")) == len(_builder_rows(tiny_root, "AH"))
 
 
+@pytest.mark.parametrize("images", ["none", "thumbnails"])
+def test_card_field_table_is_the_exported_columns_with_their_types(export_dir, images: str):
+    # The table is derived from the Features: one row per Parquet column, in order, with the
+    # column's Arrow type; exactly the HIDDEN_FIELDS are marked hidden from judges.
+    import pyarrow.parquet as pq
+    from huggingface_hub import DatasetCard
+
+    out = export_dir(images)
+    text = DatasetCard.load(out / "README.md").text
+    table = text.split("## Fields\n\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    schema = pq.read_schema(next((out / "data" / "all").glob("*.parquet")))
+    assert [name.strip("`") for name, _kind, _meaning in cells] == schema.names
+    arrow_types = {"string": "string", "int32": "int32", "int64": "int64", "bool": "bool", "struct": "struct"}
+    for (name, kind, meaning), field in zip(cells, schema):
+        arrow = str(field.type)
+        if kind.startswith("list of "):
+            assert arrow.startswith("list<"), name
+            inner = kind.removeprefix("list of ")
+            assert inner == "image" and "bytes: binary" in arrow or arrow_types.get(inner, "?") in arrow, name
+        else:
+            assert arrow == kind, name
+        assert meaning.endswith("— **hidden from judges**") == (name.strip("`") in HIDDEN_FIELDS), name
+    assert ("`screenshots`" in [row[0] for row in cells]) == (images != "none")
+
+
 def test_small_shard_size_writes_several_numbered_shards_that_load_in_order(tiny_root: Path, tmp_path: Path):
     from agenthorizon.data.export import export_release
 

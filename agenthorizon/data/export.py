@@ -37,7 +37,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from string import Template
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from agenthorizon.release.labels import count_labels
@@ -569,23 +571,82 @@ def _size_category(n: int) -> str:
     return "100K<n<1M"
 
 
-_FIELD_DOCS = [
-    ("trajectory_id", "string", "item id (UUID); the file stem under `markdowns/` and `jsons/`"),
-    ("instruction", "string", "the task instruction shown to the judge"),
-    ("label", "string", "`positive` / `negative` — **hidden from judges**"),
-    ("mistake_type", "string", "`Critical Mistake`, `Bad Side Effect`, `Misunderstanding of the Instructions` or `\"\"` — **hidden**"),
-    ("instruction_id, instruction_source, steps_id, steps_source", "string", "pairing, as in the label files — **hidden**"),
-    ("pair_group_id", "string", "id of the item's connected pair group (bootstrap cluster) — **hidden**"),
-    ("difficulty", "string", "`hard` (AgentHorizon.jsonl) / `easy` (AgentHorizon-Simple.jsonl) — **hidden**"),
-    ("in_dev", "bool", "member of AH-D — **hidden**"),
-    ("category, subcategory, task_type", "string or null", "task metadata"),
-    ("applications", "list of string", "desktop applications used"),
-    ("os", "string or null", "`linux`, `windows` or `macos`"),
-    ("screen_resolution", "list of int32 or null", "`[width, height]`"),
-    ("num_steps", "int32", "number of steps"),
-    ("steps", "list of struct", "one entry per action: `step_id`, `action_type`, coordinates, text, keys, `parameters` (the action's full parameters as JSON), `timestamp_us`, `screenshot` (release-relative path)"),
-    ("markdown", "string", "the trajectory in the release's Markdown layout (judge input)"),
-]
+_FIELD_MEANINGS = {
+    "trajectory_id": "item id (UUID); the file stem under `markdowns/` and `jsons/`",
+    "instruction": "the task instruction shown to the judge",
+    "label": "`positive` / `negative`",
+    "mistake_type": "`Critical Mistake`, `Bad Side Effect`, `Misunderstanding of the Instructions` or `\"\"`",
+    "instruction_id": "deliverable whose instruction the item shows (as in the label files)",
+    "instruction_source": "`parent` / `child` on a negative, `\"\"` on a positive",
+    "steps_id": "deliverable whose recorded trajectory the item shows",
+    "steps_source": "`parent` / `child` on a negative, `\"\"` on a positive",
+    "pair_group_id": "id of the item's connected pair group (bootstrap cluster)",
+    "difficulty": "`hard` (AgentHorizon.jsonl) / `easy` (AgentHorizon-Simple.jsonl)",
+    "in_dev": "member of AH-D",
+    "category": "task metadata (null when absent)",
+    "subcategory": "task metadata (null when absent)",
+    "task_type": "task metadata (null when absent)",
+    "applications": "desktop applications used",
+    "os": "`linux`, `windows` or `macos` (null when absent)",
+    "screen_resolution": "`[width, height]` (null when absent)",
+    "num_steps": "number of steps",
+    "steps": "one entry per action: `step_id`, `action_type`, coordinates, text, keys, `parameters` (the action's full parameters as JSON), `timestamp_us`, `screenshot` (release-relative path)",
+    "screenshots": "aligned with `steps`, null where a step has none (see below)",
+    "markdown": "the trajectory in the release's Markdown layout (judge input)",
+}
+"""What each exported column means; its type comes from the Features, its blind status from ``HIDDEN_FIELDS``."""
+
+
+def _feature_type(feature: Any) -> str:
+    """A column's type as the card's field table prints it, read from its ``datasets`` feature.
+
+    >>> import datasets
+    >>> from agenthorizon.data.features import list_feature
+    >>> _feature_type(datasets.Value("int32")), _feature_type(list_feature({"x": datasets.Value("float64")}))
+    ('int32', 'list of struct')
+    >>> _feature_type(list_feature(datasets.Image())), _feature_type(list_feature(datasets.Value("string")))
+    ('list of image', 'list of string')
+    """
+    import datasets
+
+    if isinstance(feature, datasets.Value):
+        return feature.dtype
+    if isinstance(feature, datasets.Image):
+        return "image"
+    if isinstance(feature, dict):
+        return "struct"
+    if isinstance(feature, list):
+        return f"list of {_feature_type(feature[0])}"
+    inner = getattr(feature, "feature", None)  # datasets.List / Sequence
+    if inner is not None:
+        return f"list of {_feature_type(inner)}"
+    raise ValueError(f"no card type for feature {feature!r}; expected a Value, Image, struct or list")
+
+
+def field_rows(features: Any) -> list[str]:
+    """The card's field table body: one row per exported column, in column order.
+
+    The type is read from ``features`` and every column of
+    :data:`~agenthorizon.schema.HIDDEN_FIELDS` is marked hidden from judges, so
+    the table cannot drift from what the Parquet files hold.
+
+    Raises
+    ------
+    ValueError
+        Naming a column that has no meaning written in ``_FIELD_MEANINGS``.
+    """
+    undocumented = [name for name in features if name not in _FIELD_MEANINGS]
+    if undocumented:
+        raise ValueError(f"columns {undocumented} have no meaning for the dataset card; add them to _FIELD_MEANINGS")
+    return [
+        f"| `{name}` | {_feature_type(feature)} | {_FIELD_MEANINGS[name]}"
+        + (" — **hidden from judges**" if name in HIDDEN_FIELDS else "")
+        + " |"
+        for name, feature in features.items()
+    ]
+
+
+_CARD_TEMPLATE = "templates/dataset_card.md"
 
 _SCREENSHOT_DOCS = {
     "none": "not exported (no `screenshots` column)",
@@ -598,95 +659,39 @@ _SCREENSHOT_DOCS = {
 def dataset_card(
     summary: ExportSummary, features: Any, *, dev_groups: int = DEV_GROUPS, repo_id: str | None = None
 ) -> str:
-    """The README.md text of an export: YAML header (configs, features) and prose."""
+    """The README.md text of an export: YAML header (configs, features) and prose.
+
+    The prose is ``agenthorizon/data/templates/dataset_card.md`` filled in
+    with :class:`string.Template`: counts per config, the AH-D settings, the
+    field table (:func:`field_rows`), the screenshot mode and the hidden fields.
+    """
     from huggingface_hub import DatasetCard
 
     metadata = card_metadata(summary, features)
-    repo = repo_id or DEFAULT_HUB_REPO
-    first = next(iter(summary.configs))
-    lines = [
-        "# AgentHorizon",
-        "",
-        "AgentHorizon evaluates **judges of computer-use agents**. Each item is a recorded, long desktop",
-        "trajectory (instruction, ordered actions, one screenshot per step) and a ground-truth label: did the",
-        "trajectory accomplish *this* instruction? Tasks come in sibling pairs whose instructions differ in one",
-        "success-relevant detail; a negative pairs one sibling's instruction with the other sibling's",
-        "trajectory, so it is a coherent, successful execution of the *wrong* instruction.",
-        "",
-        "This copy was exported by `agenthorizon export` as Parquet, so it loads with plain `datasets`",
-        "(4.0 or later) and no project code:",
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        f'ds = load_dataset("{repo}", "{first}", split="{SPLIT_NAME}")  # or a local folder path',
-        "```",
-        "",
-        "## Configs and counts",
-        "",
-        "| config | contents | items | positives | negatives | Critical Mistake | Bad Side Effect | Misunderstanding | untyped |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    config_rows = []
     for name, export in summary.configs.items():
         counts = export.counts
         types = counts["by_mistake_type"]
-        lines.append(
+        config_rows.append(
             f"| `{name}` | {_CONFIG_DESCRIPTIONS[name]} | {counts['n']} | {counts['positive']} | {counts['negative']} "
             f"| {types[MISTAKE_TYPES[0]]} | {types[MISTAKE_TYPES[1]]} | {types[MISTAKE_TYPES[2]]} | {types['untyped']} |"
         )
-    lines += [
-        "",
-        "Every config has one split, `test`. Mistake types are counted over negatives only.",
-        "",
-        "## Partitions",
-        "",
-        f"- **AH** and **AH-S** partition the release by difficulty: AH (`{LABEL_FILE_HARD}`) holds the items",
-        "  where pooled model judges disagreed with the label, AH-S (`{}`) those where they agreed.".format(LABEL_FILE_EASY),
-        "  The two files do not overlap; `all` is their union.",
-        "- **AH-D** is the paper's pair-aware development set; no file of it is released, so it is derived",
-        "  the way the authors' harness derives it: form pair groups as connected components of deliverable",
-        "  ids linked by negatives; keep the groups that join exactly two deliverables; sort them by",
-        '  `"::".join(sorted(deliverable_ids))`; shuffle that list with Python\'s',
-        f"  `random.Random({DEV_SEED}).shuffle`; the first {dev_groups} groups (this export) form AH-D, with every",
-        "  item of those groups from either label file. On the full release, 50 groups give 162 items",
-        "  (62 positives, 100 negatives). The `in_dev` column marks AH-D members in every config, so",
-        "  `ds.filter(lambda row: not row[\"in_dev\"])` evaluates on AH or AH-S without the dev items.",
-        "",
-        "## Fields",
-        "",
-        "| field | type | meaning |",
-        "|---|---|---|",
-    ]
-    lines += [f"| `{name}` | {kind} | {meaning} |" for name, kind, meaning in _FIELD_DOCS]
-    lines += [
-        "",
-        f"Screenshots in this export (`{summary.images}`): {_SCREENSHOT_DOCS[summary.images]}.",
-        "",
-        "## Blind evaluation",
-        "",
-        "**Never show a judge the label, pairing or type fields.** A judge may see the instruction, the",
-        "task metadata, the steps, the Markdown and the screenshots; it must not see",
-        ", ".join(f"`{name}`" for name in HIDDEN_FIELDS) + ".",
-        "Drop them before building a prompt, e.g.",
-        "`ds.remove_columns([" + ", ".join(f'"{name}"' for name in HIDDEN_FIELDS) + "])`.",
-        "",
-        "## Scoring",
-        "",
-        "Balanced accuracy, 0.5 × (positive accuracy + negative accuracy), is the primary metric; report",
-        "positive and negative accuracy beside it. An invalid prediction (no result, malformed output, a",
-        "non-Boolean `success`) counts as incorrect for its item and never shrinks a denominator.",
-        "Mistake-type recall for a type T is the share of negatives of type T that the judge rejected",
-        "*and* named T.",
-        "",
-        "## Citation",
-        "",
-        "If you use AgentHorizon, cite the benchmark's paper and the original release (license and terms",
-        f"are those of `{DEFAULT_HUB_REPO}`):",
-        "",
-        "```bibtex",
-        CITATION_BIBTEX.rstrip("\n"),
-        "```",
-        "",
-    ]
-    card = DatasetCard(f"---\n{metadata.to_yaml()}\n---\n\n" + "\n".join(lines))
-    return str(card)
+    template = Template(resources.files("agenthorizon.data").joinpath(_CARD_TEMPLATE).read_text(encoding="utf-8"))
+    prose = template.substitute(
+        repo=repo_id or DEFAULT_HUB_REPO,
+        first_config=next(iter(summary.configs)),
+        split=SPLIT_NAME,
+        config_rows="\n".join(config_rows),
+        hard_file=LABEL_FILE_HARD,
+        easy_file=LABEL_FILE_EASY,
+        dev_seed=DEV_SEED,
+        dev_groups=dev_groups,
+        field_rows="\n".join(field_rows(features)),
+        images=summary.images,
+        screenshots=_SCREENSHOT_DOCS[summary.images],
+        hidden_fields=", ".join(f"`{name}`" for name in HIDDEN_FIELDS),
+        hidden_list=", ".join(f'"{name}"' for name in HIDDEN_FIELDS),
+        source_repo=DEFAULT_HUB_REPO,
+        citation=CITATION_BIBTEX.rstrip("\n"),
+    )
+    return str(DatasetCard(f"---\n{metadata.to_yaml()}\n---\n\n" + prose))
