@@ -133,6 +133,8 @@ STATUS_NOT_OBJECT: Final = "not_object"  # valid JSON, but not an object
 STATUS_MISSING_SUCCESS: Final = "missing_success"
 STATUS_NON_BOOLEAN: Final = "non_boolean"  # null, "true", 1, ...
 STATUS_ERROR: Final = "error"  # the judge failed (exception, timeout, HTTP error)
+STATUS_ID_MISMATCH: Final = "id_mismatch"  # a result file holding another item's result
+STATUS_JUDGE_MISMATCH: Final = "judge_mismatch"  # a result written by another judge than its run's
 INVALID_STATUSES: Final = (
     STATUS_MISSING,
     STATUS_NO_JSON,
@@ -141,6 +143,8 @@ INVALID_STATUSES: Final = (
     STATUS_MISSING_SUCCESS,
     STATUS_NON_BOOLEAN,
     STATUS_ERROR,
+    STATUS_ID_MISMATCH,
+    STATUS_JUDGE_MISMATCH,
 )
 PARSE_STATUSES: Final = (STATUS_OK, *INVALID_STATUSES)
 

@@ -314,7 +314,6 @@ def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tm
     # Result files are read once, at the start (to resume); counts, merging and
     # the score at the end are derived from those and the payloads just written.
     import agenthorizon.judging.runs.records
-    import agenthorizon.judging.runs.runner as runner
 
     ids = list(dataset["trajectory_id"])
 
@@ -329,12 +328,16 @@ def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tm
     run_judge(Mosaics(), dataset, out, progress=False, limit=2)  # ids[0], ids[1]: merged, then resumed
 
     reads = []
-    original = runner._read_result
-    monkeypatch.setattr(runner, "_read_result", lambda path: reads.append(path.name) or original(path))
+    original = agenthorizon.judging.runs.records.read_result
+    monkeypatch.setattr(
+        agenthorizon.judging.runs.records,
+        "read_result",
+        lambda run_dir, tid: reads.append(f"{tid}.json") or original(run_dir, tid),
+    )
     monkeypatch.setattr(agenthorizon.judging.runs.records, "read_results", lambda *a, **k: pytest.fail("result files re-read"))
     summary = run_judge(Mosaics(), dataset, out, progress=False)
     assert sorted(reads) == sorted(f"{tid}.json" for tid in ids)  # each file once
-    assert summary.record["merging"] == {"merged_items": 3, "by_reason": {"count": 3}}
+    assert summary.record.merging == {"merged_items": 3, "by_reason": {"count": 3}}
     assert summary.counts["skipped"] == 2 and summary.score.n == len(ids)
     # ... and the score is the one the files on disk give
     from agenthorizon.scoring.metrics import score

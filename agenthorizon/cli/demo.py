@@ -19,6 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
+from agenthorizon.cli._common import non_negative_int
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_D, CONFIG_AH_S, LABEL_FILES, MISTAKE_TYPES, NEGATIVE, POSITIVE
 
 HELP = "Run the main job on a generated sample corpus: load, judge (lexical, constant), score and compare."
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="agenthorizon-demo", metavar="DIR",
                         help="working folder: DIR/release (sample corpus) and DIR/runs (default ./agenthorizon-demo)")
     parser.add_argument("--preset", default="small", choices=("tiny", "small"), help="sample corpus size (default small)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
+    parser.add_argument("--bootstrap", type=non_negative_int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="sample corpus and bootstrap seed (default 0)")
 
 
@@ -56,8 +57,6 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.release.sample import generate
     from agenthorizon.scoring.bootstrap import compare
 
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     import datasets
 
     datasets.disable_progress_bars()  # the demo prints its own short lines

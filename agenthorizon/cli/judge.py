@@ -14,7 +14,8 @@ import argparse
 import json
 import sys
 
-from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS, JUDGE_IMAGE_MODES
+from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int
+from agenthorizon.schema import JUDGE_IMAGE_MODES
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
 
@@ -22,7 +23,7 @@ HELP = "Run a judge over a config (resumable; one result file per item) and prin
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, metavar="ROOT", help="release root (local folder) or Hub repo id")
-    parser.add_argument("--config", default=CONFIG_AH_D, choices=CONFIG_NAMES, help="config to judge (default AH-D)")
+    add_selection_arguments(parser, from_run=False)
     parser.add_argument(
         "--judge",
         required=True,
@@ -32,11 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
     parser.add_argument("--concurrency", type=int, default=8, metavar="N", help="items judged at once (default 8)")
     parser.add_argument("--shard", metavar="I/N", help="judge only shard I of N (1-based; sorted-id position mod N)")
-    parser.add_argument("--limit", type=int, metavar="N", help="judge at most N items (after sharding)")
+    parser.add_argument("--limit", type=non_negative_int, metavar="N", help="judge at most N items (after sharding)")
     parser.add_argument("--timeout", type=float, default=900.0, metavar="S", help="seconds per item attempt (default 900)")
     parser.add_argument("--retries", type=int, default=2, metavar="N", help="runner retries after a timeout (default 2)")
-    parser.add_argument("--exclude-dev", action="store_true", help="leave the AH-D items out of AH / AH-S / all")
-    parser.add_argument("--dev-groups", type=int, default=DEV_GROUPS, metavar="N", help="pair groups in AH-D (default 50)")
     model = parser.add_argument_group("model judges (openai:MODEL)")
     model.add_argument(
         "--images",
@@ -69,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--max-tokens", type=int, metavar="N", help="most output tokens (default 2048)")
     model.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens, to record costs")
     model.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens, to record costs")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the printed score (default 1000)")
+    add_bootstrap_arguments(parser, default=1000)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -134,8 +133,6 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.tables import render_report
     from agenthorizon.judging.runs.runner import run_judge
 
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     judge = make_judge(args.judge, **judge_options(args))
     dataset = agenthorizon.load_dataset(
         args.data,
@@ -144,8 +141,9 @@ def run(args: argparse.Namespace) -> int:
         images="paths",  # the judge input reads screenshots lazily from their paths
         exclude_dev=args.exclude_dev,
         dev_groups=args.dev_groups,
+        dev_manifest=args.dev_manifest,
     )
-    data_options = {"dev_groups": args.dev_groups, "exclude_dev": args.exclude_dev}
+    data_options = {"dev_groups": args.dev_groups, "exclude_dev": args.exclude_dev, "dev_manifest": args.dev_manifest}
     summary = run_judge(
         judge,
         dataset,
@@ -173,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
             scope += " (this shard/limit only; merge shards with `agenthorizon score`)"
         manifest = {
             "config": args.config,
-            "n_items": summary.record["data"]["n_items"],
-            "sha256": summary.record["data"]["manifest_sha256"],
+            "n_items": summary.record.data["n_items"],
+            "sha256": summary.record.selection.label_manifest_sha256,
         }
         sys.stdout.write(render_report(summary.score, "table", title=f"Score of {args.out} ({scope})", manifest=manifest))
     return 0

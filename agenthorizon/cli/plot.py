@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from agenthorizon.schema import CONFIG_NAMES
+from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, selection_options
 
 HELP = "Draw paper-ready figures (accuracy by length and confidence, type recall, judge comparison) of runs."
 
@@ -12,20 +12,23 @@ HELP = "Draw paper-ready figures (accuracy by length and confidence, type recall
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run directories, one judge each")
     parser.add_argument("--data", required=True, metavar="ROOT", help="release root the runs were made on")
-    parser.add_argument("--config", choices=CONFIG_NAMES, default=None, help="config, when run.json does not record one")
+    add_selection_arguments(parser, from_run=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the figure files")
     parser.add_argument("--format", nargs="+", choices=("png", "svg"), default=["png", "svg"], help="file formats (default: png svg)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the intervals (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add_bootstrap_arguments(parser, default=1000)
+
+
+def _selection(args: argparse.Namespace) -> dict:
+    """``config`` and the other selection options given, as ``make_plots`` takes them."""
+    options = selection_options(args)
+    return {"config": options.pop("config"), "selection_options": options}
 
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.plots import make_plots
 
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     written = make_plots(
-        args.runs, args.data, args.out, config=args.config, formats=args.format, bootstrap=args.bootstrap, seed=args.seed
+        args.runs, args.data, args.out, **_selection(args), formats=args.format, bootstrap=args.bootstrap, seed=args.seed
     )
     for stem, paths in written.items():
         print(f"{stem}: " + ", ".join(str(path) for path in paths))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from agenthorizon.schema import CONFIG_NAMES
+from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int, selection_options
 
 HELP = "Write a self-contained HTML report (metrics, comparison, browsable items) of one or more runs."
 
@@ -13,29 +13,28 @@ HELP = "Write a self-contained HTML report (metrics, comparison, browsable items
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run directories (the first is the baseline of comparisons)")
     parser.add_argument("--data", required=True, metavar="ROOT", help="release root the runs were made on")
-    parser.add_argument(
-        "--config", choices=CONFIG_NAMES, default=None, help="config, when run.json does not record one"
-    )
+    add_selection_arguments(parser, from_run=True)
     parser.add_argument("--out", default="report.html", metavar="FILE", help="output HTML file (default report.html)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for intervals (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add_bootstrap_arguments(parser, default=1000)
     parser.add_argument(
-        "--thumbnails", type=int, default=3, metavar="K", help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
+        "--thumbnails", type=non_negative_int, default=3, metavar="K", help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
     )
     parser.add_argument("--title", default=None, metavar="TEXT", help="page title (default: AgentHorizon judge report)")
+
+
+def _selection(args: argparse.Namespace) -> dict:
+    """``config`` and the other selection options given, as ``write_report`` takes them."""
+    options = selection_options(args)
+    return {"config": options.pop("config"), "selection_options": options}
 
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.html import ReportOptions, write_report
 
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
-    if args.thumbnails < 0:
-        raise ValueError(f"--thumbnails must be >= 0, got {args.thumbnails}")
     options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails)
     if args.title:
         options = dataclasses.replace(options, title=args.title)
-    path = write_report(args.runs, args.data, args.out, config=args.config, options=options)
+    path = write_report(args.runs, args.data, args.out, **_selection(args), options=options)
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1e6:.1f} MB); open it in a browser, no server needed")
     return 0

@@ -40,7 +40,7 @@ from agenthorizon.release.source import (
 )
 from agenthorizon.data.features import features
 from agenthorizon.data.table import build_table
-from agenthorizon.release.splits import select_config
+from agenthorizon.release.splits import check_selection, select_config
 
 __all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError"]
 
@@ -94,8 +94,7 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_images(self.images)
-        if self.name == CONFIG_AH_D and self.exclude_dev:
-            raise ValueError("exclude_dev=True removes AH-D items; it cannot be combined with config 'AH-D'")
+        check_selection(self.name, dev_groups=self.dev_groups, exclude_dev=self.exclude_dev)
 
 
 def _code_hash() -> str:

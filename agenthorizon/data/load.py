@@ -20,14 +20,14 @@ from datasets.exceptions import DatasetGenerationError
 from agenthorizon._system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
 from agenthorizon.release.labels import manifest_sha256
+from agenthorizon.release.splits import check_selection
 from agenthorizon.release.source import (
-    check_config,
     check_images,
     load_references,
     read_labels,
     resolve_release,
 )
-from agenthorizon.schema import CONFIG_AH, CONFIG_AH_D, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_FIELDS, SPLIT_NAME
+from agenthorizon.schema import CONFIG_AH, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_FIELDS, SPLIT_NAME
 
 __all__ = ["default_num_proc", "lazy_screenshots_transform", "load_dataset"]
 
@@ -160,12 +160,10 @@ def load_dataset(
     >>> ds[0]["screenshots"]  # nothing decoded until indexed
     LazyScreenshots(... steps, ... with a screenshot)
     """
-    check_config(name)
+    check_selection(name, dev_groups=dev_groups, exclude_dev=exclude_dev)
     if split not in (None, SPLIT_NAME):
         raise ValueError(f"unknown split {split!r}; AgentHorizon has the single split {SPLIT_NAME!r}")
     check_images(images)
-    if name == CONFIG_AH_D and exclude_dev:
-        raise ValueError("exclude_dev=True removes AH-D items; it cannot be combined with config 'AH-D'")
     hub_cache = None if cache_dir is None else os.path.join(os.fspath(cache_dir), "hub")
     root = resolve_release(
         path,

@@ -26,7 +26,6 @@ from typing import Any, Sequence
 
 from agenthorizon.release.labels import check_disjoint, pair_group_id, pair_groups, parse_label_file
 from agenthorizon.schema import (
-    CONFIG_NAMES,
     DEV_GROUPS,
     DIFFICULTY_BY_LABEL_FILE,
     FRAMEWORK_FILES,
@@ -39,7 +38,7 @@ from agenthorizon.schema import (
     json_relpath,
     markdown_relpath,
 )
-from agenthorizon.release.splits import DevSet, derive_dev_set, dev_set_from_manifest, select_config
+from agenthorizon.release.splits import DevSet, check_config, derive_dev_set, dev_set_from_manifest, select_config
 
 __all__ = [
     "check_config",
@@ -71,12 +70,6 @@ def _expected_root_message() -> str:
         f"expected a release root: the directory holding {LABEL_FILES[0]}, {LABEL_FILES[1]} "
         f"and {SANDBOX_DIR}/ (the parent of the {SANDBOX_DIR} folder)"
     )
-
-
-def check_config(config: str) -> None:
-    """Raise ``ValueError`` naming the configs when ``config`` is not one of them."""
-    if config not in CONFIG_NAMES:
-        raise ValueError(f"unknown config {config!r}; expected one of {', '.join(CONFIG_NAMES)}")
 
 
 def check_images(images: str | None) -> None:

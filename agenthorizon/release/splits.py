@@ -7,8 +7,8 @@ Pure logic over label rows. Rows passed here carry the seven label fields plus
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Mapping, Sequence
 
 from agenthorizon.release.labels import group_key, pair_groups
 from agenthorizon.schema import (
@@ -25,10 +25,189 @@ from agenthorizon.schema import (
     LABEL_FILE_HARD,
 )
 
+__all__ = [
+    "DevSet",
+    "Selection",
+    "check_config",
+    "check_selection",
+    "derive_dev_set",
+    "dev_groups",
+    "dev_set_from_manifest",
+    "resolve_selection",
+    "select_config",
+]
+
+EXCLUDE_DEV_WITH_AH_D = (
+    "exclude_dev removes the AH-D items from AH, AH-S and all; it cannot be combined with config 'AH-D'"
+)
+
 _CONFIG_DIFFICULTY = {
     CONFIG_AH: DIFFICULTY_BY_LABEL_FILE[LABEL_FILE_HARD],
     CONFIG_AH_S: DIFFICULTY_BY_LABEL_FILE[LABEL_FILE_EASY],
 }
+
+
+def check_config(config: Any) -> str:
+    """``config`` when it is a config name; ``ValueError`` naming the configs otherwise.
+
+    >>> check_config("AH-S")
+    'AH-S'
+    """
+    if config not in CONFIG_NAMES:
+        raise ValueError(f"unknown config {config!r}; expected one of {', '.join(CONFIG_NAMES)}")
+    return config
+
+
+def check_selection(config: Any, *, dev_groups: Any = DEV_GROUPS, exclude_dev: Any = False) -> None:
+    """The one validator of an item selection's parameters, used by every entry point.
+
+    Raises ``ValueError`` for an unknown config, a ``dev_groups`` that is not a
+    non-negative integer, an ``exclude_dev`` that is not a Boolean, and
+    ``exclude_dev`` with ``AH-D`` (:data:`EXCLUDE_DEV_WITH_AH_D`).
+
+    >>> check_selection("AH", exclude_dev=True)
+    >>> check_selection("AH-D", exclude_dev=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: exclude_dev removes the AH-D items from AH, AH-S and all; it cannot be combined with config 'AH-D'
+    """
+    check_config(config)
+    if not isinstance(dev_groups, int) or isinstance(dev_groups, bool) or dev_groups < 0:
+        raise ValueError(f"dev_groups must be a non-negative integer, got {dev_groups!r}")
+    if not isinstance(exclude_dev, bool):
+        raise ValueError(f"exclude_dev must be true or false, got {exclude_dev!r}")
+    if config == CONFIG_AH_D and exclude_dev:
+        raise ValueError(EXCLUDE_DEV_WITH_AH_D)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which items a run or a score is about: one config of one release, exactly.
+
+    Recorded in every run record and rebuilt from it by every reader, so
+    ``score``, ``leaderboard``, ``report`` and ``plot`` see the items the run
+    was made on. Validated once, on construction (:func:`check_selection`).
+
+    Attributes
+    ----------
+    config : {"AH", "AH-S", "AH-D", "all"}
+        The config name.
+    dev_groups : int, default=50
+        Pair groups in AH-D (used by AH-D and ``exclude_dev``).
+    dev_manifest : str or None
+        A file of trajectory ids defining AH-D instead of the derivation.
+    dev_manifest_sha256 : str or None
+        sha256 of that file's bytes, so a changed manifest is noticed.
+    exclude_dev : bool, default=False
+        AH-D items left out of AH, AH-S or all.
+    label_manifest_sha256 : str or None
+        sha256 of the selected items' label manifest
+        (:func:`agenthorizon.release.labels.manifest_sha256`); ``None`` for a
+        blind run scored without labels.
+
+    Examples
+    --------
+    >>> Selection("AH").to_dict()["config"]
+    'AH'
+    >>> Selection.from_dict({"config": "AH-D", "exclude_dev": True}, "run.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: run.json: exclude_dev removes the AH-D items from AH, AH-S and all; it cannot be combined with config 'AH-D'
+    """
+
+    config: str
+    dev_groups: int = DEV_GROUPS
+    dev_manifest: str | None = None
+    dev_manifest_sha256: str | None = None
+    exclude_dev: bool = False
+    label_manifest_sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        check_selection(self.config, dev_groups=self.dev_groups, exclude_dev=self.exclude_dev)
+
+    def load_options(self) -> dict[str, Any]:
+        """Keyword arguments of ``load_dataset`` / ``load_references`` that select these items."""
+        return {"dev_groups": self.dev_groups, "dev_manifest": self.dev_manifest, "exclude_dev": self.exclude_dev}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON object, as recorded in ``run.json``."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> Selection:
+        """Validate a recorded selection; errors start with ``where``."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{where}: expected a selection object with a config, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"{where}: unknown selection field(s) {', '.join(unknown)}")
+        if "config" not in data:
+            raise ValueError(f"{where}: expected a selection object with a config")
+        try:
+            return cls(**data)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+
+    def contradiction(self, other: Selection) -> list[str]:
+        """The fields (besides hashes that are ``None`` on one side) where ``other`` differs."""
+        differing = []
+        for name, mine in asdict(self).items():
+            theirs = getattr(other, name)
+            if name.endswith("sha256") and (mine is None or theirs is None):
+                continue
+            if mine != theirs:
+                differing.append(f"{name}: {mine!r} vs {theirs!r}")
+        return differing
+
+
+def resolve_selection(
+    recorded: Mapping[str, Selection | None], given: Mapping[str, Any], *, default_config: str | None
+) -> Selection:
+    """The one selection of some runs, checked against options given by the user.
+
+    ``recorded`` maps each run (its folder) to its recorded selection
+    (``None`` when it has no record); they must agree. ``given`` holds the
+    options the user passed (``config``, ``exclude_dev``, ``dev_groups``,
+    ``dev_manifest``; ``None`` for not given): each must agree with the runs,
+    and fills in when no run records a selection. ``default_config`` is used
+    when neither names a config (``None``: that is an error).
+
+    >>> runs = {"runs/a": Selection("AH"), "runs/b": None}
+    >>> resolve_selection(runs, {"config": None}, default_config="AH-D").config
+    'AH'
+    >>> resolve_selection(runs, {"config": "AH-S"}, default_config=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: --config AH-S contradicts the recorded config 'AH' of runs/a; drop --config to use the run's
+    """
+    known = [(where, selection) for where, selection in recorded.items() if selection is not None]
+    options = {key: value for key, value in given.items() if value is not None}
+    if not known:
+        config = options.pop("config", default_config)
+        if config is None:
+            raise ValueError("the runs have no run.json naming their config; pass --config")
+        return Selection(config, **options)
+    first, chosen = known[0]
+    for where, selection in known[1:]:
+        differing = chosen.contradiction(selection)
+        if differing:
+            raise ValueError(
+                f"{where} was run on other items than {first} ({'; '.join(differing)}); "
+                "compare runs of one config and selection"
+            )
+    for key, value in options.items():
+        recorded_value = getattr(chosen, key)
+        if key == "dev_manifest":
+            from pathlib import Path
+
+            value = str(Path(value).resolve())
+        if value != recorded_value:
+            flag = "--" + key.replace("_", "-")
+            raise ValueError(
+                f"{flag} {given[key]} contradicts the recorded {key} {recorded_value!r} of {first}; "
+                f"drop {flag} to use the run's"
+            )
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -259,12 +438,9 @@ def select_config(
     >>> [row["trajectory_id"] for row in select_config(rows, "AH-D", dev)]
     ['h2']
     """
-    if config not in CONFIG_NAMES:
-        raise ValueError(f"unknown config {config!r}; expected one of {', '.join(CONFIG_NAMES)}")
+    check_selection(config, exclude_dev=exclude_dev)
     rows = list(rows)
     if config == CONFIG_AH_D:
-        if exclude_dev:
-            raise ValueError("exclude_dev=True removes AH-D items; it cannot be combined with config 'AH-D'")
         return [row for row in rows if row["trajectory_id"] in dev.trajectory_ids]
     if config != CONFIG_ALL:
         rows = [row for row in rows if row["difficulty"] == _CONFIG_DIFFICULTY[config]]

@@ -443,15 +443,13 @@ is displayed as text.</footer>
 def _run_facts(run: JudgedRun) -> str:
     record = run.record
     parts = []
-    judge = record.get("judge")
-    if isinstance(judge, dict) and judge.get("name"):
-        parts.append(f"judge {judge['name']}")
-    images = record.get("images")
-    if isinstance(images, dict) and images.get("mode"):
-        parts.append(f"images {images['mode']}")
-    counts = record.get("counts")
-    if isinstance(counts, dict):
-        parts.append(", ".join(f"{key} {value}" for key, value in counts.items()))
+    if record is not None:
+        parts.append(f"judge {record.spec} (key {record.judge_key})")
+        images = record.images
+        if isinstance(images, dict) and images.get("mode"):
+            parts.append(f"images {images['mode']}")
+        if record.counts:
+            parts.append(", ".join(f"{key} {value}" for key, value in record.counts.items()))
     parts.append(str(run.path))
     return " · ".join(parts)
 
@@ -463,13 +461,14 @@ def write_report(
     *,
     config: str | None = None,
     options: ReportOptions | None = None,
+    selection_options: dict[str, Any] | None = None,
 ) -> Path:
     """Load runs, build the report and write it to ``out``; returns the path.
 
     >>> write_report(["runs/lexical"], "release", "report.html")  # doctest: +SKIP
     PosixPath('report.html')
     """
-    run_set = load_runs(run_dirs, data_root, config=config)
+    run_set = load_runs(run_dirs, data_root, config=config, selection_options=selection_options)
     text = build_report(run_set, options)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -295,12 +295,17 @@ def make_plots(
     formats: Sequence[str] = ("png", "svg"),
     bootstrap: int = 1000,
     seed: int = 0,
+    selection_options: dict[str, Any] | None = None,
 ) -> dict[str, list[Path]]:
-    """Score runs and write every figure of :data:`FIGURES`; returns stem -> files."""
+    """Score runs and write every figure of :data:`FIGURES`; returns stem -> files.
+
+    The items are the runs' recorded selection; ``config`` and
+    ``selection_options`` must agree with it (see :func:`agenthorizon.report.runs.load_runs`).
+    """
     from agenthorizon.report.runs import load_runs
 
     _matplotlib()  # fail before any work when the extra is missing
-    run_set = load_runs(run_dirs, data_root, config=config, images=None)
+    run_set = load_runs(run_dirs, data_root, config=config, images=None, selection_options=selection_options)
     runs = score_runs(run_set, bootstrap=bootstrap, seed=seed)
     written = {}
     for stem, plot in FIGURES.items():

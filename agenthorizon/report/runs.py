@@ -8,64 +8,28 @@ way for both, and refuses to mix runs of different configs.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from agenthorizon.judging.runs.records import RUN_RECORD_NAME, ResultSet, read_results
-from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
+from agenthorizon.judging.runs.records import ResultSet, RunRecord, read_results, read_run_record
+from agenthorizon.release.splits import Selection, resolve_selection
 
 __all__ = ["JudgedRun", "RunSet", "load_runs", "read_run_record", "run_label"]
 
 
-def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The run record of a run directory: ``run.json``, else its shard records.
-
-    Shard records (``run-shard-I-of-N.json``) are merged key by key, first
-    shard first; their ``config`` and ``judge`` must agree. A directory without any record
-    gives ``{}`` (results alone are still scoreable).
-    """
-    directory = Path(path)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: run directory not found; expected a folder of <trajectory_id>.json results")
-    main = directory / RUN_RECORD_NAME
-    records = [main] if main.is_file() else sorted(directory.glob("run-shard-*-of-*.json"))
-    merged: dict[str, Any] = {}
-    for record_path in records:
-        try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"{record_path}: not valid JSON ({error}); expected a run record object") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{record_path}: expected a run record JSON object")
-        for key in ("config", "judge"):
-            # Shards of one run share these; a mismatch means two runs in one folder.
-            if key in merged and key in record and record[key] != merged[key]:
-                raise ValueError(
-                    f"{record_path}: {key} {record[key]!r} differs from the other shards' {merged[key]!r}"
-                )
-        for key, value in record.items():
-            merged.setdefault(key, value)
-    return merged
-
-
-def run_label(record: dict[str, Any], path: Path) -> str:
-    """A short human name for a run: model, else judge name, else the folder name."""
-    judge = record.get("judge") if isinstance(record.get("judge"), dict) else {}
-    for candidate in (record.get("model"), judge.get("spec"), judge.get("name")):
-        if isinstance(candidate, str) and candidate:
-            return candidate
-    return path.name
+def run_label(record: RunRecord | None, path: Path) -> str:
+    """A short human name for a run: its record's label (model, else judge spec), else the folder name."""
+    return path.name if record is None else record.label
 
 
 @dataclass
 class JudgedRun:
-    """One run: its directory, record, short label and predictions by trajectory id."""
+    """One run: its directory, record (``None`` when it has none), short label and results."""
 
     path: Path
-    record: dict[str, Any]
+    record: RunRecord | None
     label: str
     results: ResultSet
 
@@ -76,7 +40,7 @@ class JudgedRun:
 
 @dataclass
 class RunSet:
-    """Runs of one config, the dataset rows they are scored against and those rows' label manifest sha256."""
+    """Runs of one selection, the dataset rows they are scored against and those rows' label manifest sha256."""
 
     config: str
     runs: list[JudgedRun]
@@ -84,23 +48,7 @@ class RunSet:
     data_root: Path
     manifest_sha256: str
     warnings: list[str] = field(default_factory=list)
-
-
-def _config_of(runs: Sequence[JudgedRun], config: str | None) -> str:
-    found = {str(run.path): run.record.get("config") for run in runs if run.record.get("config")}
-    values = set(found.values())
-    if len(values) > 1:
-        listing = ", ".join(f"{path}: {value}" for path, value in found.items())
-        raise ValueError(f"runs were made on different configs ({listing}); compare runs of one config")
-    recorded = values.pop() if values else None
-    if config is not None and recorded is not None and config != recorded:
-        raise ValueError(f"--config {config} contradicts the runs' recorded config {recorded!r} (run.json)")
-    chosen = config or recorded
-    if chosen is None:
-        raise ValueError("the runs have no run.json naming their config; pass --config")
-    if chosen not in CONFIG_NAMES:
-        raise ValueError(f"unknown config {chosen!r}; expected one of {list(CONFIG_NAMES)}")
-    return chosen
+    selection: Selection | None = None
 
 
 def load_runs(
@@ -109,15 +57,18 @@ def load_runs(
     *,
     config: str | None = None,
     images: str | None = "paths",
+    selection_options: dict[str, Any] | None = None,
 ) -> RunSet:
-    """Read run directories and the dataset rows of their config.
+    """Read run directories and the dataset rows of their selection.
 
-    The config comes from the runs' ``run.json`` (``--config`` only fills in
-    when no record names one, and must agree otherwise). AH-D parameters
-    recorded under ``data`` (``dev_groups``, ``exclude_dev``) are honoured, so
-    the items are the ones the run was made on. A run whose recorded label
-    manifest differs from the one loaded here gets a warning, because its
-    numbers would not be comparable to the published ones.
+    The selection (config, ``exclude_dev``, dev groups) comes from the runs'
+    ``run.json`` (``config`` only fills in when no record names one, and
+    must agree otherwise; so must ``selection_options``: ``exclude_dev``,
+    ``dev_groups``, ``dev_manifest``), so the items are the ones the runs
+    were made on.
+    A run whose recorded label manifest differs from the one loaded here gets
+    a warning, because its numbers would not be comparable to the published
+    ones.
     """
     from agenthorizon.data.load import load_dataset
     from agenthorizon.release.labels import manifest_sha256
@@ -135,34 +86,27 @@ def load_runs(
     for run in runs:
         if labels.count(run.label) > 1:
             run.label = f"{run.label} ({run.path.name})"
-    chosen = _config_of(runs, config)
-    data = runs[0].record.get("data") if isinstance(runs[0].record.get("data"), dict) else {}
-    dataset = load_dataset(
-        data_root,
-        chosen,
-        split="test",
-        images=images,
-        dev_groups=int(data.get("dev_groups", DEV_GROUPS)),
-        exclude_dev=bool(data.get("exclude_dev", False)),
-    )
+    recorded = {str(run.path): None if run.record is None else run.record.selection for run in runs}
+    selection = resolve_selection(recorded, {**(selection_options or {}), "config": config}, default_config=None)
+    dataset = load_dataset(data_root, selection.config, split="test", images=images, **selection.load_options())
     rows = [dict(row) for row in dataset]
     warnings = []
     manifest = manifest_sha256([{name: row[name] for name in LABEL_FIELDS} for row in rows])
     known = {row["trajectory_id"] for row in rows}
     for run in runs:
-        run_data = run.record.get("data") if isinstance(run.record.get("data"), dict) else {}
-        recorded = run_data.get("manifest_sha256")
+        recorded = None if run.record is None or run.record.selection is None else run.record.selection.label_manifest_sha256
         if recorded and recorded != manifest:
             warnings.append(
                 f"{run.label}: run.json records label manifest {recorded[:12]}…, "
-                f"but {chosen} in {data_root} has {manifest[:12]}…"
+                f"but {selection.config} in {data_root} has {manifest[:12]}…"
             )
         extra = sorted(run.results.ids() - known)
         if extra:
             raise ValueError(
-                f"{run.path}: {len(extra)} result(s) for items not in config {chosen} of {data_root} "
+                f"{run.path}: {len(extra)} result(s) for items not in config {selection.config} of {data_root} "
                 f"(e.g. {extra[0]}); expected results of that config only"
             )
     return RunSet(
-        config=chosen, runs=runs, rows=rows, data_root=Path(data_root), manifest_sha256=manifest, warnings=warnings
+        config=selection.config, runs=runs, rows=rows, data_root=Path(data_root), manifest_sha256=manifest,
+        warnings=warnings, selection=selection,
     )

@@ -303,12 +303,16 @@ class LeaderboardRow:
 
     ``reports`` maps a config name (``AH``, ``AH-S``) to its report, or
     ``None`` when the judge was not run on it; ``recall`` is the report whose
-    mistake-type recall is shown (all the judge's scored items).
+    mistake-type recall is shown (all the judge's scored items). ``judge``
+    is the row's label; ``judge_key`` and ``runs`` say which judge settings
+    and which run folders it stands for.
     """
 
     judge: str
     reports: dict[str, Any]
     recall: Any
+    judge_key: str | None = None
+    runs: list[str] = field(default_factory=list)
 
 
 def leaderboard_table(rows: Sequence[LeaderboardRow], configs: Sequence[str], *, notes: Sequence[str] = ()) -> Table:
@@ -349,6 +353,8 @@ def render_leaderboard(
         "judges": [
             {
                 "judge": row.judge,
+                "judge_key": row.judge_key,
+                "runs": list(row.runs),
                 "reports": {k: None if v is None else v.to_dict() for k, v in row.reports.items()},
                 "mistake_type_recall": None if row.recall is None else row.recall.to_dict()["mistake_type_recall"],
             }

@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "Comparison",
     "bootstrap_accuracies",
+    "check_bootstrap",
     "cluster_codes",
     "compare",
     "mcnemar_exact",
@@ -33,6 +34,21 @@ __all__ = [
 # Resamples per chunk: bounds memory at about CHUNK * n_clusters * 8 bytes
 # twice (indices and counts), ~16 MB for 1,000 clusters, whatever the total.
 _CHUNK = 1000
+
+
+def check_bootstrap(n_resamples: Any) -> int:
+    """``n_resamples`` when it is a non-negative integer; the one bootstrap-count validator.
+
+    >>> check_bootstrap(1000)
+    1000
+    >>> check_bootstrap(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: bootstrap must be a non-negative integer number of resamples, got -1
+    """
+    if not isinstance(n_resamples, (int, np.integer)) or isinstance(n_resamples, bool) or n_resamples < 0:
+        raise ValueError(f"bootstrap must be a non-negative integer number of resamples, got {n_resamples!r}")
+    return int(n_resamples)
 
 
 def cluster_codes(cluster_ids: Sequence[Any]) -> np.ndarray:
@@ -292,8 +308,7 @@ def compare(a: Any, b: Any, references: Any, *, bootstrap: int = 10000, seed: in
     """
     from agenthorizon.scoring.metrics import item_outcomes
 
-    if not isinstance(bootstrap, (int, np.integer)) or isinstance(bootstrap, bool) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a non-negative integer number of resamples, got {bootstrap!r}")
+    check_bootstrap(bootstrap)
     outcomes_a = item_outcomes(a, references)
     outcomes_b = item_outcomes(b, references)
     positive = outcomes_a.positive

@@ -48,6 +48,7 @@ __all__ = [
     "ItemOutcomes",
     "ScoreReport",
     "align_predictions",
+    "check_slices",
     "item_outcomes",
     "prediction_record",
     "prediction_verdict",
@@ -324,6 +325,19 @@ SLICES: dict[str, tuple[str, Callable[[Mapping], str]]] = {
 positives fall in the ``(positive)`` value of ``mistake_type`` and
 ``direction``; a missing value is ``(unknown)``.
 """
+
+
+def check_slices(names: Iterable[str]) -> list[str]:
+    """``names`` as a list when every one is a slice of :data:`SLICES`; ``ValueError`` listing the unknown ones.
+
+    >>> check_slices(["os", "direction"])
+    ['os', 'direction']
+    """
+    names = list(names)
+    unknown = [name for name in names if name not in SLICES]
+    if unknown:
+        raise ValueError(f"unknown slice(s) {', '.join(map(str, unknown))}; expected names from {', '.join(SLICES)}")
+    return names
 
 
 def _slice_order(value: str) -> tuple:
@@ -704,8 +718,6 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
 
 
 def _slice_values(rows: list[Any], name: str) -> list[str]:
-    if name not in SLICES:
-        raise ValueError(f"unknown slice {name!r}; expected one of {list(SLICES)}")
     field_name, value_of = SLICES[name]
     values = []
     for position, row in enumerate(rows):
@@ -805,12 +817,8 @@ def score(
     >>> score([verdict], rows).mistake_type_recall["Misunderstanding of the Instructions"]
     {'correct': 1, 'total': 1, 'recall': 1.0}
     """
-    if not isinstance(bootstrap, (int, np.integer)) or isinstance(bootstrap, bool) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a non-negative integer number of resamples, got {bootstrap!r}")
-    slice_names = list(slices or ())
-    for name in slice_names:
-        if name not in SLICES:
-            raise ValueError(f"unknown slice {name!r}; expected one of {list(SLICES)}")
+    stats.check_bootstrap(bootstrap)
+    slice_names = check_slices(slices or ())
     rows = _as_reference_list(references, [SLICES[name][0] for name in slice_names])
     records = [reference_record(row, position) for position, row in enumerate(rows)]
     outcomes = _outcomes_from_rows(predictions, records)

@@ -39,7 +39,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import datetime as _dt
-import json
 import os
 import random
 import subprocess
@@ -49,15 +48,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from agenthorizon.judging.runs.records import RUN_RECORD_NAME, write_json_atomic
-from agenthorizon.schema import LABEL_FIELDS, PARSE_STATUSES, STATUS_ERROR, STATUS_OK
+from agenthorizon.judging.runs.records import (
+    ResultRecord,
+    RunDirectory,
+    RunRecord,
+    needs_judging,
+    read_result,
+    record_name as _record_file_name,
+    result_path,
+    write_json_atomic,
+)
+from agenthorizon.release.splits import Selection
+from agenthorizon.schema import DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK
 
 __all__ = ["RunSummary", "run_judge", "parse_shard", "shard_ids", "record_name", "result_status"]
 
-RUN_FORMAT_VERSION = 1
 _VERSIONED_PACKAGES = ("agenthorizon", "datasets", "huggingface_hub", "numpy", "pillow", "httpx", "pyarrow")
-# Settings that must match for a re-run into the same directory to be a resume.
-_IDENTITY_KEYS = ("spec", "model", "prompt_sha256")
 
 
 # Threads writing result files (fsync waits on the disk, not the CPU).
@@ -106,27 +112,18 @@ def shard_ids(trajectory_ids: Sequence[str], shard: str | tuple[int, int] | None
 
 
 def record_name(shard: str | tuple[int, int] | None) -> str:
-    """``run.json``, or ``run-shard-I-of-N.json`` for a shard."""
-    parsed = parse_shard(shard)
-    return RUN_RECORD_NAME if parsed is None else f"run-shard-{parsed[0]}-of-{parsed[1]}.json"
-
-
-def _read_result(path: Path) -> dict[str, Any] | None:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return record if isinstance(record, dict) else None
+    """``run.json``, or ``run-shard-I-of-N.json`` for a shard (``"I/N"`` accepted)."""
+    return _record_file_name(parse_shard(shard))
 
 
 def _status_of(record: Mapping[str, Any] | None) -> str | None:
-    status = None if record is None else record.get("parse_status")
-    return status if status in PARSE_STATUSES else None
+    return None if record is None else record.get("parse_status")
 
 
 def result_status(path: Path) -> str | None:
     """The ``parse_status`` of an existing result file; ``None`` when missing or unreadable."""
-    return _status_of(_read_result(path))
+    result = read_result(Path(path).parent, Path(path).stem)
+    return None if result is None else result.parse_status
 
 
 def _merge_of(record: Mapping[str, Any] | None) -> str | bool:
@@ -166,7 +163,7 @@ class RunSummary:
 
     out_dir: Path
     record_path: Path
-    record: dict[str, Any]
+    record: RunRecord
     counts: dict[str, int]
     n_selected: int
     judged: int
@@ -177,7 +174,7 @@ class RunSummary:
     def __str__(self) -> str:
         c = self.counts
         text = (
-            f"{self.record.get('judge', {}).get('spec')} on {self.record.get('config')}: "
+            f"{self.record.spec} on {self.record.config}: "
             f"{self.n_selected} items, {c['ok']} ok, {c['invalid']} invalid, {c['error']} error "
             f"({c['skipped']} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
         )
@@ -253,80 +250,35 @@ def _versions() -> dict[str, str | None]:
     return versions
 
 
-def _judge_record(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Split a judge spec into the run record's top-level keys."""
-    judge = {k: v for k, v in spec.items() if k not in ("model", "base_url", "prompt", "sampling", "images")}
-    prompt = spec.get("prompt")
-    return {
-        "judge": judge,
-        "model": spec.get("model"),
-        "base_url": spec.get("base_url"),
-        "prompt": dict(prompt) if isinstance(prompt, Mapping) else None,
-        "sampling": spec.get("sampling"),
-        "images": spec.get("images"),
-    }
-
-
-def _identity(record: Mapping[str, Any]) -> dict[str, Any]:
-    prompt = record.get("prompt") or {}
-    return {
-        "spec": (record.get("judge") or {}).get("spec"),
-        "model": record.get("model"),
-        "prompt_sha256": prompt.get("sha256") if isinstance(prompt, Mapping) else None,
-        "config": record.get("config"),
-    }
-
-
-def _check_resume(out_dir: Path, record: Mapping[str, Any]) -> None:
-    """Refuse to mix two different experiments in one run directory."""
-    for path in sorted(out_dir.glob("run*.json")):
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(previous, dict):
-            continue
-        old, new = _identity(previous), _identity(record)
-        different = [key for key in (*_IDENTITY_KEYS, "config") if old.get(key) != new.get(key)]
-        if different:
-            detail = "; ".join(f"{key}: {old.get(key)!r} there, {new.get(key)!r} now" for key in different)
-            raise ValueError(
-                f"{out_dir} already holds a different run ({path.name}: {detail}); "
-                "use another output directory to keep experiments apart"
-            )
-
-
 # --- the run -------------------------------------------------------------------------------
 
 
-def _result_payload(trajectory_id: str, judge_name: str, output: Any, error: str | None) -> dict[str, Any]:
+def _result_payload(
+    trajectory_id: str, judge_name: str, output: Any, error: str | None, judge_key: str | None = None
+) -> dict[str, Any]:
+    """The result file of one item (:class:`ResultRecord`), from the judge's output or its failure."""
     from agenthorizon.scoring.verdicts import parse_verdict
 
     if error is not None:
         telemetry = {"input_tokens": None, "output_tokens": None, "latency_s": None, "cost_usd": None}
         telemetry.update(output or {})
-        return {
-            "trajectory_id": trajectory_id,
-            "judge": judge_name,
-            "parse_status": STATUS_ERROR,
-            "verdict": None,
-            "raw_output": None,
-            "error": error,
-            "telemetry": telemetry,
-            "finished_at": _now(),
-        }
+        result = ResultRecord(
+            trajectory_id=trajectory_id, judge=judge_name, judge_key=judge_key, parse_status=STATUS_ERROR,
+            error=error, telemetry=telemetry, finished_at=_now(),
+        )
+        return result.to_dict()
     verdict = parse_verdict(output.text)
-    return {
-        "trajectory_id": trajectory_id,
-        "judge": judge_name,
-        "parse_status": verdict.status,
-        "verdict": verdict.to_dict() if verdict.status == STATUS_OK else None,
-        "raw_output": output.text,
-        "error": None,
-        "parse_detail": verdict.detail,
-        "telemetry": output.telemetry(),
-        "finished_at": _now(),
-    }
+    return ResultRecord(
+        trajectory_id=trajectory_id,
+        judge=judge_name,
+        judge_key=judge_key,
+        parse_status=verdict.status,
+        verdict=verdict.to_dict() if verdict.status == STATUS_OK else None,
+        raw_output=output.text,
+        parse_detail=verdict.detail,
+        telemetry=output.telemetry(),
+        finished_at=_now(),
+    ).to_dict()
 
 
 class _Progress:
@@ -425,6 +377,7 @@ async def _run_async(
     backoff_base: float,
     progress: _Progress,
     records: dict[str, Mapping[str, Any] | None],
+    judge_key: str | None = None,
 ) -> tuple[int, dict[str, str]]:
     from agenthorizon.judging.inputs import build_judge_input
     from agenthorizon.judging.judges.base import BaseJudge
@@ -485,12 +438,12 @@ async def _run_async(
                     rng=rng,
                 )
             if error_text is not None:
-                payload = _result_payload(trajectory_id, judge_name, {"attempts": attempts}, error_text)
+                payload = _result_payload(trajectory_id, judge_name, {"attempts": attempts}, error_text, judge_key)
                 errors[trajectory_id] = error_text
             else:
-                payload = _result_payload(trajectory_id, judge_name, output, None)
+                payload = _result_payload(trajectory_id, judge_name, output, None, judge_key)
             await write_slots.acquire()
-            future = loop.run_in_executor(write_pool, write_json_atomic, out_dir / f"{trajectory_id}.json", payload)
+            future = loop.run_in_executor(write_pool, write_json_atomic, result_path(out_dir, trajectory_id), payload)
             pending.add(future)
             future.add_done_callback(lambda f, payload=payload: written(f, payload))
 
@@ -524,6 +477,67 @@ def _count(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequen
         else:
             counts["invalid"] += 1
     return counts
+
+
+def _select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None) -> tuple[list[str], list[int]]:
+    """Every row's trajectory id, and the positions of the rows this run judges (shard, then limit)."""
+    if limit is not None and (not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    ids = _column(dataset, "trajectory_id")
+    if ids is None:
+        raise ValueError("dataset rows have no 'trajectory_id'; expected rows from agenthorizon.load_dataset")
+    seen: set[str] = set()
+    for position, trajectory_id in enumerate(ids):
+        if trajectory_id in seen:
+            raise ValueError(f"dataset item {position}: duplicate trajectory_id {trajectory_id}; expected each item once")
+        seen.add(trajectory_id)
+    in_shard = shard_ids(ids, shard)
+    positions = [p for p, tid in enumerate(ids) if tid in in_shard]
+    return ids, positions if limit is None else positions[:limit]
+
+
+def _resolve_references(
+    dataset: Any,
+    ids: Sequence[str],
+    config: str | None,
+    data_root: str | os.PathLike[str] | None,
+    data_options: Mapping[str, Any] | None,
+) -> tuple[list[dict[str, Any]] | None, Selection | None]:
+    """The label rows of the dataset's items (from the rows, else from ``data_root``) and the run's selection.
+
+    ``None`` references for a blind dataset without ``data_root``; ``None``
+    selection when no config is known.
+    """
+    options = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest", "exclude_dev")}
+    references = _label_rows(dataset)
+    if references is None and data_root is not None and config is not None:
+        from agenthorizon.release.source import load_references
+
+        references = load_references(data_root, config, **options)
+    manifest = None
+    if references is not None:
+        from agenthorizon.release.labels import manifest_sha256
+
+        wanted = set(ids)
+        manifest = manifest_sha256([row for row in references if row["trajectory_id"] in wanted])
+    if config is None:
+        return references, None
+    dev_manifest = options.get("dev_manifest")
+    selection = Selection(
+        config,
+        dev_groups=int(options.get("dev_groups", DEV_GROUPS)),
+        dev_manifest=None if dev_manifest is None else str(Path(dev_manifest).resolve()),
+        dev_manifest_sha256=None if dev_manifest is None else _file_sha256(Path(dev_manifest)),
+        exclude_dev=bool(options.get("exclude_dev", False)),
+        label_manifest_sha256=manifest,
+    )
+    return references, selection
+
+
+def _file_sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def run_judge(
@@ -637,114 +651,43 @@ def run_judge(
         raise ValueError(f"{judge!r} is not a judge: expected an object with judge/ajudge/spec (agenthorizon.judging.judges.Judge)")
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
-    if limit is not None and limit < 0:
-        raise ValueError(f"limit must be >= 0, got {limit}")
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
     parsed_shard = parse_shard(shard)
     started = time.perf_counter()
-    started_at = _now()
 
-    ids = _column(dataset, "trajectory_id")
-    if ids is None:
-        raise ValueError("dataset rows have no 'trajectory_id'; expected rows from agenthorizon.load_dataset")
-    seen: set[str] = set()
-    for position, trajectory_id in enumerate(ids):
-        if trajectory_id in seen:
-            raise ValueError(f"dataset item {position}: duplicate trajectory_id {trajectory_id}; expected each item once")
-        seen.add(trajectory_id)
-    in_shard = shard_ids(ids, parsed_shard)
-    positions = [p for p, tid in enumerate(ids) if tid in in_shard]
-    if limit is not None:
-        positions = positions[:limit]
+    ids, positions = _select_items(dataset, parsed_shard, limit)
     selected_ids = [ids[p] for p in positions]
-
     config_name = _config_name(dataset, config)
-    label_rows = _label_rows(dataset)
-    references = label_rows
-    if references is None and data_root is not None and config_name is not None:
-        from agenthorizon.release.source import load_references
-
-        references = load_references(data_root, config_name, **{
-            k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest", "exclude_dev")
-        })
-    manifest = None
-    if references is not None:
-        from agenthorizon.release.labels import manifest_sha256
-
-        manifest = manifest_sha256([row for row in references if row["trajectory_id"] in seen])
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    name = record_name(parsed_shard)
-    record: dict[str, Any] = {
-        "format_version": RUN_FORMAT_VERSION,
-        **_judge_record(judge.spec()),
-        "config": config_name,
-        "data": {
+    references, selection = _resolve_references(dataset, ids, config_name, data_root, data_options)
+    directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
+    record = RunRecord.build(
+        judge.spec(),
+        selection,
+        data={
             "root": None if data_root is None else str(Path(data_root).resolve()),
             "n_items": len(ids),
             "n_selected": len(selected_ids),
-            "manifest_sha256": manifest,
+            "manifest_sha256": None if selection is None else selection.label_manifest_sha256,
             **dict(data_options or {}),
         },
-        "runner": {"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
-        "shard": None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},
-        "versions": _versions(),
-        "git_revision": _git_revision(),
-        "started_at": started_at,
-        "finished_at": None,
-        "counts": None,
-        "merging": None,
-        "interrupted": None,
-    }
-    _check_resume(out, record)
-
-    # Every selected item's result (None: no readable file), read once here and
-    # replaced by each payload as it is written: the counts, the merging counts
-    # (SPEC section 3) and the score at the end are derived from it, so no
-    # result file is read twice.
-    records: dict[str, Mapping[str, Any] | None] = {
-        ids[position]: _read_result(out / f"{ids[position]}.json") for position in positions
-    }
-    todo = [p for p in positions if _status_of(records[ids[p]]) in (None, STATUS_ERROR)]
-    skipped = len(positions) - len(todo)
-    write_json_atomic(out / name, record)  # a record exists even if the run is killed
-
-    def finish(**state: Any) -> dict[str, int]:
-        counts = _count(records, selected_ids)
-        counts["skipped"] = skipped
-        record.update(counts=counts, merging=_merging(records, selected_ids), **state)
-        write_json_atomic(out / name, record)
-        return counts
-
-    bar = _Progress(len(positions), skipped, progress, str(judge.spec().get("spec", "judge")))
+        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
+        shard=None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},
+        versions=_versions(),
+        git_revision=_git_revision(),
+        started_at=_now(),
+    )
+    directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
-        judged, errors = run_sync(
-            _run_async(
-                judge,
-                dataset,
-                todo,
-                ids,
-                out,
-                concurrency=concurrency,
-                timeout=timeout,
-                retries=retries,
-                backoff_base=backoff_base,
-                progress=bar,
-                records=records,
-            )
+        directory.check_resume(record)
+        summary = _judge_into(
+            judge, dataset, directory, record, ids, positions,
+            concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
+            progress=progress, run_sync=run_sync,
         )
-    except BaseException as stop:
-        # Ctrl-C, or a failure outside any one item (a full disk): the results
-        # written so far are intact; the record says the run did not finish,
-        # why, and what it had done (finished_at stays null).
-        finish(interrupted={"at": _now(), "reason": f"{type(stop).__name__}: {stop}".rstrip(": ")})
-        raise
     finally:
-        bar.close()
-    counts = finish(finished_at=_now(), interrupted=None)
-
+        directory.release()
+    records, judged, errors, record = summary
     report = None
     if references is not None:
         from agenthorizon.scoring.metrics import score
@@ -755,13 +698,85 @@ def run_judge(
         predictions = {tid: records[tid] for tid in selected_ids if records[tid] is not None}
         report = score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
     return RunSummary(
-        out_dir=out,
-        record_path=out / name,
+        out_dir=directory.path,
+        record_path=directory.record_path,
         record=record,
-        counts=counts,
+        counts=dict(record.counts or {}),
         n_selected=len(selected_ids),
         judged=judged,
         score=report,
         wall_time_s=time.perf_counter() - started,
         errors=errors,
     )
+
+
+def _judge_into(
+    judge: Any,
+    dataset: Any,
+    directory: RunDirectory,
+    record: RunRecord,
+    ids: list[str],
+    positions: list[int],
+    *,
+    concurrency: int,
+    timeout: float | None,
+    retries: int,
+    backoff_base: float,
+    progress: bool,
+    run_sync: Any,
+) -> tuple[dict[str, Mapping[str, Any] | None], int, dict[str, str], RunRecord]:
+    """Judge the items of ``positions`` that need it, writing results and the run record.
+
+    Returns every selected item's result (``None``: none), how many were
+    judged now, the failures by id and the final record.
+    """
+    selected_ids = [ids[p] for p in positions]
+    key = record.judge_key
+    # Every selected item's result (None: no trustworthy file), read once here
+    # and replaced by each payload as it is written: the counts, the merging
+    # counts (SPEC section 3) and the score at the end are derived from it,
+    # so no result file is read twice.
+    loaded = directory.load_results(selected_ids)
+    redo = {tid for tid, result in loaded.items() if needs_judging(result, tid, key)}
+    records: dict[str, Mapping[str, Any] | None] = {
+        tid: None if result is None or result.trust_problem(tid, key) else result.to_dict()
+        for tid, result in loaded.items()
+    }
+    todo = [p for p in positions if ids[p] in redo]
+    skipped = len(positions) - len(todo)
+    directory.write_record(record)  # a record exists even if the run is killed
+
+    def finish(**state: Any) -> RunRecord:
+        counts = _count(records, selected_ids)
+        counts["skipped"] = skipped
+        final = record.replace(counts=counts, merging=_merging(records, selected_ids), **state)
+        directory.write_record(final)
+        return final
+
+    bar = _Progress(len(positions), skipped, progress, record.spec)
+    try:
+        judged, errors = run_sync(
+            _run_async(
+                judge,
+                dataset,
+                todo,
+                ids,
+                directory.path,
+                concurrency=concurrency,
+                timeout=timeout,
+                retries=retries,
+                backoff_base=backoff_base,
+                progress=bar,
+                records=records,
+                judge_key=key,
+            )
+        )
+    except BaseException as stop:
+        # Ctrl-C, or a failure outside any one item (a full disk): the results
+        # written so far are intact; the record says the run did not finish,
+        # why, and what it had done (finished_at stays null).
+        finish(interrupted={"at": _now(), "reason": f"{type(stop).__name__}: {stop}".rstrip(": ")})
+        raise
+    finally:
+        bar.close()
+    return records, judged, errors, finish(finished_at=_now(), interrupted=None)
