@@ -470,7 +470,8 @@ def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[A
     ``predictions`` is a sequence (its length must equal the references') or
     a mapping ``trajectory_id -> prediction``, where an id absent from the
     mapping gives ``None`` (a missing prediction) and an id outside the
-    references raises ``ValueError``, as does a duplicate reference id.
+    references raises ``ValueError``. A reference id that occurs twice raises
+    in either form.
     ``records`` come from :func:`reference_records`.
 
     >>> records = reference_records([{"trajectory_id": "a", "label": "positive", "mistake_type": ""},
@@ -478,6 +479,16 @@ def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[A
     >>> align_predictions({"b": False}, records)
     [None, False]
     """
+    # A repeated item would be scored twice whatever form the predictions take.
+    seen: dict[str, int] = {}
+    for position, record in enumerate(records):
+        trajectory_id = record["trajectory_id"]
+        if trajectory_id is not None and trajectory_id in seen:
+            raise ValueError(
+                f"references[{position}]: duplicate trajectory_id {trajectory_id} "
+                f"(first at references[{seen[trajectory_id]}]); expected each item once"
+            )
+        seen.setdefault(trajectory_id, position)
     if isinstance(predictions, Mapping):
         ids = []
         for position, record in enumerate(records):
@@ -487,14 +498,6 @@ def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[A
                     "so every reference needs a non-empty string 'trajectory_id'"
                 )
             ids.append(record["trajectory_id"])
-        seen: dict[str, int] = {}
-        for position, trajectory_id in enumerate(ids):
-            if trajectory_id in seen:
-                raise ValueError(
-                    f"references[{position}]: duplicate trajectory_id {trajectory_id} "
-                    f"(first at references[{seen[trajectory_id]}])"
-                )
-            seen[trajectory_id] = position
         unknown = [key for key in predictions if key not in seen]
         if unknown:
             shown = ", ".join(map(str, sorted(unknown, key=str)[:3]))
