@@ -35,8 +35,8 @@ _EXPORTS = {
     # scoring
     "score": "agenthorizon.scoring.metrics",
     "ScoreReport": "agenthorizon.scoring.metrics",
-    "compare": "agenthorizon.scoring.bootstrap",
-    "Comparison": "agenthorizon.scoring.bootstrap",
+    "compare": "agenthorizon.scoring.compare",
+    "Comparison": "agenthorizon.scoring.compare",
     "load_metric": "agenthorizon.scoring.metric",
     "METRIC_PATH": "agenthorizon.scoring.metric",
     # publishing

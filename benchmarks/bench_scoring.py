@@ -17,7 +17,7 @@ import numpy as np
 
 from agenthorizon.schema import MISTAKE_TYPES
 from agenthorizon.scoring.metrics import score
-from agenthorizon.scoring.bootstrap import compare
+from agenthorizon.scoring.compare import compare
 
 N_POSITIVES, N_NEGATIVES, N_GROUPS = 523, 850, 425
 RESAMPLES = 10_000

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -296,3 +297,73 @@ def test_shards_of_one_run_can_work_in_one_folder_at_once(tiny_root, tmp_path):
     finally:
         first.release()
     assert not (out / "run-shard-1-of-2.lock").exists()
+
+
+# --- failures 3 and 4: one parse rule, and wrong shapes named ------------------------------
+
+
+def test_the_same_raw_text_scores_the_same_on_every_route(fleet, tmp_path, capsys):
+    # Alpha answers fenced JSON, beta prose followed by the verdict object.
+    import agenthorizon
+    from agenthorizon.judging.runs.records import read_results
+
+    root = fleet["root"]
+    rows = load_references(root, "AH")
+    for name, text in (("alpha", ALPHA), ("beta", BETA)):
+        runner = json.loads((fleet["runs"][name, "AH"] / "run.json").read_text())
+        assert runner["counts"]["invalid"] == 0
+        from_runner = agenthorizon.score(read_results([fleet["runs"][name, "AH"]]).predictions(), rows)
+        from_text = agenthorizon.score([text] * len(rows), rows)
+        metric = agenthorizon.load_metric().compute(predictions=[text] * len(rows), references=rows)
+        raw = tmp_path / f"{name}.jsonl"
+        raw.write_text("".join(json.dumps({"trajectory_id": r["trajectory_id"], "raw_output": text}) + "\n" for r in rows))
+        assert main(["score", str(raw), "--data", str(root), "--config", "AH", "--format", "json"]) == 0
+        from_cli = json.loads(capsys.readouterr().out)
+        assert from_text.n_invalid == metric["n_invalid"] == from_cli["n_invalid"] == 0
+        assert (
+            from_runner.balanced_accuracy == from_text.balanced_accuracy
+            == metric["balanced_accuracy"] == from_cli["balanced_accuracy"] == 0.5
+        )
+
+
+def test_known_wrong_shapes_warn_with_the_fix_and_still_score_invalid(tiny_root, tmp_path, capsys):
+    import agenthorizon
+    from agenthorizon.scoring.predictions import PredictionShapeWarning
+
+    rows = load_references(tiny_root, "AH")
+    truth = [row["label"] == "positive" for row in rows]
+    cases = [
+        ([int(t) for t in truth], "integers 0/1", "bool(x)"),
+        ([str(t).lower() for t in truth], 'strings such as "true"', "pass Booleans"),
+        ([row["label"] for row in rows], 'label strings "positive"/"negative"', '"positive" -> True'),
+        ([{"prediction": t} for t in truth], '{"prediction": ...} objects', 'name the key "success"'),
+    ]
+    metric = agenthorizon.load_metric()
+    for predictions, shape, fix in cases:
+        with pytest.warns(PredictionShapeWarning, match=f"{len(rows)} of {len(rows)} predictions are .*{re.escape(fix)}") as caught:
+            report = agenthorizon.score(predictions, rows)
+        assert shape in str(caught[0].message)
+        assert report.n_invalid == len(rows) and report.balanced_accuracy == 0.0  # strict all the same
+        with pytest.warns(PredictionShapeWarning, match=re.escape(fix)):
+            result = metric.compute(predictions=predictions, references=rows)
+        assert result["n_invalid"] == len(rows) and sum(result["invalid_by_reason"].values()) == len(rows)
+
+    jsonl = tmp_path / "predictions.jsonl"
+    jsonl.write_text("".join(json.dumps({"trajectory_id": r["trajectory_id"], "prediction": t}) + "\n"
+                             for r, t in zip(rows, truth)))
+    assert main(["score", str(jsonl), "--data", str(tiny_root), "--config", "AH"]) == 0
+    out = capsys.readouterr().out
+    assert f'Warning: {len(rows)} of {len(rows)} predictions are {{"prediction": ...}} objects' in out
+    assert 'name the key "success"' in out
+
+
+def test_metric_compute_counts_invalid_predictions_by_reason():
+    import agenthorizon
+
+    result = agenthorizon.load_metric().compute(
+        predictions=[True, None, "no verdict here", '{"success": "yes"}'],
+        references=["positive", "positive", "negative", "negative"],
+    )
+    reasons = result["invalid_by_reason"]
+    assert (reasons["missing"], reasons["no_json"], reasons["non_boolean"]) == (1, 1, 1)
+    assert result["n_invalid"] == 3

@@ -37,7 +37,8 @@ PREDICTIONS = [
 
 def _expected(predictions, references):
     values = score(predictions, references).to_dict()
-    headline = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "accuracy", "invalid_rate", "n")
+    headline = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "accuracy", "invalid_rate", "n_invalid",
+                "invalid_by_reason", "n")
     expected = {key: values[key] for key in (*headline, "mistake_type_recall_macro")}
     expected["mistake_type_recall"] = {name: cell["recall"] for name, cell in values["mistake_type_recall"].items()}
     return expected

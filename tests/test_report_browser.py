@@ -207,7 +207,7 @@ def test_comparison_matches_compare_and_screenshot_is_saved(browser, report_file
     from PIL import Image
 
     from agenthorizon.report.runs import load_runs
-    from agenthorizon.scoring.bootstrap import compare
+    from agenthorizon.scoring.compare import compare
 
     run_set = load_runs([runs["lexical"], runs["constant"]], runs["root"], images=None)
     result = compare(run_set.runs[0].predictions(), run_set.runs[1].predictions(), run_set.rows, bootstrap=0)

@@ -11,24 +11,16 @@ from hypothesis import strategies as st
 from sklearn.metrics import balanced_accuracy_score
 
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, INVALID_STATUSES, MISUNDERSTANDING
-from agenthorizon.scoring.metrics import (
-    SLICES,
-    ScoreReport,
-    item_outcomes,
-    prediction_record,
-    prediction_verdict,
-    score,
-    validate_prediction,
-)
+from agenthorizon.scoring.metrics import SLICES, ScoreReport, item_outcomes, score
+from agenthorizon.scoring.predictions import prediction_record, prediction_verdict, validate_prediction
 
 # (prediction, expected status): one or more per kind of invalid prediction.
 INVALID_CASES = [
     (None, "missing"),
-    ("", "no_json"),
+    ("", "missing"),  # an empty answer, as the runner's parser calls it
     ("The trajectory looks fine.", "no_json"),
     ('{"success": true', "malformed_json"),
-    ('Verdict: {"success": true}', "malformed_json"),
-    ('{"success": true} and more', "malformed_json"),
+    ('Verdict: {"success": true', "malformed_json"),
     ("[true]", "not_object"),
     ("true", "not_object"),
     ('"false"', "not_object"),
@@ -69,6 +61,11 @@ def test_each_invalid_form_has_its_reason_and_no_outcome(prediction, status):
         ('  {"success": true, "mistake_type": null}\n', (True, None, "ok")),
         ({"parse_status": "ok", "verdict": {"success": False, "mistake_type": "x"}}, (False, "x", "ok")),
         ({"trajectory_id": "t", "success": True}, (True, None, "ok")),  # a JSONL verdict row
+        # Raw text is read by the runner's parser on every route (issue 9).
+        ('Verdict: {"success": true}', (True, None, "ok")),
+        ('{"success": true} and more', (True, None, "ok")),
+        ('```json\n{"success": false, "mistake_type": "critical mistake"}\n```', (False, "Critical Mistake", "ok")),
+        ({"trajectory_id": "t", "raw_output": 'I think so.\n{"success": true}'}, (True, None, "ok")),
     ],
 )
 def test_valid_forms(prediction, expected):

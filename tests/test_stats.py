@@ -10,11 +10,11 @@ import pytest
 
 from agenthorizon.scoring.bootstrap import (
     bootstrap_accuracies,
-    compare,
     mcnemar_exact,
     percentile_interval,
     resample_cluster_counts,
 )
+from agenthorizon.scoring.compare import compare
 
 
 def _paired(n_a: int, n_b: int, both: int = 3, neither: int = 2) -> tuple[np.ndarray, np.ndarray]:

@@ -183,6 +183,26 @@ def result_notes(result_set: Any, unexpected: Sequence[str], n_missing: int) -> 
     return notes
 
 
+def score_noting_shapes(predictions: Any, references: Any, **options: Any) -> tuple[Any, list[str]]:
+    """:func:`agenthorizon.score`, and its prediction-shape warnings as report notes.
+
+    Scores stay strict; the notes say which predictions look like a known
+    wrong shape (0/1, "true", {"prediction": b}) and how to fix them.
+    """
+    import warnings
+
+    from agenthorizon.scoring.metrics import score
+    from agenthorizon.scoring.predictions import PredictionShapeWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PredictionShapeWarning)
+        report = score(predictions, references, **options)
+    notes = [f"Warning: {w.message}" for w in caught if issubclass(w.category, PredictionShapeWarning)]
+    for other in (w for w in caught if not issubclass(w.category, PredictionShapeWarning)):
+        warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+    return report, notes
+
+
 def write_output(text: str, out: str | None) -> None:
     """``text`` to the file ``out``, or to standard output."""
     if out:

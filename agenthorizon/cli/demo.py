@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.records import read_results
     from agenthorizon.judging.runs.runner import run_judge
     from agenthorizon.release.sample import generate
-    from agenthorizon.scoring.bootstrap import compare
+    from agenthorizon.scoring.compare import compare
 
     import datasets
 

@@ -28,6 +28,7 @@ from agenthorizon.cli._common import (
     ignored_files,
     resolve_selection,
     result_notes,
+    score_noting_shapes,
     write_output,
 )
 
@@ -77,7 +78,6 @@ def recorded_selections(paths: list[str]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.records import read_results
     from agenthorizon.report.tables import render_report
-    from agenthorizon.scoring.metrics import score
 
     slices = parse_slices(args.slices)
     recorded = recorded_selections(args.results)
@@ -86,9 +86,10 @@ def run(args: argparse.Namespace) -> int:
     wanted = {row["trajectory_id"] for row in label_rows}
     result_set = read_results(args.results)
     predictions, unexpected = predictions_from_results(result_set, wanted)
-    report = score(predictions, references, bootstrap=args.bootstrap, seed=args.seed, slices=slices)
+    report, shape_notes = score_noting_shapes(predictions, references, bootstrap=args.bootstrap, seed=args.seed, slices=slices)
     manifest = manifest_of(selection.config, label_rows)
     notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + manifest_warnings(recorded, manifest)
+    notes += shape_notes
     extra = {
         "results": [str(path) for path in args.results],
         "selection": selection.to_dict(),

@@ -34,7 +34,8 @@ from typing import Any, Sequence
 from agenthorizon.report.runs import JudgedRun, RunSet, load_runs
 from agenthorizon.report.style import run_color
 from agenthorizon.schema import MISTAKE_TYPES, POSITIVE, step_bucket
-from agenthorizon.scoring.metrics import item_outcomes, prediction_verdict, score, validate_prediction
+from agenthorizon.scoring.metrics import item_outcomes, score
+from agenthorizon.scoring.predictions import prediction_verdict, validate_prediction
 
 __all__ = ["ReportOptions", "build_report", "write_report"]
 
@@ -366,7 +367,7 @@ def _items_section(labels: list[str]) -> str:
 def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
     """The HTML text of the report for runs already loaded with :func:`load_runs`."""
     from agenthorizon import __version__
-    from agenthorizon.scoring.bootstrap import compare
+    from agenthorizon.scoring.compare import compare
 
     options = options or ReportOptions()
     rows = run_set.rows

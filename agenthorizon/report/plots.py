@@ -98,7 +98,8 @@ class RunScores:
 
 def score_runs(run_set: Any, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
     """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
-    from agenthorizon.scoring.metrics import item_outcomes, prediction_verdict, score
+    from agenthorizon.scoring.metrics import item_outcomes, score
+    from agenthorizon.scoring.predictions import prediction_verdict
 
     scored = []
     for run in run_set.runs:

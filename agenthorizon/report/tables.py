@@ -272,7 +272,7 @@ def render_report(
 
 
 def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) -> Table:
-    """A :class:`~agenthorizon.scoring.bootstrap.Comparison` as a table."""
+    """A :class:`~agenthorizon.scoring.compare.Comparison` as a table."""
     a, b = names
     c = comparison
     rows = [
@@ -292,7 +292,7 @@ def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) ->
 
 
 def render_comparison(comparison: Any, fmt: str = "table", *, names: tuple[str, str] = ("A", "B")) -> str:
-    """Render a :class:`~agenthorizon.scoring.bootstrap.Comparison` in ``fmt``."""
+    """Render a :class:`~agenthorizon.scoring.compare.Comparison` in ``fmt``."""
     payload = {**comparison.to_dict(), "names": list(names)}
     return render_table(comparison_table(comparison, names=names), fmt, json_payload=payload)
 

@@ -7,26 +7,25 @@ bootstrap), and reports percentile intervals. The bootstrap is vectorised:
 each resample is a vector of cluster counts, and the per-resample metrics are
 one matrix product of those counts with per-cluster sums.
 
-Pure: numpy and the standard library only; :func:`compare` imports
-:mod:`agenthorizon.scoring.metrics` when called (scoring itself imports this module).
+A leaf: numpy and the standard library only, no other agenthorizon module.
+The paired comparison of two judges built on it is
+:func:`agenthorizon.scoring.compare.compare`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 __all__ = [
-    "Comparison",
     "bootstrap_accuracies",
     "check_bootstrap",
     "cluster_codes",
-    "compare",
     "mcnemar_exact",
+    "paired_balanced_accuracies",
     "percentile_interval",
     "resample_cluster_counts",
 ]
@@ -224,134 +223,50 @@ def mcnemar_exact(a_correct: np.ndarray, b_correct: np.ndarray) -> tuple[int, in
     return n_a, n_b, float(min(Fraction(1), Fraction(2 * tail, 2**n)))
 
 
-@dataclass
-class Comparison:
-    """A paired comparison of judges A and B on the same items; see :func:`compare`.
+def paired_balanced_accuracies(
+    positive: np.ndarray, corrects: Sequence[np.ndarray], clusters: np.ndarray, *, n_resamples: int, seed: int = 0
+) -> np.ndarray:
+    """Balanced accuracy of several judges on the *same* pair-clustered resamples.
 
-    ``difference`` is balanced accuracy A minus B, in [-1, 1] (positive: A is
-    better), ``interval`` its pair-clustered bootstrap percentile interval.
-    ``only_a_correct`` / ``only_b_correct`` are McNemar's discordant counts
-    and ``p_value`` its exact two-sided p-value.
-    """
-
-    n: int
-    n_clusters: int
-    balanced_accuracy_a: float
-    balanced_accuracy_b: float
-    positive_accuracy_a: float
-    positive_accuracy_b: float
-    negative_accuracy_a: float
-    negative_accuracy_b: float
-    difference: float
-    interval: tuple[float, float] | None
-    level: float
-    n_bootstrap: int
-    seed: int
-    only_a_correct: int
-    only_b_correct: int
-    both_correct: int
-    both_incorrect: int
-    p_value: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-compatible dict of every number."""
-        values = dict(self.__dict__)
-        values["interval"] = None if self.interval is None else list(self.interval)
-        return values
-
-
-def compare(a: Any, b: Any, references: Any, *, bootstrap: int = 10000, seed: int = 0, level: float = 0.95) -> Comparison:
-    """Compare two judges on the same items, pairing their per-item outcomes.
-
-    The difference in balanced accuracy (A - B) gets a pair-clustered paired
-    bootstrap interval: each resample draws whole pair groups and recomputes
-    both judges' balanced accuracy on the same draw, so the interval reflects
-    the correlation between judges. Per-item correctness (an invalid
-    prediction is incorrect) is tested with an exact McNemar test.
+    Pairing the draws makes the spread of a difference between judges
+    reflect their correlation (both right or wrong on the same hard items).
 
     Parameters
     ----------
-    a, b : sequence or mapping
-        Predictions of judges A and B, in any form :func:`agenthorizon.score`
-        accepts.
-    references : sequence
-        As for :func:`agenthorizon.score`; must hold both labels.
-    bootstrap : int, default 10000
-        Number of resamples; 0 computes no interval.
-    seed : int, default 0
-    level : float, default 0.95
-        Coverage of the interval.
+    positive : array of bool
+        Per item: the reference label is positive.
+    corrects : sequence of array of bool
+        Per judge, per item: its prediction is valid and right.
+    clusters : array
+        Per item: its cluster (pair group).
+    n_resamples, seed : int
+        Number of resamples and their seed.
 
     Returns
     -------
-    Comparison
-        ``difference`` (A - B) is in [-1, 1], positive when A is better;
-        ``p_value`` is in (0, 1], small when the judges differ.
-
-    References
-    ----------
-    .. [1] Q. McNemar, "Note on the sampling error of the difference between
-       correlated proportions or percentages", Psychometrika 12(2), 1947.
-    .. [2] C. A. Field and A. H. Welsh, "Bootstrapping clustered data",
-       JRSS B 69(3), 2007.
+    ndarray of float, shape (n_resamples, len(corrects))
+        NaN where a resample holds no positive or no negative.
 
     Examples
     --------
-    >>> refs = ["positive", "negative"] * 20
-    >>> a = [True, False] * 20
-    >>> b = [True, True] * 20
-    >>> result = compare(a, b, refs, bootstrap=1000)
-    >>> result.difference, result.only_a_correct, result.only_b_correct
-    (0.5, 20, 0)
-    >>> result.p_value < 1e-5
-    True
+    A judge right on the positives only (0.5 on every draw) against one
+    right everywhere (1.0):
+
+    >>> positive = np.array([True, False] * 10)
+    >>> both = paired_balanced_accuracies(positive, [positive, np.ones(20, bool)], np.arange(20), n_resamples=50)
+    >>> both.shape, set(both[:, 0].tolist()), set(both[:, 1].tolist())
+    ((50, 2), {0.5}, {1.0})
     """
-    from agenthorizon.scoring.metrics import item_outcomes
-
-    check_bootstrap(bootstrap)
-    outcomes_a = item_outcomes(a, references)
-    outcomes_b = item_outcomes(b, references)
-    positive = outcomes_a.positive
-    if positive.all() or not positive.any():
-        raise ValueError("compare needs references with both positive and negative items")
-
-    def accuracies(correct: np.ndarray) -> tuple[float, float, float]:
-        pos = float(correct[positive].mean())
-        neg = float(correct[~positive].mean())
-        return 0.5 * (pos + neg), pos, neg
-
-    bal_a, pos_a, neg_a = accuracies(outcomes_a.correct)
-    bal_b, pos_b, neg_b = accuracies(outcomes_b.correct)
-    interval = None
-    if bootstrap:
-        a_ok, b_ok = outcomes_a.correct, outcomes_b.correct
-        sums = _resampled_sums(
-            outcomes_a.clusters,
-            [positive, ~positive, positive & a_ok, ~positive & a_ok, positive & b_ok, ~positive & b_ok],
-            int(bootstrap),
-            seed,
-        )
-        balanced_a = 0.5 * (_divide(sums[:, 2], sums[:, 0]) + _divide(sums[:, 3], sums[:, 1]))
-        balanced_b = 0.5 * (_divide(sums[:, 4], sums[:, 0]) + _divide(sums[:, 5], sums[:, 1]))
-        interval = percentile_interval(balanced_a - balanced_b, level)
-    only_a, only_b, p_value = mcnemar_exact(outcomes_a.correct, outcomes_b.correct)
-    return Comparison(
-        n=len(outcomes_a),
-        n_clusters=int(np.unique(outcomes_a.clusters).size),
-        balanced_accuracy_a=bal_a,
-        balanced_accuracy_b=bal_b,
-        positive_accuracy_a=pos_a,
-        positive_accuracy_b=pos_b,
-        negative_accuracy_a=neg_a,
-        negative_accuracy_b=neg_b,
-        difference=bal_a - bal_b,
-        interval=interval,
-        level=level,
-        n_bootstrap=int(bootstrap),
-        seed=seed,
-        only_a_correct=only_a,
-        only_b_correct=only_b,
-        both_correct=int((outcomes_a.correct & outcomes_b.correct).sum()),
-        both_incorrect=int((~outcomes_a.correct & ~outcomes_b.correct).sum()),
-        p_value=p_value,
+    positive = np.asarray(positive, dtype=bool)
+    columns: list[np.ndarray] = [positive, ~positive]
+    for correct in corrects:
+        correct = np.asarray(correct, dtype=bool)
+        columns += [positive & correct, ~positive & correct]
+    sums = _resampled_sums(clusters, columns, n_resamples, seed)
+    return np.stack(
+        [
+            0.5 * (_divide(sums[:, 2 + 2 * i], sums[:, 0]) + _divide(sums[:, 3 + 2 * i], sums[:, 1]))
+            for i in range(len(corrects))
+        ],
+        axis=1,
     )

@@ -7,34 +7,29 @@ string ``"true"``, the number ``1`` -- is *invalid*: it counts as incorrect for
 its item whatever the label, and it never removes the item from a
 denominator. Every denominator is therefore the number of references.
 
-This module is pure: no I/O, nothing heavier than numpy. The public entry
-points are :func:`score`, :class:`ScoreReport`, :func:`validate_prediction`
-and :func:`item_outcomes` (per-item correctness, used by
-:func:`agenthorizon.scoring.bootstrap.compare`).
+One prediction is judged valid or not by
+:func:`agenthorizon.scoring.predictions.validate_prediction` (raw text through
+the runner's verdict parser); this module turns those per-item facts into
+metrics. It is pure: no I/O, nothing heavier than numpy. The public entry
+points are :func:`score`, :class:`ScoreReport` and :func:`item_outcomes`
+(per-item correctness, used by :func:`agenthorizon.scoring.compare.compare`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from agenthorizon.scoring import bootstrap as stats
+from agenthorizon.scoring.predictions import validate_prediction, warn_shapes
 from agenthorizon.schema import (
     INVALID_STATUSES,
     LABEL_VALUES,
     MISTAKE_TYPES,
     NEGATIVE,
     POSITIVE,
-    STATUS_ERROR,
-    STATUS_MALFORMED_JSON,
-    STATUS_MISSING,
-    STATUS_MISSING_SUCCESS,
-    STATUS_NO_JSON,
-    STATUS_NON_BOOLEAN,
-    STATUS_NOT_OBJECT,
     STATUS_OK,
     STEP_BUCKETS,
     UNTYPED,
@@ -50,12 +45,9 @@ __all__ = [
     "align_predictions",
     "check_slices",
     "item_outcomes",
-    "prediction_record",
-    "prediction_verdict",
     "reference_record",
     "reference_records",
     "score",
-    "validate_prediction",
 ]
 
 OUTCOMES = ("correct", "false_accept", "false_reject", "invalid")
@@ -69,162 +61,6 @@ CONFIDENCE_LEVEL = 0.95
 POSITIVE_SLICE_VALUE = "(positive)"
 UNTYPED_SLICE_VALUE = "(untyped)"
 UNKNOWN_SLICE_VALUE = "(unknown)"
-
-
-# --- predictions -------------------------------------------------------------------
-
-
-def _is_bool(value: Any) -> bool:
-    # numpy's bool_ is a genuine Boolean (it is what a comparison in a
-    # pandas/numpy pipeline yields); ints, strings and None are not.
-    return isinstance(value, (bool, np.bool_))
-
-
-def _mistake_type_text(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    # A non-string type (a number, a list) names no known type; keep it as
-    # text so it is counted among the unmatched names rather than vanishing.
-    return str(value)
-
-
-def _validate_verdict(verdict: Any) -> tuple[bool | None, str | None, str]:
-    if not isinstance(verdict, Mapping):
-        return None, None, STATUS_NOT_OBJECT
-    if "success" not in verdict:
-        return None, None, STATUS_MISSING_SUCCESS
-    success = verdict["success"]
-    if not _is_bool(success):
-        return None, None, STATUS_NON_BOOLEAN
-    return bool(success), _mistake_type_text(verdict.get("mistake_type")), STATUS_OK
-
-
-def _is_result_record(value: Mapping) -> bool:
-    return "parse_status" in value and "verdict" in value
-
-
-def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
-    """Check one prediction strictly and say why it is invalid.
-
-    Accepted forms:
-
-    - ``True`` / ``False`` (Python or numpy Booleans);
-    - ``None``: no prediction, status ``"missing"``;
-    - a verdict dict ``{"success": bool, "mistake_type": str | None, ...}``;
-    - the JSON text of a verdict dict; the *whole* text must be one JSON
-      object (no prose around it -- extracting JSON from prose is the verdict
-      parser's job, not the scorer's);
-    - a result record as written by the runner (a dict with ``parse_status``
-      and ``verdict``, see :mod:`agenthorizon.judging.runs.records`): valid only when its
-      ``parse_status`` is ``"ok"`` and its verdict carries a Boolean
-      ``success``; otherwise invalid with its own ``parse_status`` as reason.
-
-    Parameters
-    ----------
-    prediction : object
-        Any value; no value makes this function raise.
-
-    Returns
-    -------
-    success : bool or None
-        The predicted outcome, ``None`` when the prediction is invalid.
-    mistake_type : str or None
-        The mistake type text the prediction names (not yet matched against
-        the known types), ``None`` when it names none or is invalid.
-    status : str
-        ``"ok"`` or one of :data:`agenthorizon.schema.INVALID_STATUSES`:
-        ``missing`` (``None``), ``no_json`` (text without a ``{``),
-        ``malformed_json`` (text that is not exactly one JSON value),
-        ``not_object`` (JSON or a value that is not an object, e.g. a list or
-        the text ``"true"``), ``missing_success``, ``non_boolean``
-        (``success`` is ``null``, a string or a number; a bare number is
-        treated the same way), ``error`` (a result record of a failed judge
-        call, or one whose status is outside the vocabulary).
-
-    Examples
-    --------
-    >>> validate_prediction(False)
-    (False, None, 'ok')
-    >>> validate_prediction('{"success": false, "mistake_type": "Bad Side Effect"}')
-    (False, 'Bad Side Effect', 'ok')
-    >>> validate_prediction({"success": "true"})
-    (None, None, 'non_boolean')
-    >>> validate_prediction({"success": None})
-    (None, None, 'non_boolean')
-    >>> validate_prediction('Verdict: {"success": true}')
-    (None, None, 'malformed_json')
-    >>> validate_prediction({"parse_status": "no_json", "verdict": None})
-    (None, None, 'no_json')
-    """
-    if prediction is None:
-        return None, None, STATUS_MISSING
-    if _is_bool(prediction):
-        return bool(prediction), None, STATUS_OK
-    if isinstance(prediction, str):
-        try:
-            prediction = json.loads(prediction)
-        except (json.JSONDecodeError, RecursionError):
-            status = STATUS_MALFORMED_JSON if "{" in prediction else STATUS_NO_JSON
-            return None, None, status
-        if not isinstance(prediction, dict):
-            return None, None, STATUS_NOT_OBJECT
-    if isinstance(prediction, Mapping):
-        if _is_result_record(prediction):
-            status = prediction["parse_status"]
-            if status == STATUS_OK:
-                return _validate_verdict(prediction["verdict"])
-            return None, None, status if status in INVALID_STATUSES else STATUS_ERROR
-        return _validate_verdict(prediction)
-    if isinstance(prediction, (int, float, np.number)):
-        return None, None, STATUS_NON_BOOLEAN
-    return None, None, STATUS_NOT_OBJECT
-
-
-def prediction_verdict(prediction: Any) -> Mapping | None:
-    """The verdict object a prediction carries, valid or not, for display.
-
-    Reports show a verdict's ``reasoning`` and ``confidence`` whichever form
-    it came in: a verdict dict is returned as is, a result record gives its
-    ``verdict``, JSON text the object it parses to; anything else (a bool,
-    ``None``, unparseable text) gives ``None``. Validity is
-    :func:`validate_prediction`'s business, not this function's.
-
-    >>> prediction_verdict('{"success": true, "confidence": "high"}')
-    {'success': True, 'confidence': 'high'}
-    >>> prediction_verdict({"parse_status": "ok", "verdict": {"success": False}})
-    {'success': False}
-    >>> prediction_verdict(True) is None
-    True
-    """
-    if isinstance(prediction, str):
-        try:
-            prediction = json.loads(prediction)
-        except (json.JSONDecodeError, RecursionError):
-            return None
-    if not isinstance(prediction, Mapping):
-        return None
-    if _is_result_record(prediction):
-        verdict = prediction["verdict"]
-        return verdict if isinstance(verdict, Mapping) else None
-    return prediction
-
-
-def prediction_record(prediction: Any) -> dict[str, Any]:
-    """Reduce any prediction to the result-record form, losing nothing scoring uses.
-
-    The record is plain JSON (``parse_status`` and ``verdict``), and
-    ``validate_prediction(prediction_record(p)) == validate_prediction(p)`` for
-    every ``p``. The :mod:`evaluate` module uses it to store arbitrary
-    predictions (``None``, numbers, dicts) in a string column.
-
-    >>> prediction_record("1")
-    {'parse_status': 'not_object', 'verdict': None}
-    >>> prediction_record(False)
-    {'parse_status': 'ok', 'verdict': {'success': False, 'mistake_type': None}}
-    """
-    success, mistake_type, status = validate_prediction(prediction)
-    verdict = {"success": success, "mistake_type": mistake_type} if status == STATUS_OK else None
-    return {"parse_status": status, "verdict": verdict}
 
 
 # --- references ----------------------------------------------------------------------
@@ -373,7 +209,7 @@ class ItemOutcomes:
     correct : ndarray of bool
         Valid and agreeing with the label; invalid predictions are incorrect.
     status : list of str
-        :func:`validate_prediction` status of each prediction.
+        :func:`~agenthorizon.scoring.predictions.validate_prediction` status of each prediction.
     reference_type : list of str
         Canonical reference mistake type, ``""`` for positives and untyped.
     type_correct : ndarray of bool
@@ -412,6 +248,23 @@ class ItemOutcomes:
         classes[self.correct] = "correct"
         classes[~self.valid] = "invalid"
         return classes.tolist()
+
+    def accuracies(self) -> tuple[float | None, float | None, float | None]:
+        """``(balanced, positive, negative)`` accuracy: the one place they are computed.
+
+        positive accuracy = correct positives / positives; negative accuracy =
+        correct negatives / negatives; balanced = their mean. Each in [0, 1],
+        ``None`` when its denominator is zero (balanced: when either is).
+
+        >>> item_outcomes([True, False, True, None], ["positive", "positive", "negative", "negative"]).accuracies()
+        (0.25, 0.5, 0.0)
+        """
+        n_positive = int(self.positive.sum())
+        n_negative = len(self) - n_positive
+        positive = _ratio(int((self.correct & self.positive).sum()), n_positive)
+        negative = _ratio(int((self.correct & ~self.positive).sum()), n_negative)
+        balanced = None if positive is None or negative is None else 0.5 * (positive + negative)
+        return balanced, positive, negative
 
     def subset(self, mask: np.ndarray) -> ItemOutcomes:
         """The outcomes of the items where ``mask`` is true."""
@@ -663,11 +516,7 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
     fn = int((positive & valid & ~said_success).sum())
     fp = int((negative & valid & said_success).sum())
     tn = int((negative & valid & ~said_success).sum())
-    positive_accuracy = _ratio(tp, n_positive)
-    negative_accuracy = _ratio(tn, n_negative)
-    balanced = None
-    if positive_accuracy is not None and negative_accuracy is not None:
-        balanced = 0.5 * (positive_accuracy + negative_accuracy)
+    balanced, positive_accuracy, negative_accuracy = outcomes.accuracies()
     reasons = {status: 0 for status in INVALID_STATUSES}
     for status in outcomes.status:
         if status != STATUS_OK:
@@ -754,7 +603,7 @@ def score(
       predicted as failure *and* named T) / (negatives of type T). Untyped
       negatives are left out of these denominators only.
 
-    An invalid prediction (see :func:`validate_prediction`) is incorrect for
+    An invalid prediction (see :func:`~agenthorizon.scoring.predictions.validate_prediction`) is incorrect for
     its item whatever the label and never changes a denominator: every
     denominator counts the references. No prediction makes this function
     raise; malformed references do.
@@ -824,6 +673,11 @@ def score(
     slice_names = check_slices(slices or ())
     rows = _as_reference_list(references, [SLICES[name][0] for name in slice_names])
     records = [reference_record(row, position) for position, row in enumerate(rows)]
+    if not isinstance(predictions, (Mapping, str, bytes)) and hasattr(predictions, "__len__"):
+        predictions = list(predictions)  # read once: warned about, then aligned
+    # Scores stay strict; a known wrong shape (0/1, "true", {"prediction": b})
+    # is named with its fix so a pipeline bug is not mistaken for a bad judge.
+    warn_shapes(predictions.values() if isinstance(predictions, Mapping) else predictions)
     outcomes = _outcomes_from_rows(predictions, records)
     report = _report(outcomes, int(bootstrap), seed)
     for name in slice_names:

@@ -32,6 +32,7 @@ def load_metric(**kwargs: Any) -> Any:
     - ``invalid_rate``, in [0, 1], lower is better: invalid predictions
       (missing, malformed JSON, no or non-Boolean ``success``) are counted as
       incorrect and never leave a denominator;
+    - ``n_invalid`` and ``invalid_by_reason`` (reason -> count);
     - ``n``, the number of references;
     - ``mistake_type_recall`` (type -> recall in [0, 1] or ``None``) and
       ``mistake_type_recall_macro``.

@@ -15,7 +15,8 @@ import datasets
 import evaluate
 
 from agenthorizon.schema import CITATION_BIBTEX
-from agenthorizon.scoring.metrics import align_predictions, prediction_record, reference_records, score
+from agenthorizon.scoring.metrics import align_predictions, reference_records, score
+from agenthorizon.scoring.predictions import prediction_record, warn_shapes
 
 _DESCRIPTION = """\
 Strict scoring of computer-use judges on AgentHorizon. Balanced accuracy is the
@@ -30,9 +31,12 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions: one per reference, in order, or a mapping trajectory_id ->
         prediction (ids absent from it are missing predictions). Each is a
-        bool, None, a verdict dict {"success": bool, "mistake_type": ...}, the
-        JSON text of one, or a runner result record {"parse_status", "verdict"}.
-        Invalid predictions are counted, never raised.
+        bool, None, a verdict dict {"success": bool, "mistake_type": ...}, a
+        judge's raw answer text (parsed as the runner parses it: fenced JSON
+        or prose followed by the verdict object is read), or a runner result
+        record {"parse_status", "verdict"}. Invalid predictions are counted,
+        never raised; a known wrong shape (0/1, "true", {"prediction": b})
+        gets a PredictionShapeWarning naming the fix.
     references: label rows (dicts with "label" and "mistake_type", plus
         "trajectory_id" when predictions is a mapping; dataset rows and a
         datasets.Dataset work as they are) or the strings "positive" / "negative".
@@ -40,6 +44,10 @@ Returns:
     balanced_accuracy, positive_accuracy, negative_accuracy, accuracy: in [0, 1]
         (None when a class is absent), higher is better;
     invalid_rate: share of invalid predictions, in [0, 1], lower is better;
+    n_invalid: number of invalid predictions;
+    invalid_by_reason: {reason: count} for every invalid reason (missing,
+        no_json, malformed_json, not_object, missing_success, non_boolean,
+        error, id_mismatch, judge_mismatch);
     n: number of references;
     mistake_type_recall: {type: recall in [0, 1] or None};
     mistake_type_recall_macro: mean of the defined type recalls.
@@ -63,6 +71,9 @@ def _encode_predictions(predictions: Any) -> Any:
     # Predictions are reduced to their scoring-relevant result-record form
     # before they reach Arrow: a string column can then hold None, numbers,
     # dicts and text alike, and decoding gives back exactly what score() needs.
+    # Their shape is lost there, so a known wrong one is named here.
+    predictions = list(predictions)
+    warn_shapes(predictions, stacklevel=4)
     return [json.dumps(prediction_record(prediction)) for prediction in predictions]
 
 
@@ -117,6 +128,8 @@ class AgentHorizonMetric(evaluate.Metric):
             "negative_accuracy": report.negative_accuracy,
             "accuracy": report.accuracy,
             "invalid_rate": report.invalid_rate,
+            "n_invalid": report.n_invalid,
+            "invalid_by_reason": dict(report.invalid_by_reason),
             "n": report.n,
             "mistake_type_recall": {name: value["recall"] for name, value in report.mistake_type_recall.items()},
             "mistake_type_recall_macro": report.mistake_type_recall_macro,
