@@ -94,7 +94,7 @@ def load_rows(root: str, config: str, n: int | None, cache_dir: str | None):
     """The dataset ``run_judge`` gets from a user: the default ``load_dataset`` (lazy screenshots)."""
     import datasets
 
-    from agenthorizon.data.builder import load_dataset
+    from agenthorizon.data.load import load_dataset
 
     datasets.disable_progress_bars()
     dataset = load_dataset(root, config, split="test", cache_dir=cache_dir)
