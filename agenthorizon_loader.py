@@ -23,10 +23,9 @@ does not upgrade ``datasets``). Configs: ``AH``, ``AH-S``, ``AH-D``, ``all``;
 ``dev_groups``, ``dev_manifest``, ``exclude_dev`` and ``images`` pass through
 as keyword arguments of ``datasets.load_dataset``. Rows are those of
 ``agenthorizon.load_dataset`` except for ``screenshots``, which holds
-``{"bytes": None, "path": ...}`` dicts (no lazy transform is set);
-``images="eager"`` gives decoded PIL images, and
-``ds.set_transform(agenthorizon.data.load.lazy_screenshots_transform)`` gives
-lazily decoded ones.
+``{"bytes": None, "path": ...}`` dicts (no lazy format is set);
+``images="eager"`` gives decoded PIL images, and ``ds.set_format("agenthorizon")``
+(after ``import agenthorizon.data.formatting``) gives lazily decoded ones.
 
 The builder is defined once, in :mod:`agenthorizon.data.builder`; this file only
 exposes it, so the script and the library can never disagree. ``datasets``

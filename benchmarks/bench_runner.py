@@ -16,13 +16,16 @@ replaced by a no-op (what the runner costs apart from them). CPU per item is
 the process's user + system time (all threads), steadier than wall time on a
 shared machine.
 
-Rows are synthetic dataset rows with ``--steps`` steps each (default 121, the
-release's median), so building inputs costs what it costs on real data; the
-stub never opens a screenshot (nor reads ``JudgeInput.steps``, which are
-assembled on first access; their cost is printed separately).
+The dataset is what a user passes: ``agenthorizon.load_dataset(root, config,
+split="test")`` with its default lazy screenshots (``--root``: a release root,
+e.g. the ``full`` sample preset), so reading rows and building inputs cost what
+they cost on real data; the stub never opens a screenshot (nor reads
+``JudgeInput.steps``, which are assembled on first access; their cost is
+printed separately).
 
-    .venv/bin/python benchmarks/bench_runner.py            # 1,373 items, 50 ms, concurrency 64
-    .venv/bin/python benchmarks/bench_runner.py --n 300 --latency 0.02 --concurrency 16
+    .venv/bin/agenthorizon sample /tmp/ah-full --preset full --image-size 160x100
+    .venv/bin/python benchmarks/bench_runner.py --root /tmp/ah-full                 # all: 1,373 items, 50 ms, concurrency 64
+    .venv/bin/python benchmarks/bench_runner.py --root /tmp/ah-full --latency 0.5
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ import math
 import os
 import tempfile
 import time
-import uuid
 
 from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs.runner import run_judge
@@ -88,40 +90,17 @@ class ThreadStub(BaseJudge):
         return JudgeOutput(text=VERDICT, input_tokens=1000, output_tokens=50, latency_s=self.latency)
 
 
-def synthetic_rows(n: int, steps: int) -> list[dict]:
-    rows = []
-    for index in range(n):
-        trajectory_id = str(uuid.UUID(int=index + 1, version=4))
-        step_rows = [
-            {
-                "step_id": k,
-                "action_type": "type" if k % 5 == 0 else "click",
-                "parameters": json.dumps({"text": f"value {k}"} if k % 5 == 0 else {"x": k, "y": 2 * k, "button": "left"}),
-                "timestamp_us": 1000 * k,
-                "screenshot": f"/nonexistent/images/deliverable-{index}/step_{k + 1}.png",
-            }
-            for k in range(steps)
-        ]
-        markdown = "# Trajectory Report\n\n## Goal\n\nDo it.\n\n## Steps\n\n" + "".join(
-            f"---\n\n### Step {k}\n\n![Step {k} screenshot](../media/images/deliverable-{index}/step_{k + 1}.png)\n\n"
-            for k in range(steps)
-        )
-        rows.append(
-            {
-                "trajectory_id": trajectory_id,
-                "instruction": f"Do task {index}",
-                "label": "positive" if index % 3 else "negative",
-                "mistake_type": "" if index % 3 else "Critical Mistake",
-                "instruction_id": f"d{index}",
-                "instruction_source": "",
-                "steps_id": f"d{index}",
-                "steps_source": "",
-                "steps": step_rows,
-                "markdown": markdown,
-                "os": "linux",
-            }
-        )
-    return rows
+def load_rows(root: str, config: str, n: int | None, cache_dir: str | None):
+    """The dataset ``run_judge`` gets from a user: the default ``load_dataset`` (lazy screenshots)."""
+    import datasets
+
+    from agenthorizon.data.load import load_dataset
+
+    datasets.disable_progress_bars()
+    dataset = load_dataset(root, config, split="test", cache_dir=cache_dir)
+    if n is not None and n < len(dataset):
+        dataset = dataset.select(range(n))
+    return dataset
 
 
 def writes_alone(n: int, threads: int) -> tuple[float, float]:
@@ -145,12 +124,13 @@ def _cpu() -> float:
     return times.user + times.system
 
 
-def build_cost(rows: list[dict]) -> tuple[float, float]:
-    """Seconds per item (best of 3) to build a JudgeInput, and then to read its steps."""
+def build_cost(dataset) -> tuple[float, float]:
+    """Seconds per item (best of 5) to build a JudgeInput from a loaded row, and then to read its steps."""
     from agenthorizon.judging.inputs import build_judge_input
 
+    rows = [dataset[index] for index in range(len(dataset))]
     best_build = best_steps = math.inf
-    for _ in range(3):
+    for _ in range(5):
         started = time.perf_counter()
         inputs = [build_judge_input(row) for row in rows]
         built = time.perf_counter()
@@ -175,21 +155,25 @@ async def bare_schedule(n: int, latency: float, concurrency: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=1373)
+    parser.add_argument("--root", required=True, help="release root, e.g. made by `agenthorizon sample DIR --preset full`")
+    parser.add_argument("--config", default="all")
+    parser.add_argument("--cache-dir", default=None, help="datasets cache (default: datasets' own)")
+    parser.add_argument("--n", type=int, default=None, help="first N items of the config (default: all)")
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--steps", type=int, default=121)
     args = parser.parse_args()
 
-    rows = synthetic_rows(args.n, args.steps)
+    rows = load_rows(args.root, args.config, args.n, args.cache_dir)
+    args.n = len(rows)
     ideal = math.ceil(args.n / args.concurrency) * args.latency
     # A first run in a process imports the scoring stack (numpy, ...) once;
     # warm it up so the timed runs measure the per-run and per-item overhead.
     with tempfile.TemporaryDirectory() as out:
-        run_judge(AsyncStub(0.0), rows[:8], out, config="all", progress=False)
+        run_judge(AsyncStub(0.0), rows.select(range(8)), out, config=args.config, progress=False)
     bare = asyncio.run(bare_schedule(args.n, args.latency, args.concurrency))
-    print(f"{args.n} items, {args.latency * 1000:.0f} ms latency, concurrency {args.concurrency}, "
-          f"{args.steps} steps per item")
+    steps = sum(rows["num_steps"])
+    print(f"{args.config} of {args.root}: {args.n} items ({steps} steps), {args.latency * 1000:.0f} ms latency, "
+          f"concurrency {args.concurrency}")
     print(f"ideal schedule ceil(n/c)*latency: {ideal:.2f} s")
     print(f"bare asyncio semaphore loop:      {bare:.2f} s  ({bare / ideal:.2f}x ideal)")
     build, steps = build_cost(rows)
@@ -202,14 +186,14 @@ def main() -> None:
     for judge in (AsyncStub(args.latency), ThreadStub(args.latency), NoWriteStub(args.latency)):
         with tempfile.TemporaryDirectory() as out, judge.writes():
             started, cpu = time.perf_counter(), _cpu()
-            summary = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
+            summary = run_judge(judge, rows, out, config=args.config, concurrency=args.concurrency, progress=False)
             wall, cpu = time.perf_counter() - started, _cpu() - cpu
             assert summary.counts["ok"] == args.n, summary.counts
             resume = ""
             if not isinstance(judge, NoWriteStub):  # without files there is nothing to resume from
                 # A resumed run over a finished directory judges nothing.
                 started = time.perf_counter()
-                again = run_judge(judge, rows, out, config="all", concurrency=args.concurrency, progress=False)
+                again = run_judge(judge, rows, out, config=args.config, concurrency=args.concurrency, progress=False)
                 resume = f"; resume of the finished run: {time.perf_counter() - started:.2f} s"
                 assert again.judged == 0
         print(f"run_judge, {judge.name:13s}:      {wall:.2f} s  ({wall / ideal:.2f}x ideal, "

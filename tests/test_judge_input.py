@@ -236,3 +236,16 @@ def test_ids_in_parameter_values_and_other_image_spellings_are_hidden(full_rows)
     markdown = build_judge_input(blind).markdown
     assert steps_id not in markdown
     assert markdown.count(f"images/{tid}/step_") == 2 and f"images\\{tid}\\step_3.png" in markdown
+
+
+def test_an_id_spelt_with_json_escapes_in_parameters_is_hidden(full_rows):
+    # The id check searches the parameters' JSON text; an escape there must not hide an id from it.
+    row = dict(full_rows[0])
+    steps_id, tid = row["steps_id"], row["trajectory_id"]
+    escaped = "".join(f"\\u{ord(char):04x}" for char in steps_id)
+    steps = [dict(step) for step in row["steps"]]
+    steps[-1]["parameters"] = '{"text": "see ' + escaped + '"}'
+    row["steps"] = steps
+    judge_input = build_judge_input(row)
+    assert judge_input.steps[-1]["action"]["parameters"] == {"text": f"see {tid}"}
+    assert all(steps_id not in json.dumps(step, ensure_ascii=False) for step in judge_input.steps)

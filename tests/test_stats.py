@@ -53,7 +53,10 @@ def test_resampled_counts_draw_whole_clusters_with_replacement():
     counts = np.vstack(chunks)
     assert counts.shape == (2500, 7)
     assert (counts.sum(axis=1) == 7).all()
-    assert len(chunks) == 3  # chunked, so memory stays bounded
+    # chunked, so memory stays bounded
+    from agenthorizon.scoring.bootstrap import _CHUNK
+
+    assert len(chunks) == -(-2500 // _CHUNK) > 1 and max(len(chunk) for chunk in chunks) == _CHUNK
     again = np.vstack(list(resample_cluster_counts(7, 2500, seed=0)))
     assert (counts == again).all()
 
@@ -137,3 +140,16 @@ def test_percentile_interval_skips_undefined_resamples():
     assert percentile_interval(np.array([np.nan, 0.5, 0.5])) == (0.5, 0.5)
     with pytest.raises(ValueError, match="level"):
         percentile_interval(np.array([0.5]), level=1.5)
+
+
+def test_resamples_are_one_stream_whatever_the_chunking():
+    # The counts equal those of a single draw of every resample, so the chunk size
+    # (a memory/speed setting) can never change an interval for a given seed.
+    from agenthorizon.scoring.bootstrap import resample_cluster_counts
+
+    n_clusters, n_resamples, seed = 7, 2501, 3  # odd sizes, several chunks and a partial last one
+    draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_resamples, n_clusters), dtype=np.int32)
+    expected = np.stack([np.bincount(row, minlength=n_clusters) for row in draws])
+    chunks = list(resample_cluster_counts(n_clusters, n_resamples, seed))
+    assert len(chunks) > 2
+    assert (np.vstack(chunks) == expected).all()

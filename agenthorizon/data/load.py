@@ -4,7 +4,7 @@
 release (a local root, or only the files the config needs from the Hub),
 instantiates :class:`~agenthorizon.data.builder.AgentHorizon` directly, runs
 ``download_and_prepare`` / ``as_dataset`` and sets the lazy-screenshot
-transform.
+format (:mod:`agenthorizon.data.formatting`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from datasets.exceptions import DatasetGenerationError
 
 from agenthorizon._system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
+from agenthorizon.data.formatting import FORMAT_TYPE
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.splits import check_selection
 from agenthorizon.release.source import (
@@ -61,6 +62,11 @@ def lazy_screenshots_transform(batch: dict[str, list[Any]]) -> dict[str, list[An
     ``Image(decode=False)`` columns reach a transform as ``{"path", "bytes"}``
     dicts (datasets decodes features before calling the transform, and
     ``decode=False`` makes that a no-op), so no pixel is read here.
+
+    Kept for datasets made by hand; :func:`load_dataset` sets the
+    ``"agenthorizon"`` format instead (:mod:`agenthorizon.data.formatting`),
+    because ``datasets`` reads even one column through a transform row by
+    row, decoding every whole row.
     """
     from agenthorizon.data.screenshots import LazyScreenshots
 
@@ -215,7 +221,8 @@ def load_dataset(
     if blind:
         dataset = dataset.remove_columns(list(HIDDEN_FIELDS))
     if images == "lazy":
-        dataset.set_transform(lazy_screenshots_transform)
+        # A registered format, not set_transform: column reads stay column reads.
+        dataset.set_format(FORMAT_TYPE)
     if split is not None:
         return dataset
     return datasets.DatasetDict({SPLIT_NAME: dataset})

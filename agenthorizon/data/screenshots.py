@@ -65,6 +65,17 @@ class LazyScreenshots(Sequence):
     def __init__(self, paths: Iterable[str | os.PathLike[str] | None]) -> None:
         self._paths: tuple[str | None, ...] = tuple(None if p is None else os.fspath(p) for p in paths)
 
+    @classmethod
+    def of_paths(cls, paths: tuple[str | None, ...]) -> LazyScreenshots:
+        """A sequence over ``paths``, already a tuple of ``str`` or ``None`` (no per-path conversion).
+
+        >>> LazyScreenshots.of_paths(("/data/step_1.png", None))
+        LazyScreenshots(2 steps, 1 with a screenshot)
+        """
+        screens = cls.__new__(cls)
+        screens._paths = paths
+        return screens
+
     @property
     def paths(self) -> tuple[str | None, ...]:
         """The screenshot file path of every step (``None`` where a step has none)."""

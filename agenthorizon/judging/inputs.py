@@ -26,6 +26,7 @@ assembled from the filtered columns only when a judge first reads them.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -345,15 +346,47 @@ def _replace_in_strings(value: Any, olds: Sequence[str], new: str) -> Any:
     return value
 
 
-def _all_parameters(raw_steps: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
-    """Every step's parameters, hidden keys removed.
+# The four step fields of a dataset row that a judge input is made of, in one C-level lookup.
+_ROW_STEP_FIELDS = operator.itemgetter("step_id", "action_type", "parameters", "timestamp_us")
 
-    Rows store each step's parameters as a JSON string; decoding them as one
-    JSON array is several times faster than one ``json.loads`` per step, which
-    matters for 300-step trajectories. Any surprise falls back to the per-step
-    path, whose errors name the step.
+
+def _row_step_columns(raw_steps: Sequence[Any]) -> tuple[tuple[Any, ...], ...] | None:
+    """``(step_ids, action_types, parameter texts, timestamps)`` of a dataset row's steps, or ``None``.
+
+    The fast path of :func:`build_judge_input`, which the runner calls once per
+    item on its event loop: the columns are taken with C-level ``map``/``zip``
+    and type-checked as sets, instead of several Python loops over about 130
+    steps. ``None`` (use the step-by-step path, whose errors name the step)
+    when any step is not a ``dict`` with the four fields, an id is not an
+    ``int`` or a type not a ``str``.
+
+    >>> _row_step_columns([{"step_id": 0, "action_type": "click", "parameters": "{}", "timestamp_us": None}])
+    ((0,), ('click',), ('{}',), (None,))
+    >>> _row_step_columns([{"step_id": 0, "action": {"type": "click"}}]) is None
+    True
     """
-    texts = [step.get("parameters") for step in raw_steps]
+    if not raw_steps or not set(map(type, raw_steps)) <= {dict}:
+        return None
+    try:
+        columns = tuple(zip(*map(_ROW_STEP_FIELDS, raw_steps)))
+    except KeyError:
+        return None
+    if not set(map(type, columns[0])) <= {int} or not set(map(type, columns[1])) <= {str}:
+        return None  # bool ids and missing types included
+    return columns
+
+
+def _all_parameters(
+    texts: Sequence[Any], raw_steps: Sequence[Mapping[str, Any]], where: str
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Every step's parameters, hidden keys removed, and the JSON text they were decoded from.
+
+    ``texts`` holds each step's ``parameters`` field. Rows store each step's
+    parameters as a JSON string; decoding them as one JSON array is several
+    times faster than one ``json.loads`` per step, which matters for 300-step
+    trajectories. Any surprise falls back to the per-step path, whose errors
+    name the step (and then the text is ``None``).
+    """
     try:
         joined = "[" + ",".join(texts) + "]"  # TypeError unless every step has a JSON text
         decoded = json.loads(joined)
@@ -362,9 +395,30 @@ def _all_parameters(raw_steps: Sequence[Mapping[str, Any]], where: str) -> list[
     # A text such as '{"a": 1}, {"b": 2}' would add items: then the count differs.
     if decoded is not None and len(decoded) == len(texts) and all(type(p) is dict for p in decoded):
         if any(marker in joined for marker in _HIDDEN_IN_JSON):
-            return [strip_hidden(p) for p in decoded]
-        return decoded  # no hidden key anywhere in the text: nothing to strip
-    return [_step_parameters(step, f"{where}, step {index}") for index, step in enumerate(raw_steps)]
+            return [strip_hidden(p) for p in decoded], joined
+        return decoded, joined  # no hidden key anywhere in the text: nothing to strip
+    return [_step_parameters(step, f"{where}, step {index}") for index, step in enumerate(raw_steps)], None
+
+
+def _may_mention(parameters: list[dict[str, Any]], text: str | None, values: Sequence[str]) -> bool:
+    r"""False only when no string or key of ``parameters`` contains any of ``values``.
+
+    Searches the JSON text the parameters were decoded from when it has no
+    backslash: without escapes every decoded string (and key) is spelt
+    verbatim in it, so a value in any of them is found (the text may also hold
+    keys removed as hidden, which can only give a harmless True). Otherwise it
+    searches one ``json.dumps`` of all parameters together, not one per step.
+
+    >>> _may_mention([{"text": "see d-0001"}], '[{"text": "see d-0001"}]', ["d-0001"])
+    True
+    >>> _may_mention([{"text": "see d-0001"}], '[{"text": "see d-\\u0030001"}]', ["d-0001"])
+    True
+    >>> _may_mention([{"x": 1}], '[{"x": 1}]', ["d-0001"])
+    False
+    """
+    if text is None or "\\" in text:
+        text = json.dumps(parameters, ensure_ascii=False)
+    return any(value in text for value in values)
 
 
 def _screenshot_sources(row: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> list[Any]:
@@ -471,20 +525,18 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
             f"{where}: field 'steps' must be a list of step records, got {type(raw_steps).__name__}"
         )
 
-    if not all(type(raw) is dict for raw in raw_steps):
+    columns = _row_step_columns(raw_steps)
+    if columns is not None:
+        step_ids, action_types, texts, timestamps_us = columns
+    else:  # not the steps of a dataset row: check and convert step by step
         for index, raw in enumerate(raw_steps):
             if not isinstance(raw, Mapping):
                 raise ValueError(f"{where}, step {index}: expected a mapping, got {type(raw).__name__}")
-    # Column by column, each a single comprehension: the runner builds one input
-    # per item on its event loop, and per-step Python work is what costs there.
-    step_ids = [raw.get("step_id") for raw in raw_steps]
-    if not all(type(step_id) is int for step_id in step_ids):
         step_ids = [_step_id(raw, index, where) for index, raw in enumerate(raw_steps)]
-    action_types = [raw.get("action_type") for raw in raw_steps]
-    if not all(type(action_type) is str for action_type in action_types):
         action_types = [_action_type(raw, f"{where}, step {index}") for index, raw in enumerate(raw_steps)]
-    parameters = _all_parameters(raw_steps, where)
-    timestamps_us = [raw.get("timestamp_us") for raw in raw_steps]
+        texts = [raw.get("parameters") for raw in raw_steps]
+        timestamps_us = [raw.get("timestamp_us") for raw in raw_steps]
+    parameters, parameters_text = _all_parameters(texts, raw_steps, where)
 
     sources = _screenshot_sources(row, raw_steps)
     if len(sources) != len(raw_steps):
@@ -503,7 +555,7 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
     for value in known_ids:
         if value in markdown:
             markdown = markdown.replace(value, trajectory_id)
-    if known_ids and any(value in json.dumps(p, ensure_ascii=False) for p in parameters for value in known_ids):
+    if known_ids and _may_mention(parameters, parameters_text, known_ids):
         parameters = [_replace_in_strings(p, known_ids, trajectory_id) for p in parameters]
 
     environment = {

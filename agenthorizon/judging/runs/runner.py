@@ -190,7 +190,8 @@ def _column(dataset: Any, name: str) -> list[Any] | None:
     """A column of a ``datasets.Dataset`` or a list of rows, without decoding other columns."""
     column_names = getattr(dataset, "column_names", None)
     if column_names is not None:
-        return list(dataset[name]) if name in column_names else None
+        # [:] reads the column as one batch; iterating datasets' Column formats row by row
+        return list(dataset[name][:]) if name in column_names else None
     values = []
     for index, row in enumerate(dataset):
         if not isinstance(row, Mapping):

@@ -1,0 +1,104 @@
+"""The ``"agenthorizon"`` format of ``datasets``: Python rows whose screenshots are lazy.
+
+:func:`agenthorizon.load_dataset` (``images="lazy"``) sets this format on the
+dataset it returns. It is ``datasets``' own Python format with one change: the
+``screenshots`` column becomes one
+:class:`~agenthorizon.data.screenshots.LazyScreenshots` per row, built from the
+stored paths, so nothing is decoded until a screenshot is indexed.
+
+Why a format rather than ``set_transform``: ``datasets`` hands a transform the
+whole row, and it reads even a single column (``ds["label"]``) through it row
+by row, so under a transform every column read decodes every trajectory's
+steps and Markdown. A registered format is called like the built-in ones:
+``ds["label"]`` formats the ``label`` column only, ``map`` and ``filter`` with
+``input_columns`` read only those columns, and ``screenshots`` is touched
+only when it is among the columns read. The paths are taken from Arrow
+directly (one flatten per batch), not through a ``{"bytes", "path"}`` dict per
+screenshot.
+
+Importing this module registers the format (``agenthorizon.data.load``
+imports it), so ``ds.set_format("agenthorizon")`` works on any dataset with
+a ``screenshots`` column of image structs or path strings, e.g. one made by
+the builder directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+from datasets.formatting import _register_formatter
+from datasets.formatting.formatting import PythonFormatter
+
+from agenthorizon.data.screenshots import LazyScreenshots
+
+__all__ = ["FORMAT_TYPE", "LazyScreenshotsFormatter", "lazy_screenshots_column"]
+
+FORMAT_TYPE = "agenthorizon"
+_COLUMN = "screenshots"
+
+
+def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray) -> list[LazyScreenshots | None]:
+    """One :class:`LazyScreenshots` per row of an Arrow ``screenshots`` column (``None`` for a null row).
+
+    ``column`` is a list of image structs (``{"bytes", "path"}``, as stored for
+    ``images="lazy"``) or of path strings; a null entry is a step without a
+    screenshot.
+
+    >>> column = pa.array([[{"bytes": None, "path": "/a/step_1.png"}, None], None])
+    >>> lazy_screenshots_column(column)[0].paths, lazy_screenshots_column(column)[1]
+    (('/a/step_1.png', None), None)
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    result: list[LazyScreenshots | None] = []
+    for chunk in chunks:
+        # offsets index chunk.values (not the slice): read only the values this slice covers
+        offsets = chunk.offsets.to_pylist()
+        start = offsets[0]
+        values = chunk.values.slice(start, offsets[-1] - start)
+        if pa.types.is_struct(values.type):
+            # StructArray.flatten() merges the struct's own nulls into each field
+            values = values.flatten()[values.type.get_field_index("path")]
+        paths = values.to_pylist()
+        valid = chunk.is_valid().to_pylist() if chunk.null_count else None
+        for index in range(len(chunk)):
+            if valid is not None and not valid[index]:
+                result.append(None)
+            else:
+                result.append(LazyScreenshots.of_paths(tuple(paths[offsets[index] - start : offsets[index + 1] - start])))
+    return result
+
+
+class LazyScreenshotsFormatter(PythonFormatter):
+    """``datasets``' Python formatter, with ``screenshots`` as :class:`LazyScreenshots`.
+
+    Rows and batches are the plain dicts of the Python format (``lazy=True``,
+    which ``datasets`` passes for lazily formatted rows, gives its lazy
+    mappings; they format each column on access through :meth:`format_column`).
+    """
+
+    def format_row(self, pa_table: pa.Table) -> Any:
+        if self.lazy or _COLUMN not in pa_table.column_names:
+            return super().format_row(pa_table)  # lazy: a LazyRow formatting columns through format_column
+        row = super().format_row(_without_screenshots(pa_table))
+        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN))[0]
+        return {name: screenshots if name == _COLUMN else row[name] for name in pa_table.column_names}
+
+    def format_column(self, pa_table: pa.Table) -> list:
+        if pa_table.column_names[0] == _COLUMN:
+            return lazy_screenshots_column(pa_table.column(0))
+        return super().format_column(pa_table)
+
+    def format_batch(self, pa_table: pa.Table) -> Any:
+        if self.lazy or _COLUMN not in pa_table.column_names:
+            return super().format_batch(pa_table)
+        batch = super().format_batch(_without_screenshots(pa_table))
+        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN))
+        return {name: screenshots if name == _COLUMN else batch[name] for name in pa_table.column_names}
+
+
+def _without_screenshots(pa_table: pa.Table) -> pa.Table:
+    return pa_table.remove_column(pa_table.schema.get_field_index(_COLUMN))
+
+
+_register_formatter(LazyScreenshotsFormatter, FORMAT_TYPE)
