@@ -50,14 +50,15 @@ and so on for every step. The rules are SPEC section "Trajectory Markdown"
   verbatim (typed text is not escaped).
 * ``move``, ``wait`` and unknown action types print as their bare type name.
 
-Inputs the SPEC has no rule for (the release's own renderer fails on them)
-are rendered sensibly instead of failing; none occurs in the release: a null ``text`` prints as ``type "?"``; a null
-``keys`` as ``press ?``; ``keys`` given as one string prints that string; a
-null key inside ``keys`` as ``?``; a ``num_clicks`` that is not a number
-adds no `` x{n}``; a null or non-string instruction prints as empty / its
-``str``; an ``action`` or ``parameters`` that is not an object counts as
-absent. A ``timestamp_us`` that ``int()`` cannot read is an error naming
-the trajectory and step.
+Inputs the SPEC has no rule for, on which the release's own renderer fails
+(issue 14 names a null ``text`` and a ``keys`` string), are rendered
+sensibly instead: a null ``text`` prints as ``type "?"``; a null ``keys``
+as ``press ?``; ``keys`` given as one string prints that string; a null key
+inside ``keys`` as ``?``; a ``num_clicks`` that is not a number adds no
+`` x{n}``; a null instruction is an empty line and a non-string one its
+``str``, stripped; an ``action`` or ``parameters`` that is not an object
+counts as absent. A ``timestamp_us`` that ``int()`` cannot read is an
+error naming the trajectory and step.
 
 Pure logic: no I/O.
 """
@@ -94,7 +95,7 @@ def _keys(parameters: Mapping[str, Any], separator: str) -> str:
         return ""
     keys = parameters["keys"]
     if keys is None:
-        return MISSING  # the release's renderer fails here; see the module docstring
+        return MISSING  # outside the SPEC's rules (the release's renderer fails); see the module docstring
     if isinstance(keys, (list, tuple)):
         return separator.join(MISSING if key is None else str(key) for key in keys)
     return str(keys)  # a single key given as a string: print it as is
