@@ -66,8 +66,17 @@ def _doc_states(*figures: str) -> None:
     assert not missing, f"docs/sample.md no longer states {missing}"
 
 
+def _release_files(root: Path) -> list[Path]:
+    """The corpus's own files: the label files and everything under sandbox/, sorted.
+
+    Other tests may leave their outputs next to a session corpus (e.g. an example
+    script given the root as its output folder); those are not the corpus.
+    """
+    return sorted([root / name for name in LABEL_FILES] + [p for p in (root / "sandbox").rglob("*") if p.is_file()])
+
+
 def _files_and_pngs(root: Path) -> tuple[int, int]:
-    files = [path for path in root.rglob("*") if path.is_file()]
+    files = _release_files(root)
     return len(files), sum(path.suffix == ".png" for path in files)
 
 
@@ -91,8 +100,8 @@ def test_same_preset_and_seed_give_byte_identical_files(tiny_root: Path, tmp_pat
 def _text_digest(root: Path) -> tuple[int, str]:
     """Files other than PNG, and one sha256 over their relative paths and bytes."""
     digest, count = hashlib.sha256(), 0
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix != ".png":
+    for path in _release_files(root):
+        if path.suffix != ".png":
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
             count += 1
     return count, digest.hexdigest()
