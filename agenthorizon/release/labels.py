@@ -176,7 +176,7 @@ def _validate_row(line: str, where: str) -> LabelRow:
             if canonical is None:
                 raise ValueError(
                     f"{where}: unknown mistake_type {row['mistake_type']!r}; expected one of "
-                    "'Critical Mistake', 'Bad Side Effect', 'Misunderstanding of the Instructions' or ''"
+                    f"{', '.join(map(repr, MISTAKE_TYPES))} or {UNTYPED!r}"
                 )
             row["mistake_type"] = canonical
     else:
