@@ -413,10 +413,12 @@ def test_tiny_and_small_presets_have_the_documented_size(tiny_root: Path, small_
     # docs/sample.md, "Presets": groups, items, screenshots and files (seed 0)
     assert _files_and_pngs(tiny_root) == (160, 117)
     assert _files_and_pngs(small_root) == (5311, 4880)
-    for root, groups, items in ((tiny_root, 5, 19), (small_root, 65, 213)):
+    for root, groups, items, (low, high) in ((tiny_root, 5, 19, (5, 15)), (small_root, 65, 213, (20, 60))):
         rows = _rows(root)
         assert len(rows) == items
         assert len(set(pair_groups(rows).values())) == groups
+        lengths = {len(_trajectory(root, row["trajectory_id"])["steps"]) for row in rows}
+        assert low <= min(lengths) and max(lengths) <= high
     _doc_states(
         "| `tiny` | 5 (one triangle) | 19 | 5–15 | 117 | 160 |",
         "| `small` | 65 (one triangle) | 213 | 20–60 | 4,880 | 5,311 |",
