@@ -410,7 +410,7 @@ def _write_config(
         if images in ("none", "paths") and hasattr(rows, "with_format"):
             # No image bytes to add: the rows are the builder's Arrow columns with
             # the paths made relative, so convert them column by column.
-            for table in rows.with_format("arrow").iter(batch_size=_ROW_GROUP_ROWS):
+            for table in _arrow_batches(rows, _ROW_GROUP_ROWS):
                 exported, size_hints = _export_table(table, images, relative, writer.schema)
                 writer.add_table(exported, size_hints)
                 label_rows += table.select(["label", "mistake_type"]).to_pylist()
@@ -433,6 +433,17 @@ def _rows(root: Path, config: str, dev_groups: int) -> Iterable[Mapping[str, Any
     from agenthorizon.data.load import load_dataset
 
     return load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
+
+
+def _arrow_batches(dataset: Any, size: int) -> Iterator[Any]:
+    """The rows of a ``datasets.Dataset`` as Arrow tables of ``size`` rows, in order."""
+    if getattr(dataset, "_indices", None) is not None:  # a selection: let datasets map the indices
+        yield from dataset.with_format("arrow").iter(batch_size=size)
+        return
+    # The whole table, sliced without copies (with_format deep-copies the dataset's table object).
+    table = dataset.data.table
+    for start in range(0, table.num_rows, size):
+        yield table.slice(start, size)
 
 
 def _export_table(table: Any, images: str, relative: _RelativePaths, schema: Any) -> tuple[Any, list[int]]:
