@@ -171,3 +171,60 @@ def test_cli_exports_chosen_configs_and_reports_bad_input(tiny_root: Path, tmp_p
     assert "nowhere" in capsys.readouterr().err
     assert main(["export", str(tiny_root), str(tmp_path / "y"), "--max-shard-size", "lots"]) == 2
     assert "shard size" in capsys.readouterr().err
+
+
+def test_column_path_conversion_matches_the_per_path_rule_and_names_a_stray_item(tmp_path: Path):
+    # Path-only exports convert whole Arrow columns; paths that the prefix strip cannot
+    # take (a '..', or outside the release) go through the per-path rule, with its error.
+    import pyarrow as pa
+
+    from agenthorizon.data.export import _relative_array, _RelativePaths
+
+    root = tmp_path / "release"
+    relative = _RelativePaths(root)
+    inside = [f"{root}/media/images/d-1/step_1.png", None, f"{root}/media/images/d-1/step_2.png"]
+    converted = _relative_array(pa.array(inside), relative, lambda: ["t1", "t1", "t2"]).to_pylist()
+    assert converted == ["media/images/d-1/step_1.png", None, "media/images/d-1/step_2.png"]
+    assert converted == [relative(path, "item t1") for path in inside]
+    dotted = [f"{root}/media/x/../images/step_3.png"]
+    assert _relative_array(pa.array(dotted), relative, lambda: ["t3"]).to_pylist() == ["media/images/step_3.png"]
+    with pytest.raises(ValueError, match="item t2: screenshot /elsewhere/step_1.png is not inside the release root"):
+        _relative_array(pa.array([inside[0], "/elsewhere/step_1.png"]), relative, lambda: ["t1", "t2"])
+
+
+def test_thumbnails_decode_each_distinct_screenshot_once_per_export(tiny_root: Path, tmp_path: Path, monkeypatch):
+    # Configs share items and negatives share their sibling's recording: one decode per file.
+    import hashlib
+
+    from PIL import Image
+
+    import agenthorizon
+    from agenthorizon.data.export import export_release
+
+    opened = []
+    real_open = Image.open
+
+    def counting_open(source, *args, **kwargs):
+        if isinstance(source, (str, os.PathLike)):  # a screenshot file, not cached JPEG bytes
+            opened.append(os.fspath(source))
+        return real_open(source, *args, **kwargs)
+
+    monkeypatch.setattr(Image, "open", counting_open)
+    export_release(tiny_root, tmp_path, configs=["AH", "all"], images="thumbnails")
+    distinct = {
+        path
+        for shots in agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")["screenshots"]
+        for path in shots
+        if path is not None
+    }
+    referenced = sum(
+        path is not None
+        for config in ("AH", "all")
+        for shots in agenthorizon.load_dataset(tiny_root, config, split="test", images="paths")["screenshots"]
+        for path in shots
+    )
+    assert referenced > len(distinct) > 0
+    # no file decoded twice; files with equal bytes share one decode (the cache is content-addressed)
+    assert len(opened) == len(set(opened)) and set(opened) <= distinct
+    assert len(opened) == len({hashlib.sha256(Path(path).read_bytes()).digest() for path in distinct})
+    assert not list(tmp_path.glob(".thumbnails-*"))  # the export's cache is gone

@@ -34,8 +34,10 @@ downloads the export.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -158,10 +160,18 @@ class _RelativePaths:
         # The builder may give the root as it was passed or resolved (a Hub
         # snapshot is a tree of symlinks); accept a path under either.
         self._roots = list(dict.fromkeys([str(root.absolute()), str(root.resolve())]))
+        self.prefixes = [root.rstrip(os.sep) + os.sep for root in self._roots]
 
     def __call__(self, path: str | None, where: str) -> str | None:
         if path is None:
             return None
+        # The builder's paths are the root joined with a normalised relative
+        # path: stripping the prefix is the relative path, without the
+        # relpath/abspath/pathlib walk (an export maps every step's path).
+        for prefix in self.prefixes:
+            if path.startswith(prefix) and ".." not in path:
+                relative = path[len(prefix) :]
+                return relative if os.sep == "/" else relative.replace(os.sep, "/")
         for root in self._roots:
             relative = os.path.relpath(os.path.abspath(path), root)
             if not relative.startswith(".."):
@@ -177,21 +187,32 @@ def _screenshot_paths(row: Mapping[str, Any]) -> list[str | None]:
     return [None if p is None else os.fspath(p) for p in paths]
 
 
-def _thumbnails(paths: Sequence[str | None]) -> dict[int, bytes]:
-    """Step index -> JPEG bytes of the screenshot downscaled to fit 512x332."""
+def _thumbnails(paths: Sequence[str | None], cache_dir: str | os.PathLike[str] | None = None) -> dict[int, bytes]:
+    """Step index -> JPEG bytes of the screenshot downscaled to fit 512x332.
+
+    With ``cache_dir`` (the export's own temporary cache, see
+    :func:`export_release`), a screenshot already thumbnailed for another item
+    or config is read back instead of decoded again; without it nothing is
+    cached (the user's image cache would otherwise get a copy of every
+    thumbnail of the release).
+    """
     from agenthorizon.data.images import DEFAULT_SIZE, prepare_images
 
-    # No cache: an export reads each screenshot once, and a cache would copy
-    # the whole release's thumbnails to the user's cache directory.
-    prepared = prepare_images(list(paths), mode="per-step", size=DEFAULT_SIZE, format="jpeg", use_cache=False)
+    prepared = prepare_images(
+        list(paths), mode="per-step", size=DEFAULT_SIZE, format="jpeg",
+        cache_dir=cache_dir, use_cache=cache_dir is not None,
+    )
     return {image.steps[0]: image.data for image in prepared}
 
 
-def export_row(row: Mapping[str, Any], images: str, relative: _RelativePaths) -> dict[str, Any]:
+def export_row(
+    row: Mapping[str, Any], images: str, relative: _RelativePaths, *, thumbnail_cache: str | None = None
+) -> dict[str, Any]:
     """One builder row as an exported row (before ``Features.encode_example``).
 
     Image structs carry the release-relative path of their source screenshot
     beside the bytes, so every embedded image can be traced to its file.
+    ``thumbnail_cache`` is a directory where thumbnails are kept between rows.
     """
     where = f"item {row['trajectory_id']}"
     out = {name: value for name, value in row.items() if name != SCREENSHOTS}
@@ -212,7 +233,7 @@ def export_row(row: Mapping[str, Any], images: str, relative: _RelativePaths) ->
                 with open(path, "rb") as handle:
                     encoded[index] = handle.read()
     else:
-        encoded = _thumbnails(paths)
+        encoded = _thumbnails(paths, thumbnail_cache)
     out[SCREENSHOTS] = [
         None if path is None else {"bytes": encoded[index], "path": relative_paths[index]}
         for index, path in enumerate(paths)
@@ -264,26 +285,50 @@ class _ShardWriter:
         self.num_bytes = 0
         self._writer: Any = None
         self._shard_bytes = 0
-        self._batch: list[dict[str, Any]] = []
+        self._batch: list[dict[str, Any]] = []  # pending rows given one by one ...
+        self._tables: list[Any] = []  # ... or as slices of Arrow tables
+        self._batch_rows = 0
         self._batch_bytes = 0
 
-    def add(self, encoded: dict[str, Any], size_hint: int) -> None:
-        if self._batch and (
+    def _full(self, size_hint: int) -> bool:
+        """Whether a row of ``size_hint`` bytes must start a new row group."""
+        return bool(self._batch_rows) and (
             self._batch_bytes + size_hint > _ROW_GROUP_BYTES
-            or len(self._batch) >= _ROW_GROUP_ROWS
+            or self._batch_rows >= _ROW_GROUP_ROWS
             or self._shard_bytes + self._batch_bytes + size_hint > self.max_bytes
-        ):
+        )
+
+    def add(self, encoded: dict[str, Any], size_hint: int) -> None:
+        if self._full(size_hint):
             self._flush()
         self._batch.append(encoded)
+        self._batch_rows += 1
         self._batch_bytes += size_hint
+
+    def add_table(self, table: Any, size_hints: Sequence[int]) -> None:
+        """Add rows already in the export schema, with one size hint per row; grouped as :meth:`add` groups."""
+        start = 0
+        for index, size_hint in enumerate(size_hints):
+            if self._full(size_hint):
+                if index > start:
+                    self._tables.append(table.slice(start, index - start))
+                    start = index
+                self._flush()
+            self._batch_rows += 1
+            self._batch_bytes += size_hint
+        if start < table.num_rows:
+            self._tables.append(table.slice(start))
 
     def _flush(self) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if not self._batch:
+        if not self._batch_rows:
             return
-        table = pa.Table.from_pylist(self._batch, schema=self.schema)
+        parts = list(self._tables)
+        if self._batch:
+            parts.append(pa.Table.from_pylist(self._batch, schema=self.schema))
+        table = parts[0] if len(parts) == 1 else pa.concat_tables(parts)
         if self._writer is not None and self._shard_bytes and self._shard_bytes + table.nbytes > self.max_bytes:
             self._close_shard()
         if self._writer is None:
@@ -294,7 +339,7 @@ class _ShardWriter:
         self._writer.write_table(table)
         self._shard_bytes += table.nbytes
         self.num_bytes += table.nbytes
-        self._batch, self._batch_bytes = [], 0
+        self._batch, self._tables, self._batch_rows, self._batch_bytes = [], [], 0, 0
 
     def _close_shard(self) -> None:
         self._writer.close()
@@ -336,6 +381,7 @@ def _write_config(
     images: str,
     relative: _RelativePaths,
     max_bytes: int,
+    thumbnail_cache: str | None = None,
 ) -> tuple[list[Path], list[dict[str, str]], int]:
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob(f"{SPLIT_NAME}-*.parquet"):
@@ -343,8 +389,16 @@ def _write_config(
     writer = _ShardWriter(directory, features, max_bytes)
     label_rows = []
     try:
+        if images in ("none", "paths") and hasattr(rows, "with_format"):
+            # No image bytes to add: the rows are the builder's Arrow columns with
+            # the paths made relative, so convert them column by column.
+            for table in _arrow_batches(rows, _ROW_GROUP_ROWS):
+                exported, size_hints = _export_table(table, images, relative, writer.schema)
+                writer.add_table(exported, size_hints)
+                label_rows += table.select(["label", "mistake_type"]).to_pylist()
+            rows = ()
         for row in rows:
-            exported = export_row(row, images, relative)
+            exported = export_row(row, images, relative, thumbnail_cache=thumbnail_cache)
             writer.add(features.encode_example(exported), _size_hint(exported))
             label_rows.append({"label": row["label"], "mistake_type": row["mistake_type"]})
     except BaseException:
@@ -356,11 +410,90 @@ def _write_config(
     return writer.close(), label_rows, writer.num_bytes
 
 
-def _rows(root: Path, config: str, dev_groups: int) -> Iterator[Mapping[str, Any]]:
+def _rows(root: Path, config: str, dev_groups: int) -> Iterable[Mapping[str, Any]]:
+    """The config's rows as a ``datasets.Dataset`` (iterable of rows; its Arrow columns serve path-only modes)."""
     from agenthorizon.data.load import load_dataset
 
-    dataset = load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
-    yield from dataset
+    return load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
+
+
+def _arrow_batches(dataset: Any, size: int) -> Iterator[Any]:
+    """The rows of a ``datasets.Dataset`` as Arrow tables of ``size`` rows, in order."""
+    if getattr(dataset, "_indices", None) is not None:  # a selection: let datasets map the indices
+        yield from dataset.with_format("arrow").iter(batch_size=size)
+        return
+    # The whole table, sliced without copies (with_format deep-copies the dataset's table object).
+    table = dataset.data.table
+    for start in range(0, table.num_rows, size):
+        yield table.slice(start, size)
+
+
+def _export_table(table: Any, images: str, relative: _RelativePaths, schema: Any) -> tuple[Any, list[int]]:
+    """Builder rows (``images="paths"`` Arrow batch) as exported rows of ``schema``, and their size hints.
+
+    What :func:`export_row` does row by row, done on whole columns: every
+    ``steps[k].screenshot`` (and, for ``"paths"``, every ``screenshots``
+    entry) made release-relative; ``screenshots`` dropped for ``"none"``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    items = table.column("trajectory_id").to_pylist()
+    columns = {"steps": _relative_lists(table.column("steps"), relative, items, field="screenshot")}
+    if images == "paths":
+        columns[SCREENSHOTS] = _relative_lists(table.column(SCREENSHOTS), relative, items)
+    exported = pa.Table.from_arrays(
+        [columns[name] if name in columns else table.column(name) for name in schema.names], schema=schema
+    )
+    # _size_hint of each row: Markdown characters plus 200 per step
+    markdown = pc.fill_null(pc.utf8_length(table.column("markdown")), 0)
+    steps = pc.list_value_length(table.column("steps"))
+    return exported, pc.add(markdown, pc.multiply(steps, 200)).to_pylist()
+
+
+def _relative_lists(column: Any, relative: _RelativePaths, items: Sequence[str], field: str | None = None) -> Any:
+    """A list column of paths (or of structs whose ``field`` is a path) with every path release-relative."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lists = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    values = lists.flatten()  # the values of this slice only
+    offsets = pc.subtract(lists.offsets, lists.offsets[0])
+    if field is None:
+        paths = values
+    else:
+        struct_fields = list(values.type)
+        children = values.flatten()
+        paths = children[values.type.get_field_index(field)]
+    # item of each value, only to name it in an error
+    lengths = pc.list_value_length(lists).to_pylist()
+    converted = _relative_array(paths, relative, lambda: [item for item, n in zip(items, lengths) for _ in range(n or 0)])
+    if field is not None:
+        children[values.type.get_field_index(field)] = converted
+        converted = pa.StructArray.from_arrays(children, fields=struct_fields)
+    mask = lists.is_null() if lists.null_count else None
+    return pa.ListArray.from_arrays(offsets, converted, type=lists.type, mask=mask)
+
+
+def _relative_array(paths: Any, relative: _RelativePaths, items: Any) -> Any:
+    """Release-relative POSIX paths of a string array of builder paths (nulls stay null).
+
+    A prefix strip on the whole array when every path lies under one root
+    spelling; otherwise path by path through ``relative``, which names the
+    item (``items()``) of a path outside the release.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for prefix in relative.prefixes:
+        if pc.all(pc.starts_with(paths, prefix)).as_py() is not False and not pc.any(
+            pc.match_substring(paths, "..")
+        ).as_py():
+            stripped = pc.utf8_slice_codeunits(paths, len(prefix))
+            return stripped if os.sep == "/" else pc.replace_substring(stripped, os.sep, "/")
+    return pa.array(
+        [relative(path, f"item {item}") for path, item in zip(paths.to_pylist(), items())], pa.string()
+    )
 
 
 def export_release(
@@ -477,18 +610,26 @@ def export_release(
     features = export_features(images)
     relative = _RelativePaths(root)
     summary = ExportSummary(out=out, images=images)
-    for config in sorted(chosen, key=CONFIG_NAMES.index):
-        directory = out / "data" / config
-        paths, label_rows, num_bytes = _write_config(
-            _rows(root, config, dev_groups), directory, features, images, relative, max_bytes
-        )
-        summary.configs[config] = ConfigExport(
-            config=config,
-            n_rows=len(label_rows),
-            files=[path.relative_to(out).as_posix() for path in paths],
-            counts=config_counts(label_rows),
-            num_bytes=num_bytes,
-        )
+    with contextlib.ExitStack() as stack:
+        thumbnail_cache = None
+        if images == "thumbnails":
+            # Items share screenshots (a negative shows its sibling's recording) and
+            # configs share items: each distinct file is decoded once per export,
+            # through a cache that lives as long as the export.
+            out.mkdir(parents=True, exist_ok=True)
+            thumbnail_cache = stack.enter_context(tempfile.TemporaryDirectory(prefix=".thumbnails-", dir=out))
+        for config in sorted(chosen, key=CONFIG_NAMES.index):
+            directory = out / "data" / config
+            paths, label_rows, num_bytes = _write_config(
+                _rows(root, config, dev_groups), directory, features, images, relative, max_bytes, thumbnail_cache
+            )
+            summary.configs[config] = ConfigExport(
+                config=config,
+                n_rows=len(label_rows),
+                files=[path.relative_to(out).as_posix() for path in paths],
+                counts=config_counts(label_rows),
+                num_bytes=num_bytes,
+            )
     summary.card = out / "README.md"
     summary.card.write_text(dataset_card(summary, features, dev_groups=dev_groups, repo_id=repo_id), encoding="utf-8")
     return summary
