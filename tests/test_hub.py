@@ -8,9 +8,15 @@ log and from the snapshot folder huggingface_hub wrote.
 
 from __future__ import annotations
 
+import http.server
 import json
+import os
 import posixpath
+import shlex
 import shutil
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +24,7 @@ import pytest
 
 from agenthorizon.schema import (
     CONFIG_NAMES,
+    DEFAULT_HUB_REPO,
     FRAMEWORK_FILES,
     IMAGES_DIR,
     JSONS_DIR,
@@ -238,6 +245,66 @@ def test_export_from_the_hub_fetches_only_what_it_writes(hub, release: Release, 
             assert paths == wanted and not any(path.endswith(".png") for path in paths)
         exported = datasets.load_dataset(str(out), config, split="test")
         assert exported["trajectory_id"] == ids
+        # It ends with the command that proposes the export to the Hub repo as a pull request.
+        assert shlex.split(completed.stdout.splitlines()[-1]) == [
+            "hf", "upload", DEFAULT_HUB_REPO, str(out), "--repo-type", "dataset", "--create-pr"
+        ]
+
+
+def test_the_printed_upload_command_runs_with_the_installed_hf_cli(tmp_path: Path):
+    """The installed ``hf`` accepts the printed arguments and acts on a dataset repo.
+
+    olah accepts no uploads, so a recorder on loopback answers the first call
+    (create the repo if missing) with 403 and keeps its request: that the CLI
+    got that far shows the flags parsed, and the body shows the repo type.
+    """
+    from agenthorizon.cli.export import upload_command
+
+    seen: list[tuple[str, str, dict]] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's naming)
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)) or 0)
+            seen.append(("POST", self.path, json.loads(body or b"{}")))
+            self._refuse()
+
+        def do_GET(self):  # noqa: N802
+            seen.append(("GET", self.path, {}))
+            self._refuse()
+
+        def _refuse(self):
+            payload = json.dumps({"error": "recorder: no uploads here"}).encode()
+            self.send_response(403)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        (tmp_path / "out").mkdir()
+        (tmp_path / "out" / "README.md").write_text("---\n---\n")
+        command = upload_command("someone/AgentHorizon", tmp_path / "out")
+        hf = Path(sys.executable).with_name("hf")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+        env.update(HF_ENDPOINT=f"http://127.0.0.1:{server.server_address[1]}", HF_TOKEN="hf_test_token",
+                   HF_HOME=str(tmp_path / "hf"))
+        completed = subprocess.run([str(hf), *command[1:]], capture_output=True, text=True, env=env, timeout=120)
+        helped = subprocess.run([str(hf), "upload", "--help"], capture_output=True, text=True, env=env, timeout=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert helped.returncode == 0 and "--repo-type" in helped.stdout and "--create-pr" in helped.stdout
+    assert completed.returncode not in (0, 2), completed.stderr  # 2: a usage error
+    assert "No such option" not in completed.stderr and "403" in completed.stderr
+    creates = [body for method, path, body in seen if method == "POST" and path == "/api/repos/create"]
+    assert creates and creates[0]["type"] == "dataset" and creates[0]["name"] == "AgentHorizon"
+    assert creates[0]["organization"] == "someone"
 
 
 # --- the Parquet export on the Hub, read by plain `datasets` ---------------------------------------
