@@ -210,6 +210,8 @@ def start_hub(base: Path, *, timeout: float = 60) -> HubServer:
     """Start ``olah`` on a free loopback port serving ``base/mirrors``; return once it answers."""
     import httpx
 
+    if shutil.which("git") is None:
+        raise HubUnavailable("git not found: the Hub tests serve git repositories; install git (apt-get install -y git)")
     mirrors, work, logs = base / "mirrors", base / "olah-repos", base / "olah-logs"
     for folder in (mirrors / "datasets", work, logs):
         folder.mkdir(parents=True, exist_ok=True)
