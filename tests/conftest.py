@@ -56,3 +56,17 @@ def datasets_cache(tmp_path: Path) -> Path:
     path = tmp_path / "hf-cache"
     path.mkdir()
     return path
+
+
+@pytest.fixture(scope="session")
+def hub(tmp_path_factory: pytest.TempPathFactory):
+    """A real Hub-compatible server (olah) on a free loopback port, serving git repos
+    that tests add; stopped by its pid at the end of the session (tests/hub_server.py)."""
+    from hub_server import HubUnavailable, start_hub
+
+    try:
+        server = start_hub(tmp_path_factory.mktemp("hub"))
+    except HubUnavailable as error:
+        pytest.fail(str(error), pytrace=False)
+    yield server
+    server.stop()

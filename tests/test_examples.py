@@ -1,7 +1,9 @@
-"""Every example runs on the sample corpus: the notebooks (through a real kernel) and the scripts."""
+"""Every example runs on the sample corpus: the notebooks (through a real kernel, and stored with
+current outputs that a code-hosting site renders) and the scripts."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TOOLS = EXAMPLES.parent / "tools"
 NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 SCRIPTS = sorted(EXAMPLES.glob("*.py"))
 
@@ -20,21 +23,42 @@ def test_there_are_examples():
     assert "custom_judge.py" in {p.name for p in SCRIPTS}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path, small_root, tmp_path, monkeypatch):
-    import nbformat
-    from nbclient import NotebookClient
+def _notebook_tool():
+    """tools/execute_notebooks.py, the script that stores the notebooks' outputs."""
+    spec = importlib.util.spec_from_file_location("execute_notebooks", TOOLS / "execute_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    book = nbformat.read(path, as_version=4)
-    assert all(not cell.get("outputs") for cell in book.cells if cell.cell_type == "code"), "store notebooks without outputs"
-    # The kernel inherits this environment: the sample corpus, offline HF settings.
-    monkeypatch.setenv("AGENTHORIZON_DATA", str(small_root))
-    client = NotebookClient(book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
-    errors = [o for cell in book.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]
-    assert not errors
-    text = "".join(o.get("text", "") for cell in book.cells for o in cell.get("outputs", []))
-    assert text.strip(), "the notebook printed nothing"
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_with_current_outputs_and_runs(path, small_root, tmp_path):
+    import nbformat
+
+    tool = _notebook_tool()
+    stored = nbformat.read(path, as_version=4)
+    stale = tool.stale_cells(stored)
+    assert not stale, f"{path.name}: " + "; ".join(stale) + "; run `python tools/execute_notebooks.py`"
+    # A fresh kernel on the same sample corpus: no error, and the same kinds of output per
+    # cell (a table stays a table, a plot a plot) as the stored ones.
+    fresh = tool.execute(path, small_root, tmp_path)
+    assert tool.errors(fresh) == []
+    assert tool.output_kinds(fresh) == tool.output_kinds(stored), "run `python tools/execute_notebooks.py`"
+    shown = " ".join(stream for kinds in tool.output_kinds(stored) for stream in kinds)
+    assert "stream:stderr" not in shown, "a stored notebook shows warnings"
+    assert "text/html" in shown, "every notebook shows a table"
+
+
+def test_notebooks_show_a_screenshot_and_a_plot():
+    import nbformat
+
+    tool = _notebook_tool()
+    images = {
+        path.name: sum("image/png" in kind for kinds in tool.output_kinds(nbformat.read(path, as_version=4)) for kind in kinds)
+        for path in NOTEBOOKS
+    }
+    assert images["01_load_and_explore.ipynb"] >= 1  # a decoded screenshot
+    assert images["03_compare_two_judges.ipynb"] >= 1  # the judge comparison figure
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)

@@ -3,10 +3,8 @@ and gives back the builder's rows, for every config and screenshot mode."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from agenthorizon.schema import CONFIG_NAMES, HIDDEN_FIELDS, MISTAKE_TYPES
@@ -42,52 +40,13 @@ def _plain_rows(out: Path, config: str):
     return datasets.load_dataset(str(out), config, split="test")
 
 
-def _relative(root: Path, path: str | None) -> str | None:
-    return None if path is None else Path(os.path.relpath(path, root)).as_posix()
-
-
 @pytest.mark.parametrize("images", ["none", "paths", "thumbnails", "full"])
 def test_plain_load_dataset_returns_the_builder_rows_for_every_config(tiny_root: Path, export_dir, images: str):
-    from PIL import Image
-
-    from agenthorizon.data.export import export_features
-    from agenthorizon.data.images import DEFAULT_SIZE, fit_size
+    from export_rows import assert_same_rows_as_builder
 
     out = export_dir(images)
     for config in CONFIG_NAMES:
-        expected = _builder_rows(tiny_root, config)
-        plain = _plain_rows(out, config)
-        assert plain.features == export_features(images), config
-        assert len(plain) == len(expected) > 0, config
-        for want, got in zip(expected, plain):
-            shots = want.pop("screenshots")
-            want["steps"] = [{**step, "screenshot": _relative(tiny_root, step["screenshot"])} for step in want["steps"]]
-            got_shots = got.pop("screenshots", None)
-            assert got == want, f"{config}: row {want['trajectory_id']} differs"
-            if images == "none":
-                assert got_shots is None and "screenshots" not in plain.column_names
-                continue
-            assert len(got_shots) == len(shots)
-            for path, image in zip(shots, got_shots):
-                if path is None:
-                    assert image is None
-                    continue
-                if images == "paths":
-                    assert image == _relative(tiny_root, path)
-                    continue
-                with Image.open(path) as original:
-                    original = original.convert("RGB")
-                    if images == "full":
-                        assert image.format == "PNG"
-                        assert image.size == original.size
-                        assert np.array_equal(np.asarray(image.convert("RGB")), np.asarray(original))
-                    else:
-                        assert image.format == "JPEG"
-                        assert image.size == fit_size(original.size, DEFAULT_SIZE)
-                        assert image.width <= 512 and image.height <= 332
-                        small = np.asarray(original.resize(image.size), dtype=float)
-                        # JPEG and the resampling filter differ a little; another screenshot differs a lot.
-                        assert np.abs(np.asarray(image.convert("RGB"), dtype=float) - small).mean() < 12
+        assert_same_rows_as_builder(tiny_root, _plain_rows(out, config), config, images)
 
 
 def test_card_declares_configs_counts_features_and_the_blind_rule(tiny_root: Path, export_dir):

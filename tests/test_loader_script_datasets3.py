@@ -80,11 +80,17 @@ def _requirements() -> list[str]:
     return [DATASETS_3, *(f"{name}=={version(name)}" for name in _SAME_AS_SESSION)]
 
 
-def _run(command: list[str], what: str, timeout: float) -> subprocess.CompletedProcess[str]:
+def _run(command: list[str], what: str, timeout: float, *, detail: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``command``; on failure fail the test with one line (what failed and the tool's
+    last word), or with the output's last 25 lines when ``detail`` (a failing probe is a
+    real failure whose traceback matters; a failing install is a missing prerequisite)."""
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-25:])
-        pytest.fail(f"{what} failed (exit {result.returncode}): {' '.join(map(str, command))}\n{tail}", pytrace=False)
+        lines = (result.stdout + result.stderr).strip().splitlines() or ["no output"]
+        if detail:
+            pytest.fail(f"{what} failed (exit {result.returncode}):\n" + "\n".join(lines[-25:]), pytrace=False)
+        last = ((result.stderr.strip() or result.stdout.strip()).splitlines() or ["no output"])[-1]
+        pytest.fail(f"{what} failed (exit {result.returncode}): {last}", pytrace=False)
     return result
 
 
@@ -124,6 +130,7 @@ def test_loading_script_and_load_dataset_work_on_datasets_3(datasets3_python, ti
         [str(datasets3_python), "-c", _PROBE, str(REPO / "agenthorizon_loader.py"), str(tiny_root), str(tmp_path)],
         f"loading AH with {DATASETS_3}",
         timeout=300,
+        detail=True,
     )
     probe = json.loads(completed.stdout.strip().splitlines()[-1])
     assert probe["datasets_version"] == DATASETS_3.split("==")[1]

@@ -21,21 +21,28 @@ DOCS_IMAGE = Path(__file__).resolve().parents[1] / "docs" / "img" / "report.png"
 
 @pytest.fixture(scope="session")
 def chromium() -> None:
-    """Make sure Debian's chromium and chromium-driver are installed (apt-get as root)."""
+    """Make sure Debian's chromium and chromium-driver are installed (apt-get as root).
+
+    Without them, and unable to install them, the test fails with one line
+    saying what to install (no traceback).
+    """
     if CHROMIUM.exists() and CHROMEDRIVER.exists():
         return
+    wanted = "Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
     if os.geteuid() != 0:
-        pytest.fail("chromium/chromedriver missing and not root: run `apt-get install -y chromium chromium-driver`")
+        pytest.fail(f"the report browser test needs {wanted}; not root, so it cannot install them", pytrace=False)
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     for command in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium", "chromium-driver"]):
         completed = subprocess.run(command, capture_output=True, text=True, env=env)
         if completed.returncode != 0:
+            last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
             pytest.fail(
-                f"could not install the browser for the report test: `{' '.join(command)}` exited "
-                f"{completed.returncode}:\n{completed.stderr[-2000:]}"
+                f"the report browser test needs {wanted}; `{' '.join(command)}` exited {completed.returncode}: {last}",
+                pytrace=False,
             )
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.fail(f"apt-get succeeded but {CHROMIUM} or {CHROMEDRIVER} is still missing")
+        pytest.fail(f"apt-get succeeded but {CHROMIUM} or {CHROMEDRIVER} is still missing; install {wanted}",
+                    pytrace=False)
 
 
 @pytest.fixture(scope="module")

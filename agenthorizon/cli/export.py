@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 
-from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS, EXPORT_IMAGE_MODES
+from agenthorizon.schema import CONFIG_NAMES, DEFAULT_HUB_REPO, DEV_GROUPS, EXPORT_IMAGE_MODES
 
 HELP = "Export configs as Parquet shards with a dataset card that plain datasets.load_dataset reads."
 
@@ -32,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-shard-size", default=DEFAULT_MAX_SHARD_SIZE, help=f"largest shard, e.g. 500MB (default {DEFAULT_MAX_SHARD_SIZE})"
     )
     parser.add_argument("--revision", default=None, help="branch, tag or commit, for a Hub ROOT")
-    parser.add_argument("--repo-id", default=None, help="Hub repository named in the card's loading example")
+    parser.add_argument(
+        "--repo-id", default=None, help=f"Hub repository named in the card's loading example and the printed upload command (default {DEFAULT_HUB_REPO})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,4 +60,18 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"dataset card: {summary.card}")
     print(f'load with: datasets.load_dataset("{summary.out}", "{next(iter(summary.configs))}", split="test")')
+    print("publish it (opens a pull request on the Hub repo; log in first with `hf auth login`):")
+    print("  " + shlex.join(upload_command(args.repo_id or DEFAULT_HUB_REPO, summary.out)))
     return 0
+
+
+def upload_command(repo_id: str, out: str | os.PathLike[str]) -> list[str]:
+    """The Hub's own CLI command that proposes the export folder ``out`` to ``repo_id`` as a pull request.
+
+    ``hf upload`` (from huggingface_hub) puts a folder's contents at the repo's
+    root; ``--create-pr`` makes it a pull request, which the repo's owners merge.
+
+    >>> upload_command("ServiceNow/AgentHorizon", "out")
+    ['hf', 'upload', 'ServiceNow/AgentHorizon', 'out', '--repo-type', 'dataset', '--create-pr']
+    """
+    return ["hf", "upload", repo_id, os.fspath(out), "--repo-type", "dataset", "--create-pr"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int
@@ -24,6 +25,7 @@ HELP = "Run a judge over a config (resumable; one result file per item) and prin
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, metavar="ROOT", help="release root (local folder) or Hub repo id")
     add_selection_arguments(parser, from_run=False)
+    parser.add_argument("--revision", default=None, help="branch, tag or commit, for a Hub repo id (recorded with its commit)")
     parser.add_argument(
         "--judge",
         required=True,
@@ -134,8 +136,13 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.runner import run_judge
 
     judge = make_judge(args.judge, **judge_options(args))
+    # Resolved first so that a Hub run records which commit it judged (the snapshot folder's name).
+    root = agenthorizon.resolve_release(
+        args.data, args.config, images="paths", revision=args.revision, dev_groups=args.dev_groups,
+        dev_manifest=args.dev_manifest,
+    )
     dataset = agenthorizon.load_dataset(
-        args.data,
+        root,
         args.config,
         split="test",
         images="paths",  # the judge input reads screenshots lazily from their paths
@@ -144,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         dev_manifest=args.dev_manifest,
     )
     data_options = {"dev_groups": args.dev_groups, "exclude_dev": args.exclude_dev, "dev_manifest": args.dev_manifest}
+    if not os.path.exists(args.data):  # resolve_release took it as a Hub repo id
+        data_options.update(repo_id=args.data, revision=args.revision, commit=root.name)
     summary = run_judge(
         judge,
         dataset,
@@ -155,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         retries=args.retries,
         progress=not args.no_progress,
-        data_root=args.data,
+        data_root=root,
         bootstrap=args.bootstrap,
         data_options=data_options,
     )
