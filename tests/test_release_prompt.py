@@ -39,15 +39,15 @@ def test_cli_prompt_release_sends_the_releases_own_texts(tiny_copy, tmp_path):
     server = StubServer()
     out = tmp_path / "run"
     argv = ["judge", "--data", str(tiny_copy), "--config", "all", "--judge", "openai:stub-model",
-            "--base-url", server.base_url, "--prompt", "release", "--jpeg-quality", "60", "--image-budget", "2",
-            "--limit", "3", "--bootstrap", "0", "--no-progress", "--out", str(out)]
+            "--base-url", server.base_url, "--prompt", "release", "--jpeg-quality", "60", "--max-images", "8",
+            "--limit", "6", "--bootstrap", "0", "--no-progress", "--out", str(out)]
     try:
         assert main(argv) == 0
     finally:
         server.close()
-    assert len(server.requests) == 3
+    assert len(server.requests) == 6
     dataset = agenthorizon.load_dataset(tiny_copy, "all", split="test", images="paths", cache_dir=tmp_path / "cache")
-    by_id = {row["trajectory_id"]: row for row in dataset.select(range(3))}
+    by_id = {row["trajectory_id"]: row for row in dataset.select(range(6))}
     for request in server.requests:
         text = _first_text(request)
         tid = next(t for t in by_id if t in text)
@@ -67,6 +67,17 @@ def test_cli_prompt_release_sends_the_releases_own_texts(tiny_copy, tmp_path):
         FRAMEWORK_FILES[1]: hashlib.sha256((tiny_copy / FRAMEWORK_FILES[1]).read_bytes()).hexdigest(),
     }
     assert record["images"]["quality"] == 60 and record["images"]["format"] == "jpeg"
+
+    # The report shows, per item, how its screenshots were sent and whether they were merged.
+    results = {path.stem: json.loads(path.read_text()) for path in out.glob("*-*-*-*-*.json")}
+    merged = {tid for tid, result in results.items() if result["telemetry"]["merged"]}
+    assert merged and len(merged) < len(results)  # items on both sides of --max-images
+    html = tmp_path / "report.html"
+    assert main(["report", str(out), "--data", str(tiny_copy), "--out", str(html), "--bootstrap", "0",
+                 "--thumbnails", "0"]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert page.count("as 2x2 mosaics (merged: count)") == len(merged)
+    assert page.count("as per-step (not merged)") == len(results) - len(merged)
 
     # Another prompt into the same run directory is another experiment: refused.
     server = StubServer()
