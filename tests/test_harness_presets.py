@@ -94,9 +94,13 @@ def _hidden_values(row):
 def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name, fake_clis, dataset, tiny_root, tmp_path):
     bin_dir, log = fake_clis
     rows = {row["trajectory_id"]: row for row in dataset.select(range(3))}
-    summary = run_judge(f"{name}:{MODELS[name]}", dataset.select(range(3)), tmp_path / "run", data_root=tiny_root,
-                        progress=False, concurrency=2)
+    work = tmp_path / "work"
+    work.mkdir()
+    judge = make_judge(f"{name}:{MODELS[name]}", workdir_root=str(work))
+    summary = run_judge(judge, dataset.select(range(3)), tmp_path / "run", data_root=tiny_root, progress=False,
+                        concurrency=2)
     assert summary.counts["ok"] == 3 and not summary.errors
+    assert not list(work.iterdir())  # working directories and answer files are cleaned up
 
     framework = (tiny_root / FRAMEWORK_FILES[0]).read_text(encoding="utf-8")
     claude_md = (tiny_root / FRAMEWORK_FILES[1]).read_text(encoding="utf-8")

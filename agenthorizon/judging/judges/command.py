@@ -166,7 +166,10 @@ class CommandJudge(BaseJudge):
             "spec": f"command:{shlex.join(self.argv)}",
             "command": list(self.argv),
             "prompt": self._prompt_record(),
-            "framework": None if self.release is None else {"files": list(framework_files(self.release)), "sha256": dict(self.release.sha256)},
+            "framework": None if self.release is None else {
+                "files": list(framework_files(self.release)),
+                "sha256": dict(self.release.sha256),
+            },
             "timeout_s": self.timeout,
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
@@ -223,10 +226,18 @@ class CommandJudge(BaseJudge):
     def judge(self, judge_input: JudgeInput) -> JudgeOutput:
         if self.prompt is None:
             raise JudgeError(unbound_message(self.spec()["spec"]))
-        prompt = render_prompt(self.prompt, judge_input)
-        workdir = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
+        # Files the command writes besides its stdout (an answer file) go
+        # here, outside the working directory the agent explores.
         scratch = Path(tempfile.mkdtemp(prefix="agenthorizon-out-", dir=self.workdir_root))
+        try:
+            return self._judge_with(judge_input, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def _judge_with(self, judge_input: JudgeInput, scratch: Path) -> JudgeOutput:
+        prompt = render_prompt(self.prompt, judge_input)
         argv, stdin_text = self.command_line(prompt, scratch)
+        workdir = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
         started = time.perf_counter()
         try:
             write_workdir(judge_input, workdir, link=self.link)
@@ -258,17 +269,14 @@ class CommandJudge(BaseJudge):
         finally:
             if not self.keep_workdir:
                 shutil.rmtree(workdir, ignore_errors=True)
-        try:
-            latency = time.perf_counter() - started
-            if process.returncode != 0:
-                tail = stderr.strip()[-500:]
-                raise JudgeError(
-                    f"command {self.argv[0]!r} exited with status {process.returncode} on trajectory "
-                    f"{judge_input.trajectory_id}: {tail or '(no stderr)'}"
-                )
-            return self.read_answer(stdout, scratch, latency, judge_input)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+        latency = time.perf_counter() - started
+        if process.returncode != 0:
+            tail = stderr.strip()[-500:]
+            raise JudgeError(
+                f"command {self.argv[0]!r} exited with status {process.returncode} on trajectory "
+                f"{judge_input.trajectory_id}: {tail or '(no stderr)'}"
+            )
+        return self.read_answer(stdout, scratch, latency, judge_input)
 
 
 def _check_template(prompt: str) -> None:

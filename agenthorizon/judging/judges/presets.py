@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from agenthorizon.judging.judges.base import JudgeError, JudgeOutput
-from agenthorizon.judging.judges.command import DEFAULT_LINK, CommandJudge
+from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.release_prompt import PROMPT_RELEASE
 
 if TYPE_CHECKING:
@@ -334,26 +334,16 @@ class HarnessJudge(CommandJudge):
     prompt : str
         ``"release"`` (default: the release's ``sandbox/prompt.md``, as the
         paper ran these harnesses), ``"project"`` or a template.
-    timeout, link, workdir_root, keep_workdir, env
-        As for :class:`~agenthorizon.judging.judges.command.CommandJudge`.
+    **options
+        ``timeout``, ``link``, ``workdir_root``, ``keep_workdir``, ``env``:
+        as for :class:`~agenthorizon.judging.judges.command.CommandJudge`.
 
     >>> judge = HarnessJudge("codex", "gpt-5.5")
     >>> judge.spec()["spec"], judge.spec()["harness"]["install"]
     ('codex:gpt-5.5', 'npm install -g @openai/codex')
     """
 
-    def __init__(
-        self,
-        harness: str | Harness,
-        model: str,
-        *,
-        prompt: str = PROMPT_RELEASE,
-        timeout: float = 1800.0,
-        link: str = DEFAULT_LINK,
-        workdir_root: str | None = None,
-        keep_workdir: bool = False,
-        env: dict[str, str] | None = None,
-    ) -> None:
+    def __init__(self, harness: str | Harness, model: str, *, prompt: str = PROMPT_RELEASE, **options: Any) -> None:
         if isinstance(harness, str):
             if harness not in HARNESSES:
                 raise ValueError(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
@@ -364,15 +354,7 @@ class HarnessJudge(CommandJudge):
             raise ValueError(f"harness {harness.name}: the prompt goes in the argv, but no argument holds {{prompt}}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
-        super().__init__(
-            list(harness.argv),
-            prompt=prompt,
-            timeout=timeout,
-            link=link,
-            workdir_root=workdir_root,
-            keep_workdir=keep_workdir,
-            env=env,
-        )
+        super().__init__(list(harness.argv), prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
         self.name = harness.name
