@@ -311,7 +311,17 @@ def read_opencode_events(stdout: str, answer: str | None, where: str) -> Reading
     )
 
 
+def read_text(stdout: str, answer: str | None, where: str) -> Reading:
+    """A CLI without a JSON mode: the answer file's text when there is one, else stdout; no usage.
+
+    >>> read_text("Verdict: {'success': true}", None, "cli").text, read_text("log", "the answer", "cli").text
+    ("Verdict: {'success': true}", 'the answer')
+    """
+    return Reading(stdout if answer is None else answer)
+
+
 READERS: dict[str, Callable[[str, str | None, str], Reading]] = {
+    "text": read_text,
     "codex_events": read_codex_events,
     "claude_json": read_claude_json,
     "gemini_json": read_gemini_json,

@@ -626,7 +626,10 @@ def run_judge(
     progress : bool, default=True
         Show a progress bar (tqdm) on standard error.
     data_root : str or path-like, optional
-        Release root; recorded, and used for labels when ``dataset`` is blind.
+        Release root (or Hub repo id); recorded, used for labels when
+        ``dataset`` is blind, and where judges that read the release's own
+        texts find them (``bind_release``: command judges' framework files,
+        ``prompt="release"``).
     bootstrap : int, default=0
         Bootstrap resamples for the score's intervals (0: none).
     data_options : mapping, optional
