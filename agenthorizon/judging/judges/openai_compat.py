@@ -331,7 +331,9 @@ class OpenAICompatibleJudge(BaseJudge):
         # prompt="release": the release's own texts, read when the judge is
         # bound to the release it judges (bind_release); "project": the default.
         self.prompt_source = prompt if prompt in PROMPT_SOURCES else None
-        self.prompt: str | None = None if prompt == PROMPT_RELEASE else (DIRECT_PROMPT if prompt == PROMPT_PROJECT else prompt)
+        if prompt == PROMPT_PROJECT:
+            prompt = DIRECT_PROMPT
+        self.prompt: str | None = None if prompt == PROMPT_RELEASE else prompt
         self.release: ReleaseFiles | None = None
         self.price_input_per_1m = price_input_per_1m
         self.price_output_per_1m = price_output_per_1m
@@ -364,6 +366,11 @@ class OpenAICompatibleJudge(BaseJudge):
         if self.prompt is None:  # not bound yet: say where the prompt will come from
             return {"sha256": None, "text": None, "source": PROMPT_RELEASE}
         return prompt_record(self.prompt, self.release if self.prompt_source == PROMPT_RELEASE else None)
+
+    @property
+    def wants_release(self) -> bool:
+        """Whether :meth:`bind_release` has anything to read (only with ``prompt="release"``)."""
+        return self.prompt_source == PROMPT_RELEASE
 
     def bind_release(self, root: str | os.PathLike[str]) -> None:
         """Read the release's judge texts under ``root``; with ``prompt="release"``, build the prompt from them.
