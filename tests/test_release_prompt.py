@@ -110,3 +110,23 @@ def test_a_release_without_its_judge_texts_is_a_clear_error(tiny_copy, tmp_path)
     (tiny_copy / PROMPT_FILE).write_text("Judge the trajectory.", encoding="utf-8")
     with pytest.raises(ValueError, match="expected the {{TRAJECTORY_ID}} placeholder"):
         make_judge("codex:gpt-5.5").bind_release(tiny_copy)
+
+
+def test_cli_prompt_and_jpeg_quality_are_checked(tmp_path, capsys):
+    from agenthorizon.cli import main
+
+    for extra, message in (
+        (["--judge", "lexical", "--prompt", "release"], "--prompt: an option of model and command judges"),
+        (["--judge", "codex:gpt-5.5", "--jpeg-quality", "60"], "--jpeg-quality: options of openai:MODEL judges only"),
+        (["--judge", "openai:m", "--prompt", str(tmp_path / "nofile.md")], "expected project or release, or a template file"),
+        (["--judge", "openai:m", "--jpeg-quality", "0"], "JPEG quality must be an integer from 1 to 100"),
+    ):
+        assert main(["judge", "--data", str(tmp_path), "--out", str(tmp_path / "run"), *extra]) == 2
+        assert message in capsys.readouterr().err
+    template = tmp_path / "mine.md"
+    template.write_text("Judge {{TRAJECTORY_ID}} and answer with JSON.", encoding="utf-8")
+    from agenthorizon.cli import build_parser
+    from agenthorizon.cli.judge import judge_options
+
+    args = build_parser().parse_args(["judge", "--data", "x", "--out", "y", "--judge", "claude:opus", "--prompt", str(template)])
+    assert judge_options(args) == {"prompt": "Judge {{TRAJECTORY_ID}} and answer with JSON."}
