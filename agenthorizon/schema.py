@@ -172,6 +172,10 @@ IMAGES_DIR: Final = f"{DATA_DIR}/media/images"
 PROMPT_FILE: Final = f"{SANDBOX_DIR}/prompt.md"
 FRAMEWORK_FILES: Final = (f"{SANDBOX_DIR}/AGENTS.md", f"{SANDBOX_DIR}/CLAUDE.md")
 PROMPT_PLACEHOLDER: Final = "{{TRAJECTORY_ID}}"
+WORKDIR_FRAMEWORK_NAMES: Final = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+"""Where agentic CLIs look for their instructions in a working directory (Codex and
+OpenCode read AGENTS.md, Claude Code CLAUDE.md, Gemini CLI GEMINI.md): a command
+judge's working directory holds the release's framework text under each name."""
 
 
 def json_relpath(trajectory_id: str) -> str:

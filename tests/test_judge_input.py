@@ -19,6 +19,7 @@ import pytest
 import agenthorizon
 from agenthorizon.judging.inputs import BlindScreenshots, JudgeInput, build_judge_input, strip_hidden
 from agenthorizon.judging.judges import CommandJudge, OpenAICompatibleJudge
+from agenthorizon.judging.judges.release_prompt import framework_files
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, DIRECT_PROMPT, render_prompt
 from agenthorizon.schema import HIDDEN_FIELDS, LABEL_FILES, LABEL_VALUES, MISTAKE_TYPES
 
@@ -159,7 +160,7 @@ def _stub_server():
     return module.StubServer()
 
 
-def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tmp_path, monkeypatch):
+def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tiny_root, tmp_path, monkeypatch):
     server = _stub_server()
     monkeypatch.setenv("AH_BLIND_KEY", "sk-blind-test")
     try:
@@ -192,6 +193,8 @@ def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tmp_p
     )
     spy_out = tmp_path / "seen.json"
     judge = CommandJudge([sys.executable, str(script)], env={"SPY_OUT": str(spy_out)})
+    judge.bind_release(tiny_root)  # as the runner does: the release's framework files join each directory
+    framework = {name: text for name, text in framework_files(judge.release).items()}
     for row in full_rows:
         judge.judge(build_judge_input(row))
         seen = json.loads(spy_out.read_text())
@@ -199,11 +202,15 @@ def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tmp_p
         everything = seen["stdin"] + json.dumps(sorted(seen["files"])) + "".join(seen["files"].values())
         assert_no_ids(everything, ids, "command sandbox")
         assert_no_ids(json.dumps(seen.get("links", [])), ids, "command sandbox link targets")
+        item_files = {name: text for name, text in seen["files"].items() if name.startswith("./data/")}
+        # The framework files are the release's public judge texts, the same for every item
+        # (they name the mistake types, as any judge prompt does); nothing else joins the item's files.
+        assert {name[2:]: text for name, text in seen["files"].items() if name not in item_files} == framework
         for word in words:
             assert seen["stdin"].count(word) == COMMAND_PROMPT.count(word)
-            assert not any(word in text for text in seen["files"].values())
+            assert not any(word in text for text in item_files.values())
         assert not any(Path(name).name in LABEL_FILES for name in seen["files"])
-        assert all(row["trajectory_id"] in name for name in seen["files"])  # only this item's files
+        assert all(row["trajectory_id"] in name for name in item_files)  # only this item's files
 
 
 def test_judge_input_is_frozen(full_rows):

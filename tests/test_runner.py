@@ -226,7 +226,7 @@ def test_run_record_has_the_provenance_and_no_secret(tiny_root, dataset, tmp_pat
     assert record["images"]["mode"] == "none"
     from agenthorizon.judging.judges.prompts import DIRECT_PROMPT, prompt_sha256
 
-    assert record["prompt"] == {"sha256": prompt_sha256(DIRECT_PROMPT), "text": DIRECT_PROMPT}
+    assert record["prompt"] == {"sha256": prompt_sha256(DIRECT_PROMPT), "text": DIRECT_PROMPT, "source": "project"}
     labels = dataset.select_columns(["trajectory_id", "label", "instruction_id", "instruction_source", "steps_id",
                                      "steps_source", "mistake_type"]).to_list()
     assert record["data"]["manifest_sha256"] == manifest_sha256(labels)

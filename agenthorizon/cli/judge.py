@@ -6,6 +6,8 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge openai:Qwen/Qwen3-VL-8B-Instruct \\
         --base-url http://gpu-box:8000/v1 --max-images 32 --structured-output --concurrency 32 --out runs/qwen-ah
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
+    agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --out runs/codex
+    agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --prompt release --jpeg-quality 60 --out runs/direct
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int
 from agenthorizon.schema import JUDGE_IMAGE_MODES
@@ -30,7 +33,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--judge",
         required=True,
         metavar="SPEC",
-        help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS'",
+        help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS' | "
+        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL",
+    )
+    parser.add_argument(
+        "--prompt",
+        metavar="SOURCE",
+        help="model and command judges: 'project' (this project's prompt; default for openai: and command:), "
+        "'release' (the release's sandbox/prompt.md + AGENTS.md, as the paper; default for the codex/claude/"
+        "gemini/opencode presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
     parser.add_argument("--concurrency", type=int, default=8, metavar="N", help="items judged at once (default 8)")
@@ -64,6 +75,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="JSON",
         help='more request fields as a JSON object, e.g. \'{"top_p": 0.95, "seed": 0}\'',
     )
+    model.add_argument(
+        "--jpeg-quality",
+        type=int,
+        metavar="Q",
+        help="JPEG quality of the screenshots sent, 1-100 (default 85; the paper's preprocessing used 60)",
+    )
     model.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server, e.g. http://localhost:8000/v1")
     model.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the API key (default OPENAI_API_KEY)")
     model.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default 0)")
@@ -90,10 +107,17 @@ def _json_object(text: str) -> dict:
 
 def judge_options(args: argparse.Namespace) -> dict:
     """Options for :func:`agenthorizon.judging.judges.make_judge` from the command line (unset ones omitted)."""
+    from agenthorizon.judging.judges.presets import HARNESSES
+
     kind = args.judge.split(":", 1)[0].strip().lower()
     options = {}
+    prompt = _prompt(args.prompt)
+    if prompt is not None and kind not in ("openai", "command", *HARNESSES):
+        raise ValueError(f"--prompt: an option of model and command judges, not of {args.judge!r}")
     if kind == "openai":
         options = {
+            "prompt": prompt,
+            "image_quality": args.jpeg_quality,
             "images": args.images,
             "image_budget": args.image_budget,
             "max_images": args.max_images,
@@ -107,6 +131,7 @@ def judge_options(args: argparse.Namespace) -> dict:
             "price_output_per_1m": args.price_out,
         }
     else:
+        options = {"prompt": prompt}
         given = [
             flag
             for flag, value in (
@@ -121,12 +146,30 @@ def judge_options(args: argparse.Namespace) -> dict:
                 ("--max-tokens", args.max_tokens),
                 ("--price-in", args.price_in),
                 ("--price-out", args.price_out),
+                ("--jpeg-quality", args.jpeg_quality),
             )
             if value is not None
         ]
         if given:
             raise ValueError(f"{', '.join(given)}: options of openai:MODEL judges only, not of {args.judge!r}")
     return {k: v for k, v in options.items() if v is not None}
+
+
+def _prompt(value: str | None) -> str | None:
+    """``--prompt``'s value: a prompt source name, or the text of a template file."""
+    from agenthorizon.judging.judges.release_prompt import PROMPT_SOURCES
+
+    if value is None or value in PROMPT_SOURCES:
+        return value
+    path = Path(value)
+    if not path.is_file():
+        raise ValueError(
+            f"--prompt {value!r}: expected {' or '.join(PROMPT_SOURCES)}, or a template file (no such file {path})"
+        )
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"--prompt {path}: not UTF-8 text ({error.reason}); expected a prompt template") from None
 
 
 def run(args: argparse.Namespace) -> int:

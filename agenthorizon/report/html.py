@@ -136,6 +136,28 @@ def _spread(indices: list[int], count: int) -> set[int]:
     return {indices[round(k * last / (count - 1))] for k in range(count)}
 
 
+def images_sent(telemetry: dict[str, Any]) -> str | None:
+    """How an item's screenshots went to a direct judge, from its result's telemetry; ``None`` when not recorded.
+
+    >>> images_sent({"images_mode_used": "mosaic", "merged": True, "merge_reason": "count", "n_images": 8})
+    '8 image(s) as 2x2 mosaics (merged: count)'
+    >>> images_sent({"images_mode_used": "per-step", "merged": False, "n_images": 30})
+    '30 image(s) as per-step (not merged)'
+    """
+    mode = telemetry.get("images_mode_used")
+    if not isinstance(mode, str):
+        return None
+    if mode == "none":
+        return "none (text only)"
+    shape = "2x2 mosaics" if mode == "mosaic" else mode
+    if telemetry.get("merged") is True:
+        reason = telemetry.get("merge_reason")
+        merged = f"merged: {reason}" if isinstance(reason, str) else "merged: mosaics requested"
+    else:
+        merged = "not merged"
+    return f"{telemetry.get('n_images')} image(s) as {shape} ({merged})"
+
+
 def _verdict_view(result: Any, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
     # Whatever form the prediction took (result record, bare verdict, JSON
     # text), show the verdict's own fields; fall back to the raw judge output.
@@ -149,7 +171,9 @@ def _verdict_view(result: Any, status: str, success: bool | None, outcome: str) 
     mistake_type = verdict.get("mistake_type")
     confidence = verdict.get("confidence")
     error = result.get("error") if isinstance(result, dict) else None
+    telemetry = result.get("telemetry") if isinstance(result, dict) else None
     return {
+        "images": images_sent(telemetry) if isinstance(telemetry, dict) else None,
         "outcome": outcome,
         "status": status,
         "success": success,

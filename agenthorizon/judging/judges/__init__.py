@@ -10,6 +10,10 @@ spec                       judge
 ``random[:SEED]``          :class:`RandomJudge` (default seed 0)
 ``openai:MODEL``           :class:`OpenAICompatibleJudge`
 ``command:CMD``            :class:`CommandJudge` (``CMD`` split like a shell)
+``codex:MODEL``            :class:`HarnessJudge` running Codex CLI
+``claude:MODEL``           :class:`HarnessJudge` running Claude Code
+``gemini:MODEL``           :class:`HarnessJudge` running Gemini CLI
+``opencode:MODEL``         :class:`HarnessJudge` running OpenCode
 =========================  ==============================================
 """
 
@@ -21,6 +25,7 @@ from agenthorizon.judging.judges.base import BaseJudge, Judge, JudgeError, Judge
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
+from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, DIRECT_PROMPT, prompt_sha256, render_prompt
 
 __all__ = [
@@ -29,6 +34,8 @@ __all__ = [
     "CommandJudge",
     "ConstantJudge",
     "DIRECT_PROMPT",
+    "HARNESSES",
+    "HarnessJudge",
     "Judge",
     "JudgeError",
     "JudgeOutput",
@@ -42,7 +49,14 @@ __all__ = [
     "render_prompt",
 ]
 
-JUDGE_SPECS = ("lexical", "constant[:true|false]", "random[:SEED]", "openai:MODEL", "command:'CMD'")
+JUDGE_SPECS = (
+    "lexical",
+    "constant[:true|false]",
+    "random[:SEED]",
+    "openai:MODEL",
+    "command:'CMD'",
+    *(f"{name}:MODEL" for name in HARNESSES),
+)
 
 _OPENAI_OPTIONS = frozenset(
     {
@@ -69,6 +83,7 @@ _OPENAI_OPTIONS = frozenset(
     }
 )
 _COMMAND_OPTIONS = frozenset({"prompt", "timeout", "link", "workdir_root", "keep_workdir", "env"})
+_EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B"}
 
 
 def make_judge(spec: str, **options: Any) -> BaseJudge:
@@ -125,4 +140,9 @@ def make_judge(spec: str, **options: Any) -> BaseJudge:
         if not argument.strip():
             raise ValueError(f"judge spec {spec!r}: expected command:'CMD ARGS', e.g. command:'claude -p'")
         return CommandJudge(argument.strip(), **given)
+    if kind in HARNESSES:
+        reject_options(_COMMAND_OPTIONS)
+        if not argument.strip():
+            raise ValueError(f"judge spec {spec!r}: expected {kind}:MODEL, e.g. {kind}:{_EXAMPLE_MODELS[kind]}")
+        return HarnessJudge(kind, argument.strip(), **given)
     raise ValueError(f"unknown judge spec {spec!r}; expected one of {', '.join(JUDGE_SPECS)}")

@@ -43,9 +43,18 @@ from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput
 from agenthorizon.judging.judges.prompts import (
     DIRECT_PROMPT,
     per_step_image_note,
-    prompt_sha256,
     render_prompt,
     verdict_json_schema,
+)
+from agenthorizon.judging.judges.release_prompt import (
+    PROMPT_PROJECT,
+    PROMPT_RELEASE,
+    PROMPT_SOURCES,
+    ReleaseFiles,
+    direct_template,
+    prompt_record,
+    read_release_files,
+    unbound_message,
 )
 from agenthorizon.schema import (
     IMAGE_MODE_AUTO,
@@ -239,6 +248,15 @@ class OpenAICompatibleJudge(BaseJudge):
         the server's ``Retry-After`` when that is longer.
     timeout : float
         Seconds allowed per HTTP request.
+    prompt : str
+        ``"project"`` (this project's :data:`~agenthorizon.judging.judges.prompts.DIRECT_PROMPT`,
+        the default), ``"release"`` (the release's own ``sandbox/AGENTS.md`` and
+        ``sandbox/prompt.md``, read at run time: see
+        :mod:`agenthorizon.judging.judges.release_prompt`), or a template of
+        your own with ``{{...}}`` placeholders.
+    image_quality : int, optional
+        JPEG quality of the screenshots sent (1-100; default 85, see
+        :data:`agenthorizon.data.images.DEFAULT_QUALITY`).
     price_input_per_1m, price_output_per_1m : float, optional
         US dollars per million input / output tokens, to record a cost.
     """
@@ -310,7 +328,13 @@ class OpenAICompatibleJudge(BaseJudge):
         self.backoff_base = float(backoff_base)
         self.backoff_max = float(backoff_max)
         self.timeout = float(timeout)
-        self.prompt = prompt
+        # prompt="release": the release's own texts, read when the judge is
+        # bound to the release it judges (bind_release); "project": the default.
+        self.prompt_source = prompt if prompt in PROMPT_SOURCES else None
+        if prompt == PROMPT_PROJECT:
+            prompt = DIRECT_PROMPT
+        self.prompt: str | None = None if prompt == PROMPT_RELEASE else prompt
+        self.release: ReleaseFiles | None = None
         self.price_input_per_1m = price_input_per_1m
         self.price_output_per_1m = price_output_per_1m
         self.extra_body = extra_body
@@ -333,10 +357,36 @@ class OpenAICompatibleJudge(BaseJudge):
             "api_key_env": self.api_key_env,  # the variable's name, never its value
             "sampling": sampling,
             "images": self._image_settings(),
-            "prompt": {"sha256": prompt_sha256(self.prompt), "text": self.prompt},
+            "prompt": self._prompt_record(),
             "retries": self.retries,
             "timeout_s": self.timeout,
         }
+
+    def _prompt_record(self) -> dict[str, Any]:
+        if self.prompt is None:  # not bound yet: say where the prompt will come from
+            return {"sha256": None, "text": None, "source": PROMPT_RELEASE}
+        return prompt_record(self.prompt, self.release if self.prompt_source == PROMPT_RELEASE else None)
+
+    @property
+    def wants_release(self) -> bool:
+        """Whether :meth:`bind_release` has anything to read (only with ``prompt="release"``)."""
+        return self.prompt_source == PROMPT_RELEASE
+
+    def bind_release(self, root: str | os.PathLike[str]) -> None:
+        """Read the release's judge texts under ``root``; with ``prompt="release"``, build the prompt from them.
+
+        The runner calls this with the release it judges before the first
+        item. With another prompt the texts are not used (and not read).
+        """
+        if self.prompt_source != PROMPT_RELEASE:
+            return
+        self.release = read_release_files(root)
+        self.prompt = direct_template(self.release)
+
+    def _template(self) -> str:
+        if self.prompt is None:
+            raise JudgeError(unbound_message(f"openai:{self.model}"))
+        return self.prompt
 
     def image_settings(self, mode: str | None = None) -> Any:
         """The :class:`agenthorizon.data.images.ImageSettings` for ``mode`` (default: this judge's).
@@ -444,7 +494,7 @@ class OpenAICompatibleJudge(BaseJudge):
         if settings is not None:
             settings = dataclasses.replace(settings, budget=plan.budget)
         if settings is None:
-            return [{"role": "user", "content": render_prompt(self.prompt, judge_input)}], []
+            return [{"role": "user", "content": render_prompt(self._template(), judge_input)}], []
         from agenthorizon.data.images import reading_order_sentence
 
         extra = {"cache_dir": self.cache_dir} if self.cache_dir is not None else {}
@@ -458,7 +508,7 @@ class OpenAICompatibleJudge(BaseJudge):
         else:
             note = per_step_image_note([image.steps[0] for image in prepared])
         content: list[dict[str, Any]] = [
-            {"type": "text", "text": render_prompt(self.prompt, judge_input, image_note=note)}
+            {"type": "text", "text": render_prompt(self._template(), judge_input, image_note=note)}
         ]
         for image in prepared:
             content.append({"type": "text", "text": image.caption()})

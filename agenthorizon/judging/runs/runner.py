@@ -59,7 +59,7 @@ from agenthorizon.judging.runs.records import (
     write_json_atomic,
 )
 from agenthorizon.release.splits import Selection
-from agenthorizon.schema import DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK
+from agenthorizon.schema import CONFIG_ALL, DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK
 
 __all__ = ["RunSummary", "run_judge", "parse_shard", "shard_ids", "record_name", "result_status"]
 
@@ -249,6 +249,33 @@ def _versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
+
+
+def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options: Mapping[str, Any] | None) -> None:
+    """Give the judge the release it judges, then let it check its own prerequisites.
+
+    A judge with ``bind_release(root)`` (command judges, ``prompt="release"``)
+    reads the release's judge texts from the local root ``data_root`` names
+    (for a Hub repo id, its snapshot: fetched by the loader already, so this
+    costs the label requests only); one with ``preflight()`` (the harness
+    presets: is the CLI installed, which version) runs it before any item,
+    so a missing tool fails the run at once instead of every item.
+    """
+    bind = getattr(judge, "bind_release", None)
+    if callable(bind) and getattr(judge, "wants_release", True):
+        if data_root is not None:
+            from agenthorizon.release.source import resolve_release
+
+            dev = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest")}
+            bind(resolve_release(data_root, config or CONFIG_ALL, images=None, **dev))
+        elif getattr(judge, "prompt", "") is None:
+            raise ValueError(
+                f"{judge!r} uses the release's own prompt (prompt='release'), read from the release it judges: "
+                "pass data_root= (the release root or Hub repo id) to run_judge"
+            )
+    preflight = getattr(judge, "preflight", None)
+    if callable(preflight):
+        preflight()
 
 
 # --- the run -------------------------------------------------------------------------------
@@ -599,7 +626,10 @@ def run_judge(
     progress : bool, default=True
         Show a progress bar (tqdm) on standard error.
     data_root : str or path-like, optional
-        Release root; recorded, and used for labels when ``dataset`` is blind.
+        Release root (or Hub repo id); recorded, used for labels when
+        ``dataset`` is blind, and where judges that read the release's own
+        texts find them (``bind_release``: command judges' framework files,
+        ``prompt="release"``).
     bootstrap : int, default=0
         Bootstrap resamples for the score's intervals (0: none).
     data_options : mapping, optional
@@ -661,6 +691,7 @@ def run_judge(
     selected_ids = [ids[p] for p in positions]
     config_name = _config_name(dataset, config)
     references, selection = _resolve_references(dataset, ids, config_name, data_root, data_options)
+    _prepare_judge(judge, data_root, config_name, data_options)
     directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
     record = RunRecord.build(
         judge.spec(),

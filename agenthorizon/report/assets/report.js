@@ -118,6 +118,7 @@
     fact(facts, "Parse status", verdict.status, "mono").id = "dialog-status";
     if (verdict.confidence) fact(facts, "Confidence", verdict.confidence);
     if (verdict.mistake_type) fact(facts, "Predicted mistake type", verdict.mistake_type);
+    if (verdict.images) fact(facts, "Screenshots sent", verdict.images).id = "dialog-images";
     fact(facts, "Label", item.label + (item.mistake_type ? " · " + item.mistake_type : ""));
     fact(facts, "Steps", item.num_steps + (item.os ? " · " + item.os : ""));
     body.appendChild(facts);
