@@ -6,6 +6,11 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge openai:Qwen/Qwen3-VL-8B-Instruct \\
         --base-url http://gpu-box:8000/v1 --max-images 32 --structured-output --concurrency 32 --out runs/qwen-ah
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
+
+Exit status: 0 when every selected item has a result (a valid verdict, or
+the judge's own invalid answer, which re-asking would change); 1 when some
+items errored or are missing -- re-running the same command resumes them;
+2 for a usage or input error (including another runner holding the folder).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import argparse
 import json
 import sys
 
-from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int
+from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, incomplete, non_negative_int
 from agenthorizon.schema import JUDGE_IMAGE_MODES
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
@@ -162,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     print(summary)
     if summary.errors:
         shown = list(summary.errors.items())[:5]
-        print(f"{len(summary.errors)} item(s) failed; re-run the same command to retry them. First failures:")
+        print(f"{len(summary.errors)} item(s) failed. First failures:")
         for trajectory_id, message in shown:
             print(f"  {trajectory_id}: {message[:300]}")
     if summary.score is not None:
@@ -175,4 +180,6 @@ def run(args: argparse.Namespace) -> int:
             "sha256": summary.record.selection.label_manifest_sha256,
         }
         sys.stdout.write(render_report(summary.score, "table", title=f"Score of {args.out} ({scope})", manifest=manifest))
-    return 0
+    sys.stdout.flush()
+    unresolved = {"error": summary.counts["error"], "missing": summary.counts["missing"]}
+    return incomplete(unresolved, "the same command")
