@@ -287,7 +287,7 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tiny_root, tmp_path, capsy
 
 
 def test_shards_of_one_run_can_work_in_one_folder_at_once(tiny_root, tmp_path):
-    from agenthorizon.judging.runs.records import RunDirectory
+    from agenthorizon.judging.runs.folder import RunDirectory
 
     out = tmp_path / "run"
     first = RunDirectory(out, "run-shard-1-of-2.json")

@@ -164,11 +164,12 @@ def predictions_from_results(result_set: Any, wanted_ids: set[str]) -> tuple[dic
 
 def ignored_files(result_set: Any) -> list[str]:
     """Files in result directories that are neither results nor run records (nor locks)."""
-    from agenthorizon.judging.runs.records import LOCK_NAME, is_record_name
+    from agenthorizon.judging.runs.folder import LOCK_SUFFIX
+    from agenthorizon.judging.runs.records import is_record_name
 
     return [
         path for path in result_set.ignored
-        if not is_record_name(Path(path).name) and not Path(path).name.endswith(Path(LOCK_NAME).suffix)
+        if not is_record_name(Path(path).name) and not Path(path).name.endswith(LOCK_SUFFIX)
     ]
 
 

@@ -56,9 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from agenthorizon.judging.runs.folder import RunDirectory
 from agenthorizon.judging.runs.records import (
     ResultRecord,
-    RunDirectory,
     RunRecord,
     needs_judging,
     read_result,
