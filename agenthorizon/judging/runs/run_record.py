@@ -267,7 +267,7 @@ class RunRecord:
         """
         if not isinstance(data, Mapping):
             raise ValueError(f"{where}: expected a run record JSON object, got {type(data).__name__}")
-        _version(where, data)
+        version = _version(where, data)
         judge = _expect(where, "judge", data.get("judge"), (dict,), 'an object with "name" and "spec"')
         if not isinstance(judge.get("spec") or judge.get("name"), str):
             raise ValueError(f'{where}: field \'judge\': expected "spec" or "name" as a string, got {judge!r:.80}')
@@ -281,6 +281,7 @@ class RunRecord:
             selection=selection,
             images=data.get("images"),
             data=run_data,
+            format_version=version,  # as read: to_dict() always writes the current version
             extra={key: value for key, value in data.items() if key not in known},
             **fields,
         )
