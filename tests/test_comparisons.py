@@ -220,10 +220,10 @@ def test_a_result_under_another_items_name_or_from_another_judge_is_invalid_and_
     shutil.copy(mine / f"{ids[0]}.json", mine / f"{ids[1]}.json")  # another item's result
     shutil.copy(other / f"{ids[2]}.json", mine / f"{ids[2]}.json")  # another judge's result
 
-    assert main(["score", str(mine), "--data", str(tiny_root), "--format", "json"]) == 0
+    assert main(["score", str(mine), "--data", str(tiny_root), "--format", "json"]) == 1  # resumable
     data = json.loads(capsys.readouterr().out)
     assert data["invalid_by_reason"]["id_mismatch"] == 1 and data["invalid_by_reason"]["judge_mismatch"] == 1
-    assert main(["score", str(mine), "--data", str(tiny_root)]) == 0
+    assert main(["score", str(mine), "--data", str(tiny_root)]) == 1
     table = capsys.readouterr().out
     assert f"holding another item's result (scored as id_mismatch): 1: {mine / ids[1]}.json" in table
     assert "written by another judge (scored as judge_mismatch): 1" in table
@@ -287,7 +287,7 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tiny_root, tmp_path, capsy
 
 
 def test_shards_of_one_run_can_work_in_one_folder_at_once(tiny_root, tmp_path):
-    from agenthorizon.judging.runs.records import RunDirectory
+    from agenthorizon.judging.runs.folder import RunDirectory
 
     out = tmp_path / "run"
     first = RunDirectory(out, "run-shard-1-of-2.json")
@@ -367,3 +367,33 @@ def test_metric_compute_counts_invalid_predictions_by_reason():
     reasons = result["invalid_by_reason"]
     assert (reasons["missing"], reasons["no_json"], reasons["non_boolean"]) == (1, 1, 1)
     assert result["n_invalid"] == 3
+
+
+# --- exit codes --------------------------------------------------------------------------------
+
+
+def test_exit_codes_say_whether_every_item_has_a_result(tiny_root, tmp_path, capsys):
+    flaky = tmp_path / "flaky.py"
+    # Fails on the items whose id starts with a hex digit below 8, answers the others.
+    flaky.write_text(
+        "import glob, json, os, sys\n"
+        "sys.stdin.read()\n"
+        "tid = os.path.basename(glob.glob('data/jsons/*.json')[0])\n"
+        "sys.exit(3) if tid[0] in '01234567' else print(json.dumps({'success': True}))\n"
+    )
+    out = tmp_path / "run"
+    assert judge(tiny_root, f"command:{sys.executable} {flaky}", out, "--config", "AH", "--retries", "0") == 1
+    captured = capsys.readouterr()
+    assert "have no valid result yet (error " in captured.err and "Re-running the same command resumes them" in captured.err
+    assert main(["score", str(out), "--data", str(tiny_root)]) == 1
+    assert "Re-running `agenthorizon judge` into the same --out resumes them" in capsys.readouterr().err
+    # Now every item answers: the resumed run and its score exit 0.
+    flaky.write_text("import json, sys; sys.stdin.read(); print(json.dumps({'success': True}))\n")
+    assert judge(tiny_root, f"command:{sys.executable} {flaky}", out, "--config", "AH", "--retries", "0") == 0
+    assert main(["score", str(out), "--data", str(tiny_root)]) == 0
+    # A limited run leaves items missing for score, which says so with 1.
+    partial = tmp_path / "partial"
+    assert judge(tiny_root, "lexical", partial, "--config", "AH", "--limit", "2") == 0  # all 2 selected done
+    assert main(["score", str(partial), "--data", str(tiny_root)]) == 1
+    # 2: usage and input errors.
+    assert main(["score", str(tmp_path / "nowhere"), "--data", str(tiny_root)]) == 2

@@ -229,7 +229,7 @@ def test_run_record_has_the_provenance_and_no_secret(tiny_root, dataset, tmp_pat
     assert record["prompt"] == {"sha256": prompt_sha256(DIRECT_PROMPT), "text": DIRECT_PROMPT, "source": "project"}
     labels = dataset.select_columns(["trajectory_id", "label", "instruction_id", "instruction_source", "steps_id",
                                      "steps_source", "mistake_type"]).to_list()
-    assert record["data"]["manifest_sha256"] == manifest_sha256(labels)
+    assert record["selection"]["label_manifest_sha256"] == manifest_sha256(labels)
     assert record["data"]["n_selected"] == 5 and record["counts"]["ok"] == 5
     assert record["versions"]["agenthorizon"] == agenthorizon.__version__
     result = json.loads(next(p for p in (tmp_path / "run").iterdir() if is_result_name(p)).read_text())

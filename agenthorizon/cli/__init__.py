@@ -50,7 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as error:
         # Bad input is reported as one clear line, not a traceback.
         print(f"agenthorizon {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        from agenthorizon.cli._common import EXIT_USAGE
+
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,16 @@ from typing import Any, Sequence
 
 from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS, LABEL_FIELDS, SPLIT_NAME
 
+EXIT_OK = 0
+"""``judge`` / ``score``: every item has a result (a valid verdict, or the judge's own invalid answer)."""
+EXIT_INCOMPLETE = 1
+"""``judge`` / ``score``: some items errored, are missing or hold untrusted results; re-running ``judge`` resumes them."""
+EXIT_USAGE = 2
+"""Any command: a usage or input error (bad option, missing file, contradicting run record)."""
+
+# Reasons an item has no result yet that a resumed run would redo.
+RESUMABLE_REASONS = ("missing", "error", "id_mismatch", "judge_mismatch")
+
 DEFAULT_CONFIG = CONFIG_AH_D
 """The config ``judge`` runs on, and ``score`` scores against, when neither a
 run record nor ``--config`` names one: the development set, so a first try is
@@ -154,11 +164,12 @@ def predictions_from_results(result_set: Any, wanted_ids: set[str]) -> tuple[dic
 
 def ignored_files(result_set: Any) -> list[str]:
     """Files in result directories that are neither results nor run records (nor locks)."""
-    from agenthorizon.judging.runs.records import LOCK_NAME, is_record_name
+    from agenthorizon.judging.runs.folder import LOCK_SUFFIX
+    from agenthorizon.judging.runs.records import is_record_name
 
     return [
         path for path in result_set.ignored
-        if not is_record_name(Path(path).name) and not Path(path).name.endswith(Path(LOCK_NAME).suffix)
+        if not is_record_name(Path(path).name) and not Path(path).name.endswith(LOCK_SUFFIX)
     ]
 
 
@@ -201,6 +212,23 @@ def score_noting_shapes(predictions: Any, references: Any, **options: Any) -> tu
     for other in (w for w in caught if not issubclass(w.category, PredictionShapeWarning)):
         warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
     return report, notes
+
+
+def incomplete(counts: dict[str, int], command: str) -> int:
+    """:data:`EXIT_INCOMPLETE` with one line on standard error when ``counts`` (reason -> items) is not all zero.
+
+    ``command`` is what resumes them, named in the line.
+    """
+    counts = {reason: count for reason, count in counts.items() if count}
+    if not counts:
+        return EXIT_OK
+    detail = ", ".join(f"{reason} {count}" for reason, count in counts.items())
+    print(
+        f"{sum(counts.values())} item(s) have no valid result yet ({detail}); they score as invalid. "
+        f"Re-running {command} resumes them.",
+        file=sys.stderr,
+    )
+    return EXIT_INCOMPLETE
 
 
 def write_output(text: str, out: str | None) -> None:

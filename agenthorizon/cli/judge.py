@@ -8,6 +8,11 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --out runs/codex
     agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --prompt release --jpeg-quality 60 --out runs/direct
+
+Exit status: 0 when every selected item has a result (a valid verdict, or
+the judge's own invalid answer, which re-asking would change); 1 when some
+items errored or are missing -- re-running the same command resumes them;
+2 for a usage or input error (including another runner holding the folder).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int
+from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, incomplete, non_negative_int
 from agenthorizon.schema import JUDGE_IMAGE_MODES
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
@@ -214,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     print(summary)
     if summary.errors:
         shown = list(summary.errors.items())[:5]
-        print(f"{len(summary.errors)} item(s) failed; re-run the same command to retry them. First failures:")
+        print(f"{len(summary.errors)} item(s) failed. First failures:")
         for trajectory_id, message in shown:
             print(f"  {trajectory_id}: {message[:300]}")
     if summary.score is not None:
@@ -227,4 +232,6 @@ def run(args: argparse.Namespace) -> int:
             "sha256": summary.record.selection.label_manifest_sha256,
         }
         sys.stdout.write(render_report(summary.score, "table", title=f"Score of {args.out} ({scope})", manifest=manifest))
-    return 0
+    sys.stdout.flush()
+    unresolved = {"error": summary.counts["error"], "missing": summary.counts["missing"]}
+    return incomplete(unresolved, "the same command")

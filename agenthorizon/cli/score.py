@@ -10,6 +10,12 @@ The items are the ones the runs were made on: the selection (config,
 ``exclude_dev``, dev groups) is read from their ``run.json``; ``--config``
 and the other selection options are needed only for results without a run
 record, and are an error when they contradict one.
+
+Exit status: 0 when every item has a result; 1 when some are missing,
+failed (``error``), unreadable or untrusted (``id_mismatch``,
+``judge_mismatch``) -- the report is still written, and re-running
+``agenthorizon judge`` into the same folder resumes those items; 2 for a
+usage or input error.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agenthorizon.cli._common import (
+    RESUMABLE_REASONS,
     add_bootstrap_arguments,
     add_selection_arguments,
     load_selection_references,
@@ -26,6 +33,7 @@ from agenthorizon.cli._common import (
     manifest_warnings,
     predictions_from_results,
     ignored_files,
+    incomplete,
     resolve_selection,
     result_notes,
     score_noting_shapes,
@@ -100,4 +108,6 @@ def run(args: argparse.Namespace) -> int:
         report, args.format, title=f"AgentHorizon score ({selection.config})", manifest=manifest, notes=notes, extra=extra
     )
     write_output(text, args.out)
-    return 0
+    unresolved = {reason: report.invalid_by_reason[reason] for reason in RESUMABLE_REASONS}
+    unresolved["unreadable"] = len(set(result_set.unreadable) & wanted)
+    return incomplete(unresolved, "`agenthorizon judge` into the same --out")

@@ -13,20 +13,28 @@
    written atomically to ``<out_dir>/<trajectory_id>.json`` (format in
    :mod:`agenthorizon.judging.runs.records`) as soon as it is known, so a crash loses at
    most the items in flight and never leaves a partial file;
-4. ``run.json`` (``run-shard-I-of-N.json`` for a shard) records how the run was
-   made (judge spec without secrets, prompt hash and text, sampling, image
-   preprocessing, config, label manifest sha256, versions, git revision,
-   times, counts, how many items had their screenshots merged into mosaics);
+4. ``run.json`` (``run-shard-I-of-N.json`` for a shard; a
+   :class:`~agenthorizon.judging.runs.records.RunRecord`) records how the run
+   was made (judge spec without secrets, its judge key, prompt hash and
+   text, sampling, image preprocessing, the item selection with its label
+   manifest sha256, versions, git revision, times, counts, how many items had
+   their screenshots merged into mosaics);
    it is written when the run starts and again when it ends. A run stopped
    by an exception (Ctrl-C included) still rewrites it on the way out, with
    the counts so far, ``finished_at`` null and ``interrupted`` saying when and
    why; the exception is then re-raised.
 
-Resume: running again into the same ``out_dir`` skips items whose result file
-parsed (status ``ok`` or an invalid-answer status such as ``no_json``: the
-judge answered, re-asking would change the experiment) and judges again the
-items whose file is missing, unreadable or has status ``error`` (the judge
-failed: timeout, HTTP error, crash).
+One runner at a time: the run folder is locked for the run (``run.lock``,
+per shard record), and a second runner fails at once naming the holder.
+
+Resume: running again into the same ``out_dir`` with the same judge
+settings (spec, model, prompt, sampling, images) and selection skips items
+whose result file parsed (status ``ok`` or an invalid-answer status such as
+``no_json``: the judge answered, re-asking would change the experiment) and
+judges again the items whose file is missing, unreadable, untrusted (another
+item's result, or another judge key's) or has status ``error`` (the judge
+failed: timeout, HTTP error, crash). Other settings are refused, naming the
+keys that differ.
 
 Shards: ``shard="i/n"`` (1 <= i <= n) selects the items whose position in the
 *sorted* list of the dataset's trajectory ids is congruent to ``i - 1`` modulo
@@ -48,9 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from agenthorizon.judging.runs.folder import RunDirectory
 from agenthorizon.judging.runs.records import (
     ResultRecord,
-    RunDirectory,
     RunRecord,
     needs_judging,
     read_result,
@@ -536,7 +544,10 @@ def _resolve_references(
     ``None`` references for a blind dataset without ``data_root``; ``None``
     selection when no config is known.
     """
-    options = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest", "exclude_dev")}
+    options = dict(data_options or {})
+    unknown = sorted(set(options) - {"dev_groups", "dev_manifest", "exclude_dev"})
+    if unknown:
+        raise ValueError(f"data_options: unknown key(s) {', '.join(unknown)}; expected dev_groups, dev_manifest, exclude_dev")
     references = _label_rows(dataset)
     if references is None and data_root is not None and config is not None:
         from agenthorizon.release.source import load_references
@@ -633,7 +644,10 @@ def run_judge(
     bootstrap : int, default=0
         Bootstrap resamples for the score's intervals (0: none).
     data_options : mapping, optional
-        Extra loading parameters to record under ``data`` (e.g. ``dev_groups``).
+        How the dataset's items were selected besides the config:
+        ``dev_groups``, ``dev_manifest``, ``exclude_dev`` (as given to
+        ``load_dataset``). Recorded in the run's ``selection``, which every
+        reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds.
 
     Returns
     -------
@@ -700,8 +714,6 @@ def run_judge(
             "root": None if data_root is None else str(Path(data_root).resolve()),
             "n_items": len(ids),
             "n_selected": len(selected_ids),
-            "manifest_sha256": None if selection is None else selection.label_manifest_sha256,
-            **dict(data_options or {}),
         },
         runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
         shard=None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},
