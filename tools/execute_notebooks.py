@@ -48,6 +48,9 @@ def kernel_environment(data_root: Path, hf_home: Path) -> dict[str, str]:
         "HF_DATASETS_OFFLINE": "1",
         "HF_HUB_DISABLE_TELEMETRY": "1",
         "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        # datasets draws its own bars (tqdm.auto: widgets where ipywidgets is installed);
+        # stored outputs must not depend on which extras the executing venv has.
+        "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
         "TQDM_DISABLE": "1",
     }
 
