@@ -38,19 +38,30 @@ from typing import Any, Iterable, Sequence
 from PIL import Image
 
 from agenthorizon._system import available_cpus
+from agenthorizon.release.image_files import (
+    DEFAULT_MAX_PIXELS,
+    ScreenshotError,
+    ScreenshotNotFoundError,
+    open_image,
+)
 from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
 
 __all__ = [
+    "DEFAULT_MAX_PIXELS",
     "MODEL_IMAGE_MODES",
     "SELECTION_STRATEGIES",
     "ImageSettings",
     "PreparedImage",
     "PreparedImages",
+    "ScreenshotError",
+    "ScreenshotNotFoundError",
     "default_cache_dir",
     "downscale",
     "encode_image",
+    "evenly_spaced",
     "fit_size",
     "make_mosaic",
+    "open_image",
     "prepare_images",
     "reading_order_sentence",
     "select_steps",
@@ -75,7 +86,7 @@ BLANK_COLOR = (0, 0, 0)
 CACHE_ENV = "AGENTHORIZON_IMAGE_CACHE"
 # Bump when the pixels produced for the same parameters change (resampling
 # filter, letterboxing), so old cache entries are not served for new output.
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: JPEG sources decode at reduced size (open_image's reduce_to)
 _RESAMPLE = Image.Resampling.LANCZOS
 # Box-reduce by an integer factor first, then Lanczos the rest: for 1920x1080 ->
 # 512x288 this halves first and is about 2.5x faster than Lanczos on the full
@@ -314,16 +325,34 @@ def select_steps(
     if strategy == STRATEGY_EVERY_K:
         chosen = chosen[::every]
     if budget is not None and len(chosen) > budget:
-        chosen = _evenly_spaced(chosen, budget)
+        chosen = evenly_spaced(chosen, budget)
     return chosen
 
 
-def _evenly_spaced(items: list[int], count: int) -> list[int]:
+def evenly_spaced(items: Sequence[Any], count: int) -> list[Any]:
+    """``count`` evenly spaced entries of ``items`` that keep its first and last, in order.
+
+    The one rule for thinning a sequence of steps, used for model images under
+    a budget and for the report's thumbnails: position ``i`` of ``count`` is
+    ``items[round(i * (n - 1) / (count - 1))]`` with halves rounded up, in
+    exact integer arithmetic so every platform picks the same steps. With
+    ``count == 1`` it keeps the **last** entry: the final state of a
+    trajectory says most about whether the task succeeded. With ``count`` at
+    least ``len(items)``, all of ``items``.
+
+    >>> evenly_spaced(list(range(10)), 4)
+    [0, 3, 6, 9]
+    >>> evenly_spaced([5, 6, 7], 1), evenly_spaced([5, 6], 3)
+    ([7], [5, 6])
+    """
+    items = list(items)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise ValueError(f"count must be a positive integer, got {count!r}")
+    if count >= len(items):
+        return items
     if count == 1:
         return [items[-1]]
     last = len(items) - 1
-    # Integer rounding of i * last / (count - 1): exact, so the same input
-    # always gives the same steps on every platform.
     return [items[(i * last + (count - 1) // 2) // (count - 1)] for i in range(count)]
 
 
@@ -427,10 +456,8 @@ def _file_digest(path: str) -> str:
     try:
         with open(path, "rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: screenshot file not found") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: expected a screenshot image file, found a directory") from None
+    except (FileNotFoundError, IsADirectoryError):
+        raise ScreenshotNotFoundError(f"{path}: screenshot file not found; expected an image file") from None
 
 
 def _source_digest(source: _Source) -> str:
@@ -442,17 +469,10 @@ def _source_digest(source: _Source) -> str:
     return digest.hexdigest()
 
 
-def _load(source: _Source) -> Image.Image:
+def _load(source: _Source, box: tuple[int, int]) -> Image.Image:
     if source.image is not None:
         return source.image
-    try:
-        with Image.open(source.path) as image:
-            image.load()
-            return image
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{source.path}: screenshot file not found") from None
-    except (OSError, Image.DecompressionBombError) as error:
-        raise ValueError(f"{source.path}: cannot read the screenshot as an image ({error})") from None
+    return open_image(source.path, reduce_to=box)
 
 
 # --- encoding jobs (module level, so a process pool can pickle them) -------------------
@@ -469,7 +489,7 @@ class _Job:
 
 
 def _run_job(job: _Job) -> tuple[bytes, tuple[int, int]]:
-    images = [_load(source) for source in job.sources]
+    images = [_load(source, job.size) for source in job.sources]
     if job.kind == "mosaic":
         picture = make_mosaic(images, job.size)
     else:
@@ -611,11 +631,14 @@ def prepare_images(
 
     Raises
     ------
-    FileNotFoundError
-        A screenshot file does not exist (the message names the path).
+    ScreenshotNotFoundError
+        A screenshot file does not exist (a ``FileNotFoundError`` naming the path).
+    ScreenshotError
+        A file over the pixel budget, truncated or not an image (a
+        ``ValueError`` naming the path; see :func:`open_image`).
     ValueError
         Bad settings (mode, size, format, quality, budget, strategy, every,
-        workers, executor), or a file that is not a readable image (named).
+        workers, executor).
 
     See Also
     --------

@@ -13,6 +13,8 @@ import os
 from collections.abc import Sequence
 from typing import Any, Iterable, overload
 
+from agenthorizon.release.image_files import open_image
+
 __all__ = ["LazyScreenshots", "decode_screenshot"]
 
 
@@ -20,22 +22,14 @@ def decode_screenshot(path: str) -> Any:
     """Decode the image file at ``path`` to a fully loaded ``PIL.Image.Image``.
 
     This is the only place that decodes screenshots for :class:`LazyScreenshots`,
-    so counting (or monkeypatching) it counts decodes.
+    so counting (or monkeypatching) it counts decodes. It decodes through
+    :func:`agenthorizon.release.image_files.open_image`, within the pixel budget.
 
-    Raises ``FileNotFoundError`` naming ``path`` when the file does not exist,
-    and ``ValueError`` naming it when the file is not a readable image.
+    Raises ``ScreenshotNotFoundError`` (a ``FileNotFoundError``) naming ``path``
+    when the file does not exist, and ``ScreenshotError`` (a ``ValueError``)
+    naming it when the file is over the pixel budget, truncated or not an image.
     """
-    from PIL import Image
-
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"screenshot file not found: {path}")
-    try:
-        image = Image.open(path)
-        # load() reads the pixels and, for a file opened by name, closes it.
-        image.load()
-    except (OSError, SyntaxError) as error:  # UnidentifiedImageError is an OSError
-        raise ValueError(f"screenshot {path} cannot be decoded as an image ({error})") from error
-    return image
+    return open_image(path)
 
 
 class LazyScreenshots(Sequence):

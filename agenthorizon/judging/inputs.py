@@ -102,13 +102,11 @@ class BlindScreenshots(Sequence):
         if source is None:
             return None
         if isinstance(source, str):
-            import io
+            from agenthorizon.data.images import open_image
 
-            from PIL import Image
-
-            image = Image.open(io.BytesIO(self.read_bytes(index)))
-            image.load()
-            return image
+            # Decoded from bytes and named by step: neither the image nor an
+            # error message carries the path (its folder is the steps id).
+            return open_image(self.read_bytes(index), name=f"screenshot of step index {index}")
         # An already decoded image: hand out a copy, which carries no filename.
         return source.copy()
 

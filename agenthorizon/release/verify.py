@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agenthorizon.release.image_files import ScreenshotError, check_image
 from agenthorizon.release.labels import check_disjoint, check_label_file
 from agenthorizon.schema import LABEL_FILES, json_relpath, markdown_relpath
 from agenthorizon.release.source import local_root, read_trajectory, screenshot_path
@@ -144,15 +145,11 @@ def _row_problems(root: Path, trajectory_id: str, where: str) -> list[Problem]:
 
 
 def _image_problem(path: str) -> str | None:
-    from PIL import Image
-
-    if not os.path.isfile(path):
-        return "screenshot file not found"
     try:
-        with Image.open(path) as image:
-            image.verify()
-    except Exception as error:  # PIL raises many types for bad files; all mean "unreadable"
-        return f"image header does not read ({type(error).__name__}: {error})"
+        check_image(path)
+    except ScreenshotError as error:
+        # The Problem names the path already; keep what is wrong and what was expected.
+        return str(error).removeprefix(f"{path}: ")
     return None
 
 

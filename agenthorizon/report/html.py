@@ -101,7 +101,7 @@ def _asset(name: str) -> str:
 
 
 def _thumbnails(row: dict[str, Any], options: ReportOptions) -> list[dict[str, Any]]:
-    from agenthorizon.data.images import prepare_images
+    from agenthorizon.data.images import evenly_spaced, prepare_images
 
     if options.thumbnails <= 0:
         return []
@@ -110,7 +110,7 @@ def _thumbnails(row: dict[str, Any], options: ReportOptions) -> list[dict[str, A
     available = [index for index, path in enumerate(paths) if path is not None]
     if not available:
         return []
-    chosen = _spread(available, options.thumbnails)
+    chosen = set(evenly_spaced(available, options.thumbnails))
     wanted = [path if index in chosen else None for index, path in enumerate(paths)]
     step_ids = [step["step_id"] for step in row["steps"]] if len(row["steps"]) == len(paths) else None
     prepared = prepare_images(
@@ -124,16 +124,6 @@ def _thumbnails(row: dict[str, Any], options: ReportOptions) -> list[dict[str, A
         workers=1,
     )
     return [{"step": image.steps[0], "src": image.data_url()} for image in prepared]
-
-
-def _spread(indices: list[int], count: int) -> set[int]:
-    """First, last and evenly spaced indices in between, ``count`` in all."""
-    if count >= len(indices):
-        return set(indices)
-    if count == 1:
-        return {indices[0]}
-    last = len(indices) - 1
-    return {indices[round(k * last / (count - 1))] for k in range(count)}
 
 
 def images_sent(telemetry: dict[str, Any]) -> str | None:
