@@ -21,6 +21,7 @@ import datasets
 import pyarrow as pa
 from datasets.exceptions import DatasetGenerationError
 
+from agenthorizon.release.blind import repoint_images
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import (
     CONFIG_AH,
@@ -31,7 +32,7 @@ from agenthorizon.schema import (
     DEV_GROUPS,
     SPLIT_NAME,
 )
-from agenthorizon.release.source import (
+from agenthorizon.release.files import (
     annotate,
     check_images,
     load_dev_set,
@@ -82,6 +83,11 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     dev_manifest_sha256 : str, optional
         sha256 of the dev manifest file's bytes, set by ``load_dataset`` for
         the same reason.
+    files_fingerprint : str, optional
+        :func:`agenthorizon.release.files.stat_fingerprint` of the files the
+        build reads (size and modification time of each trajectory json and
+        Markdown, and of each screenshot folder), set by ``load_dataset`` so
+        that a file changed in place gets a new cache.
     """
 
     dev_groups: int = DEV_GROUPS
@@ -90,6 +96,7 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     images: str | None = "lazy"
     label_manifest_sha256: str | None = None
     dev_manifest_sha256: str | None = None
+    files_fingerprint: str | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -100,10 +107,10 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 def _code_hash() -> str:
     """Hash of the code that writes rows: a changed builder never reuses an old cache."""
     from agenthorizon.data import features, table
-    from agenthorizon.release import source
+    from agenthorizon.release import files, render, trajectory
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    for module in (features, table, source):
+    for module in (features, table, files, trajectory, render):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -227,6 +234,6 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
                 job_id=job_id,
             )
         except DatasetGenerationError as error:
-            if isinstance(error.__cause__, (ValueError, FileNotFoundError)):
+            if isinstance(error.__cause__, (ValueError, OSError)):
                 raise ReleaseError(error.__cause__) from error.__cause__
             raise

@@ -53,7 +53,7 @@ from agenthorizon.schema import (
     SPLIT_NAME,
     UNTYPED,
 )
-from agenthorizon.release.source import resolve_release
+from agenthorizon.release.hub import resolve_release
 
 __all__ = [
     "ConfigExport",

@@ -23,14 +23,28 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agenthorizon.release.files import (
+    escaping_screenshots,
+    link_out_message,
+    read_markdown,
+    read_trajectory,
+    screenshot_paths,
+)
+from agenthorizon.release.trajectory import (
+    INT32,
+    INT64,
+    check_steps,
+    environment_of,
+    optional_str,
+    resolution,
+    string_list,
+)
 from agenthorizon.schema import (
     FLOAT_PARAMETERS,
     STEP_PARAMETER_COLUMNS,
     STRING_PARAMETERS,
     json_relpath,
-    markdown_relpath,
 )
-from agenthorizon.release.source import read_trajectory, screenshot_path, screenshot_paths
 
 __all__ = ["build_table", "encode_each"]
 
@@ -56,6 +70,14 @@ def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, 
     return batch.to_table()
 
 
+def _refuse_escaping(root: str, screenshots: list[str | None], json_path: str, where: str) -> None:
+    """Raise for the first screenshot that is a link out of the release (see ``escaping_screenshots``)."""
+    escapes = escaping_screenshots(root, screenshots)
+    if escapes:
+        index, path, real = escapes[0]
+        raise ValueError(f"{json_path} ({where}) step {index}: " + link_out_message(path, "screenshot", real, root))
+
+
 class _Batch:
     """Column lists of a batch of rows; steps of all items are concatenated."""
 
@@ -76,26 +98,18 @@ class _Batch:
         trajectory_id = label_row["trajectory_id"]
         where = f"label row {label_row.get('location', trajectory_id)}"
         json_path = root + os.sep + json_relpath(trajectory_id).replace("/", os.sep)
-        trajectory = read_trajectory(json_path, where)
+        trajectory = read_trajectory(root, json_path, where)
         task = trajectory["task"]
-        environment = trajectory.get("environment")
-        if environment is None:
-            environment = {}
-        elif not isinstance(environment, dict):
-            raise ValueError(f"{json_path} ({where}): 'environment' must be an object")
+        environment = environment_of(trajectory, json_path, where)
         steps = trajectory["steps"]
         step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
         screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
-        markdown_path = root + os.sep + markdown_relpath(trajectory_id).replace("/", os.sep)
-        try:
-            with open(markdown_path, encoding="utf-8") as handle:
-                markdown = handle.read()
-        except FileNotFoundError:
+        _refuse_escaping(root, screenshots, json_path, where)
+        markdown = read_markdown(root, trajectory_id, where)
+        if markdown is None:
             from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases
 
             markdown = to_markdown(trajectory)
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{markdown_path} ({where}): not UTF-8 text ({error.reason})") from None
         values = {
             "trajectory_id": trajectory_id,
             "instruction": task["instruction"],
@@ -108,12 +122,12 @@ class _Batch:
             "pair_group_id": label_row["pair_group_id"],
             "difficulty": label_row["difficulty"],
             "in_dev": bool(label_row["in_dev"]),
-            "category": _optional_str(task, "category", json_path, where),
-            "subcategory": _optional_str(task, "subcategory", json_path, where),
-            "task_type": _optional_str(task, "task_type", json_path, where),
-            "applications": _string_list(task.get("applications"), "task.applications", json_path, where) or [],
-            "os": _optional_str(environment, "os", json_path, where),
-            "screen_resolution": _resolution(environment.get("screen_resolution"), json_path, where),
+            "category": optional_str(task, "category", json_path, where),
+            "subcategory": optional_str(task, "subcategory", json_path, where),
+            "task_type": optional_str(task, "task_type", json_path, where),
+            "applications": string_list(task.get("applications"), "task.applications", json_path, where) or [],
+            "os": optional_str(environment, "os", json_path, where),
+            "screen_resolution": resolution(environment.get("screen_resolution"), json_path, where),
             "num_steps": len(steps),
             "markdown": markdown,
         }
@@ -216,8 +230,6 @@ def encode_each(objects: list[dict[str, Any]]) -> list[str]:
     return list(map(json.dumps, objects))
 
 
-_INT32 = (-(2**31), 2**31 - 1)
-_INT64 = (-(2**63), 2**63 - 1)
 _NONE = type(None)
 
 
@@ -228,19 +240,19 @@ def _step_columns(
 
     This runs once per trajectory, over about 130 steps: the checks are type
     sets over whole columns (C loops), and only when one fails does
-    :func:`_check_steps` walk the steps to name the first bad one.
+    :func:`check_steps` walk the steps to name the first bad one.
     """
     count = len(steps)
     if not count:
         return [], [], [], [], []
     get = dict.get
     if set(map(type, steps)) != {dict}:
-        _check_steps(steps, root, json_path, where)
+        check_steps(steps, root, json_path, where)
     step_ids = list(map(get, steps, repeat("step_id", count)))
     actions = list(map(get, steps, repeat("action", count)))
     timestamps = list(map(get, steps, repeat("timestamp_us", count)))
     references = list(map(get, steps, repeat("screenshot", count)))
-    valid = set(map(type, step_ids)) == {int} and min(step_ids) >= _INT32[0] and max(step_ids) <= _INT32[1]
+    valid = set(map(type, step_ids)) == {int} and min(step_ids) >= INT32[0] and max(step_ids) <= INT32[1]
     valid = valid and set(map(type, actions)) == {dict}
     if valid:
         action_types = list(map(get, actions, repeat("type", count)))
@@ -249,40 +261,15 @@ def _step_columns(
     if valid:
         present = timestamps if None not in timestamps else [value for value in timestamps if value is not None]
         valid = not present or (
-            set(map(type, present)) == {int} and min(present) >= _INT64[0] and max(present) <= _INT64[1]
+            set(map(type, present)) == {int} and min(present) >= INT64[0] and max(present) <= INT64[1]
         )
     if not valid:
-        _check_steps(steps, root, json_path, where)
+        check_steps(steps, root, json_path, where)
         # unreachable unless the column checks are stricter than the step checks
         raise AssertionError(f"{json_path} ({where}): steps failed a column check but no step check")
     if None in parameters:
         parameters = [{} if value is None else value for value in parameters]
     return step_ids, action_types, parameters, timestamps, references
-
-
-def _check_steps(steps: list[Any], root: str, json_path: str, where: str) -> None:
-    """Raise the error of the first invalid step of a trajectory, naming it."""
-    for index, step in enumerate(steps):
-        at = f"{json_path} ({where}) step {index}"
-        if type(step) is not dict:
-            raise ValueError(f"{at}: expected a step object, got {type(step).__name__}")
-        step_id = step.get("step_id")
-        if type(step_id) is not int:
-            raise ValueError(f"{at}: step_id is {step_id!r}; expected an integer")
-        if not _INT32[0] <= step_id <= _INT32[1]:
-            raise ValueError(f"{at}: step_id is {step_id!r}; expected a 32-bit integer")
-        action = step.get("action")
-        if type(action) is not dict or type(action.get("type")) is not str:
-            raise ValueError(f"{at}: expected an action object with a string 'type'")
-        parameters = action.get("parameters")
-        if parameters is not None and type(parameters) is not dict:
-            raise ValueError(f"{at}: action parameters must be an object")
-        timestamp = step.get("timestamp_us")
-        if timestamp is not None and (type(timestamp) is not int or not _INT64[0] <= timestamp <= _INT64[1]):
-            raise ValueError(f"{at}: timestamp_us is {timestamp!r}; expected a 64-bit integer")
-        reference = step.get("screenshot")
-        if reference is not None:
-            screenshot_path(root, json_path, reference, at)
 
 
 # Typed parameter columns make actions queryable; a value of an unexpected type
@@ -328,7 +315,7 @@ def _int32_column(values: list[Any]) -> pa.Array:
         except (pa.ArrowInvalid, OverflowError):  # out of the int32 range
             pass
     return pa.array(
-        [value if type(value) is int and _INT32[0] <= value <= _INT32[1] else None for value in values], pa.int32()
+        [value if type(value) is int and INT32[0] <= value <= INT32[1] else None for value in values], pa.int32()
     )
 
 
@@ -341,30 +328,3 @@ def _keys_column(values: list[Any]) -> pa.Array:
         [value if type(value) is list and all(type(key) is str for key in value) else None for value in values],
         pa.list_(pa.string()),
     )
-
-
-def _optional_str(mapping: Mapping[str, Any], key: str, json_path: str, where: str) -> str | None:
-    value = mapping.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{json_path} ({where}): {key} is {value!r}; expected a string")
-    return value
-
-
-def _string_list(value: Any, name: str, json_path: str, where: str) -> list[str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{json_path} ({where}): {name} must be a list of strings")
-    return value
-
-
-def _resolution(value: Any, json_path: str, where: str) -> list[int] | None:
-    if value is None:
-        return None
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise ValueError(f"{json_path} ({where}): environment.screen_resolution must be [width, height] integers")
-    return value

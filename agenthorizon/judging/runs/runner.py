@@ -272,7 +272,7 @@ def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options:
     bind = getattr(judge, "bind_release", None)
     if callable(bind) and getattr(judge, "wants_release", True):
         if data_root is not None:
-            from agenthorizon.release.source import resolve_release
+            from agenthorizon.release.hub import resolve_release
 
             dev = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest")}
             bind(resolve_release(data_root, config or CONFIG_ALL, images=None, **dev))
@@ -550,7 +550,7 @@ def _resolve_references(
         raise ValueError(f"data_options: unknown key(s) {', '.join(unknown)}; expected dev_groups, dev_manifest, exclude_dev")
     references = _label_rows(dataset)
     if references is None and data_root is not None and config is not None:
-        from agenthorizon.release.source import load_references
+        from agenthorizon.release.files import load_references
 
         references = load_references(data_root, config, **options)
     manifest = None

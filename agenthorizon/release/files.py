@@ -1,0 +1,532 @@
+"""Reading a release's files on disk, confined to the release.
+
+A *release root* is the directory that holds the two label files and the
+``sandbox/`` folder (SPEC section 2)::
+
+    <root>/AgentHorizon.jsonl
+    <root>/AgentHorizon-Simple.jsonl
+    <root>/sandbox/data/{jsons,markdowns,media/images}/...
+
+Every file the package reads from a release goes through this module, and a
+release is downloaded data: a file whose *real* path (symbolic links
+followed) leaves the release is refused, so a link such as
+``media/images/<id>/step_1.png -> ~/.ssh/id_rsa`` is never read, exported or
+handed to a judge. The one exception is a Hub snapshot
+(``<cache>/datasets--<owner>--<name>/snapshots/<commit>/``), whose files are
+huggingface_hub's own links into the repo's ``blobs/`` folder: that folder
+counts as inside. A screenshot reference must moreover stay under
+``sandbox/data/media/images/``: ``../../../AgentHorizon.jsonl`` is inside the
+release but is not a screenshot.
+
+:func:`read_labels` reads and validates both label files;
+:func:`load_references` gives the label rows of a config (with ``difficulty``,
+``pair_group_id`` and ``in_dev``) without reading any trajectory file, which
+is what scoring needs; :func:`read_trajectory` and :func:`read_markdown` read
+an item's files the one way loading and ``verify`` both use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from agenthorizon.release.labels import check_disjoint, pair_group_id, pair_groups, parse_label_file
+from agenthorizon.release.splits import DevSet, check_config, derive_dev_set, dev_set_from_manifest, select_config
+import hashlib
+
+from agenthorizon.schema import (
+    DEV_GROUPS,
+    DIFFICULTY_BY_LABEL_FILE,
+    FRAMEWORK_FILES,
+    IMAGES_DIR,
+    LABEL_FILES,
+    LOAD_IMAGE_MODES,
+    PROMPT_FILE,
+    SANDBOX_DIR,
+    SCREENSHOT_REF_PREFIX,
+    json_relpath,
+    markdown_relpath,
+    screenshot_folder_relpath,
+)
+
+__all__ = [
+    "annotate",
+    "check_images",
+    "confined",
+    "escaping_screenshots",
+    "expected_root_message",
+    "item_files",
+    "link_out_message",
+    "load_dev_set",
+    "load_references",
+    "local_root",
+    "read_dev_manifest",
+    "read_labels",
+    "read_markdown",
+    "read_trajectory",
+    "release_real_roots",
+    "screenshot_files",
+    "screenshot_path",
+    "screenshot_paths",
+    "stat_fingerprint",
+]
+
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+# A screenshot reference of the release's own form, ``../media/images/<folder>/step_N.png``,
+# whose folder is one plain name (not "." or "..", no separator or drive): it
+# cannot leave the images directory, so it needs no per-step normalisation.
+_CANONICAL_REFERENCE = re.compile(re.escape(SCREENSHOT_REF_PREFIX) + r"(?!\.\.?/)[^/\\:]+/step_[0-9]+\.png")
+
+
+def expected_root_message() -> str:
+    """What a release root is, for error messages."""
+    return (
+        f"expected a release root: the directory holding {LABEL_FILES[0]}, {LABEL_FILES[1]} "
+        f"and {SANDBOX_DIR}/ (the parent of the {SANDBOX_DIR} folder)"
+    )
+
+
+def check_images(images: str | None) -> None:
+    """Raise ``ValueError`` naming the modes when ``images`` is not a loading mode."""
+    if images not in LOAD_IMAGE_MODES:
+        raise ValueError(f"unknown images mode {images!r}; expected one of 'lazy', 'paths', 'eager' or None")
+
+
+def local_root(path: str | os.PathLike[str]) -> Path:
+    """The release root at ``path``, checked; absolute but with symlinks kept.
+
+    Symlinks are kept (no ``resolve()``) because a Hub snapshot is a tree of
+    symlinks into a blob store: the paths the package builds stay under the
+    root as given, and :func:`confined` checks where each one really leads.
+    """
+    root = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    if root.is_file():
+        if root.name in LABEL_FILES:
+            raise ValueError(f"{root} is a label file; pass the directory that holds it: {root.parent}")
+        raise ValueError(f"{root} is a file; {expected_root_message()}")
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} does not exist; {expected_root_message()}")
+    missing = [name for name in LABEL_FILES if not (root / name).is_file()]
+    if missing:
+        if root.name == SANDBOX_DIR and all((root.parent / name).is_file() for name in LABEL_FILES):
+            raise ValueError(f"{root} is the {SANDBOX_DIR} folder; pass its parent, the release root {root.parent}")
+        raise FileNotFoundError(f"{root} has no {' or '.join(missing)}; {expected_root_message()}")
+    return root
+
+
+# --- confinement ------------------------------------------------------------------
+
+
+def release_real_roots(root: str) -> tuple[str, ...]:
+    """The real folders a file of the release at ``root`` may lead to.
+
+    The root's real path, and for a Hub snapshot
+    (``<repo cache>/snapshots/<commit>``) also the repo cache's ``blobs/``
+    folder, where huggingface_hub keeps the content its snapshot links point at.
+
+    >>> release_real_roots("/nonexistent/release")
+    ('/nonexistent/release',)
+    """
+    real = os.path.realpath(root)
+    roots = [real]
+    parent = os.path.dirname(root)
+    if os.path.basename(parent) == "snapshots":
+        blobs = os.path.join(os.path.dirname(parent), "blobs")
+        if os.path.isdir(blobs):
+            roots.append(os.path.realpath(blobs))
+    return tuple(roots)
+
+
+def _inside(real: str, roots: Sequence[str]) -> bool:
+    return any(real == top or real.startswith(top + os.sep) for top in roots)
+
+
+def confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str) -> str:
+    """``path`` as a string, after checking that its real path stays in the release at ``root``.
+
+    Raises ``ValueError`` naming the file, where it really leads and what was
+    expected when a symbolic link (of the file or of a folder on its way)
+    leads out of the release. A file that does not exist passes: its reader
+    says it is missing.
+    """
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    if not _inside(real, release_real_roots(os.fspath(root))):
+        raise ValueError(link_out_message(path, what, real, root))
+    return path
+
+
+def link_out_message(path: str, what: str, real: str, root: str | os.PathLike[str]) -> str:
+    """The one message for a release file that is a link out of the release.
+
+    >>> link_out_message("/r/a.json", "trajectory json", "/home/u/.ssh/id_rsa", "/r")
+    '/r/a.json: trajectory json is a link that leads out of the release (to /home/u/.ssh/id_rsa); expected a file inside the release root /r'
+    """
+    return (
+        f"{path}: {what} is a link that leads out of the release (to {real}); "
+        f"expected a file inside the release root {os.fspath(root)}"
+    )
+
+
+def escaping_screenshots(root: str | os.PathLike[str], paths: Sequence[str | None]) -> list[tuple[int, str, str]]:
+    """Every screenshot of ``paths`` that is a link out of the release: ``(index, path, real path)``.
+
+    Screenshots are checked folder by folder: a folder whose real path is in
+    the release is listed once (``os.scandir``, whose entries say whether
+    they are links without another system call), and only the entries that
+    are links are resolved. Missing files are not reported here (loading
+    reports them when a screenshot is indexed).
+    """
+    roots = release_real_roots(os.fspath(root))
+    by_folder: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        if path is not None:
+            by_folder.setdefault(os.path.dirname(path), []).append(index)
+    escapes: list[tuple[int, str, str]] = []
+    for folder, indices in by_folder.items():
+        folder_inside = _inside(os.path.realpath(folder), roots)
+        try:
+            with os.scandir(folder) as listing:
+                links = {entry.name: entry.is_symlink() for entry in listing}
+        except OSError:  # no such folder: every file of it is missing
+            links = {}
+        for index in indices:
+            path = paths[index]
+            is_link = links.get(os.path.basename(path))
+            if is_link is None or (folder_inside and not is_link):
+                continue
+            real = os.path.realpath(path)
+            if not _inside(real, roots):
+                escapes.append((index, path, real))
+    return escapes
+
+
+# --- label files ----------------------------------------------------------------------
+
+
+def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """The label rows of both files of the release at ``root``, validated.
+
+    Rows come in release order (AgentHorizon.jsonl, then
+    AgentHorizon-Simple.jsonl) with the seven label fields plus ``difficulty``
+    (``hard`` / ``easy``, from their file) and ``location`` (``file:line``, for
+    error messages). Raises ``ValueError`` naming the file and line of a bad
+    row or of a trajectory id that occurs twice (within or across the files),
+    or naming a label file that is a link out of the release.
+    """
+    root = Path(root)
+    files = []
+    for name in LABEL_FILES:
+        path = root / name
+        try:
+            text = Path(confined(root, path, "label file")).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"label file {path} not found; {expected_root_message()}") from None
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 text ({error.reason}); expected JSON Lines") from None
+        files.append(parse_label_file(text, name))
+    check_disjoint(files)
+    rows = []
+    for label_file in files:
+        difficulty = DIFFICULTY_BY_LABEL_FILE[label_file.name]
+        for index, row in enumerate(label_file.rows):
+            rows.append({**row, "difficulty": difficulty, "location": label_file.location(index)})
+    return rows
+
+
+def read_dev_manifest(path: str | os.PathLike[str]) -> list[str]:
+    """Trajectory ids listed in a dev manifest file (the user's own file, not the release's).
+
+    Two forms are accepted: a text file with one trajectory id per line
+    (blank lines and ``#`` comments ignored), or a JSON file holding a list of
+    ids or an object with a ``trajectory_ids`` list.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"dev manifest {path} not found") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"dev manifest {path}: not UTF-8 text ({error.reason}); expected trajectory ids") from None
+    stripped = text.lstrip()
+    if stripped.startswith(("[", "{")):
+        value = _parse_json(text, str(path), "a JSON list of trajectory ids")
+        if isinstance(value, dict):
+            value = value.get("trajectory_ids")
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError(
+                f"{path}: expected a JSON list of trajectory ids or an object with a 'trajectory_ids' list"
+            )
+        return list(value)
+    ids = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            ids.append(line)
+    return ids
+
+
+def load_dev_set(
+    rows: Sequence[dict[str, str]],
+    *,
+    dev_groups: int = DEV_GROUPS,
+    dev_manifest: str | os.PathLike[str] | None = None,
+) -> DevSet:
+    """AH-D over the whole release: from ``dev_manifest`` when given, else derived."""
+    if dev_manifest is not None:
+        return dev_set_from_manifest(rows, read_dev_manifest(dev_manifest), str(dev_manifest))
+    return derive_dev_set(rows, dev_groups)
+
+
+def annotate(rows: Sequence[dict[str, str]], dev: DevSet) -> list[dict[str, Any]]:
+    """Copies of ``rows`` with ``pair_group_id`` and ``in_dev`` added."""
+    groups = pair_groups(rows)
+    group_ids = {group: pair_group_id(group) for group in set(groups.values())}
+    return [
+        {
+            **row,
+            "pair_group_id": group_ids[groups[row["trajectory_id"]]],
+            "in_dev": row["trajectory_id"] in dev.trajectory_ids,
+        }
+        for row in rows
+    ]
+
+
+def load_references(
+    root: str | os.PathLike[str],
+    config: str,
+    *,
+    dev_groups: int = DEV_GROUPS,
+    dev_manifest: str | os.PathLike[str] | None = None,
+    exclude_dev: bool = False,
+) -> list[dict[str, Any]]:
+    """The label rows of ``config``: what scoring needs, without trajectory files.
+
+    Each row has the seven label fields plus ``difficulty``, ``pair_group_id``
+    and ``in_dev``, in release order. AH-D and ``in_dev`` are computed over the
+    whole release (both files), as the authors' derivation requires.
+    """
+    check_config(config)
+    rows = read_labels(local_root(root))
+    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
+    selected = select_config(annotate(rows, dev), config, dev, exclude_dev=exclude_dev)
+    return [{key: value for key, value in row.items() if key != "location"} for row in selected]
+
+
+# --- trajectory files ---------------------------------------------------------------
+
+
+def _parse_json(raw: bytes | str, name: str, expected: str) -> Any:
+    """``json.loads`` with every way it fails turned into a ``ValueError`` naming ``name``."""
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{name}: unreadable json ({error}); expected {expected}") from None
+    except RecursionError:
+        # The standard parser recurses once per nesting level.
+        raise ValueError(f"{name}: json nested too deeply to read; expected {expected}") from None
+
+
+def read_trajectory(root: str | os.PathLike[str], json_path: str | os.PathLike[str], where: str) -> dict[str, Any]:
+    """The trajectory object in ``json_path`` of the release at ``root``, checked for the fields rows need.
+
+    Raises ``FileNotFoundError`` when the file is missing and ``ValueError``
+    (naming the file and ``where``, usually the label row) when it is a link
+    out of the release, not UTF-8 JSON, nested too deeply to parse, or not a
+    trajectory object with a string ``task.instruction`` and a ``steps`` list.
+    """
+    try:
+        with open(confined(root, json_path, "trajectory json"), "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{json_path} ({where}): trajectory json not found") from None
+    trajectory = _parse_json(raw, f"{json_path} ({where})", "a trajectory object")
+    if not isinstance(trajectory, dict):
+        raise ValueError(
+            f"{json_path} ({where}): the json is a {type(trajectory).__name__}, expected a trajectory object"
+        )
+    task = trajectory.get("task")
+    if not isinstance(task, dict) or not isinstance(task.get("instruction"), str):
+        raise ValueError(f"{json_path} ({where}): missing task.instruction; expected a string instruction")
+    if not isinstance(trajectory.get("steps"), list):
+        raise ValueError(f"{json_path} ({where}): 'steps' must be a list of step objects")
+    return trajectory
+
+
+def read_markdown(root: str | os.PathLike[str], trajectory_id: str, where: str) -> str | None:
+    """The Markdown of ``trajectory_id`` in the release at ``root``; ``None`` when the release lacks it.
+
+    Raises ``ValueError`` naming the file and ``where`` when it is a link out
+    of the release or not UTF-8 text.
+    """
+    path = os.path.join(os.fspath(root), markdown_relpath(trajectory_id).replace("/", os.sep))
+    try:
+        with open(confined(root, path, "markdown file"), encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} ({where}): not UTF-8 text ({error.reason}); expected UTF-8 Markdown") from None
+
+
+def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[str], reference: Any, at: str) -> str:
+    """Absolute path of a screenshot reference, which must stay under ``sandbox/data/media/images/``.
+
+    References are relative to the json file (``../media/images/<steps_id>/step_N.png``).
+    An absolute path, one whose ``..`` climbs out of the release root, or one
+    that lands elsewhere in the release (a label file, a json) is refused: a
+    release must not make the loader read arbitrary files. ``at`` names the
+    json file and step in error messages. The check is on the path as
+    written; :func:`escaping_screenshots` checks where links lead.
+    """
+    if not isinstance(reference, str) or not reference:
+        raise ValueError(f"{at}: screenshot is {reference!r}; expected a relative path string")
+    # String tests rather than pathlib: this runs once per step of the release.
+    if reference.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(reference):
+        raise ValueError(
+            f"{at}: screenshot path {reference!r} is absolute; expected a path relative to the json file"
+        )
+    root = os.fspath(root)
+    # Lexical normalisation, not resolve(): Hub snapshots are symlinks into a
+    # blob store, and resolving them would leave the root.
+    path = os.path.normpath(os.path.join(os.path.dirname(os.fspath(json_path)), reference))
+    if not path.startswith(root + os.sep):
+        raise ValueError(
+            f"{at}: screenshot path {reference!r} escapes the release root {root}; "
+            "expected a path inside the release"
+        )
+    images = os.path.join(root, IMAGES_DIR.replace("/", os.sep))
+    if not path.startswith(images + os.sep):
+        raise ValueError(
+            f"{at}: screenshot path {reference!r} points at {path}, outside the screenshot folder {images}; "
+            f"expected a path under {IMAGES_DIR}/"
+        )
+    return path
+
+
+def screenshot_paths(
+    root: str | os.PathLike[str], json_path: str | os.PathLike[str], references: Sequence[Any], at: str
+) -> list[str | None]:
+    """:func:`screenshot_path` of each reference of one trajectory; ``None`` stays ``None``.
+
+    The result, and every error, is the one :func:`screenshot_path` gives
+    (``at`` names the json file; `` step <index>`` is appended in errors), but
+    references of the release's own form ``../media/images/<folder>/step_N.png``
+    are joined to the images directory by concatenation: the json's images
+    directory is checked to be the release's once, and such a reference cannot
+    leave it. This runs once per trajectory of a build, over about 130 steps each.
+
+    >>> screenshot_paths("/r", "/r/sandbox/data/jsons/t.json", ["../media/images/s/step_1.png", None], "t.json")
+    ['/r/sandbox/data/media/images/s/step_1.png', None]
+    """
+    root = os.fspath(root)
+    json_path = os.fspath(json_path)
+    images_dir = os.path.normpath(os.path.join(os.path.dirname(json_path), SCREENSHOT_REF_PREFIX))
+    present = [reference for reference in references if reference is not None]
+    if (
+        os.path.isabs(json_path)
+        and images_dir == os.path.join(root, IMAGES_DIR.replace("/", os.sep))
+        and set(map(type, present)) <= {str}
+        and all(map(_CANONICAL_REFERENCE.fullmatch, present))
+    ):
+        cut = len(SCREENSHOT_REF_PREFIX)
+        prefix = images_dir + os.sep
+        if os.sep == "/":
+            return [None if reference is None else prefix + reference[cut:] for reference in references]
+        return [None if reference is None else prefix + reference[cut:].replace("/", os.sep) for reference in references]
+    return [
+        None if reference is None else screenshot_path(root, json_path, reference, f"{at} step {index}")
+        for index, reference in enumerate(references)
+    ]
+
+
+def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the files ``rows`` need from the Hub, screenshots aside.
+
+    The sandbox's small prompt files that agentic judges read
+    (:data:`~agenthorizon.schema.PROMPT_FILE` and
+    :data:`~agenthorizon.schema.FRAMEWORK_FILES`), then the json and the
+    markdown of each row, in release order: exact paths, as
+    ``huggingface_hub.hf_hub_download`` takes them.
+
+    >>> item_files([{"trajectory_id": "t1"}])[-2:]
+    ['sandbox/data/jsons/t1.json', 'sandbox/data/markdowns/t1.md']
+    """
+    files = [PROMPT_FILE, *FRAMEWORK_FILES]
+    for row in rows:
+        files.append(json_relpath(row["trajectory_id"]))
+        files.append(markdown_relpath(row["trajectory_id"]))
+    return files
+
+
+def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the screenshots the json files of ``rows`` under ``root`` reference.
+
+    Each reference is resolved by :func:`screenshot_paths` (so a path that
+    would leave the screenshot folder is refused exactly as loading refuses
+    it) and given relative to ``root`` with ``/`` separators, in step order,
+    each path once. Every row's json must be in ``root``; a json that does not
+    parse, or whose references are refused, contributes nothing here: loading
+    that row raises the error with its label row.
+
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "sandbox/data/jsons").mkdir(parents=True)
+    >>> steps = [{"screenshot": "../media/images/s/step_1.png"}, {"screenshot": None}]
+    >>> _ = (root / "sandbox/data/jsons/t.json").write_text(json.dumps({"task": {"instruction": "x"}, "steps": steps}))
+    >>> screenshot_files(root, [{"trajectory_id": "t"}])
+    ['sandbox/data/media/images/s/step_1.png']
+    """
+    root_text = os.fspath(root)
+    cut = len(root_text) + len(os.sep)
+    files: dict[str, None] = {}  # ordered and unique: trajectories may share a screenshot folder
+    for row in rows:
+        json_path = os.path.join(root_text, json_relpath(row["trajectory_id"]))
+        where = row.get("location", row["trajectory_id"])
+        try:
+            steps = read_trajectory(root_text, json_path, f"label row {where}")["steps"]
+            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
+            paths = screenshot_paths(root_text, json_path, references, json_path)
+        except ValueError:
+            continue
+        for path in paths:
+            if path is not None:
+                files[path[cut:].replace(os.sep, "/")] = None
+    return list(files)
+
+
+def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> str:
+    """A sha256 of the size and modification time (ns) of every file a build of ``rows`` reads.
+
+    Covers each row's trajectory json and Markdown and its screenshot folder
+    (whose modification time changes when a screenshot is added, removed or
+    replaced, by a link for instance); a missing file counts as absent. The
+    label files are covered by the label manifest. One ``os.stat`` a file,
+    not a read: ``docs/performance.md`` measures it on the full sample.
+
+    >>> import tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> before = stat_fingerprint(root, [{"trajectory_id": "t", "steps_id": "s"}])
+    >>> _ = os.makedirs(os.path.join(root, "sandbox/data/jsons"))
+    >>> _ = open(os.path.join(root, "sandbox/data/jsons/t.json"), "w").write("{}")
+    >>> stat_fingerprint(root, [{"trajectory_id": "t", "steps_id": "s"}]) != before
+    True
+    """
+    root_text = os.fspath(root)
+    digest = hashlib.sha256()
+    for row in rows:
+        for relpath in (
+            json_relpath(row["trajectory_id"]),
+            markdown_relpath(row["trajectory_id"]),
+            screenshot_folder_relpath(row["steps_id"]),
+        ):
+            try:
+                info = os.stat(os.path.join(root_text, relpath))
+            except OSError:
+                digest.update(f"{relpath}\0absent\n".encode())
+            else:
+                digest.update(f"{relpath}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
