@@ -42,6 +42,7 @@ from agenthorizon.release.image_files import (
     DEFAULT_MAX_PIXELS,
     ScreenshotError,
     ScreenshotNotFoundError,
+    check_image,
     open_image,
 )
 from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
@@ -55,6 +56,7 @@ __all__ = [
     "PreparedImages",
     "ScreenshotError",
     "ScreenshotNotFoundError",
+    "check_image",
     "default_cache_dir",
     "downscale",
     "encode_image",

@@ -192,16 +192,27 @@ def open_image(
     return image
 
 
-def check_image(source: str | os.PathLike[str], *, max_pixels: int | None = None) -> None:
-    """Check an image file without decoding its pixels: it exists, its header reads, it fits the budget.
+def check_image(
+    source: str | os.PathLike[str] | bytes,
+    *,
+    max_pixels: int | None = None,
+    name: str | None = None,
+) -> None:
+    """Check an image without decoding its pixels: it exists, its header reads, it fits the budget.
 
     Also runs Pillow's ``verify()`` (PNG: every chunk's checksum, so a
-    truncated file is caught). ``verify`` uses this; loading decodes with
-    :func:`open_image`, which refuses the same files.
+    truncated file is caught). ``verify`` and export use this; loading
+    decodes with :func:`open_image`, which refuses the same files. ``source``
+    is a path or the file's bytes (then ``name`` names it in errors).
 
     Raises the errors of :func:`open_image`.
+
+    >>> check_image(b"GIF89a", name="step 2")
+    Traceback (most recent call last):
+    ...
+    agenthorizon.release.image_files.ScreenshotError: step 2: image header does not read (not an image format Pillow can identify); expected a PNG or JPEG screenshot
     """
-    label = _describe(source, None)
+    label = _describe(source, name)
     image = _header(source, label, max_pixels_budget(max_pixels))
     try:
         with image:
