@@ -31,6 +31,7 @@ import io
 import json
 import os
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -490,12 +491,25 @@ class _Job:
     quality: int
 
 
+# Full-size decodes in flight in this process, at most. Decoding and resizing
+# are CPU-bound (Pillow releases the GIL), so more at once than CPUs gains no
+# speed, only memory: with this bound, the pixels held at full size stay under
+# (pixel budget) x (CPUs) however many items a runner judges at once
+# (benchmarks/bench_image_memory.py measures it).
+_DECODE_SLOTS = threading.BoundedSemaphore(available_cpus())
+
+
+def _load_small(source: _Source, box: tuple[int, int]) -> Image.Image:
+    """``source`` decoded and downscaled to fit ``box``: the full-size pixels live only inside a decode slot."""
+    with _DECODE_SLOTS:
+        return downscale(_load(source, box), box)
+
+
 def _run_job(job: _Job) -> tuple[bytes, tuple[int, int]]:
-    images = [_load(source, job.size) for source in job.sources]
-    if job.kind == "mosaic":
-        picture = make_mosaic(images, job.size)
-    else:
-        picture = downscale(images[0], job.size)
+    # One source at a time, each downscaled before the next is decoded: a
+    # mosaic never holds four full-size screenshots.
+    images = [_load_small(source, job.size) for source in job.sources]
+    picture = make_mosaic(images, job.size) if job.kind == "mosaic" else images[0]
     return encode_image(picture, job.format, job.quality), picture.size
 
 
