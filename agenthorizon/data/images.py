@@ -700,27 +700,47 @@ def prepare_images(
     selected = select_steps(
         list(by_step), settings.strategy, budget=settings.step_budget, every=settings.every
     )
-    chosen = [by_step[step] for step in selected]
-    per_image = TILES_PER_MOSAIC if settings.mode == MODE_MOSAIC else 1
-    kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
-    groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
-
     n_workers = workers if workers is not None else available_cpus()
     if n_workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     root = None if not use_cache else Path(cache_dir) if cache_dir is not None else default_cache_dir()
     cache = _Cache(root, "jpg" if settings.format == "jpeg" else "png")
+    jobs = _plan_jobs([by_step[step] for step in selected], settings, cache, n_workers)
+    results, encoded, hits = _encode_all(jobs, cache, n_workers, executor)
+    images = [
+        PreparedImage(
+            steps=tuple(source.step for source in job.sources),
+            data=results[job.key][0],
+            mime_type=settings.mime_type,
+            size=results[job.key][1],
+            kind=job.kind,
+        )
+        for job in jobs
+    ]
+    return PreparedImages(
+        images,
+        settings=settings,
+        selected_steps=selected,
+        skipped_steps=skipped,
+        encoded=encoded,
+        cache_hits=hits,
+    )
 
+
+def _plan_jobs(chosen: list[_Source], settings: ImageSettings, cache: _Cache, workers: int) -> list[_Job]:
+    """One job per image to send: a step, or four consecutive chosen steps for a mosaic, keyed by content."""
+    per_image = TILES_PER_MOSAIC if settings.mode == MODE_MOSAIC else 1
+    kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
+    groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
     if cache.root is None:
         # Content addresses only serve the cache: without one, reading every
         # file just to hash it would be wasted work.
         digests = [str(position) for position in range(len(chosen))]
     else:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=n_workers) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
             # hashlib releases the GIL on large buffers, so hashing runs in parallel too.
             digests = list(pool.map(_source_digest, chosen))
-
-    jobs = [
+    return [
         _Job(
             key=_job_key(kind, [digests[i] for i in group], settings),
             sources=tuple(chosen[i] for i in group),
@@ -731,6 +751,15 @@ def prepare_images(
         )
         for group in groups
     ]
+
+
+def _encode_all(
+    jobs: list[_Job], cache: _Cache, workers: int, executor: str
+) -> tuple[dict[str, tuple[bytes, tuple[int, int]]], int, int]:
+    """Encoded bytes and size per job key: cache hits read, misses encoded (in parallel) and cached.
+
+    Returns the results, the number of images encoded and the number of cache hits.
+    """
     results: dict[str, tuple[bytes, tuple[int, int]]] = {}
     hits = 0
     misses: dict[str, _Job] = {}
@@ -743,30 +772,11 @@ def prepare_images(
             hits += 1
         else:
             misses[job.key] = job
-
     if misses:
-        for key, result in zip(misses, _run_jobs(list(misses.values()), n_workers, executor)):
+        for key, result in zip(misses, _run_jobs(list(misses.values()), workers, executor)):
             results[key] = result
             cache.put(key, result[0])
-
-    images = [
-        PreparedImage(
-            steps=tuple(source.step for source in job.sources),
-            data=results[job.key][0],
-            mime_type=settings.mime_type,
-            size=results[job.key][1],
-            kind=kind,
-        )
-        for job in jobs
-    ]
-    return PreparedImages(
-        images,
-        settings=settings,
-        selected_steps=selected,
-        skipped_steps=skipped,
-        encoded=len(misses),
-        cache_hits=hits,
-    )
+    return results, len(misses), hits
 
 
 def _run_jobs(jobs: list[_Job], workers: int, executor: str) -> list[tuple[bytes, tuple[int, int]]]:
