@@ -7,8 +7,8 @@ and ``allow_patterns``: one exact pattern per item json and markdown, one
 lists the whole repo tree (paginated API calls, not measured here) and then
 tests every file against the patterns with ``filter_repo_objects`` (fnmatch).
 :func:`agenthorizon.resolve_release` now builds the exact file list instead
-(:func:`agenthorizon.release.files.item_files`, then the screenshots the fetched
-jsons reference, :func:`agenthorizon.release.files.screenshot_files`) and checks each
+(:func:`agenthorizon.release.hub.item_files`, then the screenshots the fetched
+jsons reference, :func:`agenthorizon.release.hub.screenshot_files`) and checks each
 file against the snapshot folder and huggingface_hub's cache of 404s.
 
 Both are measured on one synthetic release shaped like the real one, written
@@ -39,8 +39,7 @@ from pathlib import Path
 from huggingface_hub.utils import filter_repo_objects
 
 from agenthorizon.schema import FRAMEWORK_FILES, IMAGES_DIR, LABEL_FILES, PROMPT_FILE, json_relpath, markdown_relpath
-from agenthorizon.release.files import item_files, screenshot_files
-from agenthorizon.release.hub import plan_fetch
+from agenthorizon.release.hub import item_files, plan_fetch, screenshot_files
 
 ITEMS = {"AH": 550, "AH-S": 250}
 STEPS = 135

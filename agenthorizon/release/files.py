@@ -40,11 +40,9 @@ import hashlib
 from agenthorizon.schema import (
     DEV_GROUPS,
     DIFFICULTY_BY_LABEL_FILE,
-    FRAMEWORK_FILES,
     IMAGES_DIR,
     LABEL_FILES,
     LOAD_IMAGE_MODES,
-    PROMPT_FILE,
     SANDBOX_DIR,
     SCREENSHOT_REF_PREFIX,
     json_relpath,
@@ -58,7 +56,6 @@ __all__ = [
     "confined",
     "escaping_screenshots",
     "expected_root_message",
-    "item_files",
     "link_out_message",
     "load_dev_set",
     "load_references",
@@ -68,7 +65,6 @@ __all__ = [
     "read_markdown",
     "read_trajectory",
     "release_real_roots",
-    "screenshot_files",
     "screenshot_path",
     "screenshot_paths",
     "stat_fingerprint",
@@ -441,61 +437,6 @@ def screenshot_paths(
         None if reference is None else screenshot_path(root, json_path, reference, f"{at} step {index}")
         for index, reference in enumerate(references)
     ]
-
-
-def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
-    """Repo paths of the files ``rows`` need from the Hub, screenshots aside.
-
-    The sandbox's small prompt files that agentic judges read
-    (:data:`~agenthorizon.schema.PROMPT_FILE` and
-    :data:`~agenthorizon.schema.FRAMEWORK_FILES`), then the json and the
-    markdown of each row, in release order: exact paths, as
-    ``huggingface_hub.hf_hub_download`` takes them.
-
-    >>> item_files([{"trajectory_id": "t1"}])[-2:]
-    ['sandbox/data/jsons/t1.json', 'sandbox/data/markdowns/t1.md']
-    """
-    files = [PROMPT_FILE, *FRAMEWORK_FILES]
-    for row in rows:
-        files.append(json_relpath(row["trajectory_id"]))
-        files.append(markdown_relpath(row["trajectory_id"]))
-    return files
-
-
-def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
-    """Repo paths of the screenshots the json files of ``rows`` under ``root`` reference.
-
-    Each reference is resolved by :func:`screenshot_paths` (so a path that
-    would leave the screenshot folder is refused exactly as loading refuses
-    it) and given relative to ``root`` with ``/`` separators, in step order,
-    each path once. Every row's json must be in ``root``; a json that does not
-    parse, or whose references are refused, contributes nothing here: loading
-    that row raises the error with its label row.
-
-    >>> import json, pathlib, tempfile
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> (root / "sandbox/data/jsons").mkdir(parents=True)
-    >>> steps = [{"screenshot": "../media/images/s/step_1.png"}, {"screenshot": None}]
-    >>> _ = (root / "sandbox/data/jsons/t.json").write_text(json.dumps({"task": {"instruction": "x"}, "steps": steps}))
-    >>> screenshot_files(root, [{"trajectory_id": "t"}])
-    ['sandbox/data/media/images/s/step_1.png']
-    """
-    root_text = os.fspath(root)
-    cut = len(root_text) + len(os.sep)
-    files: dict[str, None] = {}  # ordered and unique: trajectories may share a screenshot folder
-    for row in rows:
-        json_path = os.path.join(root_text, json_relpath(row["trajectory_id"]))
-        where = row.get("location", row["trajectory_id"])
-        try:
-            steps = read_trajectory(root_text, json_path, f"label row {where}")["steps"]
-            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
-            paths = screenshot_paths(root_text, json_path, references, json_path)
-        except ValueError:
-            continue
-        for path in paths:
-            if path is not None:
-                files[path[cut:].replace(os.sep, "/")] = None
-    return list(files)
 
 
 def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> str:

@@ -3,8 +3,8 @@
 :func:`resolve_release` turns a local path or a Hub dataset repo id into a
 release root, fetching from the Hub only the files a config needs, into the
 huggingface_hub cache. The fetching is split along its three seams: naming
-the files (:func:`agenthorizon.release.files.item_files`,
-:func:`~agenthorizon.release.files.screenshot_files`), planning which of them
+the files (:func:`item_files`,
+:func:`screenshot_files`), planning which of them
 to request (:func:`plan_fetch`), and requesting them (:class:`_HubRepo`);
 :func:`_report_missing_items` / :func:`_report_missing_screenshots` turn what
 the repo lacks into an error or a warning.
@@ -22,16 +22,24 @@ from typing import Any, Sequence
 from agenthorizon.release.files import (
     check_images,
     expected_root_message,
-    item_files,
     load_dev_set,
     local_root,
     read_labels,
-    screenshot_files,
+    read_trajectory,
+    screenshot_paths,
 )
 from agenthorizon.release.splits import check_config, select_config
-from agenthorizon.schema import DEV_GROUPS, LABEL_FILES, MARKDOWNS_DIR, json_relpath
+from agenthorizon.schema import (
+    DEV_GROUPS,
+    FRAMEWORK_FILES,
+    LABEL_FILES,
+    MARKDOWNS_DIR,
+    PROMPT_FILE,
+    json_relpath,
+    markdown_relpath,
+)
 
-__all__ = ["plan_fetch", "resolve_release"]
+__all__ = ["item_files", "plan_fetch", "resolve_release", "screenshot_files"]
 
 # owner/name as the Hub spells repo ids: no spaces, no leading dot or slash.
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -72,11 +80,11 @@ def resolve_release(
        else, the second label file included, is fetched at that commit, so
        labels and trajectories come from one revision even if the branch
        moves meanwhile.
-    2. :func:`~agenthorizon.release.files.item_files` of the config's rows, 8
+    2. :func:`item_files` of the config's rows, 8
        at a time. A markdown the repo lacks is skipped (loading renders it
        from the json, with a warning); a missing json raises
        ``FileNotFoundError`` naming the trajectory and its label row.
-    3. unless ``images`` is None, :func:`~agenthorizon.release.files.screenshot_files`:
+    3. unless ``images`` is None, :func:`screenshot_files`:
        every screenshot those jsons reference. One the repo lacks is only
        counted in a warning; indexing it later raises ``FileNotFoundError``
        with its path.
@@ -116,6 +124,61 @@ def resolve_release(
         absent = hub.fetch(root, screenshot_files(root, selected), f"{config} screenshots")
         _report_missing_screenshots(absent, config, hub.where())
     return root
+
+
+def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the files ``rows`` need from the Hub, screenshots aside.
+
+    The sandbox's small prompt files that agentic judges read
+    (:data:`~agenthorizon.schema.PROMPT_FILE` and
+    :data:`~agenthorizon.schema.FRAMEWORK_FILES`), then the json and the
+    markdown of each row, in release order: exact paths, as
+    ``huggingface_hub.hf_hub_download`` takes them.
+
+    >>> item_files([{"trajectory_id": "t1"}])[-2:]
+    ['sandbox/data/jsons/t1.json', 'sandbox/data/markdowns/t1.md']
+    """
+    files = [PROMPT_FILE, *FRAMEWORK_FILES]
+    for row in rows:
+        files.append(json_relpath(row["trajectory_id"]))
+        files.append(markdown_relpath(row["trajectory_id"]))
+    return files
+
+
+def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the screenshots the json files of ``rows`` under ``root`` reference.
+
+    Each reference is resolved by :func:`screenshot_paths` (so a path that
+    would leave the screenshot folder is refused exactly as loading refuses
+    it) and given relative to ``root`` with ``/`` separators, in step order,
+    each path once. Every row's json must be in ``root``; a json that does not
+    parse, or whose references are refused, contributes nothing here: loading
+    that row raises the error with its label row.
+
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "sandbox/data/jsons").mkdir(parents=True)
+    >>> steps = [{"screenshot": "../media/images/s/step_1.png"}, {"screenshot": None}]
+    >>> _ = (root / "sandbox/data/jsons/t.json").write_text(json.dumps({"task": {"instruction": "x"}, "steps": steps}))
+    >>> screenshot_files(root, [{"trajectory_id": "t"}])
+    ['sandbox/data/media/images/s/step_1.png']
+    """
+    root_text = os.fspath(root)
+    cut = len(root_text) + len(os.sep)
+    files: dict[str, None] = {}  # ordered and unique: trajectories may share a screenshot folder
+    for row in rows:
+        json_path = os.path.join(root_text, json_relpath(row["trajectory_id"]))
+        where = row.get("location", row["trajectory_id"])
+        try:
+            steps = read_trajectory(root_text, json_path, f"label row {where}")["steps"]
+            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
+            paths = screenshot_paths(root_text, json_path, references, json_path)
+        except ValueError:
+            continue
+        for path in paths:
+            if path is not None:
+                files[path[cut:].replace(os.sep, "/")] = None
+    return list(files)
 
 
 def plan_fetch(root: str | os.PathLike[str], files: Sequence[str], commit: str) -> tuple[list[str], dict[str, Exception]]:
