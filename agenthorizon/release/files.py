@@ -456,8 +456,9 @@ def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]
     >>> stat_fingerprint(root, [{"trajectory_id": "t", "steps_id": "s"}]) != before
     True
     """
-    root_text = os.fspath(root)
-    digest = hashlib.sha256()
+    root_text = os.fspath(root) + os.sep
+    stat = os.stat
+    parts = []
     for row in rows:
         for relpath in (
             json_relpath(row["trajectory_id"]),
@@ -465,9 +466,10 @@ def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]
             screenshot_folder_relpath(row["steps_id"]),
         ):
             try:
-                info = os.stat(os.path.join(root_text, relpath))
+                info = stat(root_text + relpath)
             except OSError:
-                digest.update(f"{relpath}\0absent\n".encode())
+                parts.append(f"{relpath}\0absent")
             else:
-                digest.update(f"{relpath}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+                parts.append(f"{relpath}\0{info.st_size}\0{info.st_mtime_ns}")
+    # One hash over the joined lines: cheaper than a digest update per file.
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
