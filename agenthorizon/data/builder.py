@@ -21,7 +21,6 @@ import datasets
 import pyarrow as pa
 from datasets.exceptions import DatasetGenerationError
 
-from agenthorizon.release.blind import repoint_images
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import (
     CONFIG_AH,
@@ -83,6 +82,10 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     dev_manifest_sha256 : str, optional
         sha256 of the dev manifest file's bytes, set by ``load_dataset`` for
         the same reason.
+    blind : bool, default False
+        Write blind rows: image references in ``markdown`` and
+        ``steps[].screenshot`` name the item's trajectory id, not its steps-id
+        folder (``load_dataset(blind=True)`` also drops the hidden columns).
     files_fingerprint : str, optional
         :func:`agenthorizon.release.files.stat_fingerprint` of the files the
         build reads (size and modification time of each trajectory json and
@@ -97,6 +100,7 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     label_manifest_sha256: str | None = None
     dev_manifest_sha256: str | None = None
     files_fingerprint: str | None = None
+    blind: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -107,10 +111,10 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 def _code_hash() -> str:
     """Hash of the code that writes rows: a changed builder never reuses an old cache."""
     from agenthorizon.data import features, table
-    from agenthorizon.release import files, render, trajectory
+    from agenthorizon.release import blind, files, render, trajectory
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    for module in (features, table, files, trajectory, render):
+    for module in (features, table, files, trajectory, render, blind):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -199,7 +203,7 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
         """Tables of at most ``_BATCH_ITEMS`` rows each, in the order of ``items``."""
         schema = self.info.features.arrow_schema
         for start in range(0, len(items), _BATCH_ITEMS):
-            yield start, build_table(root, items[start : start + _BATCH_ITEMS], schema)
+            yield start, build_table(root, items[start : start + _BATCH_ITEMS], schema, blind=self.config.blind)
 
     def _generate_examples(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
         for _, table in self._generate_tables(root, items):

@@ -19,7 +19,7 @@ from datasets.exceptions import DatasetGenerationError
 
 from agenthorizon._system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
-from agenthorizon.data.formatting import FORMAT_TYPE
+from agenthorizon.data.formatting import BLIND_FORMAT_TYPE, FORMAT_TYPE
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.splits import check_selection
 from agenthorizon.release.files import check_images, load_references, read_labels, stat_fingerprint
@@ -104,7 +104,12 @@ def load_dataset(
         ``"test"`` returns that ``Dataset``.
     blind : bool, default False
         Drop every field that reveals the label or the pairing
-        (``schema.HIDDEN_FIELDS``).
+        (``schema.HIDDEN_FIELDS``), and build rows whose image references in
+        ``markdown`` and ``steps[].screenshot`` name the item's own id instead
+        of the steps-id folder, as judge inputs do (a cache of its own, so
+        every access path is blind); lazily decoded screenshots carry no file
+        name. The ``screenshots`` column keeps the real file locations a
+        program needs to read them: do not show those to a model.
     exclude_dev : bool, default False
         Remove the AH-D items from AH, AH-S and all.
     dev_manifest : path, optional
@@ -190,6 +195,9 @@ def load_dataset(
         # Covers the trajectory files the build reads: a json or Markdown
         # changed in place must not be served from the old cache.
         "files_fingerprint": stat_fingerprint(root, selected),
+        # Blind rows are written blind (image references re-pointed), so no
+        # access path (column reads, other formats, to_pandas) shows the steps id.
+        "blind": blind,
     }
     if dev_manifest is not None:
         manifest_path = Path(dev_manifest).expanduser().absolute()
@@ -222,7 +230,7 @@ def load_dataset(
         dataset = dataset.remove_columns(list(HIDDEN_FIELDS))
     if images == "lazy":
         # A registered format, not set_transform: column reads stay column reads.
-        dataset.set_format(FORMAT_TYPE)
+        dataset.set_format(BLIND_FORMAT_TYPE if blind else FORMAT_TYPE)
     if split is not None:
         return dataset
     return datasets.DatasetDict({SPLIT_NAME: dataset})

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agenthorizon.release.blind import repoint_images
 from agenthorizon.release.files import (
     escaping_screenshots,
     link_out_message,
@@ -49,7 +50,9 @@ from agenthorizon.schema import (
 __all__ = ["build_table", "encode_each"]
 
 
-def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
+def build_table(
+    root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, Any]], schema: pa.Schema, *, blind: bool = False
+) -> pa.Table:
     """The dataset rows of ``label_rows`` as one Arrow table of ``schema``.
 
     ``schema`` is ``features(images).arrow_schema`` of
@@ -62,9 +65,14 @@ def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, 
     ``label_rows``. Raises ``FileNotFoundError`` / ``ValueError`` naming the
     json file, the label row and the step of a missing or invalid trajectory
     (the first bad item, in order).
+
+    ``blind=True`` writes blind rows: the image references in ``markdown``
+    and ``steps[].screenshot`` name the item's own trajectory id instead of
+    the steps-id folder (:func:`agenthorizon.release.blind.repoint_images`),
+    while ``screenshots`` keeps the real file paths it needs to read them.
     """
     root_text = os.fspath(root)
-    batch = _Batch(schema)
+    batch = _Batch(schema, blind=blind)
     for label_row in label_rows:
         batch.add(root_text, label_row)
     return batch.to_table()
@@ -81,8 +89,10 @@ def _refuse_escaping(root: str, screenshots: list[str | None], json_path: str, w
 class _Batch:
     """Column lists of a batch of rows; steps of all items are concatenated."""
 
-    def __init__(self, schema: pa.Schema) -> None:
+    def __init__(self, schema: pa.Schema, *, blind: bool = False) -> None:
         self.schema = schema
+        self.blind = blind
+        self.step_screenshots: list[str | None] = []  # blind only: the re-pointed references
         # one list per item-level field; steps and screenshots are built from the step lists
         self.rows: dict[str, list[Any]] = {name: [] for name in schema.names if name not in _STEP_LEVEL_FIELDS}
         self.offsets = [0]  # steps of item k are steps[offsets[k]:offsets[k + 1]]
@@ -129,7 +139,7 @@ class _Batch:
             "os": optional_str(environment, "os", json_path, where),
             "screen_resolution": resolution(environment.get("screen_resolution"), json_path, where),
             "num_steps": len(steps),
-            "markdown": markdown,
+            "markdown": repoint_images(markdown, trajectory_id) if self.blind else markdown,
         }
         for name, column in self.rows.items():
             column.append(values[name])
@@ -138,6 +148,9 @@ class _Batch:
         self.action_types += action_types
         self.timestamps += timestamps
         self.screenshots += screenshots
+        if self.blind:
+            # Per-step work only for blind builds: their references must not name the steps id.
+            self.step_screenshots += [None if path is None else repoint_images(path, trajectory_id) for path in screenshots]
         self._add_parameters(parameters)
 
     def _add_parameters(self, parameters: list[dict[str, Any]]) -> None:
@@ -172,7 +185,7 @@ class _Batch:
             "keys": _keys_column(typed["keys"]),
             "parameters": pa.array(self.parameters_json, pa.string()),
             "timestamp_us": pa.array(self.timestamps, pa.int64()),
-            "screenshot": paths,
+            "screenshot": pa.array(self.step_screenshots, pa.string()) if self.blind else paths,
         }
         offsets = pa.array(self.offsets, pa.int32())
         steps = pa.ListArray.from_arrays(
