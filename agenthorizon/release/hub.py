@@ -245,16 +245,18 @@ class _HubRepo:
         )
 
     def probe(self, revision: str | None) -> None:
-        """One request for the first label file, unless it is cached or the Hub is off.
+        """One request to the Hub endpoint, unless the first label file is cached or the Hub is off.
 
-        huggingface_hub retries a failed first request for up to a minute
-        when nothing is cached; a path that is not a repo (a mistyped local
-        folder) or a Hub that cannot be reached fails here at once, with the
-        message that says it is neither.
+        huggingface_hub retries a failed first request for up to a minute when
+        nothing is cached; a path that is not a repo (a mistyped local folder)
+        on a machine that cannot reach the Hub fails here at once, with the
+        message that says it is neither. The request goes to the endpoint's
+        root, not to the repo: any answer means the Hub is reachable, and the
+        download that follows asks for each file exactly once.
         """
         import huggingface_hub
         from huggingface_hub import constants
-        from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
+        from huggingface_hub.utils import get_session
 
         if constants.HF_HUB_OFFLINE:
             return
@@ -263,15 +265,8 @@ class _HubRepo:
         )
         if isinstance(cached, str):
             return
-        url = huggingface_hub.hf_hub_url(self.repo_id, LABEL_FILES[0], repo_type="dataset", revision=revision)
         try:
-            huggingface_hub.get_hf_file_metadata(url, token=self.token, timeout=_PROBE_TIMEOUT, retry_on_errors=False)
-        except EntryNotFoundError:
-            return  # the repo exists; the download says what it lacks
-        except RepositoryNotFoundError as error:
-            raise self._neither(error) from error
-        except HfHubHTTPError:
-            return  # the Hub answered (gated, 5xx): hf_hub_download gives its own message
+            get_session().head(constants.ENDPOINT.rstrip("/") + "/", timeout=_PROBE_TIMEOUT)
         except Exception as error:  # noqa: BLE001 - no connection, DNS, TLS, timeout: all mean "unreachable"
             raise self._neither(error) from error
 
