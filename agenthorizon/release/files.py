@@ -57,6 +57,7 @@ __all__ = [
     "escaping_screenshots",
     "expected_root_message",
     "link_out_message",
+    "open_confined",
     "load_dev_set",
     "load_references",
     "local_root",
@@ -121,19 +122,39 @@ def release_real_roots(root: str) -> tuple[str, ...]:
 
     The root's real path, and for a Hub snapshot
     (``<repo cache>/snapshots/<commit>``) also the repo cache's ``blobs/``
-    folder, where huggingface_hub keeps the content its snapshot links point at.
+    folder, where huggingface_hub keeps the content its snapshot links point
+    at (only when ``blobs`` is a folder, not itself a link). Remembered per
+    root for as long as the root is the same folder (device and inode).
 
     >>> release_real_roots("/nonexistent/release")
     ('/nonexistent/release',)
     """
+    try:
+        info = os.stat(root)
+        identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
+    except OSError:
+        identity = None
+    known = _ROOTS.get(root)
+    if known is not None and identity is not None and known[0] == identity:
+        return known[1]
     real = os.path.realpath(root)
     roots = [real]
     parent = os.path.dirname(root)
     if os.path.basename(parent) == "snapshots":
         blobs = os.path.join(os.path.dirname(parent), "blobs")
-        if os.path.isdir(blobs):
+        if os.path.isdir(blobs) and not os.path.islink(blobs):
             roots.append(os.path.realpath(blobs))
+    if identity is not None:
+        _ROOTS[root] = (identity, tuple(roots))
     return tuple(roots)
+
+
+_ROOTS: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
+# Where the kernel says an open file lives (Linux): one readlink instead of
+# os.path.realpath, which stats every component of the path (about 0.3 ms a
+# file on the reference machine, seconds over a release).
+_FD_LINK = "/proc/self/fd/{}"
+_HAVE_FD_LINKS = os.path.isdir("/proc/self/fd")
 
 
 def _inside(real: str, roots: Sequence[str]) -> bool:
@@ -146,13 +167,33 @@ def confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: s
     Raises ``ValueError`` naming the file, where it really leads and what was
     expected when a symbolic link (of the file or of a folder on its way)
     leads out of the release. A file that does not exist passes: its reader
-    says it is missing.
+    says it is missing. Readers that open the file use :func:`open_confined`,
+    which checks the file actually opened.
     """
     path = os.fspath(path)
     real = os.path.realpath(path)
     if not _inside(real, release_real_roots(os.fspath(root))):
         raise ValueError(link_out_message(path, what, real, root))
     return path
+
+
+def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
+    """``open(path, mode)``, refused (file closed, ``ValueError``) when the opened file lies outside the release.
+
+    The check is on the file that was opened (on Linux, where the kernel
+    says it is), so no link can be swapped in between check and read.
+    Missing files raise ``FileNotFoundError`` as ``open`` does.
+    """
+    path = os.fspath(path)
+    handle = open(path, mode, **kwargs)
+    try:
+        real = os.readlink(_FD_LINK.format(handle.fileno())) if _HAVE_FD_LINKS else os.path.realpath(path)
+    except OSError:
+        real = os.path.realpath(path)
+    if not _inside(real, release_real_roots(os.fspath(root))):
+        handle.close()
+        raise ValueError(link_out_message(path, what, real, root))
+    return handle
 
 
 def link_out_message(path: str, what: str, real: str, root: str | os.PathLike[str]) -> str:
@@ -170,11 +211,12 @@ def link_out_message(path: str, what: str, real: str, root: str | os.PathLike[st
 def escaping_screenshots(root: str | os.PathLike[str], paths: Sequence[str | None]) -> list[tuple[int, str, str]]:
     """Every screenshot of ``paths`` that is a link out of the release: ``(index, path, real path)``.
 
-    Screenshots are checked folder by folder: a folder whose real path is in
-    the release is listed once (``os.scandir``, whose entries say whether
-    they are links without another system call), and only the entries that
-    are links are resolved. Missing files are not reported here (loading
-    reports them when a screenshot is indexed).
+    Screenshots are checked folder by folder: each folder is opened once, the
+    kernel says where it really is, and it is listed (``os.scandir``, whose
+    entries say whether they are links without another system call); only
+    the entries that are links are followed (:func:`_link_target`). Missing
+    files are not reported here (loading reports them when a screenshot is
+    indexed).
     """
     roots = release_real_roots(os.fspath(root))
     by_folder: dict[str, list[int]] = {}
@@ -182,22 +224,62 @@ def escaping_screenshots(root: str | os.PathLike[str], paths: Sequence[str | Non
         if path is not None:
             by_folder.setdefault(os.path.dirname(path), []).append(index)
     escapes: list[tuple[int, str, str]] = []
+    real_parents: dict[str, str] = {}
     for folder, indices in by_folder.items():
-        folder_inside = _inside(os.path.realpath(folder), roots)
         try:
-            with os.scandir(folder) as listing:
-                links = {entry.name: entry.is_symlink() for entry in listing}
+            real_folder, links = _list_folder(folder)
         except OSError:  # no such folder: every file of it is missing
-            links = {}
+            continue
+        folder_inside = _inside(real_folder, roots)
         for index in indices:
             path = paths[index]
-            is_link = links.get(os.path.basename(path))
+            name = os.path.basename(path)
+            is_link = links.get(name)
             if is_link is None or (folder_inside and not is_link):
                 continue
-            real = os.path.realpath(path)
+            real = _link_target(path, real_folder, real_parents) if is_link else os.path.join(real_folder, name)
             if not _inside(real, roots):
                 escapes.append((index, path, real))
     return escapes
+
+
+def _list_folder(folder: str) -> tuple[str, dict[str, bool]]:
+    """The real path of ``folder`` and, for each entry, whether it is a symbolic link."""
+    if not _HAVE_FD_LINKS:
+        with os.scandir(folder) as listing:
+            return os.path.realpath(folder), {entry.name: entry.is_symlink() for entry in listing}
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        real = os.readlink(_FD_LINK.format(fd))
+        with os.scandir(fd) as listing:
+            return real, {entry.name: entry.is_symlink() for entry in listing}
+    finally:
+        os.close(fd)
+
+
+def _link_target(path: str, real_folder: str, real_parents: dict[str, str]) -> str:
+    """Where the link at ``path`` (in the real folder ``real_folder``) really leads.
+
+    A Hub snapshot holds thousands of links ``../../../blobs/<hash>``: a target
+    that only climbs with leading ``..`` and then descends is joined to the
+    real folder (``..`` of a real folder is its real parent), the real path of
+    the folder it lands in is looked up once per folder, and only a target that
+    is itself a link is resolved in full.
+    """
+    target = os.readlink(path)
+    parts = target.split("/")
+    climb = 0
+    while climb < len(parts) and parts[climb] == "..":
+        climb += 1
+    if os.sep != "/" or ".." in parts[climb:]:
+        return os.path.realpath(path)
+    candidate = os.path.normpath(os.path.join(real_folder, target))
+    parent = os.path.dirname(candidate)
+    real_parent = real_parents.get(parent)
+    if real_parent is None:
+        real_parent = real_parents[parent] = os.path.realpath(parent)
+    real = os.path.join(real_parent, os.path.basename(candidate))
+    return os.path.realpath(path) if os.path.islink(real) else real
 
 
 # --- label files ----------------------------------------------------------------------
@@ -218,7 +300,8 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
     for name in LABEL_FILES:
         path = root / name
         try:
-            text = Path(confined(root, path, "label file")).read_text(encoding="utf-8")
+            with open_confined(root, path, "label file", "r", encoding="utf-8") as handle:
+                text = handle.read()
         except FileNotFoundError:
             raise FileNotFoundError(f"label file {path} not found; {expected_root_message()}") from None
         except UnicodeDecodeError as error:
@@ -335,7 +418,7 @@ def read_trajectory(root: str | os.PathLike[str], json_path: str | os.PathLike[s
     trajectory object with a string ``task.instruction`` and a ``steps`` list.
     """
     try:
-        with open(confined(root, json_path, "trajectory json"), "rb") as handle:
+        with open_confined(root, json_path, "trajectory json") as handle:
             raw = handle.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"{json_path} ({where}): trajectory json not found") from None
@@ -360,7 +443,7 @@ def read_markdown(root: str | os.PathLike[str], trajectory_id: str, where: str) 
     """
     path = os.path.join(os.fspath(root), markdown_relpath(trajectory_id).replace("/", os.sep))
     try:
-        with open(confined(root, path, "markdown file"), encoding="utf-8") as handle:
+        with open_confined(root, path, "markdown file", "r", encoding="utf-8") as handle:
             return handle.read()
     except FileNotFoundError:
         return None
