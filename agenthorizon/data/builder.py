@@ -202,8 +202,11 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
     def _generate_tables(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, pa.Table]]:
         """Tables of at most ``_BATCH_ITEMS`` rows each, in the order of ``items``."""
         schema = self.info.features.arrow_schema
+        listings: dict[str, Any] = {}  # screenshot folders checked for links, once per build
         for start in range(0, len(items), _BATCH_ITEMS):
-            yield start, build_table(root, items[start : start + _BATCH_ITEMS], schema, blind=self.config.blind)
+            yield start, build_table(
+                root, items[start : start + _BATCH_ITEMS], schema, blind=self.config.blind, folder_listings=listings
+            )
 
     def _generate_examples(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
         for _, table in self._generate_tables(root, items):

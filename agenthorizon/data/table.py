@@ -51,7 +51,12 @@ __all__ = ["build_table", "encode_each"]
 
 
 def build_table(
-    root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, Any]], schema: pa.Schema, *, blind: bool = False
+    root: str | os.PathLike[str],
+    label_rows: Sequence[Mapping[str, Any]],
+    schema: pa.Schema,
+    *,
+    blind: bool = False,
+    folder_listings: dict[str, Any] | None = None,
 ) -> pa.Table:
     """The dataset rows of ``label_rows`` as one Arrow table of ``schema``.
 
@@ -70,17 +75,21 @@ def build_table(
     and ``steps[].screenshot`` name the item's own trajectory id instead of
     the steps-id folder (:func:`agenthorizon.release.blind.repoint_images`),
     while ``screenshots`` keeps the real file paths it needs to read them.
+    ``folder_listings`` is a dict the caller keeps across the batches of one
+    build, so that each screenshot folder is checked for links once.
     """
     root_text = os.fspath(root)
-    batch = _Batch(schema, blind=blind)
+    batch = _Batch(schema, blind=blind, folder_listings=folder_listings)
     for label_row in label_rows:
         batch.add(root_text, label_row)
     return batch.to_table()
 
 
-def _refuse_escaping(root: str, screenshots: list[str | None], json_path: str, where: str) -> None:
+def _refuse_escaping(
+    root: str, screenshots: list[str | None], json_path: str, where: str, listings: dict[str, Any] | None = None
+) -> None:
     """Raise for the first screenshot that is a link out of the release (see ``escaping_screenshots``)."""
-    escapes = escaping_screenshots(root, screenshots)
+    escapes = escaping_screenshots(root, screenshots, listings)
     if escapes:
         index, path, real = escapes[0]
         raise ValueError(f"{json_path} ({where}) step {index}: " + link_out_message(path, "screenshot", real, root))
@@ -89,9 +98,10 @@ def _refuse_escaping(root: str, screenshots: list[str | None], json_path: str, w
 class _Batch:
     """Column lists of a batch of rows; steps of all items are concatenated."""
 
-    def __init__(self, schema: pa.Schema, *, blind: bool = False) -> None:
+    def __init__(self, schema: pa.Schema, *, blind: bool = False, folder_listings: dict[str, Any] | None = None) -> None:
         self.schema = schema
         self.blind = blind
+        self.folder_listings = {} if folder_listings is None else folder_listings
         self.step_screenshots: list[str | None] = []  # blind only: the re-pointed references
         # one list per item-level field; steps and screenshots are built from the step lists
         self.rows: dict[str, list[Any]] = {name: [] for name in schema.names if name not in _STEP_LEVEL_FIELDS}
@@ -114,7 +124,7 @@ class _Batch:
         steps = trajectory["steps"]
         step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
         screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
-        _refuse_escaping(root, screenshots, json_path, where)
+        _refuse_escaping(root, screenshots, json_path, where, self.folder_listings)
         markdown = read_markdown(root, trajectory_id, where)
         if markdown is None:
             from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases

@@ -208,7 +208,11 @@ def link_out_message(path: str, what: str, real: str, root: str | os.PathLike[st
     )
 
 
-def escaping_screenshots(root: str | os.PathLike[str], paths: Sequence[str | None]) -> list[tuple[int, str, str]]:
+def escaping_screenshots(
+    root: str | os.PathLike[str],
+    paths: Sequence[str | None],
+    listings: dict[str, tuple[str, set[str]]] | None = None,
+) -> list[tuple[int, str, str]]:
     """Every screenshot of ``paths`` that is a link out of the release: ``(index, path, real path)``.
 
     Screenshots are checked folder by folder: each folder is opened once, the
@@ -216,7 +220,8 @@ def escaping_screenshots(root: str | os.PathLike[str], paths: Sequence[str | Non
     entries say whether they are links without another system call); only
     the entries that are links are followed (:func:`_link_target`). Missing
     files are not reported here (loading reports them when a screenshot is
-    indexed).
+    indexed). ``listings`` keeps folder listings between calls of one build:
+    a negative shows its sibling's folder, so each folder is listed once.
     """
     roots = release_real_roots(os.fspath(root))
     by_folder: dict[str, list[int]] = {}
@@ -226,33 +231,39 @@ def escaping_screenshots(root: str | os.PathLike[str], paths: Sequence[str | Non
     escapes: list[tuple[int, str, str]] = []
     real_parents: dict[str, str] = {}
     for folder, indices in by_folder.items():
-        try:
-            real_folder, links = _list_folder(folder)
-        except OSError:  # no such folder: every file of it is missing
-            continue
-        folder_inside = _inside(real_folder, roots)
+        listing = None if listings is None else listings.get(folder)
+        if listing is None:
+            try:
+                listing = _list_folder(folder)
+            except OSError:  # no such folder: every file of it is missing
+                continue
+            if listings is not None:
+                listings[folder] = listing
+        real_folder, link_names = listing
+        if not link_names and _inside(real_folder, roots):
+            continue  # the common case: a real folder of the release, no link in it
         for index in indices:
             path = paths[index]
             name = os.path.basename(path)
-            is_link = links.get(name)
-            if is_link is None or (folder_inside and not is_link):
-                continue
-            real = _link_target(path, real_folder, real_parents) if is_link else os.path.join(real_folder, name)
+            if name in link_names:
+                real = _link_target(path, real_folder, real_parents)
+            else:
+                real = os.path.join(real_folder, name)
             if not _inside(real, roots):
                 escapes.append((index, path, real))
     return escapes
 
 
-def _list_folder(folder: str) -> tuple[str, dict[str, bool]]:
-    """The real path of ``folder`` and, for each entry, whether it is a symbolic link."""
+def _list_folder(folder: str) -> tuple[str, set[str]]:
+    """The real path of ``folder`` and the names of its entries that are symbolic links."""
     if not _HAVE_FD_LINKS:
         with os.scandir(folder) as listing:
-            return os.path.realpath(folder), {entry.name: entry.is_symlink() for entry in listing}
+            return os.path.realpath(folder), {entry.name for entry in listing if entry.is_symlink()}
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         real = os.readlink(_FD_LINK.format(fd))
         with os.scandir(fd) as listing:
-            return real, {entry.name: entry.is_symlink() for entry in listing}
+            return real, {entry.name for entry in listing if entry.is_symlink()}
     finally:
         os.close(fd)
 
