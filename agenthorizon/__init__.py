@@ -17,7 +17,7 @@ _EXPORTS = {
     "load_dataset": "agenthorizon.data.load",
     "AgentHorizon": "agenthorizon.data.builder",
     "AgentHorizonConfig": "agenthorizon.data.builder",
-    "resolve_release": "agenthorizon.release.source",
+    "resolve_release": "agenthorizon.release.hub",
     "verify_release": "agenthorizon.release.verify",
     "derive_dev_set": "agenthorizon.release.splits",
     # sample corpus

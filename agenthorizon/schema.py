@@ -61,10 +61,9 @@ PAIR_GROUP_ID_LENGTH: Final = 12
 
 # --- label rows ---------------------------------------------------------------
 
-UUID_PATTERN: Final = re.compile(
-    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-)
-"""Trajectory ids are UUIDs; result files are named ``<uuid>.json``."""
+UUID_PATTERN: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+"""Trajectory ids are UUIDs; result files are named ``<uuid>.json``. Use it with
+``fullmatch`` (``$`` of ``match`` would accept a trailing newline)."""
 
 POSITIVE: Final = "positive"
 NEGATIVE: Final = "negative"
@@ -195,6 +194,11 @@ def screenshot_filename(step_id: int) -> str:
     'step_1.png'
     """
     return f"step_{step_id + 1}.png"
+
+
+def screenshot_folder_relpath(steps_id: str) -> str:
+    """Release-relative path of the screenshot folder of a steps id."""
+    return f"{IMAGES_DIR}/{steps_id}"
 
 
 SCREENSHOT_REF_PREFIX: Final = "../media/images/"

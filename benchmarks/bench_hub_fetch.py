@@ -7,8 +7,8 @@ and ``allow_patterns``: one exact pattern per item json and markdown, one
 lists the whole repo tree (paginated API calls, not measured here) and then
 tests every file against the patterns with ``filter_repo_objects`` (fnmatch).
 :func:`agenthorizon.resolve_release` now builds the exact file list instead
-(:func:`agenthorizon.release.source.item_files`, then the screenshots the fetched
-jsons reference, :func:`agenthorizon.release.source.screenshot_files`) and checks each
+(:func:`agenthorizon.release.hub.item_files`, then the screenshots the fetched
+jsons reference, :func:`agenthorizon.release.hub.screenshot_files`) and checks each
 file against the snapshot folder and huggingface_hub's cache of 404s.
 
 Both are measured on one synthetic release shaped like the real one, written
@@ -39,11 +39,10 @@ from pathlib import Path
 from huggingface_hub.utils import filter_repo_objects
 
 from agenthorizon.schema import FRAMEWORK_FILES, IMAGES_DIR, LABEL_FILES, PROMPT_FILE, json_relpath, markdown_relpath
-from agenthorizon.release.source import _HubRepo, item_files, screenshot_files
+from agenthorizon.release.hub import item_files, plan_fetch, screenshot_files
 
 ITEMS = {"AH": 550, "AH-S": 250}
 STEPS = 135
-REPO_ID = "ServiceNow/AgentHorizon"
 COMMIT = "0" * 40
 
 
@@ -86,10 +85,10 @@ def old_patterns(rows: list[dict[str, str]]) -> list[str]:
     return patterns
 
 
-def new_plan(hub: _HubRepo, root: Path, rows: list[dict[str, str]]) -> int:
+def new_plan(root: Path, rows: list[dict[str, str]]) -> int:
     """What resolve_release decides before requesting anything: items, then screenshots."""
-    wanted, _ = hub.plan(root, item_files(rows))
-    shots, _ = hub.plan(root, screenshot_files(root, rows))
+    wanted, _ = plan_fetch(root, item_files(rows), COMMIT)
+    shots, _ = plan_fetch(root, screenshot_files(root, rows), COMMIT)
     return len(wanted) + len(shots)
 
 
@@ -100,8 +99,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     root, configs, tree = synthetic_release(args.workdir)
-    hub = _HubRepo(REPO_ID, token=None, cache_dir=args.workdir / "hub")
-    hub.commit = COMMIT
     sample = tree if args.sample <= 0 else random.Random(0).sample(tree, args.sample)
     print(f"tree: {len(tree):,} files; old matching timed on {len(sample):,} of them, best of {args.repeats}")
     results = {}
@@ -112,8 +109,8 @@ def main() -> None:
                   for _ in range(args.repeats))
         old_total = old * len(tree) / len(sample)
         matched = len(list(filter_repo_objects(sample, allow_patterns=patterns)))
-        new = min(_timed(lambda: new_plan(hub, root, rows)) for _ in range(args.repeats))
-        files = new_plan(hub, root, rows)
+        new = min(_timed(lambda: new_plan(root, rows)) for _ in range(args.repeats))
+        files = new_plan(root, rows)
         results[config] = {
             "items": len(rows),
             "patterns": len(patterns),

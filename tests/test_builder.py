@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from agenthorizon.data.features import features
 from agenthorizon.data.load import load_dataset
 from agenthorizon.schema import HIDDEN_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, json_relpath, markdown_relpath
 from agenthorizon.data.screenshots import LazyScreenshots
-from agenthorizon.release.source import read_labels
+from agenthorizon.release.files import read_labels
 from agenthorizon.release.splits import derive_dev_set
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,7 +214,7 @@ def test_an_undecodable_image_breaks_only_its_own_index(tiny_copy, datasets_cach
     row = ds[index]  # accessing the row with a broken image works ...
     assert len(row["screenshots"]) == len(paths) and row["instruction"]
     assert row["screenshots"][fine].size[0] > 0  # ... and so do its other screenshots
-    with pytest.raises(ValueError, match=f"screenshot {paths[broken]} cannot be decoded"):
+    with pytest.raises(ValueError, match=f"{re.escape(paths[broken])}: image header does not read"):
         row["screenshots"][broken]
     # datasets' eager decoding, by contrast, fails on the row access itself
     eager = _load(tiny_copy, datasets_cache, "all", images="eager")
@@ -230,7 +231,7 @@ def test_a_missing_screenshot_raises_only_on_access_with_its_path(tiny_copy, dat
     reloaded = _load(tiny_copy, datasets_cache, "all")
     row = reloaded[index]
     assert row["screenshots"].paths == paths
-    with pytest.raises(FileNotFoundError, match=f"screenshot file not found: {paths[missing]}"):
+    with pytest.raises(FileNotFoundError, match=f"{re.escape(paths[missing])}: screenshot file not found"):
         row["screenshots"][missing]
 
 
@@ -486,7 +487,7 @@ def test_multiprocess_build_gives_the_same_rows_in_release_order_and_the_same_er
 
 
 def test_screenshot_paths_equal_the_per_reference_guard(tmp_path):
-    from agenthorizon.release.source import screenshot_path, screenshot_paths
+    from agenthorizon.release.files import screenshot_path, screenshot_paths
 
     root = str(tmp_path / "release")
     json_path = f"{root}/sandbox/data/jsons/t.json"
@@ -498,12 +499,16 @@ def test_screenshot_paths_equal_the_per_reference_guard(tmp_path):
         "../media/images/abc/./step_3.png",
         "../../data/media/images/abc/step_4.png",
         "../media/images/..../step_5.png",
-        "./x.png",
     ]
     expected = [None if r is None else screenshot_path(root, json_path, r, "t") for r in references]
     assert screenshot_paths(root, json_path, references, "t") == expected
     assert expected[0] == f"{root}/sandbox/data/media/images/abc/step_1.png"
-    for bad, message in (("../media/images/../../../../../x.png", "escapes the release root"), ("/x.png", "is absolute")):
+    for bad, message in (
+        ("../media/images/../../../../../x.png", "escapes the release root"),
+        ("/x.png", "is absolute"),
+        ("./x.png", "outside the screenshot folder"),  # inside the release, but not a screenshot
+        ("../../../AgentHorizon.jsonl", "outside the screenshot folder"),
+    ):
         with pytest.raises(ValueError, match=f"t step 1: screenshot path .* {message}"):
             screenshot_paths(root, json_path, ["../media/images/abc/step_1.png", bad], "t")
 

@@ -12,7 +12,7 @@ import pytest
 from agenthorizon.cli import main
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import LABEL_FILE_EASY, LABEL_FILE_HARD, MISTAKE_TYPES, json_relpath, markdown_relpath
-from agenthorizon.release.source import load_references, read_labels
+from agenthorizon.release.files import load_references, read_labels
 from agenthorizon.release.verify import verify_release
 
 

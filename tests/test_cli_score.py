@@ -15,7 +15,7 @@ from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.judging.runs.records import write_json_atomic
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, POSITIVE
 from agenthorizon.scoring.metrics import score
-from agenthorizon.release.source import load_references
+from agenthorizon.release.files import load_references
 
 
 def _result(trajectory_id: str, success, *, status: str = "ok", mistake_type=None) -> dict:

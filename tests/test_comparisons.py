@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from agenthorizon.cli import main
-from agenthorizon.release.source import load_references
+from agenthorizon.release.files import load_references
 from loopback import ModelServer
 
 ALPHA = '```json\n{"success": true, "confidence": "high", "reasoning": "all steps done"}\n```'

@@ -125,6 +125,50 @@ def test_blind_and_full_rows_give_the_same_input(tiny_root, full_rows):
         assert from_blind.trajectory_json() == from_full.trajectory_json()
 
 
+@pytest.mark.parametrize("images", ["lazy", "paths"])
+def test_a_blind_row_shows_no_hidden_value_in_any_column(tiny_root, full_rows, images):
+    """Every column of every blind row, walked to its strings: no hidden id, no label text.
+
+    The one exception is the real file location of each screenshot (the
+    ``screenshots`` column's paths), which a program needs to read the file;
+    decoded blind screenshots carry no file name.
+    """
+    blind = agenthorizon.load_dataset(tiny_root, "all", split="test", images=images, blind=True)
+    by_id = {row["trajectory_id"]: row for row in full_rows}
+    checked_images = 0
+    for row in blind:
+        assert set(row) == set(blind.column_names) and not set(HIDDEN_FIELDS) & set(row)
+        full = by_id[row["trajectory_id"]]
+        ids, words = secret_values(full)
+        assert full["steps_id"] in full["markdown"]  # the full row does carry it: the walk can fail
+        for column, value in row.items():
+            if column == "screenshots":
+                if images == "lazy":
+                    present = [i for i, p in enumerate(value.paths) if p is not None]
+                    if present:
+                        image = value[present[0]]
+                        assert not getattr(image, "filename", ""), "a blind screenshot shows its file name"
+                        checked_images += 1
+                    assert_no_ids(repr(value), ids, f"{column} repr")
+                continue
+            for path, key, text in walk(value, column):
+                assert key not in HIDDEN_FIELDS, f"{path}: hidden field {key!r} in a blind row"
+                if text is not None:
+                    assert_no_ids(text, ids, path)
+                    for word in words:
+                        assert word.lower() not in text.lower(), f"{path}: label text {word!r} leaked"
+        # Re-pointed the way judge inputs are.
+        assert row["markdown"] == build_judge_input(full).markdown
+        for step, judged in zip(row["steps"], build_judge_input(full).steps):
+            if judged["screenshot"] is not None:
+                assert step["screenshot"].endswith(judged["screenshot"].removeprefix("../"))
+    assert checked_images or images == "paths"
+    # Blind rows are written blind: a column read, another format or pandas shows no steps id either.
+    steps_ids = {row["steps_id"] for row in full_rows}
+    for texts in (list(blind["markdown"]), list(blind.with_format(None)["markdown"]), blind.to_pandas()["markdown"]):
+        assert not any(steps_id in text for text in texts for steps_id in steps_ids)
+
+
 def test_hidden_keys_nested_anywhere_are_stripped(full_rows):
     row = dict(full_rows[0])
     steps = [dict(step) for step in row["steps"]]

@@ -19,7 +19,7 @@ from agenthorizon.release.labels import (
     parse_label_file,
 )
 from agenthorizon.schema import LABEL_FILE_EASY, LABEL_FILE_HARD, MISUNDERSTANDING
-from agenthorizon.release.source import read_labels
+from agenthorizon.release.files import read_labels
 from agenthorizon.release.splits import derive_dev_set, dev_set_from_manifest, select_config
 
 T1 = "11111111-1111-4111-8111-111111111111"

@@ -3,6 +3,7 @@ is the score: bar heights and interval ends are read back from the Figures."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -126,8 +127,13 @@ def test_comparison_bars_and_error_bars_are_balanced_accuracy_and_its_interval(s
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     from agenthorizon.report import plots
 
+    from agenthorizon.extras import install_advice
+
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(ImportError, match=r"pip install agenthorizon\[plot\]"):
+    # The advice works for this installation: from this checkout, `pip install -e '<checkout>[plot]'`.
+    advice = install_advice("plot")
+    assert advice.endswith("[plot]'") and ("agenthorizon[plot]" in advice or "-e '" in advice)
+    with pytest.raises(ImportError, match=re.escape(advice)):
         plots.plot_judge_comparison([])
 
 

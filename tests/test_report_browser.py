@@ -109,7 +109,7 @@ def browser(chromium, tmp_path_factory: pytest.TempPathFactory):
 
 def _expected_outcomes(runs: dict, run_dir: Path) -> dict[str, int]:
     """Outcome counts computed from the result files and labels, independently of the page."""
-    from agenthorizon.release.source import load_references
+    from agenthorizon.release.files import load_references
 
     counts = {"correct": 0, "false_accept": 0, "false_reject": 0, "invalid": 0}
     for row in load_references(runs["root"], "AH"):

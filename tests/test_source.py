@@ -13,7 +13,8 @@ import pytest
 
 from agenthorizon.data.load import load_dataset
 from agenthorizon.schema import LABEL_FILES, json_relpath
-from agenthorizon.release.source import load_references, read_labels, resolve_release
+from agenthorizon.release.files import load_references, read_labels
+from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.splits import derive_dev_set
 
 REPO_ID = "ServiceNow/AgentHorizon"

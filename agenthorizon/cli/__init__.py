@@ -43,16 +43,54 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command; bad input, a missing extra or a closed pipe end it with one line, not a traceback.
+
+    Exit status: the command's own, 2 for bad input (a ``ValueError``, a
+    missing file, text that is not UTF-8, JSON nested too deeply) or a
+    missing optional extra, and 141 (128 + SIGPIPE, as a shell reports it)
+    when the reader of the output went away, as ``info --format json | head`` does.
+    """
+    from agenthorizon.extras import MissingExtraError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
-    except (FileNotFoundError, ValueError) as error:
-        # Bad input is reported as one clear line, not a traceback.
-        print(f"agenthorizon {args.command}: error: {error}", file=sys.stderr)
-        from agenthorizon.cli._common import EXIT_USAGE
+    except BrokenPipeError:
+        return _closed_pipe()
+    except (FileNotFoundError, ValueError, MissingExtraError) as error:
+        # Bad input is reported as one clear line, not a traceback. Every
+        # reader names its file; UnicodeDecodeError is a ValueError.
+        return _error(args.command, str(error))
+    except RecursionError:
+        # Readers turn deep nesting into a ValueError naming the file; this
+        # catches what no reader anticipated.
+        return _error(args.command, "input nested too deeply to process (RecursionError); expected flatter JSON")
 
-        return EXIT_USAGE
+
+def _error(command: str, message: str) -> int:
+    try:
+        print(f"agenthorizon {command}: error: {message}", file=sys.stderr)
+    except BrokenPipeError:
+        return _closed_pipe()
+    from agenthorizon.cli._common import EXIT_USAGE
+
+    return EXIT_USAGE
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout closed it: stop quietly, as command-line tools do."""
+    # Python flushes stdout at exit and would report the broken pipe again;
+    # point stdout at /dev/null so that flush has nowhere to fail.
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a real file (captured in tests)
+        pass
+    return 128 + 13  # SIGPIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

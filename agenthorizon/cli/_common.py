@@ -131,7 +131,7 @@ def load_selection_references(
         dataset = agenthorizon.load_dataset(root, selection.config, split=SPLIT_NAME, images=None, **selection.load_options())
         label_rows = dataset.select_columns(list(LABEL_FIELDS)).to_list()
         return dataset, label_rows
-    from agenthorizon.release.source import load_references
+    from agenthorizon.release.files import load_references
 
     rows = load_references(root, selection.config, **selection.load_options())
     return rows, rows

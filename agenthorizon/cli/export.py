@@ -37,6 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repo-id", default=None, help=f"Hub repository named in the card's loading example and the printed upload command (default {DEFAULT_HUB_REPO})",
     )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="export into a folder that is not empty, removing the files under data/ the new card does not list",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         max_shard_size=args.max_shard_size,
         repo_id=args.repo_id,
         revision=args.revision,
+        overwrite=args.overwrite,
     )
     for name, export in summary.configs.items():
         counts = export.counts
@@ -58,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
             f"{name}: {counts['n']} items ({counts['positive']} positive, {counts['negative']} negative) "
             f"in {len(export.files)} shard(s) under {summary.out / 'data' / name}"
         )
+    skipped = sum(len(export.skipped_screenshots) for export in summary.configs.values())
+    if skipped:
+        print(f"{skipped} screenshot(s) do not decode as images and were exported as null (see the warning)")
     print(f"dataset card: {summary.card}")
     print(f'load with: datasets.load_dataset("{summary.out}", "{next(iter(summary.configs))}", split="test")')
     print("publish it (opens a pull request on the Hub repo; log in first with `hf auth login`):")

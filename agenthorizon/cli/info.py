@@ -43,7 +43,7 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
 
     from agenthorizon.release.labels import count_labels, manifest_sha256
     from agenthorizon.schema import json_relpath
-    from agenthorizon.release.source import annotate, load_dev_set, local_root, read_labels, read_trajectory
+    from agenthorizon.release.files import annotate, load_dev_set, local_root, read_labels, read_trajectory
     from agenthorizon.release.splits import select_config
 
     release = local_root(root)
@@ -51,7 +51,7 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
     dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
     annotated = annotate(rows, dev)
     num_steps = {
-        row["trajectory_id"]: len(read_trajectory(release / json_relpath(row["trajectory_id"]), row["location"])["steps"])
+        row["trajectory_id"]: len(read_trajectory(release, release / json_relpath(row["trajectory_id"]), row["location"])["steps"])
         for row in rows
     }
     configs = {}

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Check that every file referenced by every label row exists and every screenshot header reads."
+HELP = (
+    "Check a release as loading reads it (every label row's files exist and parse, no link leaves the release, "
+    "every screenshot header reads within the pixel budget), all problems at once."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,5 +24,8 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         print(f"{len(problems)} problem(s) found in {args.root}")
         return 1
-    print(f"{args.root}: OK (every referenced file exists, every screenshot header reads)")
+    print(
+        f"{args.root}: OK (every referenced file exists and loads, no link leaves the release, "
+        "every screenshot header reads within the pixel budget)"
+    )
     return 0

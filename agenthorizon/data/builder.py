@@ -31,7 +31,7 @@ from agenthorizon.schema import (
     DEV_GROUPS,
     SPLIT_NAME,
 )
-from agenthorizon.release.source import (
+from agenthorizon.release.files import (
     annotate,
     check_images,
     load_dev_set,
@@ -82,6 +82,15 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     dev_manifest_sha256 : str, optional
         sha256 of the dev manifest file's bytes, set by ``load_dataset`` for
         the same reason.
+    blind : bool, default False
+        Write blind rows: image references in ``markdown`` and
+        ``steps[].screenshot`` name the item's trajectory id, not its steps-id
+        folder (``load_dataset(blind=True)`` also drops the hidden columns).
+    files_fingerprint : str, optional
+        :func:`agenthorizon.release.files.stat_fingerprint` of the files the
+        build reads (size and modification time of each trajectory json and
+        Markdown, and of each screenshot folder), set by ``load_dataset`` so
+        that a file changed in place gets a new cache.
     """
 
     dev_groups: int = DEV_GROUPS
@@ -90,6 +99,8 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     images: str | None = "lazy"
     label_manifest_sha256: str | None = None
     dev_manifest_sha256: str | None = None
+    files_fingerprint: str | None = None
+    blind: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -100,10 +111,10 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 def _code_hash() -> str:
     """Hash of the code that writes rows: a changed builder never reuses an old cache."""
     from agenthorizon.data import features, table
-    from agenthorizon.release import source
+    from agenthorizon.release import blind, files, render, trajectory
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    for module in (features, table, source):
+    for module in (features, table, files, trajectory, render, blind):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -191,8 +202,11 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
     def _generate_tables(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, pa.Table]]:
         """Tables of at most ``_BATCH_ITEMS`` rows each, in the order of ``items``."""
         schema = self.info.features.arrow_schema
+        listings: dict[str, Any] = {}  # screenshot folders checked for links, once per build
         for start in range(0, len(items), _BATCH_ITEMS):
-            yield start, build_table(root, items[start : start + _BATCH_ITEMS], schema)
+            yield start, build_table(
+                root, items[start : start + _BATCH_ITEMS], schema, blind=self.config.blind, folder_listings=listings
+            )
 
     def _generate_examples(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
         for _, table in self._generate_tables(root, items):
@@ -227,6 +241,6 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
                 job_id=job_id,
             )
         except DatasetGenerationError as error:
-            if isinstance(error.__cause__, (ValueError, FileNotFoundError)):
+            if isinstance(error.__cause__, (ValueError, OSError)):
                 raise ReleaseError(error.__cause__) from error.__cause__
             raise

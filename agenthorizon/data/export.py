@@ -38,6 +38,7 @@ import contextlib
 import os
 import re
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -53,7 +54,7 @@ from agenthorizon.schema import (
     SPLIT_NAME,
     UNTYPED,
 )
-from agenthorizon.release.source import resolve_release
+from agenthorizon.release.hub import resolve_release
 
 __all__ = [
     "ConfigExport",
@@ -134,6 +135,8 @@ class ConfigExport:
     files: list[str]
     counts: dict[str, Any]
     num_bytes: int
+    skipped_screenshots: list[str] = field(default_factory=list)
+    """One line per screenshot exported as null because it does not decode as an image."""
 
 
 @dataclass
@@ -187,33 +190,83 @@ def _screenshot_paths(row: Mapping[str, Any]) -> list[str | None]:
     return [None if p is None else os.fspath(p) for p in paths]
 
 
-def _thumbnails(paths: Sequence[str | None], cache_dir: str | os.PathLike[str] | None = None) -> dict[int, bytes]:
+def _thumbnails(
+    paths: Sequence[str | None], bad: dict[int, str], cache_dir: str | os.PathLike[str] | None = None
+) -> dict[int, bytes]:
     """Step index -> JPEG bytes of the screenshot downscaled to fit 512x332.
 
     With ``cache_dir`` (the export's own temporary cache, see
     :func:`export_release`), a screenshot already thumbnailed for another item
     or config is read back instead of decoded again; without it nothing is
     cached (the user's image cache would otherwise get a copy of every
-    thumbnail of the release).
+    thumbnail of the release). A screenshot that does not decode (over the
+    pixel budget, truncated, not an image) gets no thumbnail; its index and
+    reason go to ``bad``.
     """
-    from agenthorizon.data.images import DEFAULT_SIZE, prepare_images
+    from agenthorizon.data.images import DEFAULT_SIZE, ScreenshotError, prepare_images
 
-    prepared = prepare_images(
-        list(paths), mode="per-step", size=DEFAULT_SIZE, format="jpeg",
-        cache_dir=cache_dir, use_cache=cache_dir is not None,
-    )
-    return {image.steps[0]: image.data for image in prepared}
+    def prepare(wanted: list[str | None]) -> dict[int, bytes]:
+        prepared = prepare_images(
+            wanted, mode="per-step", size=DEFAULT_SIZE, format="jpeg",
+            cache_dir=cache_dir, use_cache=cache_dir is not None,
+        )
+        return {image.steps[0]: image.data for image in prepared}
+
+    try:
+        return prepare(list(paths))
+    except ScreenshotError:
+        pass  # find which ones, one at a time (only items with a bad screenshot pay for it)
+    encoded: dict[int, bytes] = {}
+    for index, path in enumerate(paths):
+        if path is None:
+            continue
+        try:
+            encoded.update(prepare([None] * index + [path]))
+        except ScreenshotError as error:
+            bad[index] = str(error)
+    return encoded
+
+
+def _full_images(paths: Sequence[str | None], bad: dict[int, str]) -> dict[int, bytes]:
+    """Step index -> the screenshot file's bytes, for files that decode as images (others go to ``bad``)."""
+    from agenthorizon.data.images import ScreenshotError, check_image
+
+    encoded = {}
+    for index, path in enumerate(paths):
+        if path is None:
+            continue
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            raise FileNotFoundError(f"{path}: screenshot cannot be read ({error.strerror}); expected an image file") from None
+        try:
+            check_image(data, name=path)
+        except ScreenshotError as error:
+            bad[index] = str(error)
+            continue
+        encoded[index] = data
+    return encoded
 
 
 def export_row(
-    row: Mapping[str, Any], images: str, relative: _RelativePaths, *, thumbnail_cache: str | None = None
+    row: Mapping[str, Any],
+    images: str,
+    relative: _RelativePaths,
+    *,
+    thumbnail_cache: str | None = None,
+    bad: dict[int, str] | None = None,
 ) -> dict[str, Any]:
     """One builder row as an exported row (before ``Features.encode_example``).
 
     Image structs carry the release-relative path of their source screenshot
     beside the bytes, so every embedded image can be traced to its file.
     ``thumbnail_cache`` is a directory where thumbnails are kept between rows.
+    Only files that decode as images are embedded: a screenshot over the pixel
+    budget, truncated or not an image is exported as null, and its step index
+    and reason are added to ``bad``.
     """
+    bad = {} if bad is None else bad
     where = f"item {row['trajectory_id']}"
     out = {name: value for name, value in row.items() if name != SCREENSHOTS}
     out["steps"] = [
@@ -226,17 +279,10 @@ def export_row(
     if images == "paths":
         out[SCREENSHOTS] = relative_paths
         return out
-    if images == "full":
-        encoded = {}
-        for index, path in enumerate(paths):
-            if path is not None:
-                with open(path, "rb") as handle:
-                    encoded[index] = handle.read()
-    else:
-        encoded = _thumbnails(paths, thumbnail_cache)
+    encoded = _full_images(paths, bad) if images == "full" else _thumbnails(paths, bad, thumbnail_cache)
     out[SCREENSHOTS] = [
-        None if path is None else {"bytes": encoded[index], "path": relative_paths[index]}
-        for index, path in enumerate(paths)
+        None if index not in encoded else {"bytes": encoded[index], "path": relative_paths[index]}
+        for index in range(len(paths))
     ]
     return out
 
@@ -382,6 +428,7 @@ def _write_config(
     relative: _RelativePaths,
     max_bytes: int,
     thumbnail_cache: str | None = None,
+    skipped: list[str] | None = None,
 ) -> tuple[list[Path], list[dict[str, str]], int]:
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob(f"{SPLIT_NAME}-*.parquet"):
@@ -398,7 +445,10 @@ def _write_config(
                 label_rows += table.select(["label", "mistake_type"]).to_pylist()
             rows = ()
         for row in rows:
-            exported = export_row(row, images, relative, thumbnail_cache=thumbnail_cache)
+            bad: dict[int, str] = {}
+            exported = export_row(row, images, relative, thumbnail_cache=thumbnail_cache, bad=bad)
+            if skipped is not None:
+                skipped += [f"item {row['trajectory_id']} step {index}: {bad[index]}" for index in sorted(bad)]
             writer.add(features.encode_example(exported), _size_hint(exported))
             label_rows.append({"label": row["label"], "mistake_type": row["mistake_type"]})
     except BaseException:
@@ -507,6 +557,7 @@ def export_release(
     repo_id: str | None = None,
     revision: str | None = None,
     token: str | bool | None = None,
+    overwrite: bool = False,
 ) -> ExportSummary:
     """Write Parquet shards per config and a dataset card to ``out``.
 
@@ -525,9 +576,8 @@ def export_release(
         chosen configs need are fetched (no screenshots for ``images="none"``
         or ``"paths"``), see :func:`agenthorizon.resolve_release`.
     out : str or path-like
-        Output folder, created when missing; ``out/README.md`` and
-        ``out/data/<config>/`` are (over)written, and stale shards of an
-        exported config removed; anything else in it is left alone.
+        Output folder, created when missing. A folder that holds anything but
+        hidden entries (such as ``.git``) is refused unless ``overwrite``.
     configs : sequence of str, default=all four
         Configs to export, each from ``schema.CONFIG_NAMES``; repeats are
         ignored and the export follows the order of ``CONFIG_NAMES``.
@@ -545,12 +595,19 @@ def export_release(
         original release's repository).
     revision, token : optional
         For a Hub ``root``: the branch, tag or commit, and the access token.
+    overwrite : bool, default=False
+        Export into a used folder: ``README.md`` and the shards are
+        rewritten, and every file under ``out/data/`` the new card does not
+        list (shards of configs not exported this time) is removed. Files
+        outside ``data/`` are left alone.
 
     Returns
     -------
     ExportSummary
         Per config (in export order): rows, shard files relative to ``out``,
-        counts (:func:`config_counts`) and Arrow bytes; and the card's path.
+        counts (:func:`config_counts`), Arrow bytes and the screenshots
+        exported as null because they do not decode as images (each also
+        counted in a warning); and the card's path.
 
     Raises
     ------
@@ -559,7 +616,8 @@ def export_release(
     ValueError
         If ``configs`` is empty or names an unknown config, ``images`` is not
         a mode, ``dev_groups`` is not a non-negative integer,
-        ``max_shard_size`` is not a positive size, or a label file or
+        ``max_shard_size`` is not a positive size, ``out`` is used and
+        ``overwrite`` is false, or a label file or
         trajectory of the release is invalid (the message names the file and
         line or item).
 
@@ -589,6 +647,7 @@ def export_release(
     """
     _check_mode(images)
     out = Path(out)
+    _check_out(out, overwrite)
     chosen = list(dict.fromkeys(configs))
     if not chosen:
         raise ValueError("no config to export; expected one or more of " + ", ".join(CONFIG_NAMES))
@@ -620,8 +679,10 @@ def export_release(
             thumbnail_cache = stack.enter_context(tempfile.TemporaryDirectory(prefix=".thumbnails-", dir=out))
         for config in sorted(chosen, key=CONFIG_NAMES.index):
             directory = out / "data" / config
+            skipped: list[str] = []
             paths, label_rows, num_bytes = _write_config(
-                _rows(root, config, dev_groups), directory, features, images, relative, max_bytes, thumbnail_cache
+                _rows(root, config, dev_groups), directory, features, images, relative, max_bytes, thumbnail_cache,
+                skipped,
             )
             summary.configs[config] = ConfigExport(
                 config=config,
@@ -629,7 +690,47 @@ def export_release(
                 files=[path.relative_to(out).as_posix() for path in paths],
                 counts=config_counts(label_rows),
                 num_bytes=num_bytes,
+                skipped_screenshots=skipped,
             )
+            if skipped:
+                warnings.warn(
+                    f"{len(skipped)} screenshot(s) of config {config} do not decode as images and were exported as "
+                    f"null (first: {skipped[0]}); run `agenthorizon verify` on the release for all of them",
+                    UserWarning,
+                    stacklevel=2,
+                )
     summary.card = out / "README.md"
     summary.card.write_text(dataset_card(summary, features, dev_groups=dev_groups, repo_id=repo_id), encoding="utf-8")
+    if overwrite:
+        _remove_unlisted(out, summary)
     return summary
+
+
+def _check_out(out: Path, overwrite: bool) -> None:
+    """Refuse an output folder that holds anything but hidden entries, unless ``overwrite``."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file; expected an output folder")
+    used = sorted(entry.name for entry in out.iterdir() if not entry.name.startswith(".")) if out.is_dir() else []
+    if used and not overwrite:
+        shown = ", ".join(used[:5]) + (", ..." if len(used) > 5 else "")
+        raise ValueError(
+            f"{out} is not empty (holds {shown}); expected a new or empty folder, or pass --overwrite "
+            "(overwrite=True) to replace its export and remove the files under data/ the new card does not list"
+        )
+
+
+def _remove_unlisted(out: Path, summary: ExportSummary) -> None:
+    """Remove every file under ``out/data/`` the card does not list, and folders left empty.
+
+    Only ``data/`` is cleaned: other files in ``out`` (a licence, a ``.git``
+    folder of a Hub clone) are not the export's to remove.
+    """
+    listed = {out / name for name in summary.files}
+    data = out / "data"
+    for folder, _, names in os.walk(data, topdown=False):
+        for name in names:
+            path = Path(folder) / name
+            if path not in listed:
+                path.unlink()
+        if Path(folder) != data and not any(Path(folder).iterdir()):
+            Path(folder).rmdir()

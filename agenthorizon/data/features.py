@@ -10,7 +10,7 @@ from typing import Any
 
 import datasets
 
-from agenthorizon.release.source import check_images
+from agenthorizon.release.files import check_images
 from agenthorizon.schema import FLOAT_PARAMETERS, STRING_PARAMETERS
 
 __all__ = ["features", "list_feature"]

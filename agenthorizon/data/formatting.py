@@ -32,13 +32,21 @@ from datasets.formatting.formatting import PythonFormatter
 
 from agenthorizon.data.screenshots import LazyScreenshots
 
-__all__ = ["FORMAT_TYPE", "LazyScreenshotsFormatter", "lazy_screenshots_column"]
+__all__ = [
+    "BLIND_FORMAT_TYPE",
+    "BlindLazyScreenshotsFormatter",
+    "FORMAT_TYPE",
+    "LazyScreenshotsFormatter",
+    "lazy_screenshots_column",
+]
 
 FORMAT_TYPE = "agenthorizon"
+BLIND_FORMAT_TYPE = "agenthorizon-blind"
+"""The same format for blind rows: screenshots decode without a file name."""
 _COLUMN = "screenshots"
 
 
-def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray) -> list[LazyScreenshots | None]:
+def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray, *, blind: bool = False) -> list[LazyScreenshots | None]:
     """One :class:`LazyScreenshots` per row of an Arrow ``screenshots`` column (``None`` for a null row).
 
     ``column`` is a list of image structs (``{"bytes", "path"}``, as stored for
@@ -65,7 +73,9 @@ def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray) -> list[LazyScre
             if valid is not None and not valid[index]:
                 result.append(None)
             else:
-                result.append(LazyScreenshots.of_paths(tuple(paths[offsets[index] - start : offsets[index + 1] - start])))
+                result.append(
+                    LazyScreenshots.of_paths(tuple(paths[offsets[index] - start : offsets[index + 1] - start]), blind=blind)
+                )
     return result
 
 
@@ -77,23 +87,25 @@ class LazyScreenshotsFormatter(PythonFormatter):
     mappings; they format each column on access through :meth:`format_column`).
     """
 
+    blind = False
+
     def format_row(self, pa_table: pa.Table) -> Any:
         if self.lazy or _COLUMN not in pa_table.column_names:
             return super().format_row(pa_table)  # lazy: a LazyRow formatting columns through format_column
         row = super().format_row(_without_screenshots(pa_table))
-        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN))[0]
+        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN), blind=self.blind)[0]
         return {name: screenshots if name == _COLUMN else row[name] for name in pa_table.column_names}
 
     def format_column(self, pa_table: pa.Table) -> list:
         if pa_table.column_names[0] == _COLUMN:
-            return lazy_screenshots_column(pa_table.column(0))
+            return lazy_screenshots_column(pa_table.column(0), blind=self.blind)
         return super().format_column(pa_table)
 
     def format_batch(self, pa_table: pa.Table) -> Any:
         if self.lazy or _COLUMN not in pa_table.column_names:
             return super().format_batch(pa_table)
         batch = super().format_batch(_without_screenshots(pa_table))
-        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN))
+        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN), blind=self.blind)
         return {name: screenshots if name == _COLUMN else batch[name] for name in pa_table.column_names}
 
 
@@ -101,4 +113,11 @@ def _without_screenshots(pa_table: pa.Table) -> pa.Table:
     return pa_table.remove_column(pa_table.schema.get_field_index(_COLUMN))
 
 
+class BlindLazyScreenshotsFormatter(LazyScreenshotsFormatter):
+    """:class:`LazyScreenshotsFormatter` for blind rows: screenshots decode from bytes, without a file name."""
+
+    blind = True
+
+
 _register_formatter(LazyScreenshotsFormatter, FORMAT_TYPE)
+_register_formatter(BlindLazyScreenshotsFormatter, BLIND_FORMAT_TYPE)

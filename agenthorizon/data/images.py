@@ -1,4 +1,4 @@
-"""Screenshots prepared for a model: downscale, encode, 2x2 mosaics, selection, cache.
+"""Screenshots prepared for a model: downscale, encode, 2x2 mosaics, within bounded memory.
 
 Direct (non-agentic) judges get screenshots downscaled to fit 512x332 pixels
 (SPEC section 3). When a serving limit on images is exceeded, four consecutive
@@ -8,12 +8,22 @@ prompt states the reading order. This module does that, reproducibly:
 - :func:`prepare_images` turns a trajectory's screenshots into a list of
   :class:`PreparedImage` (encoded bytes, the step ids each image covers, and a
   ``data_url()`` for OpenAI-compatible servers);
-- :class:`ImageSettings` is the preprocessing a run record stores;
+- :class:`ImageSettings` is the preprocessing a run record stores
+  (:mod:`agenthorizon.data.image_settings`);
 - :func:`select_steps` chooses which steps get an image (all, every k-th, or
-  first and last plus evenly spaced up to an image budget);
+  first and last plus evenly spaced up to an image budget;
+  :mod:`agenthorizon.data.step_selection`);
 - encoded images are kept in a content-addressed cache on disk (key: sha256 of
-  the source file's bytes and the preprocessing parameters), so a second run
-  re-encodes nothing, and cache misses are encoded in parallel.
+  the source file's bytes and the preprocessing parameters;
+  :mod:`agenthorizon.data.image_cache`), so a second run re-encodes nothing,
+  and cache misses are encoded in parallel, at most one full-size screenshot
+  per CPU at a time;
+- every file is opened with :func:`open_image` (re-exported from
+  :mod:`agenthorizon.release.image_files`): within the pixel budget, one error
+  type naming the file.
+
+Those names are re-exported here, so ``agenthorizon.data.images`` stays the
+one import for screenshot pixels.
 
 Content hashing, not a file's size and modification time, keys the cache:
 hashing costs a small fraction of decoding and resizing a screenshot
@@ -23,308 +33,73 @@ file is rewritten in place or the release is copied elsewhere.
 
 from __future__ import annotations
 
-import base64
 import concurrent.futures
 import dataclasses
 import hashlib
 import io
 import json
 import os
-import tempfile
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from PIL import Image
 
 from agenthorizon._system import available_cpus
-from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
+from agenthorizon.data.image_cache import CACHE_ENV, CACHE_VERSION, ImageCache, default_cache_dir
+from agenthorizon.data.image_settings import (
+    BLANK_COLOR,
+    DEFAULT_QUALITY,
+    DEFAULT_SIZE,
+    FORMATS,
+    MODE_MOSAIC,
+    MODE_NONE,
+    MOSAIC_GRID,
+    TILES_PER_MOSAIC,
+    ImageSettings,
+    PreparedImage,
+    PreparedImages,
+    reading_order_sentence,
+)
+from agenthorizon.data.step_selection import SELECTION_STRATEGIES, evenly_spaced, select_steps
+from agenthorizon.release.image_files import (
+    DEFAULT_MAX_PIXELS,
+    ScreenshotError,
+    ScreenshotNotFoundError,
+    check_image,
+    open_image,
+)
+from agenthorizon.schema import MODEL_IMAGE_MODES
 
 __all__ = [
+    "CACHE_ENV",
+    "DEFAULT_MAX_PIXELS",
     "MODEL_IMAGE_MODES",
     "SELECTION_STRATEGIES",
     "ImageSettings",
     "PreparedImage",
     "PreparedImages",
+    "ScreenshotError",
+    "ScreenshotNotFoundError",
+    "check_image",
     "default_cache_dir",
     "downscale",
     "encode_image",
+    "evenly_spaced",
     "fit_size",
     "make_mosaic",
+    "open_image",
     "prepare_images",
     "reading_order_sentence",
     "select_steps",
 ]
 
-MODE_PER_STEP = IMAGE_MODE_PER_STEP
-MODE_MOSAIC = IMAGE_MODE_MOSAIC
-MODE_NONE = IMAGE_MODE_NONE
-
-STRATEGY_ALL = "all"
-STRATEGY_EVERY_K = "every-k"
-STRATEGY_EVEN = "even"
-SELECTION_STRATEGIES = (STRATEGY_ALL, STRATEGY_EVERY_K, STRATEGY_EVEN)
-
-FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
-DEFAULT_SIZE = (512, 332)
-DEFAULT_QUALITY = 85
-MOSAIC_GRID = (2, 2)  # columns, rows
-TILES_PER_MOSAIC = MOSAIC_GRID[0] * MOSAIC_GRID[1]
-_CELL_NAMES = ("top-left", "top-right", "bottom-left", "bottom-right")
-BLANK_COLOR = (0, 0, 0)
-CACHE_ENV = "AGENTHORIZON_IMAGE_CACHE"
-# Bump when the pixels produced for the same parameters change (resampling
-# filter, letterboxing), so old cache entries are not served for new output.
-CACHE_VERSION = 1
 _RESAMPLE = Image.Resampling.LANCZOS
 # Box-reduce by an integer factor first, then Lanczos the rest: for 1920x1080 ->
 # 512x288 this halves first and is about 2.5x faster than Lanczos on the full
 # image, with the same legibility of text (the box reduce is an exact area average).
 _REDUCING_GAP = 1.5
-
-
-# --- settings ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ImageSettings:
-    """How screenshots are prepared for a model; stored in the run record.
-
-    Attributes
-    ----------
-    mode : {"per-step", "mosaic", "none"}
-        One image per selected step; 2x2 mosaics of four consecutive selected
-        steps; or no images.
-    size : (int, int)
-        Box each screenshot is downscaled to fit, aspect ratio kept (never
-        upscaled). A mosaic is twice as wide and twice as high: 1024x664 for
-        the default 512x332.
-    format : {"jpeg", "png"}
-    quality : int
-        JPEG quality, 1-100 (ignored for PNG).
-    budget : int or None
-        Most images sent per trajectory (per-step: screenshots; mosaic:
-        mosaics, so at most ``4 * budget`` steps). ``None`` means no limit.
-    strategy : {"all", "every-k", "even"}
-        Which steps to show, see :func:`select_steps`.
-    every : int
-        ``k`` of the ``every-k`` strategy.
-
-    >>> ImageSettings(mode="mosaic").to_dict()["mosaic"]
-    {'grid': [2, 2], 'order': 'row-major', 'size': [1024, 664]}
-    """
-
-    mode: str = MODE_PER_STEP
-    size: tuple[int, int] = DEFAULT_SIZE
-    format: str = "jpeg"
-    quality: int = DEFAULT_QUALITY
-    budget: int | None = None
-    strategy: str = STRATEGY_ALL
-    every: int = 1
-
-    def __post_init__(self) -> None:
-        if self.mode not in MODEL_IMAGE_MODES:
-            raise ValueError(f"image mode {self.mode!r} is not one of {MODEL_IMAGE_MODES}")
-        size = tuple(self.size)
-        if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
-            raise ValueError(f"image size must be two positive integers (width, height), got {self.size!r}")
-        object.__setattr__(self, "size", size)
-        fmt = str(self.format).lower()
-        fmt = "jpeg" if fmt == "jpg" else fmt
-        if fmt not in FORMATS:
-            raise ValueError(f"image format {self.format!r} is not one of {tuple(FORMATS)}")
-        object.__setattr__(self, "format", fmt)
-        if not isinstance(self.quality, int) or not 1 <= self.quality <= 100:
-            raise ValueError(f"JPEG quality must be an integer from 1 to 100, got {self.quality!r}")
-        if self.budget is not None and (not isinstance(self.budget, int) or self.budget < 1):
-            raise ValueError(f"image budget must be a positive integer or None, got {self.budget!r}")
-        if self.strategy not in SELECTION_STRATEGIES:
-            raise ValueError(f"selection strategy {self.strategy!r} is not one of {SELECTION_STRATEGIES}")
-        if not isinstance(self.every, int) or self.every < 1:
-            raise ValueError(f"'every' (k of every-k) must be a positive integer, got {self.every!r}")
-
-    @property
-    def mime_type(self) -> str:
-        return FORMATS[self.format]
-
-    @property
-    def mosaic_size(self) -> tuple[int, int]:
-        return (self.size[0] * MOSAIC_GRID[0], self.size[1] * MOSAIC_GRID[1])
-
-    @property
-    def step_budget(self) -> int | None:
-        """Most steps that may be shown: the image budget, times four for mosaics."""
-        if self.budget is None:
-            return None
-        return self.budget * (TILES_PER_MOSAIC if self.mode == MODE_MOSAIC else 1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready description for the run record (``images`` key)."""
-        return {
-            "mode": self.mode,
-            "size": list(self.size),
-            "format": self.format,
-            "quality": self.quality if self.format == "jpeg" else None,
-            "budget": self.budget,
-            "strategy": self.strategy,
-            "every": self.every,
-            "mosaic": (
-                {"grid": list(MOSAIC_GRID), "order": "row-major", "size": list(self.mosaic_size)}
-                if self.mode == MODE_MOSAIC
-                else None
-            ),
-            "reading_order": reading_order_sentence() if self.mode == MODE_MOSAIC else None,
-        }
-
-
-# --- prepared images -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PreparedImage:
-    """One encoded image for the model.
-
-    ``steps`` are the step ids it shows, in reading order (one for a per-step
-    image, up to four for a mosaic: top-left, top-right, bottom-left,
-    bottom-right). ``size`` is (width, height) of the encoded image.
-    """
-
-    steps: tuple[int, ...]
-    data: bytes = field(repr=False)
-    mime_type: str
-    size: tuple[int, int]
-    kind: str = "step"  # "step" or "mosaic"
-
-    def data_url(self) -> str:
-        """The image as a base64 data URL, as OpenAI-compatible servers take it."""
-        return f"data:{self.mime_type};base64,{base64.b64encode(self.data).decode('ascii')}"
-
-    def content_part(self) -> dict[str, Any]:
-        """The image as an OpenAI chat ``content`` part."""
-        return {"type": "image_url", "image_url": {"url": self.data_url()}}
-
-    def caption(self) -> str:
-        """Text to place before the image in the prompt.
-
-        >>> PreparedImage((7,), b"", "image/jpeg", (1, 1)).caption()
-        'Step 7 screenshot:'
-        """
-        if self.kind == "mosaic":
-            return reading_order_sentence(self.steps)
-        return f"Step {self.steps[0]} screenshot:"
-
-
-class PreparedImages(list):
-    """A list of :class:`PreparedImage` with what happened while preparing it.
-
-    Attributes: ``settings`` (:class:`ImageSettings`), ``selected_steps`` (step
-    ids shown), ``skipped_steps`` (step ids without a screenshot), ``encoded``
-    (images encoded by this call) and ``cache_hits`` (images read from cache).
-    """
-
-    def __init__(
-        self,
-        images: Iterable[PreparedImage] = (),
-        *,
-        settings: ImageSettings | None = None,
-        selected_steps: Sequence[int] = (),
-        skipped_steps: Sequence[int] = (),
-        encoded: int = 0,
-        cache_hits: int = 0,
-    ) -> None:
-        super().__init__(images)
-        self.settings = settings or ImageSettings()
-        self.selected_steps = tuple(selected_steps)
-        self.skipped_steps = tuple(skipped_steps)
-        self.encoded = encoded
-        self.cache_hits = cache_hits
-
-    def to_record(self) -> dict[str, Any]:
-        """Per-trajectory summary for a result's telemetry."""
-        return {
-            "n_images": len(self),
-            "selected_steps": list(self.selected_steps),
-            "skipped_steps": list(self.skipped_steps),
-            "encoded": self.encoded,
-            "cache_hits": self.cache_hits,
-            "bytes": sum(len(image.data) for image in self),
-        }
-
-
-def reading_order_sentence(steps: Sequence[int] | None = None) -> str:
-    """The reading order of a 2x2 mosaic, as the prompt must state it.
-
-    Without ``steps``, the general sentence for the prompt's instructions; with
-    the step ids of one mosaic, the caption of that image (empty cells of a
-    final partial mosaic are named as blank).
-
-    >>> reading_order_sentence([4, 5, 6])
-    'Steps 4-6 as a 2x2 grid, read left to right, top to bottom: top-left = step 4, top-right = step 5, bottom-left = step 6, bottom-right = blank.'
-    """
-    if steps is None:
-        return (
-            "Each image is a 2x2 grid of four consecutive steps, read left to right, top to bottom: "
-            "top-left = step N, top-right = step N+1, bottom-left = step N+2, bottom-right = step N+3; "
-            "each image is preceded by the step numbers it shows, and cells after the last step are blank."
-        )
-    steps = list(steps)
-    if not 1 <= len(steps) <= TILES_PER_MOSAIC:
-        raise ValueError(f"a mosaic shows 1 to {TILES_PER_MOSAIC} steps, got {len(steps)}")
-    cells = [
-        f"{name} = step {steps[i]}" if i < len(steps) else f"{name} = blank"
-        for i, name in enumerate(_CELL_NAMES)
-    ]
-    span = f"Steps {steps[0]}-{steps[-1]}" if len(steps) > 1 else f"Step {steps[0]}"
-    return f"{span} as a 2x2 grid, read left to right, top to bottom: {', '.join(cells)}."
-
-
-# --- selection ---------------------------------------------------------------------
-
-
-def select_steps(
-    available: Sequence[int],
-    strategy: str = STRATEGY_ALL,
-    *,
-    budget: int | None = None,
-    every: int = 1,
-) -> list[int]:
-    """Choose which of ``available`` (step ids with a screenshot) to show.
-
-    - ``"all"``: every available step;
-    - ``"every-k"``: every ``every``-th available step, starting with the first;
-    - ``"even"``: the first and the last plus evenly spaced steps between them.
-
-    When a selection holds more than ``budget`` steps it is thinned to
-    ``budget`` evenly spaced steps that keep its first and last (with a budget
-    of 1, only the last: the final state says most about success). The result
-    is sorted and deterministic.
-
-    >>> select_steps(range(10), "even", budget=4)
-    [0, 3, 6, 9]
-    >>> select_steps(range(10), "every-k", every=4)
-    [0, 4, 8]
-    """
-    if strategy not in SELECTION_STRATEGIES:
-        raise ValueError(f"selection strategy {strategy!r} is not one of {SELECTION_STRATEGIES}")
-    if budget is not None and (not isinstance(budget, int) or budget < 1):
-        raise ValueError(f"image budget must be a positive integer or None, got {budget!r}")
-    if not isinstance(every, int) or every < 1:
-        raise ValueError(f"'every' must be a positive integer, got {every!r}")
-    chosen = sorted(available)
-    if strategy == STRATEGY_EVERY_K:
-        chosen = chosen[::every]
-    if budget is not None and len(chosen) > budget:
-        chosen = _evenly_spaced(chosen, budget)
-    return chosen
-
-
-def _evenly_spaced(items: list[int], count: int) -> list[int]:
-    if count == 1:
-        return [items[-1]]
-    last = len(items) - 1
-    # Integer rounding of i * last / (count - 1): exact, so the same input
-    # always gives the same steps on every platform.
-    return [items[(i * last + (count - 1) // 2) // (count - 1)] for i in range(count)]
 
 
 # --- pixels --------------------------------------------------------------------------
@@ -427,10 +202,8 @@ def _file_digest(path: str) -> str:
     try:
         with open(path, "rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: screenshot file not found") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: expected a screenshot image file, found a directory") from None
+    except (FileNotFoundError, IsADirectoryError):
+        raise ScreenshotNotFoundError(f"{path}: screenshot file not found; expected an image file") from None
 
 
 def _source_digest(source: _Source) -> str:
@@ -442,17 +215,10 @@ def _source_digest(source: _Source) -> str:
     return digest.hexdigest()
 
 
-def _load(source: _Source) -> Image.Image:
+def _load(source: _Source, box: tuple[int, int]) -> Image.Image:
     if source.image is not None:
         return source.image
-    try:
-        with Image.open(source.path) as image:
-            image.load()
-            return image
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{source.path}: screenshot file not found") from None
-    except (OSError, Image.DecompressionBombError) as error:
-        raise ValueError(f"{source.path}: cannot read the screenshot as an image ({error})") from None
+    return open_image(source.path, reduce_to=box)
 
 
 # --- encoding jobs (module level, so a process pool can pickle them) -------------------
@@ -468,12 +234,25 @@ class _Job:
     quality: int
 
 
+# Full-size decodes in flight in this process, at most. Decoding and resizing
+# are CPU-bound (Pillow releases the GIL), so more at once than CPUs gains no
+# speed, only memory: with this bound, the pixels held at full size stay under
+# (pixel budget) x (CPUs) however many items a runner judges at once
+# (benchmarks/bench_image_memory.py measures it).
+_DECODE_SLOTS = threading.BoundedSemaphore(available_cpus())
+
+
+def _load_small(source: _Source, box: tuple[int, int]) -> Image.Image:
+    """``source`` decoded and downscaled to fit ``box``: the full-size pixels live only inside a decode slot."""
+    with _DECODE_SLOTS:
+        return downscale(_load(source, box), box)
+
+
 def _run_job(job: _Job) -> tuple[bytes, tuple[int, int]]:
-    images = [_load(source) for source in job.sources]
-    if job.kind == "mosaic":
-        picture = make_mosaic(images, job.size)
-    else:
-        picture = downscale(images[0], job.size)
+    # One source at a time, each downscaled before the next is decoded: a
+    # mosaic never holds four full-size screenshots.
+    images = [_load_small(source, job.size) for source in job.sources]
+    picture = make_mosaic(images, job.size) if job.kind == "mosaic" else images[0]
     return encode_image(picture, job.format, job.quality), picture.size
 
 
@@ -487,61 +266,6 @@ def _job_key(kind: str, digests: Sequence[str], settings: ImageSettings) -> str:
         "quality": settings.quality if settings.format == "jpeg" else None,
     }
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()
-
-
-# --- cache ----------------------------------------------------------------------------------
-
-
-def default_cache_dir() -> Path:
-    """Where encoded images are cached unless told otherwise.
-
-    ``$AGENTHORIZON_IMAGE_CACHE`` when set, else ``<HF_HOME>/agenthorizon/images``
-    (``HF_HOME`` defaults to ``$XDG_CACHE_HOME/huggingface`` or
-    ``~/.cache/huggingface``, as for every Hugging Face library).
-    """
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser()
-    from huggingface_hub import constants
-
-    return Path(constants.HF_HOME) / "agenthorizon" / "images"
-
-
-class _Cache:
-    def __init__(self, root: Path | None, extension: str) -> None:
-        self.root = root
-        self.extension = extension
-
-    def path(self, key: str) -> Path:
-        assert self.root is not None
-        return self.root / key[:2] / f"{key}.{self.extension}"
-
-    def get(self, key: str) -> bytes | None:
-        if self.root is None:
-            return None
-        try:
-            return self.path(key).read_bytes()
-        except FileNotFoundError:
-            return None
-
-    def put(self, key: str, data: bytes) -> None:
-        if self.root is None:
-            return
-        target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Write then rename: concurrent runs sharing the cache never read a
-        # half-written image, and identical content makes the race harmless.
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
 
 
 def _encoded_size(data: bytes) -> tuple[int, int]:
@@ -611,11 +335,14 @@ def prepare_images(
 
     Raises
     ------
-    FileNotFoundError
-        A screenshot file does not exist (the message names the path).
+    ScreenshotNotFoundError
+        A screenshot file does not exist (a ``FileNotFoundError`` naming the path).
+    ScreenshotError
+        A file over the pixel budget, truncated or not an image (a
+        ``ValueError`` naming the path; see :func:`open_image`).
     ValueError
         Bad settings (mode, size, format, quality, budget, strategy, every,
-        workers, executor), or a file that is not a readable image (named).
+        workers, executor).
 
     See Also
     --------
@@ -661,27 +388,47 @@ def prepare_images(
     selected = select_steps(
         list(by_step), settings.strategy, budget=settings.step_budget, every=settings.every
     )
-    chosen = [by_step[step] for step in selected]
-    per_image = TILES_PER_MOSAIC if settings.mode == MODE_MOSAIC else 1
-    kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
-    groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
-
     n_workers = workers if workers is not None else available_cpus()
     if n_workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     root = None if not use_cache else Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    cache = _Cache(root, "jpg" if settings.format == "jpeg" else "png")
+    cache = ImageCache(root, "jpg" if settings.format == "jpeg" else "png")
+    jobs = _plan_jobs([by_step[step] for step in selected], settings, cache, n_workers)
+    results, encoded, hits = _encode_all(jobs, cache, n_workers, executor)
+    images = [
+        PreparedImage(
+            steps=tuple(source.step for source in job.sources),
+            data=results[job.key][0],
+            mime_type=settings.mime_type,
+            size=results[job.key][1],
+            kind=job.kind,
+        )
+        for job in jobs
+    ]
+    return PreparedImages(
+        images,
+        settings=settings,
+        selected_steps=selected,
+        skipped_steps=skipped,
+        encoded=encoded,
+        cache_hits=hits,
+    )
 
+
+def _plan_jobs(chosen: list[_Source], settings: ImageSettings, cache: ImageCache, workers: int) -> list[_Job]:
+    """One job per image to send: a step, or four consecutive chosen steps for a mosaic, keyed by content."""
+    per_image = TILES_PER_MOSAIC if settings.mode == MODE_MOSAIC else 1
+    kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
+    groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
     if cache.root is None:
         # Content addresses only serve the cache: without one, reading every
         # file just to hash it would be wasted work.
         digests = [str(position) for position in range(len(chosen))]
     else:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=n_workers) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
             # hashlib releases the GIL on large buffers, so hashing runs in parallel too.
             digests = list(pool.map(_source_digest, chosen))
-
-    jobs = [
+    return [
         _Job(
             key=_job_key(kind, [digests[i] for i in group], settings),
             sources=tuple(chosen[i] for i in group),
@@ -692,6 +439,15 @@ def prepare_images(
         )
         for group in groups
     ]
+
+
+def _encode_all(
+    jobs: list[_Job], cache: ImageCache, workers: int, executor: str
+) -> tuple[dict[str, tuple[bytes, tuple[int, int]]], int, int]:
+    """Encoded bytes and size per job key: cache hits read, misses encoded (in parallel) and cached.
+
+    Returns the results, the number of images encoded and the number of cache hits.
+    """
     results: dict[str, tuple[bytes, tuple[int, int]]] = {}
     hits = 0
     misses: dict[str, _Job] = {}
@@ -704,30 +460,11 @@ def prepare_images(
             hits += 1
         else:
             misses[job.key] = job
-
     if misses:
-        for key, result in zip(misses, _run_jobs(list(misses.values()), n_workers, executor)):
+        for key, result in zip(misses, _run_jobs(list(misses.values()), workers, executor)):
             results[key] = result
             cache.put(key, result[0])
-
-    images = [
-        PreparedImage(
-            steps=tuple(source.step for source in job.sources),
-            data=results[job.key][0],
-            mime_type=settings.mime_type,
-            size=results[job.key][1],
-            kind=kind,
-        )
-        for job in jobs
-    ]
-    return PreparedImages(
-        images,
-        settings=settings,
-        selected_steps=selected,
-        skipped_steps=skipped,
-        encoded=len(misses),
-        cache_hits=hits,
-    )
+    return results, len(misses), hits
 
 
 def _run_jobs(jobs: list[_Job], workers: int, executor: str) -> list[tuple[bytes, tuple[int, int]]]:

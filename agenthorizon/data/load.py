@@ -19,15 +19,11 @@ from datasets.exceptions import DatasetGenerationError
 
 from agenthorizon._system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
-from agenthorizon.data.formatting import FORMAT_TYPE
+from agenthorizon.data.formatting import BLIND_FORMAT_TYPE, FORMAT_TYPE
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.splits import check_selection
-from agenthorizon.release.source import (
-    check_images,
-    load_references,
-    read_labels,
-    resolve_release,
-)
+from agenthorizon.release.files import check_images, load_references, read_labels, stat_fingerprint
+from agenthorizon.release.hub import resolve_release
 from agenthorizon.schema import CONFIG_AH, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_FIELDS, SPLIT_NAME
 
 __all__ = ["default_num_proc", "lazy_screenshots_transform", "load_dataset"]
@@ -108,7 +104,12 @@ def load_dataset(
         ``"test"`` returns that ``Dataset``.
     blind : bool, default False
         Drop every field that reveals the label or the pairing
-        (``schema.HIDDEN_FIELDS``).
+        (``schema.HIDDEN_FIELDS``), and build rows whose image references in
+        ``markdown`` and ``steps[].screenshot`` name the item's own id instead
+        of the steps-id folder, as judge inputs do (a cache of its own, so
+        every access path is blind); lazily decoded screenshots carry no file
+        name. The ``screenshots`` column keeps the real file locations a
+        program needs to read them: do not show those to a model.
     exclude_dev : bool, default False
         Remove the AH-D items from AH, AH-S and all.
     dev_manifest : path, optional
@@ -143,8 +144,9 @@ def load_dataset(
     ------
     ValueError
         An unknown config, split or images mode; ``exclude_dev`` with
-        ``"AH-D"``; a bad label row, trajectory json or dev manifest (the
-        message names the file and line or label row).
+        ``"AH-D"``; a bad label row, trajectory json (not UTF-8, nested too
+        deeply, wrong fields) or dev manifest; a release file that is a link
+        out of the release (the message names the file and line or label row).
     FileNotFoundError
         ``path`` is neither a release root nor a fetchable Hub repo, or a file
         a label row needs is missing.
@@ -152,8 +154,10 @@ def load_dataset(
     Notes
     -----
     The Arrow cache is keyed by release root, config, dev settings, images
-    mode, label manifest sha256 and builder code, so loading again reuses it
-    and a changed release never reuses a stale one.
+    mode, label manifest sha256, a stat fingerprint (size and modification
+    time) of every trajectory json, Markdown and screenshot folder the build
+    reads, and builder code, so loading again reuses it and a release changed
+    in place never reuses a stale one.
 
     Examples
     --------
@@ -181,12 +185,19 @@ def load_dataset(
         dev_groups=dev_groups,
         dev_manifest=dev_manifest,
     )
+    selected = load_references(root, name, dev_groups=dev_groups, dev_manifest=dev_manifest, exclude_dev=exclude_dev)
     config_kwargs: dict[str, Any] = {
         "dev_groups": dev_groups,
         "exclude_dev": exclude_dev,
         # None is stored like "paths"; datasets ignores None-valued overrides.
         "images": "paths" if images is None else images,
         "label_manifest_sha256": manifest_sha256(read_labels(root)),
+        # Covers the trajectory files the build reads: a json or Markdown
+        # changed in place must not be served from the old cache.
+        "files_fingerprint": stat_fingerprint(root, selected),
+        # Blind rows are written blind (image references re-pointed), so no
+        # access path (column reads, other formats, to_pandas) shows the steps id.
+        "blind": blind,
     }
     if dev_manifest is not None:
         manifest_path = Path(dev_manifest).expanduser().absolute()
@@ -205,16 +216,13 @@ def load_dataset(
     )
     try:
         if num_proc is None:
-            n_items = len(
-                load_references(root, name, dev_groups=dev_groups, dev_manifest=dev_manifest, exclude_dev=exclude_dev)
-            )
-            num_proc = default_num_proc(n_items)
+            num_proc = default_num_proc(len(selected))
         builder.download_and_prepare(num_proc=num_proc)
     except DatasetGenerationError as error:
         # datasets wraps every generation error in a generic message; our
         # errors already name the file and label row, so surface them as is.
         original = error.original if isinstance(error, ReleaseError) else error.__cause__
-        if isinstance(original, (ValueError, FileNotFoundError)):
+        if isinstance(original, (ValueError, OSError)):
             raise original from None
         raise
     dataset = builder.as_dataset(split=SPLIT_NAME)
@@ -222,7 +230,7 @@ def load_dataset(
         dataset = dataset.remove_columns(list(HIDDEN_FIELDS))
     if images == "lazy":
         # A registered format, not set_transform: column reads stay column reads.
-        dataset.set_format(FORMAT_TYPE)
+        dataset.set_format(BLIND_FORMAT_TYPE if blind else FORMAT_TYPE)
     if split is not None:
         return dataset
     return datasets.DatasetDict({SPLIT_NAME: dataset})

@@ -13,29 +13,33 @@ import os
 from collections.abc import Sequence
 from typing import Any, Iterable, overload
 
+from agenthorizon.release.image_files import open_image
+
 __all__ = ["LazyScreenshots", "decode_screenshot"]
 
 
-def decode_screenshot(path: str) -> Any:
+def decode_screenshot(path: str, *, blind: bool = False) -> Any:
     """Decode the image file at ``path`` to a fully loaded ``PIL.Image.Image``.
 
     This is the only place that decodes screenshots for :class:`LazyScreenshots`,
-    so counting (or monkeypatching) it counts decodes.
+    so counting (or monkeypatching) it counts decodes. It decodes through
+    :func:`agenthorizon.release.image_files.open_image`, within the pixel budget.
 
-    Raises ``FileNotFoundError`` naming ``path`` when the file does not exist,
-    and ``ValueError`` naming it when the file is not a readable image.
+    Raises ``ScreenshotNotFoundError`` (a ``FileNotFoundError``) naming ``path``
+    when the file does not exist, and ``ScreenshotError`` (a ``ValueError``)
+    naming it when the file is over the pixel budget, truncated or not an image.
+
+    With ``blind=True`` the image is decoded from the file's bytes, so its
+    ``filename`` (whose folder is the steps id, a pairing field) stays empty.
     """
-    from PIL import Image
-
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"screenshot file not found: {path}")
+    if not blind:
+        return open_image(path)
     try:
-        image = Image.open(path)
-        # load() reads the pixels and, for a file opened by name, closes it.
-        image.load()
-    except (OSError, SyntaxError) as error:  # UnidentifiedImageError is an OSError
-        raise ValueError(f"screenshot {path} cannot be decoded as an image ({error})") from error
-    return image
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return open_image(path)  # raises the error that names the file
+    return open_image(data, name=path)
 
 
 class LazyScreenshots(Sequence):
@@ -49,7 +53,10 @@ class LazyScreenshots(Sequence):
     gives the file paths without touching the files.
 
     A missing file raises ``FileNotFoundError`` naming its path, only when that
-    screenshot is indexed.
+    screenshot is indexed. ``blind=True`` (rows of ``load_dataset(blind=True)``)
+    decodes images that carry no file name; :attr:`paths` still gives the
+    real file locations, which a program needs to read the files but which
+    must not be shown to a model (their folder is the steps id).
 
     >>> screens = LazyScreenshots(["/data/step_1.png", None, "/data/step_3.png"])
     >>> len(screens), screens[1]
@@ -60,13 +67,14 @@ class LazyScreenshots(Sequence):
     LazyScreenshots(3 steps, 2 with a screenshot)
     """
 
-    __slots__ = ("_paths",)
+    __slots__ = ("_paths", "_blind")
 
-    def __init__(self, paths: Iterable[str | os.PathLike[str] | None]) -> None:
+    def __init__(self, paths: Iterable[str | os.PathLike[str] | None], *, blind: bool = False) -> None:
         self._paths: tuple[str | None, ...] = tuple(None if p is None else os.fspath(p) for p in paths)
+        self._blind = blind
 
     @classmethod
-    def of_paths(cls, paths: tuple[str | None, ...]) -> LazyScreenshots:
+    def of_paths(cls, paths: tuple[str | None, ...], *, blind: bool = False) -> LazyScreenshots:
         """A sequence over ``paths``, already a tuple of ``str`` or ``None`` (no per-path conversion).
 
         >>> LazyScreenshots.of_paths(("/data/step_1.png", None))
@@ -74,6 +82,7 @@ class LazyScreenshots(Sequence):
         """
         screens = cls.__new__(cls)
         screens._paths = paths
+        screens._blind = blind
         return screens
 
     @property
@@ -92,13 +101,17 @@ class LazyScreenshots(Sequence):
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return LazyScreenshots(self._paths[index])
+            return LazyScreenshots(self._paths[index], blind=self._blind)
         path = self._paths[index]
-        return None if path is None else decode_screenshot(path)
+        return None if path is None else self._decode(path)
 
     def __iter__(self):
         for path in self._paths:
-            yield None if path is None else decode_screenshot(path)
+            yield None if path is None else self._decode(path)
+
+    def _decode(self, path: str) -> Any:
+        # Looked up at call time, so counting (or monkeypatching) decode_screenshot sees every decode.
+        return decode_screenshot(path, blind=True) if self._blind else decode_screenshot(path)
 
     def __eq__(self, other: object) -> bool:
         # Compare by the files they point at, so equal rows compare equal

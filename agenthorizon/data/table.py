@@ -23,19 +23,41 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agenthorizon.release.blind import repoint_images
+from agenthorizon.release.files import (
+    escaping_screenshots,
+    link_out_message,
+    read_markdown,
+    read_trajectory,
+    screenshot_paths,
+)
+from agenthorizon.release.trajectory import (
+    INT32,
+    INT64,
+    check_steps,
+    environment_of,
+    optional_str,
+    resolution,
+    string_list,
+)
 from agenthorizon.schema import (
     FLOAT_PARAMETERS,
     STEP_PARAMETER_COLUMNS,
     STRING_PARAMETERS,
     json_relpath,
-    markdown_relpath,
 )
-from agenthorizon.release.source import read_trajectory, screenshot_path, screenshot_paths
 
 __all__ = ["build_table", "encode_each"]
 
 
-def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
+def build_table(
+    root: str | os.PathLike[str],
+    label_rows: Sequence[Mapping[str, Any]],
+    schema: pa.Schema,
+    *,
+    blind: bool = False,
+    folder_listings: dict[str, Any] | None = None,
+) -> pa.Table:
     """The dataset rows of ``label_rows`` as one Arrow table of ``schema``.
 
     ``schema`` is ``features(images).arrow_schema`` of
@@ -48,19 +70,39 @@ def build_table(root: str | os.PathLike[str], label_rows: Sequence[Mapping[str, 
     ``label_rows``. Raises ``FileNotFoundError`` / ``ValueError`` naming the
     json file, the label row and the step of a missing or invalid trajectory
     (the first bad item, in order).
+
+    ``blind=True`` writes blind rows: the image references in ``markdown``
+    and ``steps[].screenshot`` name the item's own trajectory id instead of
+    the steps-id folder (:func:`agenthorizon.release.blind.repoint_images`),
+    while ``screenshots`` keeps the real file paths it needs to read them.
+    ``folder_listings`` is a dict the caller keeps across the batches of one
+    build, so that each screenshot folder is checked for links once.
     """
     root_text = os.fspath(root)
-    batch = _Batch(schema)
+    batch = _Batch(schema, blind=blind, folder_listings=folder_listings)
     for label_row in label_rows:
         batch.add(root_text, label_row)
     return batch.to_table()
 
 
+def _refuse_escaping(
+    root: str, screenshots: list[str | None], json_path: str, where: str, listings: dict[str, Any] | None = None
+) -> None:
+    """Raise for the first screenshot that is a link out of the release (see ``escaping_screenshots``)."""
+    escapes = escaping_screenshots(root, screenshots, listings)
+    if escapes:
+        index, path, real = escapes[0]
+        raise ValueError(f"{json_path} ({where}) step {index}: " + link_out_message(path, "screenshot", real, root))
+
+
 class _Batch:
     """Column lists of a batch of rows; steps of all items are concatenated."""
 
-    def __init__(self, schema: pa.Schema) -> None:
+    def __init__(self, schema: pa.Schema, *, blind: bool = False, folder_listings: dict[str, Any] | None = None) -> None:
         self.schema = schema
+        self.blind = blind
+        self.folder_listings = {} if folder_listings is None else folder_listings
+        self.step_screenshots: list[str | None] = []  # blind only: the re-pointed references
         # one list per item-level field; steps and screenshots are built from the step lists
         self.rows: dict[str, list[Any]] = {name: [] for name in schema.names if name not in _STEP_LEVEL_FIELDS}
         self.offsets = [0]  # steps of item k are steps[offsets[k]:offsets[k + 1]]
@@ -76,26 +118,18 @@ class _Batch:
         trajectory_id = label_row["trajectory_id"]
         where = f"label row {label_row.get('location', trajectory_id)}"
         json_path = root + os.sep + json_relpath(trajectory_id).replace("/", os.sep)
-        trajectory = read_trajectory(json_path, where)
+        trajectory = read_trajectory(root, json_path, where)
         task = trajectory["task"]
-        environment = trajectory.get("environment")
-        if environment is None:
-            environment = {}
-        elif not isinstance(environment, dict):
-            raise ValueError(f"{json_path} ({where}): 'environment' must be an object")
+        environment = environment_of(trajectory, json_path, where)
         steps = trajectory["steps"]
         step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
         screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
-        markdown_path = root + os.sep + markdown_relpath(trajectory_id).replace("/", os.sep)
-        try:
-            with open(markdown_path, encoding="utf-8") as handle:
-                markdown = handle.read()
-        except FileNotFoundError:
+        _refuse_escaping(root, screenshots, json_path, where, self.folder_listings)
+        markdown = read_markdown(root, trajectory_id, where)
+        if markdown is None:
             from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases
 
             markdown = to_markdown(trajectory)
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{markdown_path} ({where}): not UTF-8 text ({error.reason})") from None
         values = {
             "trajectory_id": trajectory_id,
             "instruction": task["instruction"],
@@ -108,14 +142,14 @@ class _Batch:
             "pair_group_id": label_row["pair_group_id"],
             "difficulty": label_row["difficulty"],
             "in_dev": bool(label_row["in_dev"]),
-            "category": _optional_str(task, "category", json_path, where),
-            "subcategory": _optional_str(task, "subcategory", json_path, where),
-            "task_type": _optional_str(task, "task_type", json_path, where),
-            "applications": _string_list(task.get("applications"), "task.applications", json_path, where) or [],
-            "os": _optional_str(environment, "os", json_path, where),
-            "screen_resolution": _resolution(environment.get("screen_resolution"), json_path, where),
+            "category": optional_str(task, "category", json_path, where),
+            "subcategory": optional_str(task, "subcategory", json_path, where),
+            "task_type": optional_str(task, "task_type", json_path, where),
+            "applications": string_list(task.get("applications"), "task.applications", json_path, where) or [],
+            "os": optional_str(environment, "os", json_path, where),
+            "screen_resolution": resolution(environment.get("screen_resolution"), json_path, where),
             "num_steps": len(steps),
-            "markdown": markdown,
+            "markdown": repoint_images(markdown, trajectory_id) if self.blind else markdown,
         }
         for name, column in self.rows.items():
             column.append(values[name])
@@ -124,6 +158,9 @@ class _Batch:
         self.action_types += action_types
         self.timestamps += timestamps
         self.screenshots += screenshots
+        if self.blind:
+            # Per-step work only for blind builds: their references must not name the steps id.
+            self.step_screenshots += [None if path is None else repoint_images(path, trajectory_id) for path in screenshots]
         self._add_parameters(parameters)
 
     def _add_parameters(self, parameters: list[dict[str, Any]]) -> None:
@@ -158,7 +195,7 @@ class _Batch:
             "keys": _keys_column(typed["keys"]),
             "parameters": pa.array(self.parameters_json, pa.string()),
             "timestamp_us": pa.array(self.timestamps, pa.int64()),
-            "screenshot": paths,
+            "screenshot": pa.array(self.step_screenshots, pa.string()) if self.blind else paths,
         }
         offsets = pa.array(self.offsets, pa.int32())
         steps = pa.ListArray.from_arrays(
@@ -216,8 +253,6 @@ def encode_each(objects: list[dict[str, Any]]) -> list[str]:
     return list(map(json.dumps, objects))
 
 
-_INT32 = (-(2**31), 2**31 - 1)
-_INT64 = (-(2**63), 2**63 - 1)
 _NONE = type(None)
 
 
@@ -228,19 +263,19 @@ def _step_columns(
 
     This runs once per trajectory, over about 130 steps: the checks are type
     sets over whole columns (C loops), and only when one fails does
-    :func:`_check_steps` walk the steps to name the first bad one.
+    :func:`check_steps` walk the steps to name the first bad one.
     """
     count = len(steps)
     if not count:
         return [], [], [], [], []
     get = dict.get
     if set(map(type, steps)) != {dict}:
-        _check_steps(steps, root, json_path, where)
+        check_steps(steps, root, json_path, where)
     step_ids = list(map(get, steps, repeat("step_id", count)))
     actions = list(map(get, steps, repeat("action", count)))
     timestamps = list(map(get, steps, repeat("timestamp_us", count)))
     references = list(map(get, steps, repeat("screenshot", count)))
-    valid = set(map(type, step_ids)) == {int} and min(step_ids) >= _INT32[0] and max(step_ids) <= _INT32[1]
+    valid = set(map(type, step_ids)) == {int} and min(step_ids) >= INT32[0] and max(step_ids) <= INT32[1]
     valid = valid and set(map(type, actions)) == {dict}
     if valid:
         action_types = list(map(get, actions, repeat("type", count)))
@@ -249,40 +284,15 @@ def _step_columns(
     if valid:
         present = timestamps if None not in timestamps else [value for value in timestamps if value is not None]
         valid = not present or (
-            set(map(type, present)) == {int} and min(present) >= _INT64[0] and max(present) <= _INT64[1]
+            set(map(type, present)) == {int} and min(present) >= INT64[0] and max(present) <= INT64[1]
         )
     if not valid:
-        _check_steps(steps, root, json_path, where)
+        check_steps(steps, root, json_path, where)
         # unreachable unless the column checks are stricter than the step checks
         raise AssertionError(f"{json_path} ({where}): steps failed a column check but no step check")
     if None in parameters:
         parameters = [{} if value is None else value for value in parameters]
     return step_ids, action_types, parameters, timestamps, references
-
-
-def _check_steps(steps: list[Any], root: str, json_path: str, where: str) -> None:
-    """Raise the error of the first invalid step of a trajectory, naming it."""
-    for index, step in enumerate(steps):
-        at = f"{json_path} ({where}) step {index}"
-        if type(step) is not dict:
-            raise ValueError(f"{at}: expected a step object, got {type(step).__name__}")
-        step_id = step.get("step_id")
-        if type(step_id) is not int:
-            raise ValueError(f"{at}: step_id is {step_id!r}; expected an integer")
-        if not _INT32[0] <= step_id <= _INT32[1]:
-            raise ValueError(f"{at}: step_id is {step_id!r}; expected a 32-bit integer")
-        action = step.get("action")
-        if type(action) is not dict or type(action.get("type")) is not str:
-            raise ValueError(f"{at}: expected an action object with a string 'type'")
-        parameters = action.get("parameters")
-        if parameters is not None and type(parameters) is not dict:
-            raise ValueError(f"{at}: action parameters must be an object")
-        timestamp = step.get("timestamp_us")
-        if timestamp is not None and (type(timestamp) is not int or not _INT64[0] <= timestamp <= _INT64[1]):
-            raise ValueError(f"{at}: timestamp_us is {timestamp!r}; expected a 64-bit integer")
-        reference = step.get("screenshot")
-        if reference is not None:
-            screenshot_path(root, json_path, reference, at)
 
 
 # Typed parameter columns make actions queryable; a value of an unexpected type
@@ -328,7 +338,7 @@ def _int32_column(values: list[Any]) -> pa.Array:
         except (pa.ArrowInvalid, OverflowError):  # out of the int32 range
             pass
     return pa.array(
-        [value if type(value) is int and _INT32[0] <= value <= _INT32[1] else None for value in values], pa.int32()
+        [value if type(value) is int and INT32[0] <= value <= INT32[1] else None for value in values], pa.int32()
     )
 
 
@@ -341,30 +351,3 @@ def _keys_column(values: list[Any]) -> pa.Array:
         [value if type(value) is list and all(type(key) is str for key in value) else None for value in values],
         pa.list_(pa.string()),
     )
-
-
-def _optional_str(mapping: Mapping[str, Any], key: str, json_path: str, where: str) -> str | None:
-    value = mapping.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{json_path} ({where}): {key} is {value!r}; expected a string")
-    return value
-
-
-def _string_list(value: Any, name: str, json_path: str, where: str) -> list[str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{json_path} ({where}): {name} must be a list of strings")
-    return value
-
-
-def _resolution(value: Any, json_path: str, where: str) -> list[int] | None:
-    if value is None:
-        return None
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        raise ValueError(f"{json_path} ({where}): environment.screen_resolution must be [width, height] integers")
-    return value

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 import operator
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
-from agenthorizon.schema import HIDDEN_FIELDS, STEP_PARAMETER_COLUMNS, screenshot_filename
+from agenthorizon.release.blind import repoint_images
+from agenthorizon.schema import HIDDEN_FIELDS, SCREENSHOT_REF_PREFIX, STEP_PARAMETER_COLUMNS, screenshot_filename
 
 __all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "strip_hidden"]
 
@@ -44,13 +44,7 @@ _HIDDEN_IN_JSON = (*(f'"{name}"' for name in HIDDEN_FIELDS), "\\u")
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _ID_FIELDS = ("steps_id", "instruction_id", "pair_group_id")
 
-# ``](../media/images/<folder>/step_N.png)`` in release Markdown: the folder is
-# the steps id, which must not be shown. Re-pointing matches ``media/images/``
-# with either path separator, so no other spelling of the reference (no
-# ``../``, an HTML ``<img src>``, Windows separators) keeps the folder.
-_IMAGE_PREFIX = "../media/images/"
-_IMAGE_DIRS = ("media/images/", "media\\images\\")
-_FOLDER_NAME = re.compile(r"[^/\\\s()\[\]\"'<>]+")
+_IMAGE_PREFIX = SCREENSHOT_REF_PREFIX  # steps are re-pointed to "<prefix><trajectory_id>/step_N.png"
 
 
 def strip_hidden(value: Any) -> Any:
@@ -102,13 +96,11 @@ class BlindScreenshots(Sequence):
         if source is None:
             return None
         if isinstance(source, str):
-            import io
+            from agenthorizon.data.images import open_image
 
-            from PIL import Image
-
-            image = Image.open(io.BytesIO(self.read_bytes(index)))
-            image.load()
-            return image
+            # Decoded from bytes and named by step: neither the image nor an
+            # error message carries the path (its folder is the steps id).
+            return open_image(self.read_bytes(index), name=f"screenshot of step index {index}")
         # An already decoded image: hand out a copy, which carries no filename.
         return source.copy()
 
@@ -281,33 +273,6 @@ def _require(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
     if not isinstance(value, kind):
         raise ValueError(f"{where}: field {name!r} must be {kind.__name__}, got {type(value).__name__}")
     return value
-
-
-def _repoint_images(markdown: str, trajectory_id: str) -> str:
-    """Replace the folder of every ``../media/images/<folder>/`` reference by the trajectory id.
-
-    Folder by folder with ``str.replace`` (a release Markdown has one folder
-    and hundreds of references), rather than one substitution per reference.
-
-    >>> _repoint_images("![a](../media/images/d-1/step_1.png) ![b](../media/images/d-1/step_2.png)", "T")
-    '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
-    >>> _repoint_images('<img src="media/images/d-1/step_3.png"> media\\\\images\\\\d-1\\\\step_4.png', "T")
-    '<img src="media/images/T/step_3.png"> media\\\\images\\\\T\\\\step_4.png'
-    """
-    for prefix in _IMAGE_DIRS:
-        separator = prefix[-1]
-        start = 0
-        blind = f"{prefix}{trajectory_id}{separator}"
-        while (found := markdown.find(prefix, start)) >= 0:
-            begin = found + len(prefix)
-            match = _FOLDER_NAME.match(markdown, begin)
-            start = begin
-            if match is None or markdown[match.end() : match.end() + 1] != separator or match.group() == trajectory_id:
-                continue
-            markdown = markdown.replace(f"{prefix}{match.group()}{separator}", blind)
-            if markdown.count(prefix) == markdown.count(blind):
-                break  # every reference re-pointed: skip the rest in one C-level check
-    return markdown
 
 
 def _step_parameters(step: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -547,7 +512,7 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
     markdown = row.get("markdown") or ""
     if not isinstance(markdown, str):
         raise ValueError(f"{where}: field 'markdown' must be a string")
-    markdown = _repoint_images(markdown, trajectory_id)
+    markdown = repoint_images(markdown, trajectory_id)
     # A full row tells us the deliverable ids; make sure no other spelling of an
     # image path (or anything else) carries them into the Markdown or the
     # action parameters the Markdown is rendered from.

@@ -1,7 +1,7 @@
 """Label rows: parsing, validation, pair groups and the manifest hash.
 
 Pure logic: callers hand in the text of a label file and the name to use in
-error messages; reading files is :mod:`agenthorizon.release.source`'s job.
+error messages; reading files is :mod:`agenthorizon.release.files`' job.
 """
 
 from __future__ import annotations
@@ -135,6 +135,8 @@ def _validate_row(line: str, where: str) -> LabelRow:
         value = json.loads(line)
     except json.JSONDecodeError as error:
         raise ValueError(f"{where}: not valid JSON ({error.msg}); expected one label object per line") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read; expected one flat label object per line") from None
     if not isinstance(value, dict):
         raise ValueError(f"{where}: expected a JSON object with the fields {', '.join(LABEL_FIELDS)}")
     missing = [name for name in LABEL_FIELDS if name not in value]
@@ -151,7 +153,7 @@ def _validate_row(line: str, where: str) -> LabelRow:
             raise ValueError(f"{where}: field {name} is {value[name]!r}; expected a string")
     row = {name: value[name] for name in LABEL_FIELDS}
     trajectory_id = row["trajectory_id"]
-    if not UUID_PATTERN.match(trajectory_id):
+    if not UUID_PATTERN.fullmatch(trajectory_id):
         raise ValueError(f"{where}: trajectory_id {trajectory_id!r} is not a UUID")
     if not row["instruction_id"] or not row["steps_id"]:
         raise ValueError(f"{where}: instruction_id and steps_id must be non-empty deliverable ids")

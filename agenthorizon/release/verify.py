@@ -1,9 +1,14 @@
-"""Check a release on disk: every referenced file exists and every image reads.
+"""Check a release on disk: everything loading reads, plus what only a whole-release check can see.
 
-:func:`verify_release` walks every label row of both label files and checks
-the files the row refers to: its trajectory json (present, a valid trajectory
-object), its markdown, and the screenshot of every step (present, inside the
-release, with an image header that reads). Unlike loading, which stops at the
+:func:`verify_release` walks every label row of both label files and reads
+the files the row refers to with the readers loading uses
+(:func:`~agenthorizon.release.files.read_trajectory`,
+:func:`~agenthorizon.release.files.read_markdown`, the row checks of
+:mod:`agenthorizon.release.trajectory`), so it never says OK for a release
+that does not load. It adds the checks of a release as a whole: no empty
+label file, no file that is a link out of the release (each one reported),
+every screenshot in the folder of its row's ``steps_id``, every image header
+readable and within the pixel budget. Unlike loading, which stops at the
 first bad item, it collects *all* problems so a broken download or a
 hand-edited release can be fixed in one pass.
 """
@@ -14,9 +19,19 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agenthorizon.release.files import (
+    confined,
+    escaping_screenshots,
+    link_out_message,
+    local_root,
+    read_markdown,
+    read_trajectory,
+    screenshot_path,
+)
+from agenthorizon.release.image_files import ScreenshotError, check_image
 from agenthorizon.release.labels import check_disjoint, check_label_file
-from agenthorizon.schema import LABEL_FILES, json_relpath, markdown_relpath
-from agenthorizon.release.source import local_root, read_trajectory, screenshot_path
+from agenthorizon.release.trajectory import trajectory_problem
+from agenthorizon.schema import FRAMEWORK_FILES, LABEL_FILES, PROMPT_FILE, json_relpath, markdown_relpath, screenshot_folder_relpath
 
 __all__ = ["Problem", "verify_release"]
 
@@ -40,13 +55,19 @@ class Problem:
 def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
     """All problems of the release at ``root`` (an empty list when it is sound).
 
-    Checks, for every label row: the json exists and is a trajectory object
-    (``task.instruction`` string, ``steps`` list); the markdown exists; every
-    step's screenshot path stays inside the release, exists, and its image
-    header reads (``PIL.Image.open`` + ``verify()``: no pixel decoding). Label
-    files are validated line by line first, and checked not to share ids;
-    rows of a bad label file are not followed further, since their ids cannot
-    be trusted. Unlike loading, it does not stop at the first problem.
+    Label files are validated line by line first (not empty, UTF-8, each
+    line a valid label object with a UUID ``trajectory_id``), and checked
+    not to share ids; rows of a bad label file are not followed further,
+    since their ids cannot be trusted. Then, for every label row, with the
+    readers loading uses: the json exists, is UTF-8 JSON and a trajectory
+    object whose fields and steps the row build accepts; the markdown exists
+    and is UTF-8; every step's screenshot reference stays under
+    ``sandbox/data/media/images/``, lies in the folder of the row's
+    ``steps_id``, exists, is no link out of the release, and its image header
+    reads and fits the pixel budget (:func:`~agenthorizon.release.image_files.check_image`:
+    no pixel decoding). The sandbox prompt files, when present, must not be
+    links out of the release either. Unlike loading, it does not stop at the
+    first problem.
 
     Parameters
     ----------
@@ -96,9 +117,15 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
     for name in LABEL_FILES:
         path = root / name
         try:
-            text = path.read_text(encoding="utf-8")
+            text = Path(confined(root, path, "label file")).read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             problems.append(Problem(name, str(path), f"not UTF-8 text ({error.reason}); expected JSON Lines"))
+            continue
+        except ValueError as error:  # a link out of the release
+            problems.append(Problem(name, str(path), _strip_prefix(str(error), path)))
+            continue
+        if not text.strip():
+            problems.append(Problem(name, str(path), "empty label file; expected one label object per line"))
             continue
         label_file, file_problems = check_label_file(text, name)  # one pass: every problem, or the rows
         problems.extend(Problem(name, str(path), message) for message in file_problems)
@@ -108,55 +135,88 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
         check_disjoint(label_files)
     except ValueError as error:
         problems.append(Problem(", ".join(LABEL_FILES), str(root), str(error)))
+    for relpath in (PROMPT_FILE, *FRAMEWORK_FILES):
+        try:
+            confined(root, root / relpath, "sandbox prompt file")
+        except ValueError as error:
+            problems.append(Problem(relpath, str(root / relpath), _strip_prefix(str(error), root / relpath)))
     for label_file in label_files:
         for index, row in enumerate(label_file.rows):
-            problems.extend(_row_problems(root, row["trajectory_id"], label_file.location(index)))
+            problems.extend(_row_problems(root, row, label_file.location(index)))
     return problems
 
 
-def _row_problems(root: Path, trajectory_id: str, where: str) -> list[Problem]:
+def _row_problems(root: Path, row: dict[str, str], where: str) -> list[Problem]:
+    trajectory_id = row["trajectory_id"]
     problems: list[Problem] = []
     markdown = root / markdown_relpath(trajectory_id)
-    if not markdown.is_file():
-        problems.append(Problem(where, str(markdown), "markdown file not found"))
+    try:
+        if read_markdown(root, trajectory_id, where) is None:
+            problems.append(Problem(where, str(markdown), "markdown file not found"))
+    except ValueError as error:
+        problems.append(Problem(where, str(markdown), _strip_prefix(str(error), markdown, where)))
     json_path = root / json_relpath(trajectory_id)
     try:
-        trajectory = read_trajectory(json_path, where)
+        trajectory = read_trajectory(root, json_path, where)
     except (FileNotFoundError, ValueError) as error:
         problems.append(Problem(where, str(json_path), _strip_prefix(str(error), json_path, where)))
         return problems
-    for index, step in enumerate(trajectory["steps"]):
-        if not isinstance(step, dict):
-            problems.append(Problem(where, str(json_path), f"step {index}: expected a step object"))
+    problem = trajectory_problem(trajectory, root, str(json_path), where)
+    if problem is not None:
+        problems.append(Problem(where, str(json_path), _strip_prefix(problem, json_path, where)))
+    problems.extend(_screenshot_problems(root, row, trajectory["steps"], json_path, where))
+    return problems
+
+
+def _screenshot_problems(root: Path, row: dict[str, str], steps: list, json_path: Path, where: str) -> list[Problem]:
+    """Reference, folder, link and image problems of a trajectory's screenshots."""
+    problems: list[Problem] = []
+    folder = os.path.normpath(root / screenshot_folder_relpath(row["steps_id"]))
+    paths: list[str | None] = []
+    for index, step in enumerate(steps):
+        reference = step.get("screenshot") if isinstance(step, dict) else None
+        path = None
+        if reference is not None:
+            try:
+                path = screenshot_path(root, json_path, reference, f"step {index}")
+            except ValueError as error:
+                problems.append(Problem(where, str(json_path), str(error)))
+        paths.append(path)
+    elsewhere = [index for index, path in enumerate(paths) if path is not None and os.path.dirname(path) != folder]
+    if elsewhere:
+        problems.append(
+            Problem(
+                where,
+                str(json_path),
+                f"{len(elsewhere)} screenshot(s) (first: step {elsewhere[0]}, {paths[elsewhere[0]]}) are not in "
+                f"the folder of the row's steps_id {row['steps_id']}; expected them under {folder}",
+            )
+        )
+    escaping = {index: real for index, _, real in escaping_screenshots(root, paths)}
+    for index, path in enumerate(paths):
+        if path is None:
             continue
-        reference = step.get("screenshot")
-        if reference is None:
-            continue
-        try:
-            path = screenshot_path(root, json_path, reference, f"step {index}")
-        except ValueError as error:
-            problems.append(Problem(where, str(json_path), str(error)))
-            continue
-        message = _image_problem(path)
+        if index in escaping:
+            message = link_out_message(path, "screenshot", escaping[index], root).removeprefix(f"{path}: ")
+        else:
+            message = _image_problem(path)
         if message:
             problems.append(Problem(where, path, f"step {index}: {message}"))
     return problems
 
 
 def _image_problem(path: str) -> str | None:
-    from PIL import Image
-
-    if not os.path.isfile(path):
-        return "screenshot file not found"
     try:
-        with Image.open(path) as image:
-            image.verify()
-    except Exception as error:  # PIL raises many types for bad files; all mean "unreadable"
-        return f"image header does not read ({type(error).__name__}: {error})"
+        check_image(path)
+    except ScreenshotError as error:
+        # The Problem names the path already; keep what is wrong and what was expected.
+        return str(error).removeprefix(f"{path}: ")
     return None
 
 
-def _strip_prefix(message: str, json_path: Path, where: str) -> str:
-    # read_trajectory's messages start with "<json> (<where>): "; Problem holds both already.
-    prefix = f"{json_path} ({where}): "
-    return message[len(prefix):] if message.startswith(prefix) else message
+def _strip_prefix(message: str, path: Path, where: str | None = None) -> str:
+    # The readers' messages start with "<file> (<where>): " or "<file>: "; Problem holds both already.
+    for prefix in (f"{path} ({where}) ", f"{path} ({where}): ", f"{path}: "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message

@@ -23,9 +23,11 @@ it) and the page's script only ever assigns it through ``textContent``.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import html
 import json
 import os
+import warnings as _warnings
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -100,8 +102,15 @@ def _asset(name: str) -> str:
 # --- data ----------------------------------------------------------------------------
 
 
-def _thumbnails(row: dict[str, Any], options: ReportOptions) -> list[dict[str, Any]]:
-    from agenthorizon.data.images import prepare_images
+def _thumbnails(row: dict[str, Any], options: ReportOptions, unreadable: list[str]) -> list[dict[str, Any]]:
+    """The item's thumbnails: first, last and evenly spaced screenshots, as JPEG data URLs.
+
+    A screenshot that cannot be read (missing, over the pixel budget,
+    truncated, not an image) becomes a placeholder image captioned as
+    unreadable, and its reason is appended to ``unreadable``: one bad file
+    never stops the report.
+    """
+    from agenthorizon.data.images import ScreenshotError, evenly_spaced, prepare_images
 
     if options.thumbnails <= 0:
         return []
@@ -110,30 +119,41 @@ def _thumbnails(row: dict[str, Any], options: ReportOptions) -> list[dict[str, A
     available = [index for index, path in enumerate(paths) if path is not None]
     if not available:
         return []
-    chosen = _spread(available, options.thumbnails)
-    wanted = [path if index in chosen else None for index, path in enumerate(paths)]
-    step_ids = [step["step_id"] for step in row["steps"]] if len(row["steps"]) == len(paths) else None
-    prepared = prepare_images(
-        wanted,
-        mode="per-step",
-        size=options.thumbnail_size,
-        format="jpeg",
-        quality=options.thumbnail_quality,
-        step_ids=step_ids,
-        use_cache=False,
-        workers=1,
-    )
-    return [{"step": image.steps[0], "src": image.data_url()} for image in prepared]
+    step_ids = [step["step_id"] for step in row["steps"]] if len(row["steps"]) == len(paths) else list(range(len(paths)))
+    thumbnails = []
+    for index in evenly_spaced(available, options.thumbnails):
+        try:
+            (image,) = prepare_images(
+                [paths[index]],
+                mode="per-step",
+                size=options.thumbnail_size,
+                format="jpeg",
+                quality=options.thumbnail_quality,
+                step_ids=[step_ids[index]],
+                use_cache=False,
+                workers=1,
+            )
+        except ScreenshotError as error:  # a ScreenshotNotFoundError too
+            unreadable.append(f"item {row['trajectory_id']} step {step_ids[index]}: {error}")
+            thumbnails.append({"step": step_ids[index], "src": _placeholder(options.thumbnail_size), "unreadable": True})
+            continue
+        thumbnails.append({"step": image.steps[0], "src": image.data_url()})
+    return thumbnails
 
 
-def _spread(indices: list[int], count: int) -> set[int]:
-    """First, last and evenly spaced indices in between, ``count`` in all."""
-    if count >= len(indices):
-        return set(indices)
-    if count == 1:
-        return {indices[0]}
-    last = len(indices) - 1
-    return {indices[round(k * last / (count - 1))] for k in range(count)}
+@functools.lru_cache(maxsize=4)
+def _placeholder(size: tuple[int, int]) -> str:
+    """A grey JPEG data URL of ``size`` that stands in for an unreadable screenshot."""
+    import base64
+    import io
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, (200, 200, 200))
+    ImageDraw.Draw(image).text((10, 10), "screenshot unreadable", fill=(60, 60, 60))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=70)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def images_sent(telemetry: dict[str, Any]) -> str | None:
@@ -201,7 +221,7 @@ def _run_views(run_set: RunSet) -> list[dict[str, Any]]:
     return views
 
 
-def _item_views(run_set: RunSet, options: ReportOptions) -> list[dict[str, Any]]:
+def _item_views(run_set: RunSet, options: ReportOptions, unreadable: list[str]) -> list[dict[str, Any]]:
     return [
         {
             "id": row["trajectory_id"],
@@ -211,7 +231,7 @@ def _item_views(run_set: RunSet, options: ReportOptions) -> list[dict[str, Any]]
             "num_steps": row["num_steps"],
             "bucket": step_bucket(int(row["num_steps"])),
             "os": row.get("os"),
-            "thumbnails": _thumbnails(row, options),
+            "thumbnails": _thumbnails(row, options, unreadable),
         }
         for row in run_set.rows
     ]
@@ -407,7 +427,15 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
             comparisons.append(compare(first, run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed).to_dict())
     manifest = run_set.manifest_sha256
     n_pos = sum(row["label"] == POSITIVE for row in rows)
-    payload = {"items": _item_views(run_set, options), "runs": _run_views(run_set)}
+    unreadable: list[str] = []
+    payload = {"items": _item_views(run_set, options, unreadable), "runs": _run_views(run_set)}
+    notes = list(run_set.warnings)
+    if unreadable:
+        notes.append(
+            f"{len(unreadable)} screenshot(s) could not be read and are shown as placeholders "
+            f"(first: {unreadable[0]}); run `agenthorizon verify` on the release for all of them"
+        )
+        _warnings.warn(notes[-1], UserWarning, stacklevel=2)
 
     details = []
     for index, (run, report) in enumerate(zip(run_set.runs, reports)):
@@ -420,7 +448,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
             f'<div class="grid two">{_slice_table(report, "step_bucket", "By trajectory length (steps)")}'
             f'{_slice_table(report, "os", "By operating system")}</div></section>'
         )
-    warnings = "".join(f'<div class="warning">{_e(text)}</div>' for text in run_set.warnings)
+    warnings = "".join(f'<div class="warning">{_e(text)}</div>' for text in notes)
     generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     intervals_note = (
         f"Intervals: {options.bootstrap} pair-clustered bootstrap resamples (seed {options.seed})."

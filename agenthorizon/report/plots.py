@@ -18,8 +18,9 @@ paper); font sizes suit a 6.5-inch text width; colours are Okabe-Ito, safe for
 colour-blind readers, and bars also differ by hatch where they encode a class.
 
 matplotlib is imported inside the functions, so the rest of the package
-works without it; a missing install raises an ``ImportError`` that names
-``pip install agenthorizon[plot]``.
+works without it; a missing install raises an ``ImportError``
+(:class:`agenthorizon.extras.MissingExtraError`) with the install command
+that works for this installation.
 """
 
 from __future__ import annotations
@@ -71,13 +72,10 @@ _STYLE = {
 
 
 def _matplotlib() -> Any:
-    try:
-        import matplotlib
-        from matplotlib.figure import Figure  # noqa: F401  (checks the full install)
-    except ImportError as error:
-        raise ImportError(
-            "plots need matplotlib, an optional extra of agenthorizon: pip install agenthorizon[plot]"
-        ) from error
+    from agenthorizon.extras import require_extra
+
+    matplotlib = require_extra("matplotlib", "plot", "plots")
+    require_extra("matplotlib.figure", "plot", "plots")  # checks the full install
     return matplotlib
 
 

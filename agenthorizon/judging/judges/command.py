@@ -34,6 +34,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +65,8 @@ DEFAULT_LINK = "copy"
 def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = DEFAULT_LINK) -> Path:
     """Lay out ``judge_input`` under ``root`` like the release sandbox; return ``root``.
 
-    ``link="copy"`` (the default) copies screenshot files; ``"hardlink"``
+    Only screenshots that decode as images are placed (others are counted in
+    a warning). ``link="copy"`` (the default) copies screenshot files; ``"hardlink"``
     hard-links them when the file system allows it (faster, but a command that
     writes to a screenshot in place then changes the release file) and copies
     them otherwise.
@@ -81,16 +83,33 @@ def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = DEFAULT_LI
     (data / "jsons" / f"{trajectory_id}.json").write_text(
         json.dumps(judge_input.trajectory_json(), ensure_ascii=False, indent=2), encoding="utf-8"
     )
+    from agenthorizon.data.images import ScreenshotError, check_image
+
     screens = judge_input.screenshots
+    refused = []
     for index, step in enumerate(judge_input.steps):
         reference = step.get("screenshot")
         if reference is None or not screens.has(index):
             continue
         target = images / Path(reference).name
+        data_bytes = screens.read_bytes(index)
+        # Only images reach the agent: a release file that is not one (a label
+        # file renamed step_1.png, a bomb) is left out, and said so.
+        try:
+            check_image(data_bytes, name=f"screenshot of step {step['step_id']}")
+        except ScreenshotError as error:
+            refused.append(str(error))
+            continue
         if link == "hardlink" and screens.link_to(index, target):
             continue
-        data_bytes = screens.read_bytes(index)
         target.write_bytes(data_bytes)
+    if refused:
+        warnings.warn(
+            f"trajectory {trajectory_id}: {len(refused)} screenshot(s) do not decode as images and were not "
+            f"copied to the judge's working directory (first: {refused[0]})",
+            UserWarning,
+            stacklevel=2,
+        )
     return root
 
 

@@ -110,7 +110,7 @@ _RESULT_FIELDS = {
 
 def is_result_name(path: Path) -> bool:
     """True when ``path`` is named ``<uuid>.json``: a per-item result file."""
-    return path.suffix == ".json" and bool(UUID_PATTERN.match(path.stem))
+    return path.suffix == ".json" and bool(UUID_PATTERN.fullmatch(path.stem))
 
 
 def result_path(run_dir: str | os.PathLike[str], trajectory_id: str) -> Path:

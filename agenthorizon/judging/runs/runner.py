@@ -67,7 +67,7 @@ from agenthorizon.judging.runs.records import (
     write_json_atomic,
 )
 from agenthorizon.release.splits import Selection
-from agenthorizon.schema import CONFIG_ALL, DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK
+from agenthorizon.schema import CONFIG_ALL, DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK, UUID_PATTERN
 
 __all__ = ["RunSummary", "run_judge", "parse_shard", "shard_ids", "record_name", "result_status"]
 
@@ -272,7 +272,7 @@ def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options:
     bind = getattr(judge, "bind_release", None)
     if callable(bind) and getattr(judge, "wants_release", True):
         if data_root is not None:
-            from agenthorizon.release.source import resolve_release
+            from agenthorizon.release.hub import resolve_release
 
             dev = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest")}
             bind(resolve_release(data_root, config or CONFIG_ALL, images=None, **dev))
@@ -524,6 +524,12 @@ def _select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None
         raise ValueError("dataset rows have no 'trajectory_id'; expected rows from agenthorizon.load_dataset")
     seen: set[str] = set()
     for position, trajectory_id in enumerate(ids):
+        # Result files are named <trajectory_id>.json: only a UUID keeps them inside out_dir.
+        if not isinstance(trajectory_id, str) or not UUID_PATTERN.fullmatch(trajectory_id):
+            raise ValueError(
+                f"dataset item {position}: trajectory_id {trajectory_id!r} is not a UUID; "
+                "expected rows from agenthorizon.load_dataset"
+            )
         if trajectory_id in seen:
             raise ValueError(f"dataset item {position}: duplicate trajectory_id {trajectory_id}; expected each item once")
         seen.add(trajectory_id)
@@ -557,7 +563,7 @@ def _resolve_references(
         raise ValueError(f"data_options: unknown key(s) {', '.join(unknown)}; expected {expected}")
     references = _label_rows(dataset)
     if references is None and data_root is not None and config is not None:
-        from agenthorizon.release.source import load_references
+        from agenthorizon.release.files import load_references
 
         references = load_references(data_root, config, **options)
     manifest = None

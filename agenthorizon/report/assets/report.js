@@ -141,7 +141,7 @@
         image.alt = "Step " + thumb.step + " screenshot";
         image.src = thumb.src;
         figure.appendChild(image);
-        figure.appendChild(el("figcaption", null, "Step " + thumb.step));
+        figure.appendChild(el("figcaption", null, "Step " + thumb.step + (thumb.unreadable ? " (unreadable)" : "")));
         thumbs.appendChild(figure);
       });
       body.appendChild(thumbs);

@@ -1,0 +1,49 @@
+"""Hiding the pairing in image references: the one re-pointing rule for blind rows and judge inputs.
+
+The release stores an item's screenshots under ``media/images/<steps_id>/``,
+and its Markdown and JSON name that folder. The steps id is a pairing field
+(a negative shows a sibling's steps), so anything blind, be it a judge's input
+(:func:`agenthorizon.judging.inputs.build_judge_input`) or a ``blind=True``
+dataset row (:func:`agenthorizon.load_dataset`), names the folder after the
+item's own trajectory id instead, with :func:`repoint_images`.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["repoint_images"]
+
+# Re-pointing matches ``media/images/`` with either path separator, so no
+# other spelling of the reference (no ``../``, an HTML ``<img src>``, Windows
+# separators) keeps the folder.
+_IMAGE_DIRS = ("media/images/", "media\\images\\")
+_FOLDER_NAME = re.compile(r"[^/\\\s()\[\]\"'<>]+")
+
+
+def repoint_images(text: str, trajectory_id: str) -> str:
+    """Replace the folder of every ``media/images/<folder>/`` reference in ``text`` by the trajectory id.
+
+    Folder by folder with ``str.replace`` (a release Markdown has one folder
+    and hundreds of references), rather than one substitution per reference.
+    Applying it twice gives the same text as once.
+
+    >>> repoint_images("![a](../media/images/d-1/step_1.png) ![b](../media/images/d-1/step_2.png)", "T")
+    '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
+    >>> repoint_images('<img src="media/images/d-1/step_3.png"> media\\\\images\\\\d-1\\\\step_4.png', "T")
+    '<img src="media/images/T/step_3.png"> media\\\\images\\\\T\\\\step_4.png'
+    """
+    for prefix in _IMAGE_DIRS:
+        separator = prefix[-1]
+        start = 0
+        blind = f"{prefix}{trajectory_id}{separator}"
+        while (found := text.find(prefix, start)) >= 0:
+            begin = found + len(prefix)
+            match = _FOLDER_NAME.match(text, begin)
+            start = begin
+            if match is None or text[match.end() : match.end() + 1] != separator or match.group() == trajectory_id:
+                continue
+            text = text.replace(f"{prefix}{match.group()}{separator}", blind)
+            if text.count(prefix) == text.count(blind):
+                break  # every reference re-pointed: skip the rest in one C-level check
+    return text

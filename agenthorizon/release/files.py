@@ -1,0 +1,569 @@
+"""Reading a release's files on disk, confined to the release.
+
+A *release root* is the directory that holds the two label files and the
+``sandbox/`` folder (SPEC section 2)::
+
+    <root>/AgentHorizon.jsonl
+    <root>/AgentHorizon-Simple.jsonl
+    <root>/sandbox/data/{jsons,markdowns,media/images}/...
+
+Every file the package reads from a release goes through this module, and a
+release is downloaded data: a file whose *real* path (symbolic links
+followed) leaves the release is refused, so a link such as
+``media/images/<id>/step_1.png -> ~/.ssh/id_rsa`` is never read, exported or
+handed to a judge. The one exception is a Hub snapshot
+(``<cache>/datasets--<owner>--<name>/snapshots/<commit>/``), whose files are
+huggingface_hub's own links into the repo's ``blobs/`` folder: that folder
+counts as inside. A screenshot reference must moreover stay under
+``sandbox/data/media/images/``: ``../../../AgentHorizon.jsonl`` is inside the
+release but is not a screenshot.
+
+:func:`read_labels` reads and validates both label files;
+:func:`load_references` gives the label rows of a config (with ``difficulty``,
+``pair_group_id`` and ``in_dev``) without reading any trajectory file, which
+is what scoring needs; :func:`read_trajectory` and :func:`read_markdown` read
+an item's files the one way loading and ``verify`` both use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from agenthorizon.release.labels import check_disjoint, pair_group_id, pair_groups, parse_label_file
+from agenthorizon.release.splits import DevSet, check_config, derive_dev_set, dev_set_from_manifest, select_config
+import hashlib
+
+from agenthorizon.schema import (
+    DEV_GROUPS,
+    DIFFICULTY_BY_LABEL_FILE,
+    IMAGES_DIR,
+    LABEL_FILES,
+    LOAD_IMAGE_MODES,
+    SANDBOX_DIR,
+    SCREENSHOT_REF_PREFIX,
+    json_relpath,
+    markdown_relpath,
+    screenshot_folder_relpath,
+)
+
+__all__ = [
+    "annotate",
+    "check_images",
+    "confined",
+    "escaping_screenshots",
+    "expected_root_message",
+    "link_out_message",
+    "open_confined",
+    "load_dev_set",
+    "load_references",
+    "local_root",
+    "read_dev_manifest",
+    "read_labels",
+    "read_markdown",
+    "read_trajectory",
+    "release_real_roots",
+    "screenshot_path",
+    "screenshot_paths",
+    "stat_fingerprint",
+]
+
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+# A screenshot reference of the release's own form, ``../media/images/<folder>/step_N.png``,
+# whose folder is one plain name (not "." or "..", no separator or drive): it
+# cannot leave the images directory, so it needs no per-step normalisation.
+_CANONICAL_REFERENCE = re.compile(re.escape(SCREENSHOT_REF_PREFIX) + r"(?!\.\.?/)[^/\\:]+/step_[0-9]+\.png")
+
+
+def expected_root_message() -> str:
+    """What a release root is, for error messages."""
+    return (
+        f"expected a release root: the directory holding {LABEL_FILES[0]}, {LABEL_FILES[1]} "
+        f"and {SANDBOX_DIR}/ (the parent of the {SANDBOX_DIR} folder)"
+    )
+
+
+def check_images(images: str | None) -> None:
+    """Raise ``ValueError`` naming the modes when ``images`` is not a loading mode."""
+    if images not in LOAD_IMAGE_MODES:
+        raise ValueError(f"unknown images mode {images!r}; expected one of 'lazy', 'paths', 'eager' or None")
+
+
+def local_root(path: str | os.PathLike[str]) -> Path:
+    """The release root at ``path``, checked; absolute but with symlinks kept.
+
+    Symlinks are kept (no ``resolve()``) because a Hub snapshot is a tree of
+    symlinks into a blob store: the paths the package builds stay under the
+    root as given, and :func:`confined` checks where each one really leads.
+    """
+    root = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    if root.is_file():
+        if root.name in LABEL_FILES:
+            raise ValueError(f"{root} is a label file; pass the directory that holds it: {root.parent}")
+        raise ValueError(f"{root} is a file; {expected_root_message()}")
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} does not exist; {expected_root_message()}")
+    missing = [name for name in LABEL_FILES if not (root / name).is_file()]
+    if missing:
+        if root.name == SANDBOX_DIR and all((root.parent / name).is_file() for name in LABEL_FILES):
+            raise ValueError(f"{root} is the {SANDBOX_DIR} folder; pass its parent, the release root {root.parent}")
+        raise FileNotFoundError(f"{root} has no {' or '.join(missing)}; {expected_root_message()}")
+    return root
+
+
+# --- confinement ------------------------------------------------------------------
+
+
+def release_real_roots(root: str) -> tuple[str, ...]:
+    """The real folders a file of the release at ``root`` may lead to.
+
+    The root's real path, and for a Hub snapshot
+    (``<repo cache>/snapshots/<commit>``) also the repo cache's ``blobs/``
+    folder, where huggingface_hub keeps the content its snapshot links point
+    at (only when ``blobs`` is a folder, not itself a link). Remembered per
+    root for as long as the root is the same folder (device and inode).
+
+    >>> release_real_roots("/nonexistent/release")
+    ('/nonexistent/release',)
+    """
+    try:
+        info = os.stat(root)
+        identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
+    except OSError:
+        identity = None
+    known = _ROOTS.get(root)
+    if known is not None and identity is not None and known[0] == identity:
+        return known[1]
+    real = os.path.realpath(root)
+    roots = [real]
+    parent = os.path.dirname(root)
+    if os.path.basename(parent) == "snapshots":
+        blobs = os.path.join(os.path.dirname(parent), "blobs")
+        if os.path.isdir(blobs) and not os.path.islink(blobs):
+            roots.append(os.path.realpath(blobs))
+    if identity is not None:
+        _ROOTS[root] = (identity, tuple(roots))
+    return tuple(roots)
+
+
+_ROOTS: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
+# Where the kernel says an open file lives (Linux): one readlink instead of
+# os.path.realpath, which stats every component of the path (about 0.3 ms a
+# file on the reference machine, seconds over a release).
+_FD_LINK = "/proc/self/fd/{}"
+_HAVE_FD_LINKS = os.path.isdir("/proc/self/fd")
+
+
+def _inside(real: str, roots: Sequence[str]) -> bool:
+    return any(real == top or real.startswith(top + os.sep) for top in roots)
+
+
+def confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str) -> str:
+    """``path`` as a string, after checking that its real path stays in the release at ``root``.
+
+    Raises ``ValueError`` naming the file, where it really leads and what was
+    expected when a symbolic link (of the file or of a folder on its way)
+    leads out of the release. A file that does not exist passes: its reader
+    says it is missing. Readers that open the file use :func:`open_confined`,
+    which checks the file actually opened.
+    """
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    if not _inside(real, release_real_roots(os.fspath(root))):
+        raise ValueError(link_out_message(path, what, real, root))
+    return path
+
+
+def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
+    """``open(path, mode)``, refused (file closed, ``ValueError``) when the opened file lies outside the release.
+
+    The check is on the file that was opened (on Linux, where the kernel
+    says it is), so no link can be swapped in between check and read.
+    Missing files raise ``FileNotFoundError`` as ``open`` does.
+    """
+    path = os.fspath(path)
+    handle = open(path, mode, **kwargs)
+    try:
+        real = os.readlink(_FD_LINK.format(handle.fileno())) if _HAVE_FD_LINKS else os.path.realpath(path)
+    except OSError:
+        real = os.path.realpath(path)
+    if not _inside(real, release_real_roots(os.fspath(root))):
+        handle.close()
+        raise ValueError(link_out_message(path, what, real, root))
+    return handle
+
+
+def link_out_message(path: str, what: str, real: str, root: str | os.PathLike[str]) -> str:
+    """The one message for a release file that is a link out of the release.
+
+    >>> link_out_message("/r/a.json", "trajectory json", "/home/u/.ssh/id_rsa", "/r")
+    '/r/a.json: trajectory json is a link that leads out of the release (to /home/u/.ssh/id_rsa); expected a file inside the release root /r'
+    """
+    return (
+        f"{path}: {what} is a link that leads out of the release (to {real}); "
+        f"expected a file inside the release root {os.fspath(root)}"
+    )
+
+
+def escaping_screenshots(
+    root: str | os.PathLike[str],
+    paths: Sequence[str | None],
+    listings: dict[str, tuple[str, set[str]]] | None = None,
+) -> list[tuple[int, str, str]]:
+    """Every screenshot of ``paths`` that is a link out of the release: ``(index, path, real path)``.
+
+    Screenshots are checked folder by folder: each folder is opened once, the
+    kernel says where it really is, and it is listed (``os.scandir``, whose
+    entries say whether they are links without another system call); only
+    the entries that are links are followed (:func:`_link_target`). Missing
+    files are not reported here (loading reports them when a screenshot is
+    indexed). ``listings`` keeps folder listings between calls of one build:
+    a negative shows its sibling's folder, so each folder is listed once.
+    """
+    roots = release_real_roots(os.fspath(root))
+    by_folder: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        if path is not None:
+            by_folder.setdefault(os.path.dirname(path), []).append(index)
+    escapes: list[tuple[int, str, str]] = []
+    real_parents: dict[str, str] = {}
+    for folder, indices in by_folder.items():
+        listing = None if listings is None else listings.get(folder)
+        if listing is None:
+            try:
+                listing = _list_folder(folder)
+            except OSError:  # no such folder: every file of it is missing
+                continue
+            if listings is not None:
+                listings[folder] = listing
+        real_folder, link_names = listing
+        if not link_names and _inside(real_folder, roots):
+            continue  # the common case: a real folder of the release, no link in it
+        for index in indices:
+            path = paths[index]
+            name = os.path.basename(path)
+            if name in link_names:
+                real = _link_target(path, real_folder, real_parents)
+            else:
+                real = os.path.join(real_folder, name)
+            if not _inside(real, roots):
+                escapes.append((index, path, real))
+    return escapes
+
+
+def _list_folder(folder: str) -> tuple[str, set[str]]:
+    """The real path of ``folder`` and the names of its entries that are symbolic links."""
+    if not _HAVE_FD_LINKS:
+        with os.scandir(folder) as listing:
+            return os.path.realpath(folder), {entry.name for entry in listing if entry.is_symlink()}
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        real = os.readlink(_FD_LINK.format(fd))
+        with os.scandir(fd) as listing:
+            return real, {entry.name for entry in listing if entry.is_symlink()}
+    finally:
+        os.close(fd)
+
+
+def _link_target(path: str, real_folder: str, real_parents: dict[str, str]) -> str:
+    """Where the link at ``path`` (in the real folder ``real_folder``) really leads.
+
+    A Hub snapshot holds thousands of links ``../../../blobs/<hash>``: a target
+    that only climbs with leading ``..`` and then descends is joined to the
+    real folder (``..`` of a real folder is its real parent), the real path of
+    the folder it lands in is looked up once per folder, and only a target that
+    is itself a link is resolved in full.
+    """
+    target = os.readlink(path)
+    parts = target.split("/")
+    climb = 0
+    while climb < len(parts) and parts[climb] == "..":
+        climb += 1
+    if os.sep != "/" or ".." in parts[climb:]:
+        return os.path.realpath(path)
+    candidate = os.path.normpath(os.path.join(real_folder, target))
+    parent = os.path.dirname(candidate)
+    real_parent = real_parents.get(parent)
+    if real_parent is None:
+        real_parent = real_parents[parent] = os.path.realpath(parent)
+    real = os.path.join(real_parent, os.path.basename(candidate))
+    return os.path.realpath(path) if os.path.islink(real) else real
+
+
+# --- label files ----------------------------------------------------------------------
+
+
+def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """The label rows of both files of the release at ``root``, validated.
+
+    Rows come in release order (AgentHorizon.jsonl, then
+    AgentHorizon-Simple.jsonl) with the seven label fields plus ``difficulty``
+    (``hard`` / ``easy``, from their file) and ``location`` (``file:line``, for
+    error messages). Raises ``ValueError`` naming the file and line of a bad
+    row or of a trajectory id that occurs twice (within or across the files),
+    or naming a label file that is a link out of the release.
+    """
+    root = Path(root)
+    files = []
+    for name in LABEL_FILES:
+        path = root / name
+        try:
+            with open_confined(root, path, "label file", "r", encoding="utf-8") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"label file {path} not found; {expected_root_message()}") from None
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 text ({error.reason}); expected JSON Lines") from None
+        files.append(parse_label_file(text, name))
+    check_disjoint(files)
+    rows = []
+    for label_file in files:
+        difficulty = DIFFICULTY_BY_LABEL_FILE[label_file.name]
+        for index, row in enumerate(label_file.rows):
+            rows.append({**row, "difficulty": difficulty, "location": label_file.location(index)})
+    return rows
+
+
+def read_dev_manifest(path: str | os.PathLike[str]) -> list[str]:
+    """Trajectory ids listed in a dev manifest file (the user's own file, not the release's).
+
+    Two forms are accepted: a text file with one trajectory id per line
+    (blank lines and ``#`` comments ignored), or a JSON file holding a list of
+    ids or an object with a ``trajectory_ids`` list.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"dev manifest {path} not found") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"dev manifest {path}: not UTF-8 text ({error.reason}); expected trajectory ids") from None
+    stripped = text.lstrip()
+    if stripped.startswith(("[", "{")):
+        value = _parse_json(text, str(path), "a JSON list of trajectory ids")
+        if isinstance(value, dict):
+            value = value.get("trajectory_ids")
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError(
+                f"{path}: expected a JSON list of trajectory ids or an object with a 'trajectory_ids' list"
+            )
+        return list(value)
+    ids = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            ids.append(line)
+    return ids
+
+
+def load_dev_set(
+    rows: Sequence[dict[str, str]],
+    *,
+    dev_groups: int = DEV_GROUPS,
+    dev_manifest: str | os.PathLike[str] | None = None,
+) -> DevSet:
+    """AH-D over the whole release: from ``dev_manifest`` when given, else derived."""
+    if dev_manifest is not None:
+        return dev_set_from_manifest(rows, read_dev_manifest(dev_manifest), str(dev_manifest))
+    return derive_dev_set(rows, dev_groups)
+
+
+def annotate(rows: Sequence[dict[str, str]], dev: DevSet) -> list[dict[str, Any]]:
+    """Copies of ``rows`` with ``pair_group_id`` and ``in_dev`` added."""
+    groups = pair_groups(rows)
+    group_ids = {group: pair_group_id(group) for group in set(groups.values())}
+    return [
+        {
+            **row,
+            "pair_group_id": group_ids[groups[row["trajectory_id"]]],
+            "in_dev": row["trajectory_id"] in dev.trajectory_ids,
+        }
+        for row in rows
+    ]
+
+
+def load_references(
+    root: str | os.PathLike[str],
+    config: str,
+    *,
+    dev_groups: int = DEV_GROUPS,
+    dev_manifest: str | os.PathLike[str] | None = None,
+    exclude_dev: bool = False,
+) -> list[dict[str, Any]]:
+    """The label rows of ``config``: what scoring needs, without trajectory files.
+
+    Each row has the seven label fields plus ``difficulty``, ``pair_group_id``
+    and ``in_dev``, in release order. AH-D and ``in_dev`` are computed over the
+    whole release (both files), as the authors' derivation requires.
+    """
+    check_config(config)
+    rows = read_labels(local_root(root))
+    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
+    selected = select_config(annotate(rows, dev), config, dev, exclude_dev=exclude_dev)
+    return [{key: value for key, value in row.items() if key != "location"} for row in selected]
+
+
+# --- trajectory files ---------------------------------------------------------------
+
+
+def _parse_json(raw: bytes | str, name: str, expected: str) -> Any:
+    """``json.loads`` with every way it fails turned into a ``ValueError`` naming ``name``."""
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{name}: unreadable json ({error}); expected {expected}") from None
+    except RecursionError:
+        # The standard parser recurses once per nesting level.
+        raise ValueError(f"{name}: json nested too deeply to read; expected {expected}") from None
+
+
+def read_trajectory(root: str | os.PathLike[str], json_path: str | os.PathLike[str], where: str) -> dict[str, Any]:
+    """The trajectory object in ``json_path`` of the release at ``root``, checked for the fields rows need.
+
+    Raises ``FileNotFoundError`` when the file is missing and ``ValueError``
+    (naming the file and ``where``, usually the label row) when it is a link
+    out of the release, not UTF-8 JSON, nested too deeply to parse, or not a
+    trajectory object with a string ``task.instruction`` and a ``steps`` list.
+    """
+    try:
+        with open_confined(root, json_path, "trajectory json") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{json_path} ({where}): trajectory json not found") from None
+    trajectory = _parse_json(raw, f"{json_path} ({where})", "a trajectory object")
+    if not isinstance(trajectory, dict):
+        raise ValueError(
+            f"{json_path} ({where}): the json is a {type(trajectory).__name__}, expected a trajectory object"
+        )
+    task = trajectory.get("task")
+    if not isinstance(task, dict) or not isinstance(task.get("instruction"), str):
+        raise ValueError(f"{json_path} ({where}): missing task.instruction; expected a string instruction")
+    if not isinstance(trajectory.get("steps"), list):
+        raise ValueError(f"{json_path} ({where}): 'steps' must be a list of step objects")
+    return trajectory
+
+
+def read_markdown(root: str | os.PathLike[str], trajectory_id: str, where: str) -> str | None:
+    """The Markdown of ``trajectory_id`` in the release at ``root``; ``None`` when the release lacks it.
+
+    Raises ``ValueError`` naming the file and ``where`` when it is a link out
+    of the release or not UTF-8 text.
+    """
+    path = os.path.join(os.fspath(root), markdown_relpath(trajectory_id).replace("/", os.sep))
+    try:
+        with open_confined(root, path, "markdown file", "r", encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} ({where}): not UTF-8 text ({error.reason}); expected UTF-8 Markdown") from None
+
+
+def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[str], reference: Any, at: str) -> str:
+    """Absolute path of a screenshot reference, which must stay under ``sandbox/data/media/images/``.
+
+    References are relative to the json file (``../media/images/<steps_id>/step_N.png``).
+    An absolute path, one whose ``..`` climbs out of the release root, or one
+    that lands elsewhere in the release (a label file, a json) is refused: a
+    release must not make the loader read arbitrary files. ``at`` names the
+    json file and step in error messages. The check is on the path as
+    written; :func:`escaping_screenshots` checks where links lead.
+    """
+    if not isinstance(reference, str) or not reference:
+        raise ValueError(f"{at}: screenshot is {reference!r}; expected a relative path string")
+    # String tests rather than pathlib: this runs once per step of the release.
+    if reference.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(reference):
+        raise ValueError(
+            f"{at}: screenshot path {reference!r} is absolute; expected a path relative to the json file"
+        )
+    root = os.fspath(root)
+    # Lexical normalisation, not resolve(): Hub snapshots are symlinks into a
+    # blob store, and resolving them would leave the root.
+    path = os.path.normpath(os.path.join(os.path.dirname(os.fspath(json_path)), reference))
+    if not path.startswith(root + os.sep):
+        raise ValueError(
+            f"{at}: screenshot path {reference!r} escapes the release root {root}; "
+            "expected a path inside the release"
+        )
+    images = os.path.join(root, IMAGES_DIR.replace("/", os.sep))
+    if not path.startswith(images + os.sep):
+        raise ValueError(
+            f"{at}: screenshot path {reference!r} points at {path}, outside the screenshot folder {images}; "
+            f"expected a path under {IMAGES_DIR}/"
+        )
+    return path
+
+
+def screenshot_paths(
+    root: str | os.PathLike[str], json_path: str | os.PathLike[str], references: Sequence[Any], at: str
+) -> list[str | None]:
+    """:func:`screenshot_path` of each reference of one trajectory; ``None`` stays ``None``.
+
+    The result, and every error, is the one :func:`screenshot_path` gives
+    (``at`` names the json file; `` step <index>`` is appended in errors), but
+    references of the release's own form ``../media/images/<folder>/step_N.png``
+    are joined to the images directory by concatenation: the json's images
+    directory is checked to be the release's once, and such a reference cannot
+    leave it. This runs once per trajectory of a build, over about 130 steps each.
+
+    >>> screenshot_paths("/r", "/r/sandbox/data/jsons/t.json", ["../media/images/s/step_1.png", None], "t.json")
+    ['/r/sandbox/data/media/images/s/step_1.png', None]
+    """
+    root = os.fspath(root)
+    json_path = os.fspath(json_path)
+    images_dir = os.path.normpath(os.path.join(os.path.dirname(json_path), SCREENSHOT_REF_PREFIX))
+    present = [reference for reference in references if reference is not None]
+    if (
+        os.path.isabs(json_path)
+        and images_dir == os.path.join(root, IMAGES_DIR.replace("/", os.sep))
+        and set(map(type, present)) <= {str}
+        and all(map(_CANONICAL_REFERENCE.fullmatch, present))
+    ):
+        cut = len(SCREENSHOT_REF_PREFIX)
+        prefix = images_dir + os.sep
+        if os.sep == "/":
+            return [None if reference is None else prefix + reference[cut:] for reference in references]
+        return [None if reference is None else prefix + reference[cut:].replace("/", os.sep) for reference in references]
+    return [
+        None if reference is None else screenshot_path(root, json_path, reference, f"{at} step {index}")
+        for index, reference in enumerate(references)
+    ]
+
+
+def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> str:
+    """A sha256 of the size and modification time (ns) of every file a build of ``rows`` reads.
+
+    Covers each row's trajectory json and Markdown and its screenshot folder
+    (whose modification time changes when a screenshot is added, removed or
+    replaced, by a link for instance); a missing file counts as absent. The
+    label files are covered by the label manifest. One ``os.stat`` a file,
+    not a read: ``docs/performance.md`` measures it on the full sample.
+
+    >>> import tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> before = stat_fingerprint(root, [{"trajectory_id": "t", "steps_id": "s"}])
+    >>> _ = os.makedirs(os.path.join(root, "sandbox/data/jsons"))
+    >>> _ = open(os.path.join(root, "sandbox/data/jsons/t.json"), "w").write("{}")
+    >>> stat_fingerprint(root, [{"trajectory_id": "t", "steps_id": "s"}]) != before
+    True
+    """
+    root_text = os.fspath(root) + os.sep
+    stat = os.stat
+    parts = []
+    for row in rows:
+        for relpath in (
+            json_relpath(row["trajectory_id"]),
+            markdown_relpath(row["trajectory_id"]),
+            screenshot_folder_relpath(row["steps_id"]),
+        ):
+            try:
+                info = stat(root_text + relpath)
+            except OSError:
+                parts.append(f"{relpath}\0absent")
+            else:
+                parts.append(f"{relpath}\0{info.st_size}\0{info.st_mtime_ns}")
+    # One hash over the joined lines: cheaper than a digest update per file.
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -1,0 +1,397 @@
+"""Where a release comes from: a local root, or a Hub dataset repo fetched file by file.
+
+:func:`resolve_release` turns a local path or a Hub dataset repo id into a
+release root, fetching from the Hub only the files a config needs, into the
+huggingface_hub cache. The fetching is split along its three seams: naming
+the files (:func:`item_files`,
+:func:`screenshot_files`), planning which of them
+to request (:func:`plan_fetch`), and requesting them (:class:`_HubRepo`);
+:func:`_report_missing_items` / :func:`_report_missing_screenshots` turn what
+the repo lacks into an error or a warning.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+from agenthorizon.release.files import (
+    check_images,
+    expected_root_message,
+    load_dev_set,
+    local_root,
+    read_labels,
+    read_trajectory,
+    screenshot_paths,
+)
+from agenthorizon.release.splits import check_config, select_config
+from agenthorizon.schema import (
+    DEV_GROUPS,
+    FRAMEWORK_FILES,
+    LABEL_FILES,
+    MARKDOWNS_DIR,
+    PROMPT_FILE,
+    json_relpath,
+    markdown_relpath,
+)
+
+__all__ = ["item_files", "plan_fetch", "resolve_release", "screenshot_files"]
+
+# owner/name as the Hub spells repo ids: no spaces, no leading dot or slash.
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+# How many files are requested at once: snapshot_download's default.
+_WORKERS = 8
+# Seconds the first request may take before the Hub counts as unreachable.
+_PROBE_TIMEOUT = 10.0
+
+
+def _looks_like_repo_id(path: str) -> bool:
+    return bool(_REPO_ID.fullmatch(path)) and not path.startswith((".", "~"))
+
+
+def resolve_release(
+    path: str | os.PathLike[str],
+    config: str,
+    *,
+    images: str | None = "lazy",
+    revision: str | None = None,
+    token: str | bool | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    dev_groups: int = DEV_GROUPS,
+    dev_manifest: str | os.PathLike[str] | None = None,
+) -> Path:
+    """The local release root holding what ``config`` needs.
+
+    ``path`` is either a local release root (the directory with
+    ``AgentHorizon.jsonl``, ``AgentHorizon-Simple.jsonl`` and ``sandbox/``) or
+    a Hub dataset repo id such as ``"ServiceNow/AgentHorizon"``. A repo is
+    fetched file by file with ``huggingface_hub.hf_hub_download``, never by
+    listing the repo (about 110,000 files):
+
+    1. both label files (AH-D and ``in_dev`` are defined on the whole
+       release). The first is asked for at ``revision``; huggingface_hub
+       resolves the branch or tag to a commit and returns
+       ``<cache>/datasets--<owner>--<name>/snapshots/<commit>/AgentHorizon.jsonl``,
+       so that folder is the release root and its name the commit. Everything
+       else, the second label file included, is fetched at that commit, so
+       labels and trajectories come from one revision even if the branch
+       moves meanwhile.
+    2. :func:`item_files` of the config's rows, 8
+       at a time. A markdown the repo lacks is skipped (loading renders it
+       from the json, with a warning); a missing json raises
+       ``FileNotFoundError`` naming the trajectory and its label row.
+    3. unless ``images`` is None, :func:`screenshot_files`:
+       every screenshot those jsons reference. One the repo lacks is only
+       counted in a warning; indexing it later raises ``FileNotFoundError``
+       with its path.
+
+    Files already in the snapshot folder (one commit, so they are the right
+    ones) are not requested again, nor files huggingface_hub has recorded as
+    absent at that commit: loading a config again costs the two label requests
+    only. With ``HF_HUB_OFFLINE=1`` everything comes from the cache.
+    ``token`` and ``cache_dir`` (the huggingface_hub cache) are passed through;
+    ``dev_groups`` and ``dev_manifest`` decide which items AH-D fetches.
+
+    A path that exists on disk is always local. One that does not exist but
+    is spelled ``owner/name`` is tried as a repo id; if the Hub has no such
+    repo, or cannot be reached (one request, no retries: ``data/release`` may
+    be a mistyped relative folder, and waiting for the Hub would not help),
+    or, offline, the cache has no snapshot of it, the error says that it is
+    neither.
+
+    Raises ``FileNotFoundError`` / ``ValueError`` saying what a release root
+    must contain when ``path`` is a local path that is not one.
+    """
+    check_config(config)
+    check_images(images)
+    text = os.fspath(path)
+    if os.path.exists(text) or not _looks_like_repo_id(text):
+        if revision is not None:
+            raise ValueError(f"revision={revision!r} applies to Hub repos only; {text} is a local path")
+        return local_root(text)
+    hub = _HubRepo(text, token=token, cache_dir=cache_dir)
+    root = hub.fetch_labels(revision)
+    rows = read_labels(root)
+    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
+    selected = select_config(rows, config, dev)
+    absent = hub.fetch(root, item_files(selected), f"{config} trajectory files")
+    _report_missing_items(absent, selected, config, hub.where())
+    if images is not None:
+        absent = hub.fetch(root, screenshot_files(root, selected), f"{config} screenshots")
+        _report_missing_screenshots(absent, config, hub.where())
+    return root
+
+
+def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the files ``rows`` need from the Hub, screenshots aside.
+
+    The sandbox's small prompt files that agentic judges read
+    (:data:`~agenthorizon.schema.PROMPT_FILE` and
+    :data:`~agenthorizon.schema.FRAMEWORK_FILES`), then the json and the
+    markdown of each row, in release order: exact paths, as
+    ``huggingface_hub.hf_hub_download`` takes them.
+
+    >>> item_files([{"trajectory_id": "t1"}])[-2:]
+    ['sandbox/data/jsons/t1.json', 'sandbox/data/markdowns/t1.md']
+    """
+    files = [PROMPT_FILE, *FRAMEWORK_FILES]
+    for row in rows:
+        files.append(json_relpath(row["trajectory_id"]))
+        files.append(markdown_relpath(row["trajectory_id"]))
+    return files
+
+
+def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
+    """Repo paths of the screenshots the json files of ``rows`` under ``root`` reference.
+
+    Each reference is resolved by :func:`screenshot_paths` (so a path that
+    would leave the screenshot folder is refused exactly as loading refuses
+    it) and given relative to ``root`` with ``/`` separators, in step order,
+    each path once. Every row's json must be in ``root``; a json that does not
+    parse, or whose references are refused, contributes nothing here: loading
+    that row raises the error with its label row.
+
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "sandbox/data/jsons").mkdir(parents=True)
+    >>> steps = [{"screenshot": "../media/images/s/step_1.png"}, {"screenshot": None}]
+    >>> _ = (root / "sandbox/data/jsons/t.json").write_text(json.dumps({"task": {"instruction": "x"}, "steps": steps}))
+    >>> screenshot_files(root, [{"trajectory_id": "t"}])
+    ['sandbox/data/media/images/s/step_1.png']
+    """
+    root_text = os.fspath(root)
+    cut = len(root_text) + len(os.sep)
+    files: dict[str, None] = {}  # ordered and unique: trajectories may share a screenshot folder
+    for row in rows:
+        json_path = os.path.join(root_text, json_relpath(row["trajectory_id"]))
+        where = row.get("location", row["trajectory_id"])
+        try:
+            steps = read_trajectory(root_text, json_path, f"label row {where}")["steps"]
+            references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
+            paths = screenshot_paths(root_text, json_path, references, json_path)
+        except ValueError:
+            continue
+        for path in paths:
+            if path is not None:
+                files[path[cut:].replace(os.sep, "/")] = None
+    return list(files)
+
+
+def plan_fetch(root: str | os.PathLike[str], files: Sequence[str], commit: str) -> tuple[list[str], dict[str, Exception]]:
+    """Which of ``files`` to request: those neither in ``root`` nor known to be absent.
+
+    ``root`` is the snapshot folder ``<repo cache>/snapshots/<commit>``.
+    Returns the files to request and, separately, those huggingface_hub
+    has recorded as absent at that commit: a 404 leaves an empty file at
+    ``<repo cache>/.no_exist/<commit>/<path>`` (the cache layout of
+    huggingface_hub's "Manage cache" guide), and asking again would 404
+    again. That folder is read once rather than per file with
+    ``try_to_load_from_cache``, which costs about 100 µs a file (it
+    validates the name and lists ``snapshots/`` each time): seconds over
+    a release's 100,000 screenshots.
+    """
+    root_text = os.fspath(root)
+    no_exist = os.path.join(os.path.dirname(os.path.dirname(root_text)), ".no_exist", os.path.basename(root_text))
+    known_absent = set()
+    for folder, _, names in os.walk(no_exist):
+        prefix = os.path.relpath(folder, no_exist).replace(os.sep, "/")
+        known_absent.update(name if prefix == "." else f"{prefix}/{name}" for name in names)
+    absent: dict[str, Exception] = {}
+    wanted = []
+    for name in files:
+        if name in known_absent:
+            absent[name] = FileNotFoundError(f"not in the repo at commit {commit} (a 404 cached earlier)")
+        elif not os.path.isfile(os.path.join(root_text, name)):
+            wanted.append(name)
+    return wanted, absent
+
+
+class _HubRepo:
+    """One Hub dataset repo of a release: its requests, into the huggingface_hub cache."""
+
+    def __init__(self, repo_id: str, *, token: str | bool | None, cache_dir: str | os.PathLike[str] | None) -> None:
+        self.repo_id = repo_id
+        self.token = token
+        self.cache_dir = None if cache_dir is None else os.fspath(cache_dir)
+        self.commit = ""
+
+    def where(self) -> str:
+        """The repo and commit, for messages."""
+        return f"Hub dataset repo {self.repo_id} at commit {self.commit}"
+
+    def _download(self, filename: str, revision: str | None) -> str:
+        import huggingface_hub
+
+        return huggingface_hub.hf_hub_download(
+            self.repo_id,
+            filename,
+            repo_type="dataset",
+            revision=revision,
+            token=self.token,
+            cache_dir=self.cache_dir,
+            tqdm_class=_quiet_file_bar(),
+        )
+
+    def _neither(self, error: BaseException) -> FileNotFoundError:
+        return FileNotFoundError(
+            f"{self.repo_id}: no such local directory ({Path(self.repo_id).absolute()} does not exist), and "
+            f"not a Hub dataset repo that could be fetched ({type(error).__name__}: "
+            f"{(str(error).splitlines() or [''])[0]}); {expected_root_message()}, or a Hub dataset repo id such as "
+            "'ServiceNow/AgentHorizon'"
+        )
+
+    def probe(self, revision: str | None) -> None:
+        """One request to the Hub endpoint, unless the first label file is cached or the Hub is off.
+
+        huggingface_hub retries a failed first request for up to a minute when
+        nothing is cached; a path that is not a repo (a mistyped local folder)
+        on a machine that cannot reach the Hub fails here at once, with the
+        message that says it is neither. The request goes to the endpoint's
+        root, not to the repo: any answer means the Hub is reachable, and the
+        download that follows asks for each file exactly once.
+        """
+        import huggingface_hub
+        from huggingface_hub import constants
+        from huggingface_hub.utils import get_session
+
+        if constants.HF_HUB_OFFLINE:
+            return
+        cached = huggingface_hub.try_to_load_from_cache(
+            self.repo_id, LABEL_FILES[0], cache_dir=self.cache_dir, revision=revision, repo_type="dataset"
+        )
+        if isinstance(cached, str):
+            return
+        try:
+            get_session().head(constants.ENDPOINT.rstrip("/") + "/", timeout=_PROBE_TIMEOUT)
+        except Exception as error:  # noqa: BLE001 - no connection, DNS, TLS, timeout: all mean "unreachable"
+            raise self._neither(error) from error
+
+    def fetch_labels(self, revision: str | None) -> Path:
+        """Both label files; the snapshot folder of the commit ``revision`` resolves to."""
+        from huggingface_hub.errors import (
+            HFValidationError,
+            LocalEntryNotFoundError,
+            RemoteEntryNotFoundError,
+            RepositoryNotFoundError,
+        )
+
+        where = self.repo_id if revision is None else f"{self.repo_id} at revision {revision!r}"
+        self.probe(revision)
+        try:
+            first = Path(self._download(LABEL_FILES[0], revision))
+        except RemoteEntryNotFoundError:
+            raise FileNotFoundError(
+                f"Hub dataset repo {where} has no {LABEL_FILES[0]}; {expected_root_message()}"
+            ) from None
+        except (RepositoryNotFoundError, LocalEntryNotFoundError, HFValidationError) as error:
+            raise self._neither(error) from error
+        # hf_hub_download returns <cache>/<repo folder>/snapshots/<commit>/<file>: the
+        # label files sit at the top of the repo, so their folder is the release root.
+        snapshot = first.parent
+        if snapshot.parent.name != "snapshots":
+            raise RuntimeError(f"{first}: not in a huggingface_hub snapshots/<commit>/ folder")
+        self.commit = snapshot.name
+        try:
+            self._download(LABEL_FILES[1], self.commit)
+        except RemoteEntryNotFoundError:
+            raise FileNotFoundError(
+                f"Hub dataset repo {where} (commit {self.commit}) has no {LABEL_FILES[1]}; "
+                f"{expected_root_message()}"
+            ) from None
+        except LocalEntryNotFoundError as error:
+            raise FileNotFoundError(
+                f"{LABEL_FILES[1]} of Hub dataset repo {where} (commit {self.commit}) could not be fetched: "
+                f"{str(error).splitlines()[0]}"
+            ) from error
+        return local_root(snapshot)
+
+    def fetch(self, root: Path, files: Sequence[str], desc: str) -> dict[str, Exception]:
+        """Fetch the ``files`` not yet in ``root``; return those the repo lacks, with the reason."""
+        from huggingface_hub.errors import EntryNotFoundError
+        from huggingface_hub.utils import hf_thread_map
+
+        wanted, absent = plan_fetch(root, files, self.commit)
+
+        def fetch_one(name: str) -> Exception | None:
+            try:
+                self._download(name, self.commit)
+            except EntryNotFoundError as error:  # a 404 at the commit, or offline and not cached
+                return error
+            return None
+
+        if wanted:
+            errors = hf_thread_map(fetch_one, wanted, max_workers=_WORKERS, desc=f"Fetching {len(wanted)} {desc}")
+            absent.update((name, error) for name, error in zip(wanted, errors) if error is not None)
+        return absent
+
+
+def _report_missing_items(absent: dict[str, Exception], rows: Sequence[dict[str, str]], config: str, where: str) -> None:
+    """A missing json raises (naming trajectory and label row); missing markdown or sandbox files warn."""
+    missing_jsons = [
+        f"{json_relpath(row['trajectory_id'])} (trajectory {row['trajectory_id']}, label row {row['location']}: "
+        f"{_reason(absent[json_relpath(row['trajectory_id'])])})"
+        for row in rows
+        if json_relpath(row["trajectory_id"]) in absent
+    ]
+    if missing_jsons:
+        raise FileNotFoundError(
+            f"{len(missing_jsons)} trajectory json file(s) of config {config} could not be fetched from "
+            f"{where}: " + "; ".join(missing_jsons[:5]) + ("; ..." if len(missing_jsons) > 5 else "")
+        )
+    markdowns = [name for name in absent if name.startswith(MARKDOWNS_DIR + "/")]
+    if markdowns:
+        _warn(
+            f"{len(markdowns)} trajectory markdown file(s) of config {config} are not in {where} "
+            f"(first: {markdowns[0]}); loading renders them from the json"
+        )
+    sandbox = [name for name in absent if name not in markdowns]
+    if sandbox:
+        _warn(
+            f"{', '.join(sandbox)} not in {where}; agentic judges that read the sandbox prompt files will not find them"
+        )
+
+
+def _report_missing_screenshots(absent: dict[str, Exception], config: str, where: str) -> None:
+    """Screenshots the repo lacks are counted in a warning; indexing one raises later."""
+    if absent:
+        first = next(iter(absent))
+        _warn(
+            f"{len(absent)} screenshot(s) referenced by config {config} could not be fetched from "
+            f"{where} (first: {first}: {_reason(absent[first])}); "
+            "indexing one raises FileNotFoundError with its path"
+        )
+
+
+def _reason(error: Exception) -> str:
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+
+    if isinstance(error, RemoteEntryNotFoundError):
+        return "not in the repo at that commit"
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def _warn(message: str) -> None:
+    # stacklevel: this function, the reporter, resolve_release, its caller.
+    warnings.warn(message, UserWarning, stacklevel=4)
+
+
+@functools.cache
+def _quiet_file_bar() -> type:
+    """A huggingface_hub progress bar class that never shows.
+
+    hf_hub_download draws one byte bar per file; across thousands of small
+    files the one file-count bar of the batch says more (snapshot_download
+    silences its per-file bars the same way).
+    """
+    from huggingface_hub.utils import tqdm as hf_tqdm
+
+    class QuietFileBar(hf_tqdm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["disable"] = True
+            super().__init__(*args, **kwargs)
+
+    return QuietFileBar

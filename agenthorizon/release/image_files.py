@@ -1,0 +1,224 @@
+"""Open an image file from a release, safely: the one way the package decodes a screenshot.
+
+A release is downloaded data. A PNG of 0.6 MB may declare 13000x13000 pixels
+and decode to 645 MiB; a truncated or renamed file may hold anything. Every
+consumer (lazy rows, judge inputs, model-ready images, the report, export,
+``verify``) opens screenshots through :func:`open_image`, which
+
+- reads the header first and refuses an image over the pixel budget
+  (:data:`DEFAULT_MAX_PIXELS`, or ``$AGENTHORIZON_MAX_PIXELS``) before a
+  single pixel is decoded, so the memory a decode takes is bounded by the
+  budget (4 bytes a pixel at most for the RGBA screenshots of a release);
+- decodes at reduced size when the caller only needs a small image and the
+  format can (JPEG's DCT scaling through ``Image.draft``);
+- raises one error type, :class:`ScreenshotError` (a ``ValueError``), whose
+  message names the file and what was expected; a missing file raises
+  :class:`ScreenshotNotFoundError`, which is both a ``ScreenshotError`` and a
+  ``FileNotFoundError``.
+
+It lives in ``release/`` (the lowest stage) because ``verify`` checks images
+too; :mod:`agenthorizon.data.images` re-exports it for the pixel stages.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from typing import Any, BinaryIO
+
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "MAX_PIXELS_ENV",
+    "ScreenshotError",
+    "ScreenshotNotFoundError",
+    "check_image",
+    "max_pixels_budget",
+    "open_image",
+]
+
+DEFAULT_MAX_PIXELS = 50_000_000
+"""Pixel budget of one image: 50 MP, six times an 8K (7680x4320) screen.
+
+A release's screenshots are desktop captures (1920x1080 is 2 MP), so this
+refuses only files no screen produced; an image at the budget decodes to at
+most 200 MB (RGBA). Pillow's own hard limit (about 179 MP) stays in force
+above it."""
+
+MAX_PIXELS_ENV = "AGENTHORIZON_MAX_PIXELS"
+"""Environment variable that sets the pixel budget for every command and API call."""
+
+
+class ScreenshotError(ValueError):
+    """An image file that cannot be used: over the pixel budget, truncated, or not an image.
+
+    The message names the file (or, for an image handed over as bytes, the
+    name given for it) and what was expected.
+    """
+
+
+class ScreenshotNotFoundError(ScreenshotError, FileNotFoundError):
+    """An image file that does not exist (or is not a regular file)."""
+
+
+def max_pixels_budget(max_pixels: int | None = None) -> int:
+    """The pixel budget in force: ``max_pixels``, else ``$AGENTHORIZON_MAX_PIXELS``, else the default.
+
+    >>> max_pixels_budget(1000)
+    1000
+    >>> max_pixels_budget() == int(os.environ.get(MAX_PIXELS_ENV, DEFAULT_MAX_PIXELS))
+    True
+    """
+    if max_pixels is None:
+        text = os.environ.get(MAX_PIXELS_ENV, "").strip()
+        if not text:
+            return DEFAULT_MAX_PIXELS
+        try:
+            max_pixels = int(text.replace("_", ""))
+        except ValueError:
+            raise ValueError(f"${MAX_PIXELS_ENV}={text!r}: expected a positive whole number of pixels") from None
+    if isinstance(max_pixels, bool) or not isinstance(max_pixels, int) or max_pixels < 1:
+        raise ValueError(f"max_pixels must be a positive integer, got {max_pixels!r}")
+    return max_pixels
+
+
+def _describe(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None) -> str:
+    if name is not None:
+        return name
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return "in-memory image"
+
+
+def _header(source: Any, label: str, budget: int) -> Any:
+    """The image opened lazily (header only), checked against the budget."""
+    from PIL import Image, UnidentifiedImageError
+
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            kind = "a directory" if os.path.isdir(path) else "no such file"
+            raise ScreenshotNotFoundError(f"{label}: screenshot file not found ({kind}); expected an image file")
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        source = io.BytesIO(source)
+    try:
+        with warnings.catch_warnings():
+            # Our budget is the check; Pillow's warning (above ~89 MP) would only repeat it.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(source)
+    except Image.DecompressionBombError as error:
+        raise ScreenshotError(
+            f"{label}: image is a decompression bomb ({error}); expected at most {budget:,} pixels"
+        ) from None
+    except UnidentifiedImageError:
+        raise ScreenshotError(
+            f"{label}: image header does not read (not an image format Pillow can identify); "
+            "expected a PNG or JPEG screenshot"
+        ) from None
+    except (OSError, SyntaxError, ValueError) as error:
+        raise ScreenshotError(f"{label}: image header does not read ({error}); expected a PNG or JPEG screenshot") from None
+    width, height = image.size
+    if width * height > budget:
+        image.close()
+        raise ScreenshotError(
+            f"{label}: image of {width}x{height} = {width * height:,} pixels is over the pixel budget of "
+            f"{budget:,} (a decompression bomb, or set ${MAX_PIXELS_ENV} / max_pixels higher)"
+        )
+    return image
+
+
+def open_image(
+    source: str | os.PathLike[str] | bytes | BinaryIO,
+    *,
+    max_pixels: int | None = None,
+    reduce_to: tuple[int, int] | None = None,
+    name: str | None = None,
+) -> Any:
+    """Decode an image file into a fully loaded ``PIL.Image.Image``, within a pixel budget.
+
+    Parameters
+    ----------
+    source : path, bytes or binary file
+        The image file, its bytes, or an open binary file.
+    max_pixels : int, optional
+        Most pixels (width x height) accepted, checked from the header before
+        decoding. Default :func:`max_pixels_budget` (50 MP unless
+        ``$AGENTHORIZON_MAX_PIXELS`` says otherwise).
+    reduce_to : (int, int), optional
+        A box the caller will downscale the image to fit. Formats that can
+        decode at a fraction of their size (JPEG: 1/2, 1/4, 1/8) then do so,
+        never below the box; other formats decode at full size.
+    name : str, optional
+        How error messages name the image (default: the path). Judges see
+        blind screenshots by step, so their errors must not carry the path.
+
+    Returns
+    -------
+    PIL.Image.Image
+        Loaded (the file is closed), in the file's own mode.
+
+    Raises
+    ------
+    ScreenshotNotFoundError
+        The path is not an existing file.
+    ScreenshotError
+        The image is over the budget, truncated, or not an image; the message
+        names it and what was expected.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> buffer = io.BytesIO()
+    >>> Image.new("RGB", (4000, 3000)).save(buffer, format="JPEG")
+    >>> open_image(buffer.getvalue(), reduce_to=(512, 332)).size
+    (1000, 750)
+    >>> open_image(buffer.getvalue(), max_pixels=1_000_000, name="step 3")
+    Traceback (most recent call last):
+    ...
+    agenthorizon.release.image_files.ScreenshotError: step 3: image of 4000x3000 = 12,000,000 pixels is over the pixel budget of 1,000,000 (a decompression bomb, or set $AGENTHORIZON_MAX_PIXELS / max_pixels higher)
+    """
+    label = _describe(source, name)
+    budget = max_pixels_budget(max_pixels)
+    image = _header(source, label, budget)
+    try:
+        if reduce_to is not None and image.format == "JPEG":
+            image.draft(image.mode, tuple(reduce_to))
+        image.load()  # reads the pixels and closes a file Pillow opened by name
+    except (OSError, SyntaxError, ValueError, EOFError) as error:
+        image.close()
+        raise ScreenshotError(
+            f"{label}: image data does not decode ({error}); expected a complete PNG or JPEG screenshot"
+        ) from None
+    return image
+
+
+def check_image(
+    source: str | os.PathLike[str] | bytes,
+    *,
+    max_pixels: int | None = None,
+    name: str | None = None,
+) -> None:
+    """Check an image without decoding its pixels: it exists, its header reads, it fits the budget.
+
+    Also runs Pillow's ``verify()`` (PNG: every chunk's checksum, so a
+    truncated file is caught). ``verify`` and export use this; loading
+    decodes with :func:`open_image`, which refuses the same files. ``source``
+    is a path or the file's bytes (then ``name`` names it in errors).
+
+    Raises the errors of :func:`open_image`.
+
+    >>> check_image(b"GIF89a", name="step 2")
+    Traceback (most recent call last):
+    ...
+    agenthorizon.release.image_files.ScreenshotError: step 2: image header does not read (not an image format Pillow can identify); expected a PNG or JPEG screenshot
+    """
+    label = _describe(source, name)
+    image = _header(source, label, max_pixels_budget(max_pixels))
+    try:
+        with image:
+            image.verify()
+    except Exception as error:  # Pillow raises many types for a corrupt file; all mean "unreadable"
+        raise ScreenshotError(
+            f"{label}: image data does not read ({type(error).__name__}: {error}); "
+            "expected a complete PNG or JPEG screenshot"
+        ) from None
