@@ -3,6 +3,7 @@ and gives back the builder's rows, for every config and screenshot mode."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
