@@ -134,6 +134,7 @@ class HubServer:
             HF_HUB_DISABLE_TELEMETRY="1",
             HF_HUB_DISABLE_PROGRESS_BARS="1",
             HF_HUB_DISABLE_XET="1",
+            HF_HUB_DISABLE_UPDATE_CHECK="1",
             TQDM_DISABLE="1",
             PYTHONPATH=os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
         )

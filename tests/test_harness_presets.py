@@ -187,24 +187,31 @@ def test_preset_specs_and_options():
         make_judge("gemini:gemini-3.1-pro", base_url="http://x")
 
 
-def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, tiny_copy, tmp_path, monkeypatch):
-    import huggingface_hub
-    from huggingface_hub import constants
-    from test_source import REPO_ID, FakeHub  # the offline stand-in for hf_hub_download
-
+def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, hub, tiny_copy, tmp_path):
+    """Against a real Hub-compatible server (tests/hub_server.py): the loader and the run
+    run in a subprocess pointed at it, with the fake CLIs on its PATH."""
     marker = "Framework as published on the Hub."
     (tiny_copy / FRAMEWORK_FILES[0]).write_text(marker, encoding="utf-8")
-    hub = FakeHub(tiny_copy)
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", hub)
-    dataset = agenthorizon.load_dataset(REPO_ID, "AH", split="test", images="paths")
-    assert {PROMPT_FILE, FRAMEWORK_FILES[0]} <= set(hub.names())  # fetched with the config's files
-
-    summary = run_judge("gemini:gemini-3.1-pro", dataset.select(range(1)), tmp_path / "run", data_root=REPO_ID,
-                        progress=False)
-    assert summary.counts["ok"] == 1
+    repo_id = "agenthorizon-tests/AgentHorizon-presets"
+    commit = hub.add_repo(repo_id, tiny_copy)
+    since = hub.mark()
+    out = hub.python(
+        f"""
+        import agenthorizon
+        from agenthorizon.judging.runs.runner import run_judge
+        dataset = agenthorizon.load_dataset({repo_id!r}, "AH", split="test", images="paths")
+        summary = run_judge("gemini:gemini-3.1-pro", dataset.select(range(1)), {str(tmp_path / "run")!r},
+                            data_root={repo_id!r}, progress=False)
+        result = summary.counts["ok"]
+        """,
+        tmp_path / "hf",
+    )
+    assert out["result"] == 1, out
+    asked = {r.path.rsplit(f"/{commit}/", 1)[-1] for r in hub.requests(since) if f"/{repo_id}/resolve/" in r.path}
+    assert {PROMPT_FILE, FRAMEWORK_FILES[0]} <= asked  # fetched with the config's files
     _, log = fake_clis
     seen = json.loads(next(log.glob("gemini-*.json")).read_text())
     assert seen["files"]["AGENTS.md"] == marker == seen["files"]["GEMINI.md"]
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert record["prompt"]["root"] == str(hub.snapshot)
+    snapshot = tmp_path / "hf" / "hub" / f"datasets--{repo_id.replace('/', '--')}" / "snapshots" / commit
+    assert record["prompt"]["root"] == str(snapshot)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -184,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.runner import run_judge
 
     judge = make_judge(args.judge, **judge_options(args))
-    # Resolved first so that a Hub run records which commit it judged (the snapshot folder's name).
+    # Resolved first: a Hub repo's snapshot folder is the root the run records (repo id and commit).
     root = agenthorizon.resolve_release(
         args.data, args.config, images="paths", revision=args.revision, dev_groups=args.dev_groups,
         dev_manifest=args.dev_manifest,
@@ -199,8 +198,6 @@ def run(args: argparse.Namespace) -> int:
         dev_manifest=args.dev_manifest,
     )
     data_options = {"dev_groups": args.dev_groups, "exclude_dev": args.exclude_dev, "dev_manifest": args.dev_manifest}
-    if not os.path.exists(args.data):  # resolve_release took it as a Hub repo id
-        data_options.update(repo_id=args.data, revision=args.revision, commit=root.name)
     summary = run_judge(
         judge,
         dataset,

@@ -235,6 +235,27 @@ def _config_name(dataset: Any, config: str | None) -> str | None:
     return getattr(info, "config_name", None) or None
 
 
+def _data_root_record(data_root: str | os.PathLike[str] | None) -> dict[str, Any]:
+    """``data.root`` of the run record; for a Hub snapshot also the repo id and commit it holds.
+
+    A release fetched from the Hub lives in huggingface_hub's cache as
+    ``<cache>/datasets--<org>--<name>/snapshots/<commit>`` (``--`` cannot occur in
+    a repo id, so the folder name gives it back), which says exactly which
+    release files a run judged, however the branch moves later.
+
+    >>> _data_root_record("/c/hub/datasets--ServiceNow--AgentHorizon/snapshots/0a1b")["commit"]
+    '0a1b'
+    """
+    if data_root is None:
+        return {"root": None}
+    root = Path(data_root).resolve()
+    record: dict[str, Any] = {"root": str(root)}
+    storage = root.parent.parent.name
+    if root.parent.name == "snapshots" and storage.startswith("datasets--") and storage.count("--") == 2:
+        record.update(repo_id=storage[len("datasets--"):].replace("--", "/"), commit=root.name)
+    return record
+
+
 def _git_revision() -> str | None:
     package_dir = Path(__file__).resolve().parent
     try:
@@ -726,7 +747,7 @@ def run_judge(
         judge.spec(),
         selection,
         data={
-            "root": None if data_root is None else str(Path(data_root).resolve()),
+            **_data_root_record(data_root),
             "n_items": len(ids),
             "n_selected": len(selected_ids),
             **{k: v for k, v in (data_options or {}).items() if k in _SOURCE_KEYS and v is not None},
