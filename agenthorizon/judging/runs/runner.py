@@ -559,10 +559,7 @@ def _select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None
     return ids, positions if limit is None else positions[:limit]
 
 
-# data_options keys: the first choose the items (they make the run's Selection),
-# the second only say where a Hub release came from (recorded in run.json's "data").
 _SELECTION_KEYS = ("dev_groups", "dev_manifest", "exclude_dev")
-_SOURCE_KEYS = ("repo_id", "revision", "commit")
 
 
 def _resolve_references(
@@ -577,10 +574,10 @@ def _resolve_references(
     ``None`` references for a blind dataset without ``data_root``; ``None``
     selection when no config is known.
     """
-    options = {k: v for k, v in (data_options or {}).items() if k not in _SOURCE_KEYS}
+    options = dict(data_options or {})
     unknown = sorted(set(options) - set(_SELECTION_KEYS))
     if unknown:
-        expected = ", ".join((*_SELECTION_KEYS, *_SOURCE_KEYS))
+        expected = ", ".join(_SELECTION_KEYS)
         raise ValueError(f"data_options: unknown key(s) {', '.join(unknown)}; expected {expected}")
     references = _label_rows(dataset)
     if references is None and data_root is not None and config is not None:
@@ -682,8 +679,6 @@ def run_judge(
         ``dev_groups``, ``dev_manifest``, ``exclude_dev`` (as given to
         ``load_dataset``). Recorded in the run's ``selection``, which every
         reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds.
-        For a release fetched from the Hub, ``repo_id``, ``revision`` and
-        ``commit`` say where it came from; they go to run.json's ``data``.
 
     Returns
     -------
@@ -750,7 +745,6 @@ def run_judge(
             **_data_root_record(data_root),
             "n_items": len(ids),
             "n_selected": len(selected_ids),
-            **{k: v for k, v in (data_options or {}).items() if k in _SOURCE_KEYS and v is not None},
         },
         runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
         shard=None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},
