@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -397,3 +398,43 @@ def test_exit_codes_say_whether_every_item_has_a_result(tiny_root, tmp_path, cap
     assert main(["score", str(partial), "--data", str(tiny_root)]) == 1
     # 2: usage and input errors.
     assert main(["score", str(tmp_path / "nowhere"), "--data", str(tiny_root)]) == 2
+
+
+def test_two_real_runners_on_one_folder_the_second_fails_at_once(tiny_root, tmp_path, capsys):
+    # The first runner's judge waits for a file, so it holds the folder while the second starts.
+    gate = tmp_path / "go"
+    waiter = tmp_path / "waiter.py"
+    waiter.write_text(
+        "import json, pathlib, sys, time\n"
+        "sys.stdin.read()\n"
+        f"while not pathlib.Path({str(gate)!r}).exists():\n"
+        "    time.sleep(0.05)\n"
+        "print(json.dumps({'success': True}))\n"
+    )
+    out = tmp_path / "run"
+    argv = ["judge", "--data", str(tiny_root), "--config", "AH", "--judge", f"command:{sys.executable} {waiter}",
+            "--out", str(out), "--limit", "1", "--bootstrap", "0", "--no-progress"]
+    first = subprocess.Popen([sys.executable, "-m", "agenthorizon", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        while not (out / "run.lock").exists():
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.05)  # waiting for the first runner to start; nothing is timed
+        assert main(argv) == 2
+        assert f"is in use by another runner (pid {first.pid} on host" in capsys.readouterr().err
+    finally:
+        gate.touch()
+        first.communicate(timeout=120)
+    assert first.returncode == 0
+    assert len(list(out.glob("*-*-*-*-*.json"))) == 1 and not (out / "run.lock").exists()
+
+
+def test_a_damaged_run_record_names_the_file_and_the_field(tiny_root, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert judge(tiny_root, "lexical", out, "--config", "AH") == 0
+    record = json.loads((out / "run.json").read_text())
+    record["selection"]["exclude_dev"] = "yes"
+    (out / "run.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(tiny_root)]) == 2
+    error = capsys.readouterr().err
+    assert f"{out / 'run.json'}: field 'selection': exclude_dev must be true or false, got 'yes'" in error
