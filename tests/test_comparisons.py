@@ -127,7 +127,7 @@ def test_the_same_model_at_another_temperature_is_another_row(fleet, tmp_path, c
     capsys.readouterr()
     assert leaderboard(fleet, fleet["runs"]["alpha", "AH"], hot, fmt="markdown") == 0
     out = capsys.readouterr().out
-    assert out.count("| alpha [") == 2  # two rows, told apart by their judge keys
+    assert out.count("| openai:alpha [") == 2  # two rows, told apart by their judge keys
 
 
 def test_report_labels_runs_by_model_and_spec(fleet, tmp_path, capsys):
@@ -438,3 +438,13 @@ def test_a_damaged_run_record_names_the_file_and_the_field(tiny_root, tmp_path, 
     assert main(["score", str(out), "--data", str(tiny_root)]) == 2
     error = capsys.readouterr().err
     assert f"{out / 'run.json'}: field 'selection': exclude_dev must be true or false, got 'yes'" in error
+
+
+def test_one_model_under_two_harnesses_is_labelled_by_harness():
+    from agenthorizon.judging.judges import make_judge
+    from agenthorizon.judging.runs.records import RunRecord, distinct_labels
+
+    records = [RunRecord.build(make_judge(spec).spec(), None) for spec in ("codex:gpt-5.5", "opencode:gpt-5.5")]
+    assert records[0].label == records[1].label == "gpt-5.5"
+    assert records[0].judge_key != records[1].judge_key
+    assert distinct_labels(records) == ["codex:gpt-5.5", "opencode:gpt-5.5"]
