@@ -448,3 +448,25 @@ def test_one_model_under_two_harnesses_is_labelled_by_harness():
     assert records[0].label == records[1].label == "gpt-5.5"
     assert records[0].judge_key != records[1].judge_key
     assert distinct_labels(records) == ["codex:gpt-5.5", "opencode:gpt-5.5"]
+
+
+def test_a_dev_manifest_is_recorded_and_rebuilt_by_score(tiny_root, tmp_path, capsys):
+    dev_ids = [row["trajectory_id"] for row in load_references(tiny_root, "AH-D")][:2]
+    manifest = tmp_path / "dev.txt"
+    manifest.write_text("\n".join(dev_ids) + "\n")
+    out = tmp_path / "run"
+    assert judge(tiny_root, "lexical", out, "--config", "AH-D", "--dev-manifest", str(manifest)) == 0
+    selection = json.loads((out / "run.json").read_text())["selection"]
+    assert selection["dev_manifest"] == str(manifest.resolve()) and len(selection["dev_manifest_sha256"]) == 64
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(tiny_root), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 2
+
+
+def test_compare_and_comparison_keep_their_public_names():
+    import agenthorizon
+    from agenthorizon.scoring import compare as module
+
+    assert agenthorizon.compare is module.compare and agenthorizon.Comparison is module.Comparison
+    result = agenthorizon.compare([True, False], [True, True], ["positive", "negative"], bootstrap=0)
+    assert (result.balanced_accuracy_a, result.balanced_accuracy_b) == (1.0, 0.5)
