@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -126,7 +127,7 @@ def test_the_same_model_at_another_temperature_is_another_row(fleet, tmp_path, c
     capsys.readouterr()
     assert leaderboard(fleet, fleet["runs"]["alpha", "AH"], hot, fmt="markdown") == 0
     out = capsys.readouterr().out
-    assert out.count("| alpha [") == 2  # two rows, told apart by their judge keys
+    assert out.count("| openai:alpha [") == 2  # two rows, told apart by their judge keys
 
 
 def test_report_labels_runs_by_model_and_spec(fleet, tmp_path, capsys):
@@ -397,3 +398,75 @@ def test_exit_codes_say_whether_every_item_has_a_result(tiny_root, tmp_path, cap
     assert main(["score", str(partial), "--data", str(tiny_root)]) == 1
     # 2: usage and input errors.
     assert main(["score", str(tmp_path / "nowhere"), "--data", str(tiny_root)]) == 2
+
+
+def test_two_real_runners_on_one_folder_the_second_fails_at_once(tiny_root, tmp_path, capsys):
+    # The first runner's judge waits for a file, so it holds the folder while the second starts.
+    gate = tmp_path / "go"
+    waiter = tmp_path / "waiter.py"
+    waiter.write_text(
+        "import json, pathlib, sys, time\n"
+        "sys.stdin.read()\n"
+        f"while not pathlib.Path({str(gate)!r}).exists():\n"
+        "    time.sleep(0.05)\n"
+        "print(json.dumps({'success': True}))\n"
+    )
+    out = tmp_path / "run"
+    argv = ["judge", "--data", str(tiny_root), "--config", "AH", "--judge", f"command:{sys.executable} {waiter}",
+            "--out", str(out), "--limit", "1", "--bootstrap", "0", "--no-progress"]
+    first = subprocess.Popen([sys.executable, "-m", "agenthorizon", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        while not (out / "run.lock").exists():
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.05)  # waiting for the first runner to start; nothing is timed
+        assert main(argv) == 2
+        assert f"is in use by another runner (pid {first.pid} on host" in capsys.readouterr().err
+    finally:
+        gate.touch()
+        first.communicate(timeout=120)
+    assert first.returncode == 0
+    assert len(list(out.glob("*-*-*-*-*.json"))) == 1 and not (out / "run.lock").exists()
+
+
+def test_a_damaged_run_record_names_the_file_and_the_field(tiny_root, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert judge(tiny_root, "lexical", out, "--config", "AH") == 0
+    record = json.loads((out / "run.json").read_text())
+    record["selection"]["exclude_dev"] = "yes"
+    (out / "run.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(tiny_root)]) == 2
+    error = capsys.readouterr().err
+    assert f"{out / 'run.json'}: field 'selection': exclude_dev must be true or false, got 'yes'" in error
+
+
+def test_one_model_under_two_harnesses_is_labelled_by_harness():
+    from agenthorizon.judging.judges import make_judge
+    from agenthorizon.judging.runs.records import RunRecord, distinct_labels
+
+    records = [RunRecord.build(make_judge(spec).spec(), None) for spec in ("codex:gpt-5.5", "opencode:gpt-5.5")]
+    assert records[0].label == records[1].label == "gpt-5.5"
+    assert records[0].judge_key != records[1].judge_key
+    assert distinct_labels(records) == ["codex:gpt-5.5", "opencode:gpt-5.5"]
+
+
+def test_a_dev_manifest_is_recorded_and_rebuilt_by_score(tiny_root, tmp_path, capsys):
+    dev_ids = [row["trajectory_id"] for row in load_references(tiny_root, "AH-D")][:2]
+    manifest = tmp_path / "dev.txt"
+    manifest.write_text("\n".join(dev_ids) + "\n")
+    out = tmp_path / "run"
+    assert judge(tiny_root, "lexical", out, "--config", "AH-D", "--dev-manifest", str(manifest)) == 0
+    selection = json.loads((out / "run.json").read_text())["selection"]
+    assert selection["dev_manifest"] == str(manifest.resolve()) and len(selection["dev_manifest_sha256"]) == 64
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(tiny_root), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 2
+
+
+def test_compare_and_comparison_keep_their_public_names():
+    import agenthorizon
+    from agenthorizon.scoring import compare as module
+
+    assert agenthorizon.compare is module.compare and agenthorizon.Comparison is module.Comparison
+    result = agenthorizon.compare([True, False], [True, True], ["positive", "negative"], bootstrap=0)
+    assert (result.balanced_accuracy_a, result.balanced_accuracy_b) == (1.0, 0.5)

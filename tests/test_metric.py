@@ -10,6 +10,9 @@ import agenthorizon
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
 from agenthorizon.scoring.metrics import score
 
+# These tests pass wrong shapes on purpose; the warning itself is tested in test_comparisons.py.
+pytestmark = pytest.mark.filterwarnings("ignore::agenthorizon.scoring.predictions.PredictionShapeWarning")
+
 evaluate = pytest.importorskip("evaluate")
 
 REFERENCES = [

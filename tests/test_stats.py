@@ -17,6 +17,7 @@ from agenthorizon.scoring.bootstrap import (
 from agenthorizon.scoring.compare import compare
 
 
+
 def _paired(n_a: int, n_b: int, both: int = 3, neither: int = 2) -> tuple[np.ndarray, np.ndarray]:
     a = [True] * n_a + [False] * n_b + [True] * both + [False] * neither
     b = [False] * n_a + [True] * n_b + [True] * both + [False] * neither

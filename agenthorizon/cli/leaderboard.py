@@ -63,6 +63,8 @@ def _read_run(run_dir: Path) -> Any:
 
 def group_runs(run_dirs: list[str]) -> list[_Entry]:
     """Runs grouped by judge key, in the order first given; overlapping runs of a key raise."""
+    from agenthorizon.judging.runs.records import distinct_labels
+
     entries: dict[str, _Entry] = {}
     for raw in run_dirs:
         run_dir = Path(raw)
@@ -77,10 +79,10 @@ def group_runs(run_dirs: list[str]) -> list[_Entry]:
                         "or leave one run out)"
                     )
             entry.folders.setdefault(config, []).append((run_dir, record))
-    labels = [entry.label for entry in entries.values()]
-    for entry in entries.values():
-        if labels.count(entry.label) > 1:  # e.g. one model at two temperatures
-            entry.label = f"{entry.label} [{entry.key[:8]}]"
+    # One model under two harnesses, or at two temperatures, must not share a label.
+    first_records = [next(iter(entry.folders.values()))[0][1] for entry in entries.values()]
+    for entry, label in zip(entries.values(), distinct_labels(first_records)):
+        entry.label = label
     return list(entries.values())
 
 

@@ -45,7 +45,7 @@ HELP = "Score judge results (run directories or JSONL files) strictly against a 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agenthorizon.report.tables import FORMATS
-    from agenthorizon.scoring.metrics import SLICES
+    from agenthorizon.scoring.slices import SLICES
 
     parser.add_argument(
         "results",
@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def parse_slices(text: str) -> list[str]:
     """``"os, difficulty"`` -> ``["os", "difficulty"]``; unknown names raise ValueError."""
-    from agenthorizon.scoring.metrics import check_slices
+    from agenthorizon.scoring.slices import check_slices
 
     return check_slices([name.strip() for name in text.split(",") if name.strip()])
 

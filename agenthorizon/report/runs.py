@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from agenthorizon.judging.runs.records import ResultSet, RunRecord, read_results, read_run_record
+from agenthorizon.judging.runs.records import ResultSet, RunRecord, distinct_labels, read_results, read_run_record
 from agenthorizon.release.splits import Selection, resolve_selection
 
 __all__ = ["JudgedRun", "RunSet", "load_runs", "read_run_record", "run_label"]
@@ -81,7 +81,11 @@ def load_runs(
         path = Path(raw)
         record = read_run_record(path)
         runs.append(JudgedRun(path=path, record=record, label=run_label(record, path), results=read_results([path])))
-    # Two runs of the same model get distinguishable labels.
+    # Runs of one model (two harnesses, two temperatures) get distinguishable
+    # labels; two runs of the very same judge are told apart by their folders.
+    recorded = [run for run in runs if run.record is not None]
+    for run, label in zip(recorded, distinct_labels([run.record for run in recorded])):
+        run.label = label
     labels = [run.label for run in runs]
     for run in runs:
         if labels.count(run.label) > 1:

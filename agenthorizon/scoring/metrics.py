@@ -18,176 +18,31 @@ points are :func:`score`, :class:`ScoreReport` and :func:`item_outcomes`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from agenthorizon.scoring import bootstrap as stats
 from agenthorizon.scoring.predictions import validate_prediction, warn_shapes
+from agenthorizon.scoring.references import align_predictions, reference_record, reference_records, reference_rows
+from agenthorizon.scoring.slices import SLICES, check_slices, slice_order, slice_values
 from agenthorizon.schema import (
     INVALID_STATUSES,
-    LABEL_VALUES,
     MISTAKE_TYPES,
     NEGATIVE,
     POSITIVE,
     STATUS_OK,
-    STEP_BUCKETS,
     UNTYPED,
     canonical_mistake_type,
-    step_bucket,
 )
 
-__all__ = [
-    "OUTCOMES",
-    "SLICES",
-    "ItemOutcomes",
-    "ScoreReport",
-    "align_predictions",
-    "check_slices",
-    "item_outcomes",
-    "reference_record",
-    "reference_records",
-    "score",
-]
+__all__ = ["OUTCOMES", "ItemOutcomes", "ScoreReport", "item_outcomes", "score"]
 
 OUTCOMES = ("correct", "false_accept", "false_reject", "invalid")
 """Per-item outcome classes, see :meth:`ItemOutcomes.outcome_classes`."""
 
 CONFIDENCE_LEVEL = 0.95
 """Coverage of every bootstrap interval reported by :func:`score`."""
-
-# Slice values for rows that have no value of their own along a slice, spelled
-# in parentheses so they can never collide with a real field value.
-POSITIVE_SLICE_VALUE = "(positive)"
-UNTYPED_SLICE_VALUE = "(untyped)"
-UNKNOWN_SLICE_VALUE = "(unknown)"
-
-
-# --- references ----------------------------------------------------------------------
-
-
-def reference_record(reference: Any, position: int) -> dict[str, Any]:
-    """Validate one reference and return its scoring fields.
-
-    A reference is a label row (a mapping with ``label`` and ``mistake_type``;
-    dataset rows work as they are) or a label string ``"positive"`` /
-    ``"negative"``. The returned dict has ``label``, ``mistake_type`` (the
-    canonical spelling, ``""`` for positives and untyped negatives),
-    ``trajectory_id`` and ``pair_group_id`` (``None`` when absent).
-
-    Raises ``ValueError`` naming ``position`` and what was expected.
-
-    >>> reference_record({"label": "negative", "mistake_type": "misunderstanding of the instruction"}, 0)
-    {'label': 'negative', 'mistake_type': 'Misunderstanding of the Instructions', 'trajectory_id': None, 'pair_group_id': None}
-    """
-    where = f"references[{position}]"
-    if isinstance(reference, str):
-        if reference not in LABEL_VALUES:
-            raise ValueError(f"{where}: expected the label string 'positive' or 'negative', got {reference!r}")
-        return {"label": reference, "mistake_type": UNTYPED, "trajectory_id": None, "pair_group_id": None}
-    if not isinstance(reference, Mapping):
-        raise ValueError(
-            f"{where}: expected a label row (a mapping with 'label' and 'mistake_type') "
-            f"or a label string, got {type(reference).__name__}"
-        )
-    for key in ("label", "mistake_type"):
-        if key not in reference:
-            raise ValueError(f"{where}: label row has no {key!r} field; expected 'label' and 'mistake_type'")
-    label = reference["label"]
-    if label not in LABEL_VALUES:
-        raise ValueError(f"{where}: expected label 'positive' or 'negative', got {label!r}")
-    raw_type = reference["mistake_type"]
-    if raw_type is None or raw_type == UNTYPED:
-        mistake_type = UNTYPED
-    else:
-        mistake_type = canonical_mistake_type(raw_type)
-        if mistake_type is None:
-            raise ValueError(f"{where}: unknown mistake_type {raw_type!r}; expected one of {list(MISTAKE_TYPES)} or ''")
-        if label == POSITIVE:
-            raise ValueError(f"{where}: a positive has mistake_type {raw_type!r}; expected '' for positives")
-    trajectory_id = reference.get("trajectory_id")
-    group = reference.get("pair_group_id")
-    return {
-        "label": label,
-        "mistake_type": mistake_type,
-        "trajectory_id": trajectory_id if isinstance(trajectory_id, str) and trajectory_id else None,
-        "pair_group_id": group if isinstance(group, str) and group else None,
-    }
-
-
-# --- slices ----------------------------------------------------------------------------
-
-
-def _by_label(value_of: Callable[[Any], str]) -> Callable[[Mapping], str]:
-    def slice_value(row: Mapping) -> str:
-        return POSITIVE_SLICE_VALUE if row["label"] == POSITIVE else value_of(row)
-
-    return slice_value
-
-
-def _or_unknown(field_name: str) -> Callable[[Mapping], str]:
-    def slice_value(row: Mapping) -> str:
-        value = row[field_name]
-        return UNKNOWN_SLICE_VALUE if value is None or value == "" else str(value)
-
-    return slice_value
-
-
-def _count_applications(row: Mapping) -> str:
-    applications = row["applications"]
-    return UNKNOWN_SLICE_VALUE if applications is None else str(len(applications))
-
-
-def _step_bucket(row: Mapping) -> str:
-    num_steps = row["num_steps"]
-    return UNKNOWN_SLICE_VALUE if num_steps is None else step_bucket(int(num_steps))
-
-
-SLICES: dict[str, tuple[str, Callable[[Mapping], str]]] = {
-    "os": ("os", _or_unknown("os")),
-    "difficulty": ("difficulty", _or_unknown("difficulty")),
-    "mistake_type": (
-        "mistake_type",
-        _by_label(lambda row: canonical_mistake_type(row["mistake_type"]) or UNTYPED_SLICE_VALUE),
-    ),
-    "direction": ("instruction_source", _by_label(_or_unknown("instruction_source"))),
-    "step_bucket": ("num_steps", _step_bucket),
-    "num_applications": ("applications", _count_applications),
-}
-"""Slice name -> (row field it reads, function giving a row's slice value).
-
-``direction`` is the negative's direction (its ``instruction_source``:
-``parent`` or ``child``); ``step_bucket`` uses :data:`schema.STEP_BUCKETS`;
-positives fall in the ``(positive)`` value of ``mistake_type`` and
-``direction``; a missing value is ``(unknown)``.
-"""
-
-
-def check_slices(names: Iterable[str]) -> list[str]:
-    """``names`` as a list when every one is a slice of :data:`SLICES`; ``ValueError`` listing the unknown ones.
-
-    >>> check_slices(["os", "direction"])
-    ['os', 'direction']
-    """
-    names = list(names)
-    unknown = [name for name in names if name not in SLICES]
-    if unknown:
-        raise ValueError(f"unknown slice(s) {', '.join(map(str, unknown))}; expected names from {', '.join(SLICES)}")
-    return names
-
-
-def _slice_order(value: str) -> tuple:
-    # Numbers sort numerically, step buckets in their natural order, the
-    # parenthesised placeholders last.
-    if value.startswith("("):
-        return (2, value)
-    if value.isdigit():
-        return (0, int(value), value)
-    for rank, (_low, _high, name) in enumerate(STEP_BUCKETS):
-        if value == name:
-            return (0, rank, value)
-    return (1, value)
-
 
 # --- per-item outcomes ----------------------------------------------------------------
 
@@ -280,98 +135,6 @@ class ItemOutcomes:
             unmatched_type=self.unmatched_type[indices],
             clusters=self.clusters[indices],
         )
-
-
-def _needed_columns(references: Any, fields: Iterable[str]) -> Any:
-    # A datasets.Dataset decodes every column of a row on iteration
-    # (trajectory steps, Markdown); reading only the columns scoring uses keeps
-    # scoring a whole release fast. Duck-typed so this module never imports
-    # datasets.
-    select = getattr(references, "select_columns", None)
-    names = getattr(references, "column_names", None)
-    if callable(select) and isinstance(names, list):
-        keep = [name for name in dict.fromkeys(fields) if name in names]
-        return select(keep)
-    return references
-
-
-def _as_reference_list(references: Any, extra_fields: Iterable[str] = ()) -> list[Any]:
-    if isinstance(references, (str, bytes)) or isinstance(references, Mapping):
-        raise ValueError(
-            "references must be a sequence of label rows or label strings, "
-            f"got a single {type(references).__name__}"
-        )
-    base = ("trajectory_id", "label", "mistake_type", "pair_group_id")
-    rows = list(_needed_columns(references, (*base, *extra_fields)))
-    if not rows:
-        raise ValueError("references is empty; expected at least one label row")
-    return rows
-
-
-def reference_records(references: Any) -> list[dict[str, Any]]:
-    """Validate a whole sequence of references; see :func:`reference_record`.
-
-    >>> [record["label"] for record in reference_records(["negative", "positive"])]
-    ['negative', 'positive']
-    """
-    return [reference_record(row, position) for position, row in enumerate(_as_reference_list(references))]
-
-
-def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[Any]:
-    """One prediction per reference record, in reference order.
-
-    ``predictions`` is a sequence (its length must equal the references') or
-    a mapping ``trajectory_id -> prediction``, where an id absent from the
-    mapping gives ``None`` (a missing prediction) and an id outside the
-    references raises ``ValueError``. A reference id that occurs twice raises
-    in either form.
-    ``records`` come from :func:`reference_records`.
-
-    >>> records = reference_records([{"trajectory_id": "a", "label": "positive", "mistake_type": ""},
-    ...                              {"trajectory_id": "b", "label": "negative", "mistake_type": ""}])
-    >>> align_predictions({"b": False}, records)
-    [None, False]
-    """
-    # A repeated item would be scored twice whatever form the predictions take.
-    seen: dict[str, int] = {}
-    for position, record in enumerate(records):
-        trajectory_id = record["trajectory_id"]
-        if trajectory_id is not None and trajectory_id in seen:
-            raise ValueError(
-                f"references[{position}]: duplicate trajectory_id {trajectory_id} "
-                f"(first at references[{seen[trajectory_id]}]); expected each item once"
-            )
-        seen.setdefault(trajectory_id, position)
-    if isinstance(predictions, Mapping):
-        ids = []
-        for position, record in enumerate(records):
-            if record["trajectory_id"] is None:
-                raise ValueError(
-                    f"references[{position}]: predictions is a mapping by trajectory_id, "
-                    "so every reference needs a non-empty string 'trajectory_id'"
-                )
-            ids.append(record["trajectory_id"])
-        unknown = [key for key in predictions if key not in seen]
-        if unknown:
-            shown = ", ".join(map(str, sorted(unknown, key=str)[:3]))
-            raise ValueError(
-                f"predictions hold {len(unknown)} trajectory id(s) that are not in the references "
-                f"(e.g. {shown}); pass predictions for the referenced items only"
-            )
-        # An id absent from the mapping is a missing prediction (None).
-        return [predictions.get(trajectory_id) for trajectory_id in ids]
-    if isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__len__"):
-        raise ValueError(
-            "predictions must be a sequence aligned with the references or a mapping "
-            f"trajectory_id -> prediction, got {type(predictions).__name__}"
-        )
-    predictions = list(predictions)
-    if len(predictions) != len(records):
-        raise ValueError(
-            f"got {len(predictions)} predictions for {len(records)} references; "
-            "expected one prediction per reference (use None for a missing one)"
-        )
-    return predictions
 
 
 def _clusters(records: list[dict[str, Any]]) -> np.ndarray:
@@ -569,19 +332,6 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
     )
 
 
-def _slice_values(rows: list[Any], name: str) -> list[str]:
-    field_name, value_of = SLICES[name]
-    values = []
-    for position, row in enumerate(rows):
-        if not isinstance(row, Mapping) or field_name not in row:
-            raise ValueError(
-                f"slice {name!r} needs the field {field_name!r}, which references[{position}] does not have; "
-                "pass dataset rows (agenthorizon.load_dataset) to slice by it"
-            )
-        values.append(value_of(row))
-    return values
-
-
 def score(
     predictions: Any,
     references: Any,
@@ -671,7 +421,7 @@ def score(
     """
     stats.check_bootstrap(bootstrap)
     slice_names = check_slices(slices or ())
-    rows = _as_reference_list(references, [SLICES[name][0] for name in slice_names])
+    rows = reference_rows(references, [SLICES[name][0] for name in slice_names])
     records = [reference_record(row, position) for position, row in enumerate(rows)]
     if not isinstance(predictions, (Mapping, str, bytes)) and hasattr(predictions, "__len__"):
         predictions = list(predictions)  # read once: warned about, then aligned
@@ -681,9 +431,9 @@ def score(
     outcomes = _outcomes_from_rows(predictions, records)
     report = _report(outcomes, int(bootstrap), seed)
     for name in slice_names:
-        values = np.asarray(_slice_values(rows, name), dtype=object)
+        values = np.asarray(slice_values(rows, name), dtype=object)
         report.slices[name] = {
             value: _report(outcomes.subset(values == value), int(bootstrap), seed)
-            for value in sorted(set(values.tolist()), key=_slice_order)
+            for value in sorted(set(values.tolist()), key=slice_order)
         }
     return report

@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import CONFIG_NAMES
@@ -27,6 +27,7 @@ __all__ = [
     "FORMAT_VERSION",
     "RUN_RECORD_NAME",
     "RunRecord",
+    "distinct_labels",
     "is_record_name",
     "judge_key",
     "read_run_record",
@@ -285,6 +286,32 @@ class RunRecord:
             extra={key: value for key, value in data.items() if key not in known},
             **fields,
         )
+
+
+def distinct_labels(records: Sequence[RunRecord]) -> list[str]:
+    """A label per record that tells them apart: its label, else its spec, else the spec and key digits.
+
+    Labels (model names) collide when one model runs under two harnesses or
+    at two temperatures; the spec then names the harness, and the judge key's
+    first 8 digits tell apart what the spec does not.
+
+    >>> a = RunRecord.build({"name": "command", "spec": "codex:m", "model": "m"}, None)
+    >>> b = RunRecord.build({"name": "command", "spec": "opencode:m", "model": "m"}, None)
+    >>> c = RunRecord.build({"name": "openai", "spec": "openai:x", "model": "x"}, None)
+    >>> distinct_labels([a, b, c])
+    ['codex:m', 'opencode:m', 'x']
+    """
+    labels = [record.label for record in records]
+    specs = [record.spec for record in records]
+    out = []
+    for record in records:
+        if labels.count(record.label) == 1:
+            out.append(record.label)
+        elif specs.count(record.spec) == 1:
+            out.append(record.spec)
+        else:
+            out.append(f"{record.spec} [{record.judge_key[:8]}]")
+    return out
 
 
 def _selection_of(where: str, data: Mapping[str, Any], run_data: Mapping[str, Any]) -> Selection | None:

@@ -71,6 +71,8 @@ from agenthorizon.schema import CONFIG_ALL, DEV_GROUPS, LABEL_FIELDS, STATUS_ERR
 
 __all__ = ["RunSummary", "run_judge", "parse_shard", "shard_ids", "record_name", "result_status"]
 
+# data_options that select items (recorded in the run's Selection); other keys are provenance.
+_SELECTION_OPTIONS = ("dev_groups", "dev_manifest", "exclude_dev")
 _VERSIONED_PACKAGES = ("agenthorizon", "datasets", "huggingface_hub", "numpy", "pillow", "httpx", "pyarrow")
 
 
@@ -559,7 +561,6 @@ def _select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None
     return ids, positions if limit is None else positions[:limit]
 
 
-_SELECTION_KEYS = ("dev_groups", "dev_manifest", "exclude_dev")
 
 
 def _resolve_references(
@@ -574,11 +575,7 @@ def _resolve_references(
     ``None`` references for a blind dataset without ``data_root``; ``None``
     selection when no config is known.
     """
-    options = dict(data_options or {})
-    unknown = sorted(set(options) - set(_SELECTION_KEYS))
-    if unknown:
-        expected = ", ".join(_SELECTION_KEYS)
-        raise ValueError(f"data_options: unknown key(s) {', '.join(unknown)}; expected {expected}")
+    options = {key: value for key, value in (data_options or {}).items() if key in _SELECTION_OPTIONS}
     references = _label_rows(dataset)
     if references is None and data_root is not None and config is not None:
         from agenthorizon.release.files import load_references
@@ -675,10 +672,12 @@ def run_judge(
     bootstrap : int, default=0
         Bootstrap resamples for the score's intervals (0: none).
     data_options : mapping, optional
-        How the dataset's items were selected besides the config:
+        How the dataset's items were selected besides the config --
         ``dev_groups``, ``dev_manifest``, ``exclude_dev`` (as given to
-        ``load_dataset``). Recorded in the run's ``selection``, which every
-        reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds.
+        ``load_dataset``), recorded in the run's ``selection``, which every
+        reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds --
+        and where the data came from (e.g. ``repo_id``, ``revision``,
+        ``commit``), recorded under ``data``.
 
     Returns
     -------
@@ -745,6 +744,9 @@ def run_judge(
             **_data_root_record(data_root),
             "n_items": len(ids),
             "n_selected": len(selected_ids),
+            # Where the data came from (e.g. a Hub repo id, revision and commit);
+            # the selection options are recorded in the selection instead.
+            **{key: value for key, value in (data_options or {}).items() if key not in _SELECTION_OPTIONS},
         },
         runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
         shard=None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},

@@ -15,7 +15,8 @@ import datasets
 import evaluate
 
 from agenthorizon.schema import CITATION_BIBTEX
-from agenthorizon.scoring.metrics import align_predictions, reference_records, score
+from agenthorizon.scoring.metrics import score
+from agenthorizon.scoring.references import align_predictions, reference_records
 from agenthorizon.scoring.predictions import prediction_record, warn_shapes
 
 _DESCRIPTION = """\
