@@ -79,6 +79,12 @@ def lazy_screenshots_transform(batch: dict[str, list[Any]]) -> dict[str, list[An
     return batch
 
 
+def _is_cached(builder: AgentHorizon) -> bool:
+    """Whether ``download_and_prepare`` will reuse the builder's Arrow cache (datasets' own test of it)."""
+    output_dir = getattr(builder, "_output_dir", None)
+    return output_dir is not None and os.path.exists(os.path.join(output_dir, datasets.config.DATASET_INFO_FILENAME))
+
+
 def load_dataset(
     path: str | os.PathLike[str] = DEFAULT_HUB_REPO,
     name: str = CONFIG_AH,
@@ -204,7 +210,9 @@ def load_dataset(
         **config_kwargs,
     )
     try:
-        if num_proc is None:
+        # Only a build uses num_proc: a cached config skips counting its items
+        # (which parses the label files once more).
+        if num_proc is None and not _is_cached(builder):
             n_items = len(
                 load_references(root, name, dev_groups=dev_groups, dev_manifest=dev_manifest, exclude_dev=exclude_dev)
             )
