@@ -117,11 +117,13 @@ def bench_row_access(workdir: Path, repeats: int) -> dict:
 
 
 _PEAK_CHILD = """
-import resource, sys, datasets
+import sys, datasets
 datasets.disable_progress_bars()
 from agenthorizon.data.load import load_dataset
 ds = load_dataset(sys.argv[1], "all", split="test", cache_dir=sys.argv[2], num_proc=1)
-print(len(ds), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent through fork and exec
+status = open("/proc/self/status").read().split("VmHWM:")[1].split()
+print(len(ds), int(status[0]) * 1024)
 """
 
 

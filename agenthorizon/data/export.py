@@ -502,27 +502,38 @@ def _export_table(table: Any, images: str, relative: _RelativePaths, schema: Any
 
 
 def _relative_lists(column: Any, relative: _RelativePaths, items: Sequence[str], field: str | None = None) -> Any:
-    """A list column of paths (or of structs whose ``field`` is a path) with every path release-relative."""
+    """A list column of paths (or of structs whose ``field`` is a path) with every path release-relative.
+
+    Chunk by chunk, so the other step fields are reused as they are, never copied.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    lists = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    values = lists.flatten()  # the values of this slice only
-    offsets = pc.subtract(lists.offsets, lists.offsets[0])
-    if field is None:
-        paths = values
-    else:
-        struct_fields = list(values.type)
-        children = values.flatten()
-        paths = children[values.type.get_field_index(field)]
-    # item of each value, only to name it in an error
-    lengths = pc.list_value_length(lists).to_pylist()
-    converted = _relative_array(paths, relative, lambda: [item for item, n in zip(items, lengths) for _ in range(n or 0)])
-    if field is not None:
-        children[values.type.get_field_index(field)] = converted
-        converted = pa.StructArray.from_arrays(children, fields=struct_fields)
-    mask = lists.is_null() if lists.null_count else None
-    return pa.ListArray.from_arrays(offsets, converted, type=lists.type, mask=mask)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    converted_chunks, first = [], 0
+    for lists in chunks:
+        values = lists.flatten()  # the values of this slice only
+        offsets = pc.subtract(lists.offsets, lists.offsets[0])
+        if field is None:
+            children, paths = None, values
+        else:
+            index = values.type.get_field_index(field)
+            children = values.flatten()
+            paths = children[index]
+
+        def step_items(lists=lists, chunk_items=items[first : first + len(lists)]) -> list[str]:
+            # the item of each value, only to name it in an error
+            lengths = pc.list_value_length(lists).to_pylist()
+            return [item for item, n in zip(chunk_items, lengths) for _ in range(n or 0)]
+
+        converted = _relative_array(paths, relative, step_items)
+        if children is not None:
+            children[index] = converted
+            converted = pa.StructArray.from_arrays(children, fields=list(values.type))
+        mask = lists.is_null() if lists.null_count else None
+        converted_chunks.append(pa.ListArray.from_arrays(offsets, converted, type=lists.type, mask=mask))
+        first += len(lists)
+    return pa.chunked_array(converted_chunks, type=column.type)
 
 
 def _relative_array(paths: Any, relative: _RelativePaths, items: Any) -> Any:

@@ -75,6 +75,12 @@ def lazy_screenshots_transform(batch: dict[str, list[Any]]) -> dict[str, list[An
     return batch
 
 
+def _is_cached(builder: AgentHorizon) -> bool:
+    """Whether ``download_and_prepare`` will reuse the builder's Arrow cache (datasets' own test of it)."""
+    output_dir = getattr(builder, "_output_dir", None)
+    return output_dir is not None and os.path.exists(os.path.join(output_dir, datasets.config.DATASET_INFO_FILENAME))
+
+
 def load_dataset(
     path: str | os.PathLike[str] = DEFAULT_HUB_REPO,
     name: str = CONFIG_AH,
@@ -215,7 +221,8 @@ def load_dataset(
         **config_kwargs,
     )
     try:
-        if num_proc is None:
+        # Only a build uses num_proc: a cached config starts no process.
+        if num_proc is None and not _is_cached(builder):
             num_proc = default_num_proc(len(selected))
         builder.download_and_prepare(num_proc=num_proc)
     except DatasetGenerationError as error:
