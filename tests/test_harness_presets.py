@@ -47,7 +47,8 @@ if NAME == "codex":
 elif NAME == "claude":
     print(json.dumps({{"type": "result", "subtype": "success", "is_error": False, "num_turns": 3,
                       "result": "Verdict:\n```json\n" + verdict + "\n```", "total_cost_usd": 0.125,
-                      "usage": {{"input_tokens": 20, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 1000, "output_tokens": 50}}}}))
+                      "usage": {{"input_tokens": 20, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 1000, "output_tokens": 50}},
+                      "modelUsage": {{"claude-opus-4-7": {{"inputTokens": 20, "outputTokens": 50}}}}}}))
 elif NAME == "gemini":
     print(json.dumps({{"response": verdict, "stats": {{"models": {{"gemini-3.1-pro": {{"tokens": {{
         "prompt": 700, "candidates": 30, "total": 760, "cached": 200, "thoughts": 30}}}}}}}}}}))
@@ -140,6 +141,8 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
         telemetry = result["telemetry"]
         assert (telemetry["input_tokens"], telemetry["output_tokens"], telemetry["cost_usd"]) == (tokens_in, tokens_out, cost)
         assert telemetry["harness"] == name
+        if name in ("claude", "gemini"):  # the CLIs that name the model that answered
+            assert telemetry["models"] == [MODELS[name]]
     # The run record: harness, version, argv template, the release prompt's provenance.
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert record["model"] == MODELS[name]
@@ -187,24 +190,28 @@ def test_preset_specs_and_options():
         make_judge("gemini:gemini-3.1-pro", base_url="http://x")
 
 
-def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, tiny_copy, tmp_path, monkeypatch):
-    import huggingface_hub
-    from huggingface_hub import constants
-    from test_source import REPO_ID, FakeHub  # the offline stand-in for hf_hub_download
-
+def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(hub, fake_clis, tiny_copy, tmp_path):
+    """The real clients against the loopback Hub (tests/hub_server.py): the framework the agent
+    finds is the one committed to the repo, fetched into the snapshot with the config's files."""
+    repo_id = "agenthorizon-tests/AgentHorizon-framework"
     marker = "Framework as published on the Hub."
     (tiny_copy / FRAMEWORK_FILES[0]).write_text(marker, encoding="utf-8")
-    hub = FakeHub(tiny_copy)
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
-    monkeypatch.setattr(huggingface_hub, "hf_hub_download", hub)
-    dataset = agenthorizon.load_dataset(REPO_ID, "AH", split="test", images="paths")
-    assert {PROMPT_FILE, FRAMEWORK_FILES[0]} <= set(hub.names())  # fetched with the config's files
-
-    summary = run_judge("gemini:gemini-3.1-pro", dataset.select(range(1)), tmp_path / "run", data_root=REPO_ID,
-                        progress=False)
-    assert summary.counts["ok"] == 1
+    commit = hub.add_repo(repo_id, tiny_copy)
+    out = hub.python(
+        f"""
+        import agenthorizon
+        dataset = agenthorizon.load_dataset({repo_id!r}, "AH", split="test", images="paths")
+        summary = agenthorizon.run_judge("gemini:gemini-3.1-pro", dataset.select(range(1)), {str(tmp_path / "run")!r},
+                                         data_root={repo_id!r}, progress=False)
+        result = summary.counts
+        """,
+        tmp_path / "hf",
+    )
+    assert out["result"]["ok"] == 1, out
     _, log = fake_clis
     seen = json.loads(next(log.glob("gemini-*.json")).read_text())
     assert seen["files"]["AGENTS.md"] == marker == seen["files"]["GEMINI.md"]
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert record["prompt"]["root"] == str(hub.snapshot)
+    snapshot = tmp_path / "hf" / "hub" / f"datasets--{repo_id.replace('/', '--')}" / "snapshots" / commit
+    assert record["prompt"]["root"] == str(snapshot)
+    assert (snapshot / PROMPT_FILE).is_file() and (snapshot / FRAMEWORK_FILES[0]).read_text() == marker
