@@ -151,6 +151,13 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
     assert record["judge"]["harness"]["argv"] == list(harness.argv)
     assert record["judge"]["command"] == [part.replace("{model}", MODELS[name]) for part in harness.argv]
     assert record["prompt"]["source"] == "release" and record["prompt"]["text"] == release_prompt
+    if name == "codex":  # the report names the harness and its version
+        from agenthorizon.cli import main
+
+        html = tmp_path / "report.html"
+        assert main(["report", str(tmp_path / "run"), "--data", str(tiny_root), "--out", str(html),
+                     "--bootstrap", "0", "--thumbnails", "0"]) == 0
+        assert f"harness codex {VERSIONS['codex']}" in html.read_text(encoding="utf-8")
 
 
 def test_a_missing_cli_fails_the_preflight_with_its_install_command(dataset, tiny_root, tmp_path, monkeypatch, capsys):
