@@ -47,7 +47,8 @@ if NAME == "codex":
 elif NAME == "claude":
     print(json.dumps({{"type": "result", "subtype": "success", "is_error": False, "num_turns": 3,
                       "result": "Verdict:\n```json\n" + verdict + "\n```", "total_cost_usd": 0.125,
-                      "usage": {{"input_tokens": 20, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 1000, "output_tokens": 50}}}}))
+                      "usage": {{"input_tokens": 20, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 1000, "output_tokens": 50}},
+                      "modelUsage": {{"claude-opus-4-7": {{"inputTokens": 20, "outputTokens": 50}}}}}}))
 elif NAME == "gemini":
     print(json.dumps({{"response": verdict, "stats": {{"models": {{"gemini-3.1-pro": {{"tokens": {{
         "prompt": 700, "candidates": 30, "total": 760, "cached": 200, "thoughts": 30}}}}}}}}}}))
@@ -140,6 +141,8 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
         telemetry = result["telemetry"]
         assert (telemetry["input_tokens"], telemetry["output_tokens"], telemetry["cost_usd"]) == (tokens_in, tokens_out, cost)
         assert telemetry["harness"] == name
+        if name in ("claude", "gemini"):  # the CLIs that name the model that answered
+            assert telemetry["models"] == [MODELS[name]]
     # The run record: harness, version, argv template, the release prompt's provenance.
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert record["model"] == MODELS[name]
@@ -148,6 +151,13 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
     assert record["judge"]["harness"]["argv"] == list(harness.argv)
     assert record["judge"]["command"] == [part.replace("{model}", MODELS[name]) for part in harness.argv]
     assert record["prompt"]["source"] == "release" and record["prompt"]["text"] == release_prompt
+    if name == "codex":  # the report names the harness and its version
+        from agenthorizon.cli import main
+
+        html = tmp_path / "report.html"
+        assert main(["report", str(tmp_path / "run"), "--data", str(tiny_root), "--out", str(html),
+                     "--bootstrap", "0", "--thumbnails", "0"]) == 0
+        assert f"harness codex {VERSIONS['codex']}" in html.read_text(encoding="utf-8")
 
 
 def test_a_missing_cli_fails_the_preflight_with_its_install_command(dataset, tiny_root, tmp_path, monkeypatch, capsys):
@@ -215,3 +225,4 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, hub
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     snapshot = tmp_path / "hf" / "hub" / f"datasets--{repo_id.replace('/', '--')}" / "snapshots" / commit
     assert record["prompt"]["root"] == str(snapshot)
+    assert (snapshot / PROMPT_FILE).is_file() and (snapshot / FRAMEWORK_FILES[0]).read_text() == marker

@@ -78,6 +78,7 @@ def test_cli_prompt_release_sends_the_releases_own_texts(tiny_copy, tmp_path):
     page = html.read_text(encoding="utf-8")
     assert page.count("as 2x2 mosaics (merged: count)") == len(merged)
     assert page.count("as per-step (not merged)") == len(results) - len(merged)
+    assert f"prompt release (sha256 {prompt['sha256'][:12]})" in page and "JPEG quality 60" in page
 
     # Another prompt into the same run directory is another experiment: refused.
     server = StubServer()

@@ -31,7 +31,7 @@ import warnings as _warnings
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from agenthorizon.report.runs import JudgedRun, RunSet, load_runs
 from agenthorizon.report.style import run_color
@@ -498,9 +498,16 @@ def _run_facts(run: JudgedRun) -> str:
     parts = []
     if record is not None:
         parts.append(f"judge {record.spec} (key {record.judge_key})")
+        harness = record.judge.get("harness")
+        if isinstance(harness, Mapping) and harness.get("name"):
+            parts.append(f"harness {harness['name']} {harness.get('version') or '(version not recorded)'}")
+        prompt = record.prompt
+        if isinstance(prompt, Mapping) and prompt.get("source"):
+            parts.append(f"prompt {prompt['source']} (sha256 {str(prompt.get('sha256'))[:12]})")
         images = record.images
         if isinstance(images, dict) and images.get("mode"):
-            parts.append(f"images {images['mode']}")
+            quality = f", JPEG quality {images['quality']}" if images.get("quality") else ""
+            parts.append(f"images {images['mode']}{quality}")
         if record.counts:
             parts.append(", ".join(f"{key} {value}" for key, value in record.counts.items()))
     parts.append(str(run.path))

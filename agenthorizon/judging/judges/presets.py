@@ -226,11 +226,14 @@ def read_codex_events(stdout: str, answer: str | None, where: str) -> Reading:
 def read_claude_json(stdout: str, answer: str | None, where: str) -> Reading:
     """Claude Code: ``result`` of its JSON object; input tokens include cache reads and writes.
 
+    ``modelUsage`` names the models that answered (recorded as ``models``).
+
     >>> out = json.dumps({"type": "result", "is_error": False, "result": "ok", "total_cost_usd": 0.25, "num_turns": 4,
-    ...                   "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "output_tokens": 7}})
+    ...                   "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "output_tokens": 7},
+    ...                   "modelUsage": {"claude-opus-4-7": {"inputTokens": 5}}})
     >>> reading = read_claude_json(out, None, "claude")
-    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.cost_usd, reading.extra["num_turns"]
-    ('ok', 105, 7, 0.25, 4)
+    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.cost_usd, reading.extra["models"]
+    ('ok', 105, 7, 0.25, ['claude-opus-4-7'])
     """
     payload = _json_object(stdout, where)
     if payload.get("is_error"):
@@ -245,6 +248,7 @@ def read_claude_json(stdout: str, answer: str | None, where: str) -> Reading:
         extra={
             "num_turns": payload.get("num_turns"),
             "cache_read_input_tokens": _int(usage.get("cache_read_input_tokens")),
+            "models": sorted(payload["modelUsage"]) if isinstance(payload.get("modelUsage"), dict) else None,
         },
     )
 
