@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
 from typing import Sequence
 
@@ -49,10 +50,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except (FileNotFoundError, ValueError) as error:
         # Bad input is reported as one clear line, not a traceback.
-        print(f"agenthorizon {args.command}: error: {error}", file=sys.stderr)
+        print(f"agenthorizon {args.command}: error: {_scrubbed(error)}", file=sys.stderr)
         from agenthorizon.cli._common import EXIT_USAGE
 
         return EXIT_USAGE
+    except KeyboardInterrupt as stop:
+        # Ctrl-C or SIGTERM (the runner turns SIGTERM into an interrupt and has
+        # already stopped the agents and recorded why in run.json).
+        name = getattr(stop, "signal_name", "SIGINT")
+        print(
+            f"agenthorizon {args.command}: interrupted ({name}); results written so far are kept, "
+            "re-run the same command to resume",
+            file=sys.stderr,
+        )
+        return 128 + int(getattr(signal, name, signal.SIGINT))
+    except _run_errors() as error:
+        # The run itself could not go on: a judge that cannot work (preflight),
+        # a dead server (circuit breaker), a full disk.
+        print(f"agenthorizon {args.command}: error: {_scrubbed(error)}", file=sys.stderr)
+        from agenthorizon.cli._common import EXIT_INCOMPLETE
+
+        return EXIT_INCOMPLETE
+
+
+def _run_errors() -> tuple[type[BaseException], ...]:
+    """Errors that stop a command after its input was accepted (imported only when one happened)."""
+    from agenthorizon.judging.judges.base import JudgeError
+    from agenthorizon.judging.runs.loop import RunAborted
+
+    return (JudgeError, RunAborted, OSError)
+
+
+def _scrubbed(error: BaseException) -> str:
+    """The error's message without any registered secret, on one line."""
+    from agenthorizon.judging.secrets import scrub
+
+    return scrub(str(error)).replace("\n", " ")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["Judge", "BaseJudge", "JudgeOutput", "JudgeError", "TransientJudgeError", "run_sync"]
+__all__ = ["Judge", "BaseJudge", "JudgeOutput", "JudgeError", "PreflightError", "TransientJudgeError", "TransportError", "run_sync"]
 
 
 def run_sync(coroutine: Any) -> Any:
@@ -46,6 +46,18 @@ class JudgeError(RuntimeError):
 
 class TransientJudgeError(JudgeError):
     """A failure worth retrying later: rate limit, server error, timeout, lost connection."""
+
+
+class TransportError(TransientJudgeError):
+    """The judge could not reach its model at all (connection refused, 5xx after every retry).
+
+    The runner counts these across items: ``breaker`` of them in a row stop
+    the run (a dead server), instead of failing every remaining item.
+    """
+
+
+class PreflightError(JudgeError):
+    """A judge cannot work at all (no server, key refused, unknown model, missing program): found before the first item."""
 
 
 @dataclass
@@ -128,6 +140,26 @@ class BaseJudge:
 
     async def aclose(self) -> None:
         """Release resources bound to the running event loop (HTTP connections)."""
+
+    async def apreflight(self) -> None:
+        """Check, before the first item, that the judge can work at all; raise :class:`PreflightError` if not.
+
+        The runner awaits it once per run so that a dead server, a refused key,
+        an unknown model or a missing program fails the run within seconds with
+        one clear message instead of failing every item. The default checks
+        nothing.
+        """
+
+    def preflight(self) -> None:
+        """Blocking :meth:`apreflight`."""
+
+        async def once() -> None:
+            try:
+                await self.apreflight()
+            finally:
+                await self.aclose()
+
+        run_sync(once())
 
     def spec(self) -> dict[str, Any]:
         """A JSON-able description of the judge, without secrets."""
