@@ -96,7 +96,8 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
     rows = {row["trajectory_id"]: row for row in dataset.select(range(3))}
     work = tmp_path / "work"
     work.mkdir()
-    judge = make_judge(f"{name}:{MODELS[name]}", workdir_root=str(work))
+    # The log folder goes into the sandbox the way a harness's login folder does.
+    judge = make_judge(f"{name}:{MODELS[name]}", workdir_root=str(work), config_dirs=[str(log)])
     summary = run_judge(judge, dataset.select(range(3)), tmp_path / "run", data_root=tiny_root, progress=False,
                         concurrency=2)
     assert summary.counts["ok"] == 3 and not summary.errors
@@ -200,10 +201,10 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, tin
     dataset = agenthorizon.load_dataset(REPO_ID, "AH", split="test", images="paths")
     assert {PROMPT_FILE, FRAMEWORK_FILES[0]} <= set(hub.names())  # fetched with the config's files
 
-    summary = run_judge("gemini:gemini-3.1-pro", dataset.select(range(1)), tmp_path / "run", data_root=REPO_ID,
-                        progress=False)
-    assert summary.counts["ok"] == 1
     _, log = fake_clis
+    judge = make_judge("gemini:gemini-3.1-pro", config_dirs=[str(log)])  # the log folder joins the sandbox
+    summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=REPO_ID, progress=False)
+    assert summary.counts["ok"] == 1
     seen = json.loads(next(log.glob("gemini-*.json")).read_text())
     assert seen["files"]["AGENTS.md"] == marker == seen["files"]["GEMINI.md"]
     record = json.loads((tmp_path / "run" / "run.json").read_text())

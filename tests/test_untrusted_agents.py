@@ -190,13 +190,16 @@ def test_stopping_a_run_stops_every_agent_and_keeps_the_answers(bubblewrap, tiny
         started = time.monotonic()
         for name in signals:
             process.send_signal(getattr(signal, name))
-            time.sleep(0.05)
+            time.sleep(0.01)
         stdout, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
     assert time.monotonic() - started < 30  # not the agents' 600 s
-    assert process.returncode == 128 + getattr(signal, signals[0])
+    number = getattr(signal, signals[0])
+    # A second Ctrl-C that lands after the clean stop, while Python shuts down
+    # (its handlers already reset to the default), ends the process by the signal.
+    assert process.returncode in ((128 + number,) if len(signals) == 1 else (128 + number, -number))
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1].startswith(f"agenthorizon judge: interrupted ({signals[0]})")
     assert wait_until(lambda: not survivors(mark), 10), survivors(mark)

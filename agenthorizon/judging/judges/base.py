@@ -141,25 +141,23 @@ class BaseJudge:
     async def aclose(self) -> None:
         """Release resources bound to the running event loop (HTTP connections)."""
 
-    async def apreflight(self) -> None:
-        """Check, before the first item, that the judge can work at all; raise :class:`PreflightError` if not.
+    def preflight(self) -> None:
+        """Check the judge's local prerequisites once, before the run record is written (default: none).
 
-        The runner awaits it once per run so that a dead server, a refused key,
-        an unknown model or a missing program fails the run within seconds with
-        one clear message instead of failing every item. The default checks
-        nothing.
+        The runner calls it before anything else: a missing program (a command
+        judge, a harness preset, which also records its version here) or a
+        sandbox that cannot be built fails the run at once. Raise
+        :class:`PreflightError` (or ``ValueError`` for bad settings).
         """
 
-    def preflight(self) -> None:
-        """Blocking :meth:`apreflight`."""
+    async def apreflight(self) -> None:
+        """Check, before the first item that needs judging, that the judge's model answers (default: nothing).
 
-        async def once() -> None:
-            try:
-                await self.apreflight()
-            finally:
-                await self.aclose()
-
-        run_sync(once())
+        The runner awaits it once per run, only when there is something to
+        judge (a finished run resumes offline), so that a dead server, a
+        refused key or an unknown model fails the run within seconds with one
+        clear message instead of failing every item: raise :class:`PreflightError`.
+        """
 
     def spec(self) -> dict[str, Any]:
         """A JSON-able description of the judge, without secrets."""

@@ -82,9 +82,13 @@ def resolve_sandbox(mode: str) -> str:
 
 
 def _install_dir(path: Path) -> Path:
-    """The folder to expose for a program file: the prefix above a ``bin`` folder, else its own folder."""
+    """The folder to expose for a program file: the installation prefix above its ``bin`` folder
+    (one with a ``lib`` beside it, and not the home folder itself), else the program's own folder."""
     parent = path.parent
-    return parent.parent if parent.name in ("bin", "sbin") else parent
+    prefix = parent.parent
+    if parent.name in ("bin", "sbin") and (prefix / "lib").is_dir() and prefix != Path.home():
+        return prefix
+    return parent
 
 
 def _shebang(path: Path) -> str | None:
@@ -109,7 +113,7 @@ def program_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     """Paths outside :data:`SYSTEM_DIRS` the command needs read-only: its program's installation and file arguments.
 
     The program (``argv[0]`` looked up on ``PATH``) contributes its installation
-    folder (the prefix above ``bin/``), that of its real path (symbolic links
+    folder (the prefix above ``bin/`` when it has a ``lib/``, else its own folder), that of its real path (symbolic links
     resolved), that of its ``#!`` interpreter, and the Python virtual
     environment it lives in. Arguments that are absolute paths of existing
     *files* (a judge script) are exposed too; directories never are.

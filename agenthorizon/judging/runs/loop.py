@@ -9,7 +9,8 @@ workers and writes each result as soon as it is known. What it guarantees:
   crash, a wrong return type, an answer that cannot be written as JSON).
 - **Only the run's own failures stop it**, each with one message: the run
   directory cannot be written (:class:`RunIOError`, a full disk included),
-  ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
+  the judge failed its preflight before the first item
+  (:class:`~agenthorizon.judging.judges.base.PreflightError`), ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
   signal (:class:`RunInterrupted`: Ctrl-C or SIGTERM).
 - **A cost limit** stops starting new items once the recorded cost plus the
   expected cost of the items in flight would pass it (the run then ends with
@@ -427,6 +428,8 @@ async def judge_items(
     """
     from agenthorizon.judging.judges.base import BaseJudge
 
+    if positions and callable(getattr(judge, "apreflight", None)):
+        await judge.apreflight()  # the server answers, the key and model are known: or one clear error now
     judged = 0
 
     def written(payload: dict[str, Any]) -> None:
