@@ -187,12 +187,7 @@ class StubServer:
                     status, payload = stub.models_status, {"error": {"message": "Incorrect API key provided"}}
                 else:
                     status, payload = 404, {"detail": "Not Found"}
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(status, {}, payload)
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
@@ -208,6 +203,9 @@ class StubServer:
                                                       '"confidence": "high", "mistake_type": "Critical Mistake"}'), 0)
                 status, headers, payload, delay = entry
                 time.sleep(delay)
+                self.reply(status, headers, payload)
+
+            def reply(self, status, headers, payload):
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
