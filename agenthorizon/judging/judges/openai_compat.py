@@ -593,47 +593,15 @@ class OpenAICompatibleJudge(BaseJudge):
             raise
 
     async def apreflight(self) -> None:
-        """Fail fast on a refused key, an unreachable server or a model it does not serve.
-
-        Asks ``GET {base_url}/models`` (one request, no retries, at most 15 s);
-        when the server has no such endpoint, a one-token chat request instead.
-        Other answers (a busy server's 5xx) are left to the run's retries.
-        """
-        import httpx
+        """Fail fast on a refused key, an unreachable server or a model it does not serve
+        (:func:`agenthorizon.judging.judges.server_check.check_server`)."""
+        from agenthorizon.judging.judges.server_check import check_server
 
         headers = self._headers()
-        client = await self._client_for_loop()
-        where = public_url(self.base_url)
-        budget = httpx.Timeout(min(self.timeout, 15.0))
-        try:
-            response = await client.get(f"{self.base_url}/models", headers=headers, timeout=budget)
-            served = _served_models(response)
-            if served is None and response.status_code not in (401, 403):
-                body = {"model": self.model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
-                response = await client.post(
-                    f"{self.base_url}/chat/completions", json=body, headers=headers, timeout=budget
-                )
-        except (httpx.TimeoutException, httpx.TransportError) as error:
-            detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            raise PreflightError(
-                f"openai judge: cannot reach {where} ({scrub(detail)}); is the server running and --base-url right?"
-            ) from None
-        status = response.status_code
-        if status in (401, 403):
-            raise PreflightError(
-                f"openai judge: {where} refused the API key in {self.api_key_env} (HTTP {status}); "
-                "check the key or pass --api-key-env NAME"
-            )
-        if served is not None and self.model not in served:
-            shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
-            raise PreflightError(
-                f"openai judge: {where} does not serve model {self.model!r}; it serves: {shown or '(none)'}"
-            )
-        if served is None and status in (400, 404) and _mentions_model(response.text):
-            raise PreflightError(
-                f"openai judge: {where} does not know model {self.model!r} "
-                f"(HTTP {status}: {scrub(response.text[:200])})"
-            )
+        await check_server(
+            await self._client_for_loop(), self.base_url, self.model, headers,
+            timeout=min(self.timeout, 15.0), key_variable=self.api_key_env,
+        )
 
     async def _ajudge(self, judge_input: JudgeInput, headers: dict[str, str]) -> JudgeOutput:
         started = time.perf_counter()
@@ -735,20 +703,3 @@ class OpenAICompatibleJudge(BaseJudge):
             attempts=attempts,
             extra=extra,
         )
-
-
-def _served_models(response: httpx.Response) -> list[str] | None:
-    """Model ids of a ``/models`` answer; ``None`` when it is not one (no such endpoint, an error)."""
-    if response.status_code != 200:
-        return None
-    try:
-        data = response.json()["data"]
-        return [str(entry["id"]) for entry in data]
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def _mentions_model(body: str) -> bool:
-    """Whether an error body is about the model (vLLM / OpenAI: "The model `x` does not exist")."""
-    lowered = body.lower()
-    return "model" in lowered and any(word in lowered for word in ("not exist", "not found", "unknown", "no such"))

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.records import ResultRecord, result_path, write_json_atomic
 from agenthorizon.judging.runs.retry import RetryPolicy
 from agenthorizon.judging.secrets import scrub
@@ -191,56 +192,6 @@ class _ResultWriter:
         self.pool.shutdown(wait=True)
 
 
-class _Breaker:
-    """Counts consecutive transport failures across items; trips at ``limit`` (``None``: never)."""
-
-    def __init__(self, limit: int | None) -> None:
-        self.limit = limit
-        self.streak = 0
-        self.last = ""
-
-    def record(self, trajectory_id: str, transport_failure: str | None) -> str | None:
-        """Note one finished item; the reason to stop the run when the streak reaches the limit."""
-        if transport_failure is None:
-            self.streak = 0
-            return None
-        self.streak += 1
-        self.last = f"trajectory {trajectory_id}: {transport_failure}"
-        if self.limit is not None and self.streak >= self.limit:
-            return (
-                f"stopped after {self.streak} consecutive items failed to reach the judge "
-                f"(last: {self.last[:300]}); fix the server or connection and re-run the same command to resume"
-            )
-        return None
-
-
-class _CostBudget:
-    """``--max-cost``: recorded cost so far, and whether one more item would pass the limit."""
-
-    def __init__(self, limit: float | None, spent: float, items_with_cost: int) -> None:
-        self.limit = limit
-        self.spent = spent
-        self.items = items_with_cost
-
-    def add(self, payload: Mapping[str, Any]) -> None:
-        cost = (payload.get("telemetry") or {}).get("cost_usd")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-            self.spent += cost
-            self.items += 1
-
-    def stop_reason(self, in_flight: int) -> str | None:
-        """Why no new item may start: the spent cost plus the expected cost of in-flight items and one more."""
-        if self.limit is None:
-            return None
-        expected = self.spent / self.items if self.items else 0.0
-        if self.spent + expected * (in_flight + 1) > self.limit:
-            return (
-                f"max cost reached: ${self.spent:.4f} recorded, about ${expected:.4f} an item, limit "
-                f"${self.limit:.4f}; no new item started (raise --max-cost and re-run to continue)"
-            )
-        return None
-
-
 @dataclass
 class _Run:
     """What the workers of one run share."""
@@ -254,8 +205,8 @@ class _Run:
     timeout: float | None
     use_thread: bool
     judge_pool: concurrent.futures.Executor
-    breaker: _Breaker
-    budget: _CostBudget
+    breaker: Breaker
+    budget: CostBudget
     judge_key: str | None = None
     errors: dict[str, str] = field(default_factory=dict)
     in_flight: int = 0
@@ -453,8 +404,8 @@ async def judge_items(
         timeout=timeout,
         use_thread=isinstance(judge, BaseJudge) and not judge.is_async,
         judge_pool=concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge"),
-        breaker=_Breaker(breaker),
-        budget=_CostBudget(max_cost, *_spent(records)),
+        breaker=Breaker(breaker),
+        budget=CostBudget.from_records(max_cost, records),
         judge_key=judge_key,
     )
     signals = signals or RunSignals()
@@ -489,15 +440,6 @@ async def _close(run: _Run) -> None:
     close = getattr(run.judge, "aclose", None)
     if close is not None:
         await close()
-
-
-def _spent(records: Mapping[str, Mapping[str, Any] | None]) -> tuple[float, int]:
-    """Recorded cost of the results already in the run folder, and how many items carry one."""
-    budget = _CostBudget(None, 0.0, 0)
-    for record in records.values():
-        if isinstance(record, Mapping):
-            budget.add(record)
-    return budget.spent, budget.items
 
 
 def _io_error(failure: OSError, out_dir: Path, judged: int) -> RunIOError:
