@@ -97,7 +97,8 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
     rows = {row["trajectory_id"]: row for row in dataset.select(range(3))}
     work = tmp_path / "work"
     work.mkdir()
-    judge = make_judge(f"{name}:{MODELS[name]}", workdir_root=str(work))
+    # The log folder goes into the sandbox the way a harness's login folder does.
+    judge = make_judge(f"{name}:{MODELS[name]}", workdir_root=str(work), config_dirs=[str(log)])
     summary = run_judge(judge, dataset.select(range(3)), tmp_path / "run", data_root=tiny_root, progress=False,
                         concurrency=2)
     assert summary.counts["ok"] == 3 and not summary.errors
@@ -205,12 +206,15 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, hub
     repo_id = "agenthorizon-tests/AgentHorizon-presets"
     commit = hub.add_repo(repo_id, tiny_copy)
     since = hub.mark()
+    _, log = fake_clis
     out = hub.python(
         f"""
         import agenthorizon
         from agenthorizon.judging.runs.runner import run_judge
         dataset = agenthorizon.load_dataset({repo_id!r}, "AH", split="test", images="paths")
-        summary = run_judge("gemini:gemini-3.1-pro", dataset.select(range(1)), {str(tmp_path / "run")!r},
+        # the fake CLIs' log folder joins the sandbox, so they can report what they saw
+        judge = agenthorizon.make_judge("gemini:gemini-3.1-pro", config_dirs=[{str(log)!r}])
+        summary = run_judge(judge, dataset.select(range(1)), {str(tmp_path / "run")!r},
                             data_root={repo_id!r}, progress=False)
         result = summary.counts["ok"]
         """,
@@ -219,7 +223,6 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, hub
     assert out["result"] == 1, out
     asked = {r.path.rsplit(f"/{commit}/", 1)[-1] for r in hub.requests(since) if f"/{repo_id}/resolve/" in r.path}
     assert {PROMPT_FILE, FRAMEWORK_FILES[0]} <= asked  # fetched with the config's files
-    _, log = fake_clis
     seen = json.loads(next(log.glob("gemini-*.json")).read_text())
     assert seen["files"]["AGENTS.md"] == marker == seen["files"]["GEMINI.md"]
     record = json.loads((tmp_path / "run" / "run.json").read_text())

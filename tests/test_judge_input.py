@@ -235,8 +235,9 @@ def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tiny_
         "json.dump(seen, open(os.environ['SPY_OUT'], 'w'))\n"
         "print('{\"success\": true}')\n"
     )
-    spy_out = tmp_path / "seen.json"
-    judge = CommandJudge([sys.executable, str(script)], env={"SPY_OUT": str(spy_out)})
+    (tmp_path / "spy").mkdir()  # passed into the sandbox the way a harness's config folder is
+    spy_out = tmp_path / "spy" / "seen.json"
+    judge = CommandJudge([sys.executable, str(script)], env={"SPY_OUT": str(spy_out)}, config_dirs=[str(tmp_path / "spy")])
     judge.bind_release(tiny_root)  # as the runner does: the release's framework files join each directory
     framework = {name: text for name, text in framework_files(judge.release).items()}
     for row in full_rows:

@@ -161,18 +161,33 @@ class StubServer:
     Each script entry is (status, headers, body, delay_s); when the script runs
     out, every request gets a canned verdict. With ``image_limit`` a request
     carrying more images is refused the way vLLM refuses it (HTTP 400).
+    ``GET /v1/models`` answers like vLLM with ``models`` (status ``models_status``),
+    and is logged in ``gets``, apart from the scripted chat requests.
     """
 
     def __init__(self, script=(), image_limit=None):
         self.script = list(script)
         self.image_limit = image_limit
         self.requests = []
+        self.gets = []
+        self.models = ["stub-model"]
+        self.models_status = 200
         self.lock = threading.Lock()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                stub.gets.append({"path": self.path, "headers": dict(self.headers)})
+                if self.path.rstrip("/").endswith("/models") and stub.models_status == 200:
+                    status, payload = 200, {"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]}
+                elif self.path.rstrip("/").endswith("/models"):
+                    status, payload = stub.models_status, {"error": {"message": "Incorrect API key provided"}}
+                else:
+                    status, payload = 404, {"detail": "Not Found"}
+                self.reply(status, {}, payload)
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
@@ -188,6 +203,9 @@ class StubServer:
                                                       '"confidence": "high", "mistake_type": "Critical Mistake"}'), 0)
                 status, headers, payload, delay = entry
                 time.sleep(delay)
+                self.reply(status, headers, payload)
+
+            def reply(self, status, headers, payload):
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -401,8 +419,11 @@ print(json.dumps({"success": True, "reasoning": "all there", "confidence": "medi
 def test_command_judge_runs_in_a_sandbox_like_directory(tmp_path, screenshot_files):
     script = tmp_path / "judge.py"
     script.write_text(SCRIPT)
-    log = tmp_path / "log.json"
-    judge = CommandJudge([sys.executable, str(script)], env={"AH_LOG": str(log)}, workdir_root=str(tmp_path))
+    # The log folder is passed into the sandbox the way a harness's config folder is.
+    (tmp_path / "logs").mkdir()
+    log = tmp_path / "logs" / "log.json"
+    judge = CommandJudge([sys.executable, str(script)], env={"AH_LOG": str(log)}, workdir_root=str(tmp_path),
+                         config_dirs=[str(tmp_path / "logs")])
     row = make_row("Book November 1", ["November 1"], screenshots=screenshot_files[:2])
     output = judge.judge(build_judge_input(row))
 

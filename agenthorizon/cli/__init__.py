@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
 from typing import Sequence
 
@@ -61,11 +62,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError, MissingExtraError) as error:
         # Bad input is reported as one clear line, not a traceback. Every
         # reader names its file; UnicodeDecodeError is a ValueError.
-        return _error(args.command, str(error))
+        return _error(args.command, _scrubbed(error))
     except RecursionError:
         # Readers turn deep nesting into a ValueError naming the file; this
         # catches what no reader anticipated.
         return _error(args.command, "input nested too deeply to process (RecursionError); expected flatter JSON")
+    except KeyboardInterrupt as stop:
+        # Ctrl-C or SIGTERM (the runner turns SIGTERM into an interrupt and has
+        # already stopped the agents and recorded why in run.json).
+        name = getattr(stop, "signal_name", "SIGINT")
+        print(
+            f"agenthorizon {args.command}: interrupted ({name}); results written so far are kept, "
+            "re-run the same command to resume",
+            file=sys.stderr,
+        )
+        return 128 + int(getattr(signal, name, signal.SIGINT))
+    except _run_errors() as error:
+        # The run itself could not go on: a judge that cannot work (preflight),
+        # a dead server (circuit breaker), a full disk.
+        from agenthorizon.cli._common import EXIT_INCOMPLETE
+
+        _error(args.command, _scrubbed(error))
+        return EXIT_INCOMPLETE
 
 
 def _error(command: str, message: str) -> int:
@@ -91,6 +109,21 @@ def _closed_pipe() -> int:
     except (OSError, ValueError):  # stdout is not a real file (captured in tests)
         pass
     return 128 + 13  # SIGPIPE
+
+
+def _run_errors() -> tuple[type[BaseException], ...]:
+    """Errors that stop a command after its input was accepted (imported only when one happened)."""
+    from agenthorizon.judging.judges.base import JudgeError
+    from agenthorizon.judging.runs.loop import RunAborted
+
+    return (JudgeError, RunAborted, OSError)
+
+
+def _scrubbed(error: BaseException) -> str:
+    """The error's message without any registered secret, on one line."""
+    from agenthorizon.judging.secrets import scrub
+
+    return scrub(str(error)).replace("\n", " ")
 
 
 if __name__ == "__main__":  # pragma: no cover

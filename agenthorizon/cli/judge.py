@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 
 from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, incomplete, non_negative_int
+from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
+from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
 from agenthorizon.schema import JUDGE_IMAGE_MODES
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
@@ -51,8 +53,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=8, metavar="N", help="items judged at once (default 8)")
     parser.add_argument("--shard", metavar="I/N", help="judge only shard I of N (1-based; sorted-id position mod N)")
     parser.add_argument("--limit", type=non_negative_int, metavar="N", help="judge at most N items (after sharding)")
-    parser.add_argument("--timeout", type=float, default=900.0, metavar="S", help="seconds per item attempt (default 900)")
-    parser.add_argument("--retries", type=int, default=2, metavar="N", help="runner retries after a timeout (default 2)")
+    parser.add_argument(
+        "--timeout", type=float, default=900.0, metavar="S",
+        help="seconds per item attempt (default 900); a command agent is killed, its whole sandbox, when it runs out",
+    )
+    parser.add_argument(
+        "--retries", type=non_negative_int, default=2, metavar="N",
+        help="retries after a transient failure, in one layer (default 2; 0 = one attempt per item)",
+    )
+    parser.add_argument(
+        "--max-cost", type=float, metavar="USD",
+        help="start no new item once the recorded cost would pass USD (costs come from --price-in/--price-out "
+        "or the harness's own report)",
+    )
+    parser.add_argument(
+        "--max-transport-failures", type=non_negative_int, default=DEFAULT_BREAKER, metavar="K",
+        help=f"stop the run after K consecutive items could not reach the judge (default {DEFAULT_BREAKER}; 0 = never)",
+    )
     model = parser.add_argument_group("model judges (openai:MODEL)")
     model.add_argument(
         "--images",
@@ -91,6 +108,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--max-tokens", type=int, metavar="N", help="most output tokens (default 2048)")
     model.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens, to record costs")
     model.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens, to record costs")
+    agents = parser.add_argument_group("command judges (command:'CMD', codex:/claude:/gemini:/opencode:MODEL)")
+    agents.add_argument(
+        "--sandbox", choices=SANDBOX_MODES,
+        help="auto (default: bubblewrap when installed), bwrap, or none (agents run unconfined; warns)",
+    )
+    agents.add_argument(
+        "--config-dir", action="append", metavar="DIR",
+        help="a config folder (the harness's login) passed into the sandbox read-write, e.g. ~/.claude; repeatable "
+        "(the presets pass their own)",
+    )
     add_bootstrap_arguments(parser, default=1000)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -109,54 +136,64 @@ def _json_object(text: str) -> dict:
     return value
 
 
+# Command-line flag, argparse dest, judge option. Which judge takes which
+# option comes from the judges' own signatures (judge_option_names).
+_JUDGE_FLAGS = (
+    ("--jpeg-quality", "jpeg_quality", "image_quality"),
+    ("--images", "images", "images"),
+    ("--image-budget", "image_budget", "image_budget"),
+    ("--max-images", "max_images", "max_images"),
+    ("--structured-output", "structured_output", "structured_output"),
+    ("--extra-body", "extra_body", "extra_body"),
+    ("--base-url", "base_url", "base_url"),
+    ("--api-key-env", "api_key_env", "api_key_env"),
+    ("--temperature", "temperature", "temperature"),
+    ("--max-tokens", "max_tokens", "max_tokens"),
+    ("--price-in", "price_in", "price_input_per_1m"),
+    ("--price-out", "price_out", "price_output_per_1m"),
+    ("--sandbox", "sandbox", "sandbox"),
+    ("--config-dir", "config_dir", "config_dirs"),
+)
+_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}
+
+
 def judge_options(args: argparse.Namespace) -> dict:
     """Options for :func:`agenthorizon.judging.judges.make_judge` from the command line (unset ones omitted)."""
-    from agenthorizon.judging.judges.presets import HARNESSES
+    from agenthorizon.judging.judges.factory import judge_option_names
 
     kind = args.judge.split(":", 1)[0].strip().lower()
-    options = {}
+    accepted = judge_option_names(kind)
     prompt = _prompt(args.prompt)
-    if prompt is not None and kind not in ("openai", "command", *HARNESSES):
+    if prompt is not None and "prompt" not in accepted:
         raise ValueError(f"--prompt: an option of model and command judges, not of {args.judge!r}")
-    if kind == "openai":
-        options = {
-            "prompt": prompt,
-            "image_quality": args.jpeg_quality,
-            "images": args.images,
-            "image_budget": args.image_budget,
-            "max_images": args.max_images,
-            "structured_output": args.structured_output,
-            "extra_body": args.extra_body,
-            "base_url": args.base_url,
-            "api_key_env": args.api_key_env,
-            "temperature": args.temperature,
-            "max_tokens": args.max_tokens,
-            "price_input_per_1m": args.price_in,
-            "price_output_per_1m": args.price_out,
-        }
-    else:
-        options = {"prompt": prompt}
-        given = [
-            flag
-            for flag, value in (
-                ("--images", args.images),
-                ("--image-budget", args.image_budget),
-                ("--max-images", args.max_images),
-                ("--structured-output", args.structured_output),
-                ("--extra-body", args.extra_body),
-                ("--base-url", args.base_url),
-                ("--api-key-env", args.api_key_env),
-                ("--temperature", args.temperature),
-                ("--max-tokens", args.max_tokens),
-                ("--price-in", args.price_in),
-                ("--price-out", args.price_out),
-                ("--jpeg-quality", args.jpeg_quality),
-            )
-            if value is not None
-        ]
-        if given:
-            raise ValueError(f"{', '.join(given)}: options of openai:MODEL judges only, not of {args.judge!r}")
+    options, refused = {"prompt": prompt}, []
+    for flag, dest, name in _JUDGE_FLAGS:
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if name in accepted:
+            options[name] = value
+        else:
+            owners = [spec for other, spec in _KIND_SPECS.items() if name in judge_option_names(other)]
+            refused.append((flag, " or ".join(owners)))
+    if refused:
+        owners = " / ".join(sorted({owner for _, owner in refused}))
+        raise ValueError(f"{', '.join(flag for flag, _ in refused)}: options of {owners} judges only, not of {args.judge!r}")
     return {k: v for k, v in options.items() if v is not None}
+
+
+def enforced_options(args: argparse.Namespace) -> dict:
+    """Run-wide flags a judge enforces itself: a command judge kills its agent at ``--timeout``;
+    the OpenAI judge is the one retry layer for its requests (``--retries``)."""
+    from agenthorizon.judging.judges.factory import judge_option_names
+
+    accepted = judge_option_names(args.judge.split(":", 1)[0].strip().lower())
+    options = {}
+    if "sandbox" in accepted:  # a command judge (the OpenAI judge's timeout is per HTTP request)
+        options["timeout"] = args.timeout
+    if "retries" in accepted:
+        options["retries"] = args.retries
+    return options
 
 
 def _prompt(value: str | None) -> str | None:
@@ -182,7 +219,8 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.tables import render_report
     from agenthorizon.judging.runs.runner import run_judge
 
-    judge = make_judge(args.judge, **judge_options(args))
+    enforced = enforced_options(args)
+    judge = make_judge(args.judge, **judge_options(args), **enforced)
     # Resolved first: a Hub repo's snapshot folder is the root the run records (repo id and commit).
     root = agenthorizon.resolve_release(
         args.data, args.config, images="paths", revision=args.revision, dev_groups=args.dev_groups,
@@ -206,8 +244,12 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         shard=args.shard,
         limit=args.limit,
-        timeout=args.timeout,
+        # A judge that enforces --timeout itself (a command agent, killed with its
+        # sandbox) gets no second, racing timeout from the runner.
+        timeout=None if "timeout" in enforced else args.timeout,
         retries=args.retries,
+        max_cost=args.max_cost,
+        breaker=args.max_transport_failures or None,
         progress=not args.no_progress,
         data_root=root,
         bootstrap=args.bootstrap,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["Judge", "BaseJudge", "JudgeOutput", "JudgeError", "TransientJudgeError", "run_sync"]
+__all__ = ["Judge", "BaseJudge", "JudgeOutput", "JudgeError", "PreflightError", "TransientJudgeError", "TransportError", "run_sync"]
 
 
 def run_sync(coroutine: Any) -> Any:
@@ -46,6 +46,18 @@ class JudgeError(RuntimeError):
 
 class TransientJudgeError(JudgeError):
     """A failure worth retrying later: rate limit, server error, timeout, lost connection."""
+
+
+class TransportError(TransientJudgeError):
+    """The judge could not reach its model at all (connection refused, 5xx after every retry).
+
+    The runner counts these across items: ``breaker`` of them in a row stop
+    the run (a dead server), instead of failing every remaining item.
+    """
+
+
+class PreflightError(JudgeError):
+    """A judge cannot work at all (no server, key refused, unknown model, missing program): found before the first item."""
 
 
 @dataclass
@@ -128,6 +140,24 @@ class BaseJudge:
 
     async def aclose(self) -> None:
         """Release resources bound to the running event loop (HTTP connections)."""
+
+    def preflight(self) -> None:
+        """Check the judge's local prerequisites once, before the run record is written (default: none).
+
+        The runner calls it before anything else: a missing program (a command
+        judge, a harness preset, which also records its version here) or a
+        sandbox that cannot be built fails the run at once. Raise
+        :class:`PreflightError` (or ``ValueError`` for bad settings).
+        """
+
+    async def apreflight(self) -> None:
+        """Check, before the first item that needs judging, that the judge's model answers (default: nothing).
+
+        The runner awaits it once per run, only when there is something to
+        judge (a finished run resumes offline), so that a dead server, a
+        refused key or an unknown model fails the run within seconds with one
+        clear message instead of failing every item: raise :class:`PreflightError`.
+        """
 
     def spec(self) -> dict[str, Any]:
         """A JSON-able description of the judge, without secrets."""

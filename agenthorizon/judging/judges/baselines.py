@@ -325,95 +325,131 @@ class LexicalJudge(BaseJudge):
 
     def judge(self, judge_input: JudgeInput) -> JudgeOutput:
         started = time.perf_counter()
+        reading = _Reading.of(judge_input, self.evidence(judge_input))
+        found, absent, contradicted = reading.classify()
+        extra_emails = reading.extra_emails()
+        success = not contradicted and not extra_emails
+        evidence_count = len(contradicted) + len(extra_emails) if not success else len(found)
+        confidence = "high" if evidence_count >= 2 else "medium" if evidence_count == 1 else "low"
+        mistake_type = None if success else _mistake_type(contradicted, extra_emails)
+        reasoning = _reasoning(reading.terms, found, absent, contradicted, extra_emails)
+        text = _verdict_text(success, reasoning, confidence, mistake_type)
+        return JudgeOutput(text=text, latency_s=time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One item as the lexical judge reads it: the instruction's details and what the agent typed."""
+
+    instruction: str
+    terms: list[Term]  # checkable details of the instruction (the task's own applications left out)
+    typed: str  # every typed text, one per line
+    typed_terms: list[Term]
+    evidence: str  # normalised typed text, key presses and the Markdown's steps
+
+    @classmethod
+    def of(cls, judge_input: JudgeInput, evidence: str) -> _Reading:
         applications = [_norm(a) for a in (judge_input.task.get("applications") or [])]
-        instruction = judge_input.instruction
 
         def is_application(term: Term) -> bool:
             return term.kind == "name" and any(term.key in app or app in term.key for app in applications)
 
-        terms = [t for t in extract_terms(instruction) if not is_application(t)]
         typed = "\n".join(judge_input.typed_text())
-        lowered = _norm(self.evidence(judge_input))
-        typed_terms = [t for t in extract_terms(typed) if not is_application(t)]
-        instruction_lower = _norm(instruction)
-        instruction_formats = _format_words(instruction)
+        return cls(
+            instruction=judge_input.instruction,
+            terms=[t for t in extract_terms(judge_input.instruction) if not is_application(t)],
+            typed=typed,
+            typed_terms=[t for t in extract_terms(typed) if not is_application(t)],
+            evidence=_norm(evidence),
+        )
 
-        def present(term: Term) -> bool:
-            if term.kind in ("date", "number", "time"):
-                return any(t.kind == term.kind and t.key == term.key for t in typed_terms)
-            if term.kind == "format":
-                return term.key in _format_words(typed) or term.key in _format_words(lowered)
-            return term.key in lowered
+    def present(self, term: Term) -> bool:
+        """Whether the trajectory shows ``term``: by value for dates, numbers and times; as text otherwise."""
+        if term.kind in ("date", "number", "time"):
+            return any(t.kind == term.kind and t.key == term.key for t in self.typed_terms)
+        if term.kind == "format":
+            return term.key in _format_words(self.typed) or term.key in _format_words(self.evidence)
+        return term.key in self.evidence
 
-        def competitors(term: Term) -> list[str]:
-            """Values of the same kind the agent typed that the instruction never mentions."""
-            if term.kind == "format":
-                return sorted(_format_words(typed) - instruction_formats)
-            pool = _POOL.get(term.kind, term.kind)
-            found = []
-            for other in typed_terms:
-                if _POOL.get(other.kind, other.kind) != pool:
-                    continue
-                if term.kind == "file" and other.key.rsplit(".", 1)[-1] != term.key.rsplit(".", 1)[-1]:
-                    continue
-                if term.kind == "identifier" and ("_" in other.key) != ("_" in term.key):
-                    continue
-                if isinstance(other.key, str) and other.key in instruction_lower:
-                    continue
-                if other.kind in ("date", "number", "time") and any(
-                    t.kind == other.kind and t.key == other.key for t in terms
-                ):
-                    continue
-                found.append(other.text)
-            return found
+    def competitors(self, term: Term) -> list[str]:
+        """Values of the same kind the agent typed that the instruction never mentions."""
+        if term.kind == "format":
+            return sorted(_format_words(self.typed) - _format_words(self.instruction))
+        instruction_lower = _norm(self.instruction)
+        pool = _POOL.get(term.kind, term.kind)
+        found = []
+        for other in self.typed_terms:
+            if _POOL.get(other.kind, other.kind) != pool:
+                continue
+            if term.kind == "file" and other.key.rsplit(".", 1)[-1] != term.key.rsplit(".", 1)[-1]:
+                continue
+            if term.kind == "identifier" and ("_" in other.key) != ("_" in term.key):
+                continue
+            if isinstance(other.key, str) and other.key in instruction_lower:
+                continue
+            if other.kind in ("date", "number", "time") and any(
+                t.kind == other.kind and t.key == other.key for t in self.terms
+            ):
+                continue
+            found.append(other.text)
+        return found
 
+    def classify(self) -> tuple[list[Term], list[Term], list[tuple[Term, list[str]]]]:
+        """The instruction's details split into found, absent (maybe clicked) and contradicted (with rivals)."""
         found, absent, contradicted = [], [], []
-        for term in terms:
-            if present(term):
+        for term in self.terms:
+            if self.present(term):
                 found.append(term)
                 continue
-            rivals = competitors(term)
+            rivals = self.competitors(term)
             if rivals:
                 contradicted.append((term, rivals))
             else:
                 absent.append(term)
+        return found, absent, contradicted
 
-        instruction_emails = {_norm(m.group(0)) for m in _EMAIL.finditer(instruction)}
-        extra_emails = sorted({_norm(m.group(0)) for m in _EMAIL.finditer(typed)} - instruction_emails)
-        success = not contradicted and not extra_emails
+    def extra_emails(self) -> list[str]:
+        """E-mail addresses the agent typed that the instruction does not mention (an extra recipient)."""
+        mentioned = {_norm(m.group(0)) for m in _EMAIL.finditer(self.instruction)}
+        return sorted({_norm(m.group(0)) for m in _EMAIL.finditer(self.typed)} - mentioned)
 
-        evidence_count = len(contradicted) + len(extra_emails) if not success else len(found)
-        confidence = "high" if evidence_count >= 2 else "medium" if evidence_count == 1 else "low"
 
-        mistake_type = None
-        if not success:
-            if extra_emails:
-                mistake_type = BAD_SIDE_EFFECT
-            else:
-                weight_by_type: dict[str, float] = {}
-                for term, _ in contradicted:
-                    kind_type = _KIND_MISTAKE[term.kind]
-                    weight_by_type[kind_type] = weight_by_type.get(kind_type, 0.0) + _WEIGHTS[term.kind]
-                mistake_type = max(weight_by_type, key=weight_by_type.get)
+def _mistake_type(contradicted: list[tuple[Term, list[str]]], extra_emails: list[str]) -> str:
+    """An extra recipient is a side effect; otherwise the type whose contradicted details weigh most."""
+    if extra_emails:
+        return BAD_SIDE_EFFECT
+    weight_by_type: dict[str, float] = {}
+    for term, _ in contradicted:
+        kind_type = _KIND_MISTAKE[term.kind]
+        weight_by_type[kind_type] = weight_by_type.get(kind_type, 0.0) + _WEIGHTS[term.kind]
+    return max(weight_by_type, key=weight_by_type.get)
 
-        def listing(items: list[Term]) -> str:
-            return ", ".join(f"{t.kind} {t.text!r}" for t in items) or "none"
 
-        if not terms and not extra_emails:
-            reasoning = "The instruction has no checkable detail (quotes, names, numbers, dates, files); accepting."
-        else:
-            reasoning = (
-                f"Of {len(terms)} instruction details, found in the typed text and actions: {listing(found)}; "
-                f"not typed (possibly clicked): {listing(absent)}; "
-                "contradicted: "
-                + (
-                    "; ".join(f"{t.kind} {t.text!r} missing while {', '.join(repr(r) for r in rivals[:3])} was typed"
-                          for t, rivals in contradicted)
-                    or "none"
-                )
-                + "."
-            )
-            if extra_emails:
-                reasoning += f" Typed e-mail address(es) not in the instruction: {', '.join(extra_emails)}."
-        text = _verdict_text(success, reasoning, confidence, mistake_type)
-        return JudgeOutput(text=text, latency_s=time.perf_counter() - started)
+def _reasoning(
+    terms: list[Term],
+    found: list[Term],
+    absent: list[Term],
+    contradicted: list[tuple[Term, list[str]]],
+    extra_emails: list[str],
+) -> str:
+    """The verdict's reasoning: what was found, not typed, contradicted, and extra addresses."""
+
+    def listing(items: list[Term]) -> str:
+        return ", ".join(f"{t.kind} {t.text!r}" for t in items) or "none"
+
+    if not terms and not extra_emails:
+        return "The instruction has no checkable detail (quotes, names, numbers, dates, files); accepting."
+    reasoning = (
+        f"Of {len(terms)} instruction details, found in the typed text and actions: {listing(found)}; "
+        f"not typed (possibly clicked): {listing(absent)}; "
+        "contradicted: "
+        + (
+            "; ".join(f"{t.kind} {t.text!r} missing while {', '.join(repr(r) for r in rivals[:3])} was typed"
+                      for t, rivals in contradicted)
+            or "none"
+        )
+        + "."
+    )
+    if extra_emails:
+        reasoning += f" Typed e-mail address(es) not in the instruction: {', '.join(extra_emails)}."
+    return reasoning

@@ -22,23 +22,31 @@ links, so not even a link target reveals where they came from.
 Examples of commands: ``claude -p``, ``codex exec -``, ``gemini``, or
 ``python my_judge.py``. The command line is split with :func:`shlex.split` and
 run without a shell.
+
+The command runs confined (:mod:`agenthorizon.judging.judges.sandbox`): under
+bubblewrap by default when it is installed, in a private PID namespace and a
+file system holding only the system folders (read-only), its own
+installation, the harness's config folders, this working directory and the
+private answer folder. The end of the command, a timeout, or a cancelled item
+(the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
+grandchildren included, and both folders are removed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import secrets
 import shlex
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, TransientJudgeError
+from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, PreflightError, TransientJudgeError
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
     PROMPT_PROJECT,
@@ -50,6 +58,17 @@ from agenthorizon.judging.judges.release_prompt import (
     read_release_files,
     unbound_message,
 )
+from agenthorizon.judging.judges.sandbox import (
+    MARKER_VARIABLE,
+    SANDBOX_AUTO,
+    SANDBOX_BWRAP,
+    bwrap_argv,
+    check_sandbox,
+    kill_agent,
+    program_paths,
+    resolve_sandbox,
+)
+from agenthorizon.schema import IMAGES_DIR, JSONS_DIR, MARKDOWNS_DIR, SANDBOX_DIR
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
@@ -60,6 +79,8 @@ LINK_MODES = ("copy", "hardlink")
 # Copy by default: agentic CLIs have file-writing tools, and a write through a
 # hard link would change the release's own screenshot for every later item.
 DEFAULT_LINK = "copy"
+# The working directory mirrors the release's sandbox folder.
+_JSONS, _MARKDOWNS, _IMAGES = (Path(d).relative_to(SANDBOX_DIR) for d in (JSONS_DIR, MARKDOWNS_DIR, IMAGES_DIR))
 
 
 def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = DEFAULT_LINK) -> Path:
@@ -74,13 +95,12 @@ def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = DEFAULT_LI
     if link not in LINK_MODES:
         raise ValueError(f"command judge: link must be one of {LINK_MODES}, got {link!r}")
     trajectory_id = judge_input.trajectory_id
-    data = root / "data"
-    (data / "markdowns").mkdir(parents=True, exist_ok=True)
-    (data / "jsons").mkdir(parents=True, exist_ok=True)
-    images = data / "media" / "images" / trajectory_id
+    (root / _MARKDOWNS).mkdir(parents=True, exist_ok=True)
+    (root / _JSONS).mkdir(parents=True, exist_ok=True)
+    images = root / _IMAGES / trajectory_id
     images.mkdir(parents=True, exist_ok=True)
-    (data / "markdowns" / f"{trajectory_id}.md").write_text(judge_input.markdown, encoding="utf-8")
-    (data / "jsons" / f"{trajectory_id}.json").write_text(
+    (root / _MARKDOWNS / f"{trajectory_id}.md").write_text(judge_input.markdown, encoding="utf-8")
+    (root / _JSONS / f"{trajectory_id}.json").write_text(
         json.dumps(judge_input.trajectory_json(), ensure_ascii=False, indent=2), encoding="utf-8"
     )
     from agenthorizon.data.images import ScreenshotError, check_image
@@ -132,8 +152,9 @@ class CommandJudge(BaseJudge):
         (the release's ``sandbox/prompt.md``, read at run time), or a template
         with ``{{TRAJECTORY_ID}}`` and/or ``{{MARKDOWN}}`` (and ``{{INSTRUCTION}}``).
     timeout : float
-        Seconds before the command (its whole process group) is killed; the
-        item is then recorded as an error and retried on the next run.
+        Seconds before the command is killed (its whole sandbox, or process
+        group); the item is then recorded as an error and retried on the next
+        run. The CLI sets it from ``--timeout``.
     link : {"copy", "hardlink"}
         How screenshots reach the working directory: copies (default), or hard
         links, which are faster but let a command that edits a screenshot in
@@ -144,6 +165,16 @@ class CommandJudge(BaseJudge):
     env : mapping, optional
         Extra environment variables for the command (the parent environment is
         inherited, since CLIs read their credentials from it).
+    sandbox : {"auto", "bwrap", "none"}
+        ``auto`` (default): bubblewrap when installed, else unconfined with a
+        warning; ``bwrap``: bubblewrap or an error; ``none``: unconfined, with
+        a warning (see :mod:`agenthorizon.judging.judges.sandbox`).
+    config_dirs : sequence of str
+        The harness's own config folders or files (``~/.claude``, ``~/.codex``...),
+        passed into the sandbox read-write so that its login works.
+    read_only_paths : sequence of str
+        More paths the command needs, passed in read-only (the program's own
+        installation and absolute file arguments are found automatically).
     """
 
     name = "command"
@@ -157,7 +188,10 @@ class CommandJudge(BaseJudge):
         link: str = DEFAULT_LINK,
         workdir_root: str | None = None,
         keep_workdir: bool = False,
-        env: dict[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        sandbox: str = SANDBOX_AUTO,
+        config_dirs: Sequence[str] = (),
+        read_only_paths: Sequence[str] = (),
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -168,6 +202,8 @@ class CommandJudge(BaseJudge):
             _check_template(prompt)
         if link not in LINK_MODES:
             raise ValueError(f"command judge: link must be one of {LINK_MODES}, got {link!r}")
+        if not timeout or timeout <= 0:
+            raise ValueError(f"command judge: timeout must be a positive number of seconds, got {timeout!r}")
         self.argv = argv
         # None until bind_release reads the release's prompt.md (prompt="release").
         self.prompt: str | None = None if prompt == PROMPT_RELEASE else prompt
@@ -178,6 +214,9 @@ class CommandJudge(BaseJudge):
         self.workdir_root = workdir_root
         self.keep_workdir = keep_workdir
         self.env = dict(env or {})
+        self.sandbox = resolve_sandbox(sandbox)
+        self.config_dirs = [Path(os.path.expanduser(d)).absolute() for d in config_dirs]
+        self.read_only_paths = [Path(os.path.expanduser(p)).absolute() for p in read_only_paths]
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -190,9 +229,10 @@ class CommandJudge(BaseJudge):
                 "sha256": dict(self.release.sha256),
             },
             "timeout_s": self.timeout,
+            "sandbox": self.sandbox,
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
-            "images": {"mode": "files", "layout": "data/media/images/<trajectory_id>/step_N.png"},
+            "images": {"mode": "files", "layout": f"{_IMAGES.as_posix()}/<trajectory_id>/step_N.png"},
         }
 
     def _prompt_record(self) -> dict[str, Any]:
@@ -242,69 +282,107 @@ class CommandJudge(BaseJudge):
         """Turn a successful run's output into a :class:`JudgeOutput` (this judge: stdout is the answer)."""
         return JudgeOutput(text=stdout, latency_s=latency, extra={"returncode": 0})
 
-    def judge(self, judge_input: JudgeInput) -> JudgeOutput:
+    def _environment(self) -> dict[str, str]:
+        return {**os.environ, **self.env}
+
+    def preflight(self) -> None:
+        """Before the first item: the program resolves on ``PATH``, and the sandbox can be built here."""
+        if shutil.which(self.argv[0], path=self._environment().get("PATH")) is None:
+            raise PreflightError(
+                f"command judge: program {self.argv[0]!r} not found (not on PATH and not an executable file); "
+                "install it or give its full path"
+            )
+        self.check_sandbox()
+
+    def check_sandbox(self) -> None:
+        """Raise :class:`PreflightError` with the fix when bubblewrap cannot build a sandbox on this machine."""
+        if self.sandbox != SANDBOX_BWRAP:
+            return
+        probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
+        try:
+            check_sandbox(probe)
+        except RuntimeError as error:
+            raise PreflightError(f"command judge: {error}") from None
+        finally:
+            shutil.rmtree(probe, ignore_errors=True)
+
+    def write_workdir(self, judge_input: JudgeInput, workdir: Path) -> None:
+        """Lay out one item's files in ``workdir``: its trajectory, and the release's framework files."""
+        write_workdir(judge_input, workdir, link=self.link)
+        if self.release is not None:
+            write_framework(workdir, self.release)
+
+    def confine(self, argv: list[str], workdir: Path, scratch: Path) -> list[str]:
+        """``argv`` wrapped in bubblewrap when sandboxed: ``workdir`` and ``scratch`` read-write (see the module docstring)."""
+        if self.sandbox != SANDBOX_BWRAP:
+            return argv
+        read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
+        return [*bwrap_argv(workdir, read_only=read_only, read_write=[*self.config_dirs, scratch]), *argv]
+
+    async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
         if self.prompt is None:
             raise JudgeError(unbound_message(self.spec()["spec"]))
-        # Files the command writes besides its stdout (an answer file) go
-        # here, outside the working directory the agent explores.
-        scratch = Path(tempfile.mkdtemp(prefix="agenthorizon-out-", dir=self.workdir_root))
-        try:
-            return self._judge_with(judge_input, scratch)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-    def _judge_with(self, judge_input: JudgeInput, scratch: Path) -> JudgeOutput:
-        prompt = render_prompt(self.prompt, judge_input)
-        argv, stdin_text = self.command_line(prompt, scratch)
-        workdir = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
+        if shutil.which(self.argv[0], path=self._environment().get("PATH")) is None:
+            raise JudgeError(f"command judge: cannot run {self.argv[0]!r} (not found on PATH)")
+        # <base>/work is the agent's directory; <base>/out (scratch) takes files
+        # it writes besides stdout (an answer file); stdin/stdout/stderr stay
+        # in <base>, outside the sandbox.
+        base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
+        workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
         try:
-            write_workdir(judge_input, workdir, link=self.link)
-            if self.release is not None:
-                write_framework(workdir, self.release)
-            process = subprocess.Popen(
-                argv,
-                cwd=workdir,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env={**os.environ, **self.env},
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                start_new_session=True,  # its own process group, so a timeout kills the children too
-            )
-            try:
-                stdout, stderr = process.communicate(stdin_text, timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(process)
-                process.communicate()
-                raise TransientJudgeError(
-                    f"command {self.argv[0]!r} timed out after {self.timeout:g} s on trajectory "
-                    f"{judge_input.trajectory_id}"
-                ) from None
-        except FileNotFoundError as error:
-            raise JudgeError(f"command judge: cannot run {self.argv[0]!r} ({error.strerror})") from None
+            workdir.mkdir()
+            scratch.mkdir()
+            prompt = render_prompt(self.prompt, judge_input)
+            argv, stdin_text = self.command_line(prompt, scratch)
+            await asyncio.to_thread(self.write_workdir, judge_input, workdir)
+            (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
+            returncode = await self._run(self.confine(argv, workdir, scratch), base, workdir, judge_input.trajectory_id)
+            stdout = (base / "stdout").read_text(encoding="utf-8", errors="replace")
+            stderr = (base / "stderr").read_text(encoding="utf-8", errors="replace")
+            if returncode != 0:
+                tail = stderr.strip()[-500:]
+                raise JudgeError(
+                    f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
+                    f"{judge_input.trajectory_id}: {tail or '(no stderr)'}"
+                )
+            return self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
         finally:
             if not self.keep_workdir:
-                shutil.rmtree(workdir, ignore_errors=True)
-        latency = time.perf_counter() - started
-        if process.returncode != 0:
-            tail = stderr.strip()[-500:]
-            raise JudgeError(
-                f"command {self.argv[0]!r} exited with status {process.returncode} on trajectory "
-                f"{judge_input.trajectory_id}: {tail or '(no stderr)'}"
-            )
-        return self.read_answer(stdout, scratch, latency, judge_input)
+                shutil.rmtree(base, ignore_errors=True)
+
+    async def _run(self, argv: list[str], base: Path, workdir: Path, trajectory_id: str) -> int:
+        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation."""
+        marker = secrets.token_hex(8)
+        # Files, not pipes: a descendant that keeps a pipe open could block the read forever.
+        with open(base / "stdin", "rb") as stdin, open(base / "stdout", "wb") as stdout, open(base / "stderr", "wb") as stderr:
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=workdir,
+                    stdin=stdin,
+                    stdout=stdout,
+                    stderr=stderr,
+                    env={**self._environment(), MARKER_VARIABLE: marker},
+                    start_new_session=True,  # its own process group: killed as one
+                )
+            except (FileNotFoundError, PermissionError) as error:
+                raise JudgeError(f"command judge: cannot run {argv[0]!r} ({error.strerror})") from None
+        try:
+            try:
+                await asyncio.wait_for(process.wait(), self.timeout)
+            except asyncio.TimeoutError:
+                raise TransientJudgeError(
+                    f"command {self.argv[0]!r} timed out after {self.timeout:g} s on trajectory {trajectory_id}"
+                ) from None
+        finally:
+            # Always, even after a normal exit: nothing the agent started outlives it.
+            kill_agent(process.pid, marker)
+            if process.returncode is None:
+                await process.wait()
+        return process.returncode
 
 
 def _check_template(prompt: str) -> None:
     if "{{TRAJECTORY_ID}}" not in prompt and "{{MARKDOWN}}" not in prompt:
         raise ValueError("command judge: the prompt template needs {{TRAJECTORY_ID}} or {{MARKDOWN}}")
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()

@@ -39,7 +39,7 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput
+from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, PreflightError, TransportError
 from agenthorizon.judging.judges.prompts import (
     DIRECT_PROMPT,
     per_step_image_note,
@@ -56,6 +56,8 @@ from agenthorizon.judging.judges.release_prompt import (
     read_release_files,
     unbound_message,
 )
+from agenthorizon.judging.runs.retry import RetryPolicy
+from agenthorizon.judging.secrets import check_secret, register_secret, scrub
 from agenthorizon.schema import (
     IMAGE_MODE_AUTO,
     IMAGE_MODE_MOSAIC,
@@ -242,10 +244,10 @@ class OpenAICompatibleJudge(BaseJudge):
         ``chat_template_kwargs``, ...) and recorded with the sampling parameters.
     retries : int
         Extra attempts after a transient failure (HTTP 408/409/425/429/5xx, a
-        timeout, a connection error). Attempt ``k`` waits
-        ``min(backoff_max, backoff_base * 2**(k-1))`` scaled by a random factor in
-        [0.5, 1] (jitter, so concurrent requests do not retry in lockstep), or
-        the server's ``Retry-After`` when that is longer.
+        timeout, a connection error); ``0`` means one attempt. With
+        ``backoff_base`` and ``backoff_max`` this is the judge's
+        :class:`~agenthorizon.judging.runs.retry.RetryPolicy` (``retry``), the
+        only retry layer for this judge: the runner does not retry it again.
     timeout : float
         Seconds allowed per HTTP request.
     prompt : str
@@ -324,9 +326,7 @@ class OpenAICompatibleJudge(BaseJudge):
         self.image_quality = image_quality
         self.image_strategy = image_strategy
         self.cache_dir = cache_dir
-        self.retries = int(retries)
-        self.backoff_base = float(backoff_base)
-        self.backoff_max = float(backoff_max)
+        self.retry = RetryPolicy(int(retries), float(backoff_base), float(backoff_max))
         self.timeout = float(timeout)
         # prompt="release": the release's own texts, read when the judge is
         # bound to the release it judges (bind_release); "project": the default.
@@ -343,6 +343,19 @@ class OpenAICompatibleJudge(BaseJudge):
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self.image_settings()  # bad image settings fail here, not on the first item
 
+    @property
+    def retries(self) -> int:
+        """Extra attempts per request (``retry.retries``)."""
+        return self.retry.retries
+
+    @property
+    def backoff_base(self) -> float:
+        return self.retry.backoff_base
+
+    @property
+    def backoff_max(self) -> float:
+        return self.retry.backoff_max
+
     # --- description ------------------------------------------------------------
 
     def spec(self) -> dict[str, Any]:
@@ -358,7 +371,7 @@ class OpenAICompatibleJudge(BaseJudge):
             "sampling": sampling,
             "images": self._image_settings(),
             "prompt": self._prompt_record(),
-            "retries": self.retries,
+            "retries": self.retry.retries,
             "timeout_s": self.timeout,
         }
 
@@ -530,18 +543,23 @@ class OpenAICompatibleJudge(BaseJudge):
     def _headers(self) -> dict[str, str]:
         key = os.environ.get(self.api_key_env, "")
         if not key and self.base_url == DEFAULT_BASE_URL:
-            raise JudgeError(
+            raise PreflightError(
                 f"openai judge: environment variable {self.api_key_env} is not set; "
                 "export the API key there or pass --api-key-env NAME"
             )
-        return {"Authorization": f"Bearer {key}"} if key else {}
+        if not key:
+            return {}
+        # Registered before the check: even a refused key is scrubbed from
+        # anything written later.
+        register_secret(key)
+        try:
+            check_secret(key, self.api_key_env)
+        except ValueError as error:
+            raise PreflightError(f"openai judge: {error}") from None
+        return {"Authorization": f"Bearer {key}"}
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
-        ceiling = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
-        delay = ceiling * (0.5 + 0.5 * self._rng.random())
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, max(self.backoff_max, 120.0)))
-        return delay
+        return self.retry.delay(attempt, retry_after, rng=self._rng)
 
     async def _client_for_loop(self) -> httpx.AsyncClient:
         import httpx
@@ -568,11 +586,22 @@ class OpenAICompatibleJudge(BaseJudge):
             return await self._ajudge(judge_input, headers)
         except JudgeError as error:
             # A server may quote the key back in an error body (a 401 "invalid
-            # key: ..."); the message ends up in result files and logs.
-            key = headers.get("Authorization", "").removeprefix("Bearer ")
-            if key and key in str(error):
-                raise type(error)(str(error).replace(key, "[API key]")) from None
+            # key: ..."), raw or escaped; the message ends up in result files and logs.
+            cleaned = scrub(str(error))
+            if cleaned != str(error):
+                raise type(error)(cleaned) from None
             raise
+
+    async def apreflight(self) -> None:
+        """Fail fast on a refused key, an unreachable server or a model it does not serve
+        (:func:`agenthorizon.judging.judges.server_check.check_server`)."""
+        from agenthorizon.judging.judges.server_check import check_server
+
+        headers = self._headers()
+        await check_server(
+            await self._client_for_loop(), self.base_url, self.model, headers,
+            timeout=min(self.timeout, 15.0), key_variable=self.api_key_env,
+        )
 
     async def _ajudge(self, judge_input: JudgeInput, headers: dict[str, str]) -> JudgeOutput:
         started = time.perf_counter()
@@ -613,7 +642,7 @@ class OpenAICompatibleJudge(BaseJudge):
         url = f"{self.base_url}/chat/completions"
         client = await self._client_for_loop()
         failure = ""
-        for attempt in range(1, self.retries + 2):
+        for attempt in range(1, self.retry.attempts + 1):
             retry_after = None
             try:
                 response = await client.post(url, json=body, headers=headers)
@@ -633,7 +662,7 @@ class OpenAICompatibleJudge(BaseJudge):
             if attempt > self.retries:
                 break
             await asyncio.sleep(self._delay(attempt, retry_after))
-        raise JudgeError(f"gave up after {self.retries + 1} attempts; last failure: {failure}")
+        raise TransportError(f"gave up after {self.retry.attempts} attempts; last failure: {failure}")
 
     def _output(self, response: httpx.Response, judge_input: JudgeInput, attempts: int, latency: float) -> JudgeOutput:
         where = f"trajectory {judge_input.trajectory_id}: response from {public_url(self.base_url)}"

@@ -93,6 +93,10 @@ class Harness:
         The npm package that installs the CLI.
     answer_file : bool
         The CLI writes its final message to ``{answer_file}``; the reader gets its text.
+    config_dirs : tuple of str
+        Where the CLI keeps its login and settings (``~`` expanded): passed
+        read-write into the command judge's sandbox so that the CLI stays
+        logged in (:mod:`agenthorizon.judging.judges.sandbox`).
     """
 
     name: str
@@ -102,6 +106,7 @@ class Harness:
     reader: str
     package: str
     answer_file: bool = False
+    config_dirs: tuple[str, ...] = ()
 
     @property
     def install(self) -> str:
@@ -133,6 +138,7 @@ HARNESSES: dict[str, Harness] = {
         reader="codex_events",
         package="@openai/codex",
         answer_file=True,
+        config_dirs=("~/.codex",),
     ),
     "claude": Harness(
         name="claude",
@@ -141,6 +147,7 @@ HARNESSES: dict[str, Harness] = {
         prompt_on_stdin=True,
         reader="claude_json",
         package="@anthropic-ai/claude-code",
+        config_dirs=("~/.claude", "~/.claude.json"),
     ),
     "gemini": Harness(
         name="gemini",
@@ -149,6 +156,7 @@ HARNESSES: dict[str, Harness] = {
         prompt_on_stdin=False,
         reader="gemini_json",
         package="@google/gemini-cli",
+        config_dirs=("~/.gemini",),
     ),
     "opencode": Harness(
         name="opencode",
@@ -157,6 +165,7 @@ HARNESSES: dict[str, Harness] = {
         prompt_on_stdin=False,
         reader="opencode_events",
         package="opencode-ai",
+        config_dirs=("~/.config/opencode", "~/.local/share/opencode"),
     ),
 }
 """The presets, by spec prefix."""
@@ -349,7 +358,7 @@ class HarnessJudge(CommandJudge):
         ``"release"`` (default: the release's ``sandbox/prompt.md``, as the
         paper ran these harnesses), ``"project"`` or a template.
     **options
-        ``timeout``, ``link``, ``workdir_root``, ``keep_workdir``, ``env``:
+        ``timeout``, ``link``, ``workdir_root``, ``keep_workdir``, ``env``, ``sandbox``, ``config_dirs``, ``read_only_paths``:
         as for :class:`~agenthorizon.judging.judges.command.CommandJudge`.
 
     >>> judge = HarnessJudge("codex", "gpt-5.5")
@@ -368,6 +377,7 @@ class HarnessJudge(CommandJudge):
             raise ValueError(f"harness {harness.name}: the prompt goes in the argv, but no argument holds {{prompt}}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
+        options["config_dirs"] = (*harness.config_dirs, *options.get("config_dirs", ()))
         super().__init__(list(harness.argv), prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
@@ -408,6 +418,7 @@ class HarnessJudge(CommandJudge):
                 f"{(done.stderr or done.stdout).strip()[-300:] or '(no output)'}; is the {self.harness.title} installed correctly?"
             )
         self.executable, self.version = executable, lines[0]
+        self.check_sandbox()
 
     def _argv(self, *, prompt: str, answer_file: str) -> list[str]:
         values = {"{model}": self.model, "{prompt}": prompt, "{answer_file}": answer_file}

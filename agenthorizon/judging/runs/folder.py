@@ -145,5 +145,5 @@ class RunDirectory:
         return {trajectory_id: records.read_result(self.path, trajectory_id) for trajectory_id in trajectory_ids}
 
     def write_record(self, record: RunRecord) -> None:
-        """Write the run record atomically."""
-        records.write_json_atomic(self.record_path, record.to_dict())
+        """Write the run record atomically, with spare bytes so that it can be rewritten in place on a full disk."""
+        records.write_json_atomic(self.record_path, record.to_dict(), spare=records.RECORD_SPARE_BYTES)

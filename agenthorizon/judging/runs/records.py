@@ -44,6 +44,7 @@ results.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -120,15 +121,58 @@ def result_path(run_dir: str | os.PathLike[str], trajectory_id: str) -> Path:
     return Path(run_dir) / f"{trajectory_id}.json"
 
 
-def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
-    """Write ``payload`` as JSON to ``path`` so that readers never see a partial file."""
-    path = Path(path)
+RECORD_SPARE_BYTES = 16384
+"""Trailing spaces after a run record's JSON: room to rewrite it in place on a full disk."""
+
+
+def write_json_atomic(path: Path, payload: Mapping[str, Any], *, spare: int = 0) -> None:
+    """Write ``payload`` as JSON to ``path`` so that readers never see a partial file.
+
+    The text is ASCII (``ensure_ascii``): a model's answer may hold a lone
+    surrogate escape, which UTF-8 cannot encode but a ``\\udXXX`` escape can;
+    and registered secrets are scrubbed from it (:mod:`agenthorizon.judging.secrets`).
+    Encoding happens before the disk is touched, so ``TypeError``/``ValueError``
+    mean the payload, ``OSError`` the disk.
+
+    ``spare`` adds that many trailing spaces (still valid JSON). When the disk
+    is full, a file written with spare bytes is overwritten in place instead
+    (no new blocks needed) if the new text fits: how a run record still says
+    why the run stopped.
+    """
+    from agenthorizon.judging.secrets import scrub_data
+
+    text = json.dumps(scrub_data(payload), ensure_ascii=True, indent=1) + "\n" + " " * spare
+    try:
+        _replace_atomically(Path(path), text)
+    except OSError as error:
+        if not (spare and error.errno in _DISK_FULL and _overwrite_in_place(Path(path), text.rstrip(" "))):
+            raise
+
+
+_DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _overwrite_in_place(path: Path, text: str) -> bool:
+    """Overwrite ``path``'s existing bytes with ``text`` padded by spaces to the same size; False if it does not fit."""
+    try:
+        size = path.stat().st_size
+        if len(text) > size:
+            return False
+        with path.open("r+", encoding="ascii") as handle:
+            handle.write(text + " " * (size - len(text)))
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError:
+        return False
+    return True
+
+
+def _replace_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, ensure_ascii=False, indent=1)
-            handle.write("\n")
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)

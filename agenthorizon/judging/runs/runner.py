@@ -44,11 +44,8 @@ order; the ``n`` shards partition the items and differ in size by at most one.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import datetime as _dt
 import os
-import random
 import subprocess
 import sys
 import time
@@ -57,6 +54,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from agenthorizon.judging.runs.folder import RunDirectory
+from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunInterrupted, RunSignals, judge_items
+from agenthorizon.judging.runs.retry import RetryPolicy
 from agenthorizon.judging.runs.records import (
     ResultRecord,
     RunRecord,
@@ -76,10 +75,6 @@ _SELECTION_OPTIONS = ("dev_groups", "dev_manifest", "exclude_dev")
 _VERSIONED_PACKAGES = ("agenthorizon", "datasets", "huggingface_hub", "numpy", "pillow", "httpx", "pyarrow")
 
 
-# Threads writing result files (fsync waits on the disk, not the CPU).
-_WRITE_THREADS = 16
-# asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
-_timeout_scope = getattr(asyncio, "timeout", None)
 
 
 def _now() -> str:
@@ -180,6 +175,7 @@ class RunSummary:
     score: Any = None
     wall_time_s: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
+    stopped: str | None = None
 
     def __str__(self) -> str:
         c = self.counts
@@ -188,6 +184,8 @@ class RunSummary:
             f"{self.n_selected} items, {c['ok']} ok, {c['invalid']} invalid, {c['error']} error "
             f"({c['skipped']} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
         )
+        if self.stopped is not None:
+            text += f"\nstopped early: {self.stopped}"
         if self.score is not None and self.score.balanced_accuracy is not None:
             text += f"\nbalanced accuracy {100 * self.score.balanced_accuracy:.1f}%"
         return text
@@ -312,34 +310,6 @@ def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options:
 # --- the run -------------------------------------------------------------------------------
 
 
-def _result_payload(
-    trajectory_id: str, judge_name: str, output: Any, error: str | None, judge_key: str | None = None
-) -> dict[str, Any]:
-    """The result file of one item (:class:`ResultRecord`), from the judge's output or its failure."""
-    from agenthorizon.scoring.verdicts import parse_verdict
-
-    if error is not None:
-        telemetry = {"input_tokens": None, "output_tokens": None, "latency_s": None, "cost_usd": None}
-        telemetry.update(output or {})
-        result = ResultRecord(
-            trajectory_id=trajectory_id, judge=judge_name, judge_key=judge_key, parse_status=STATUS_ERROR,
-            error=error, telemetry=telemetry, finished_at=_now(),
-        )
-        return result.to_dict()
-    verdict = parse_verdict(output.text)
-    return ResultRecord(
-        trajectory_id=trajectory_id,
-        judge=judge_name,
-        judge_key=judge_key,
-        parse_status=verdict.status,
-        verdict=verdict.to_dict() if verdict.status == STATUS_OK else None,
-        raw_output=output.text,
-        parse_detail=verdict.detail,
-        telemetry=output.telemetry(),
-        finished_at=_now(),
-    ).to_dict()
-
-
 class _Progress:
     """tqdm bar with tokens and cost in its postfix; a no-op when disabled."""
 
@@ -380,146 +350,6 @@ class _Progress:
         if self.bar is not None:
             self._set_postfix()  # the final line shows the final totals
             self.bar.close()
-
-
-async def _judge_item(
-    judge: Any,
-    judge_input: Any,
-    *,
-    use_thread: bool,
-    executor: concurrent.futures.Executor,
-    timeout: float | None,
-    retries: int,
-    backoff_base: float,
-    rng: random.Random,
-) -> tuple[Any, str | None, int]:
-    from agenthorizon.judging.judges.base import TransientJudgeError
-
-    loop = asyncio.get_running_loop()
-    failure = ""
-    for attempt in range(1, retries + 2):
-        try:
-            if use_thread:
-                call = loop.run_in_executor(executor, judge.judge, judge_input)
-            else:
-                call = judge.ajudge(judge_input)
-            if _timeout_scope is None:  # Python 3.10
-                output = await asyncio.wait_for(call, timeout)
-            else:  # no extra task per call, unlike wait_for on a coroutine
-                async with _timeout_scope(timeout):
-                    output = await call
-            return output, None, attempt
-        except asyncio.TimeoutError:
-            failure = f"timed out after {timeout:g} s (attempt {attempt})"
-        except TransientJudgeError as error:
-            failure = f"{type(error).__name__}: {error}"
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # a judge bug or a permanent failure: record it, go on
-            return None, f"{type(error).__name__}: {error}", attempt
-        if attempt <= retries:
-            ceiling = backoff_base * 2 ** (attempt - 1)
-            await asyncio.sleep(ceiling * (0.5 + 0.5 * rng.random()))
-    return None, failure, retries + 1
-
-
-async def _run_async(
-    judge: Any,
-    dataset: Any,
-    positions: list[int],
-    ids: list[str],
-    out_dir: Path,
-    *,
-    concurrency: int,
-    timeout: float | None,
-    retries: int,
-    backoff_base: float,
-    progress: _Progress,
-    records: dict[str, Mapping[str, Any] | None],
-    judge_key: str | None = None,
-) -> tuple[int, dict[str, str]]:
-    from agenthorizon.judging.inputs import build_judge_input
-    from agenthorizon.judging.judges.base import BaseJudge
-
-    judge_name = getattr(judge, "name", type(judge).__name__)
-    use_thread = isinstance(judge, BaseJudge) and not judge.is_async
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for position in positions:
-        queue.put_nowait(position)
-    errors: dict[str, str] = {}
-    judged = 0
-    rng = random.Random()
-    judge_pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
-    # fsync waits on the disk, not the CPU: writes get their own threads (at most
-    # 16: more only fight over the GIL while encoding JSON), and a
-    # worker hands its result over and takes the next item without waiting, so
-    # disk latency never adds to the judge's. At most 2 x concurrency writes
-    # are pending, which bounds memory and what a crash can lose.
-    write_pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(concurrency, _WRITE_THREADS), thread_name_prefix="write")
-    write_slots = asyncio.Semaphore(2 * concurrency)
-    pending: set[asyncio.Future] = set()
-    write_failures: list[BaseException] = []
-
-    def written(future: asyncio.Future, payload: dict[str, Any]) -> None:
-        nonlocal judged
-        pending.discard(future)
-        write_slots.release()
-        if future.cancelled():
-            return
-        if future.exception() is not None:
-            write_failures.append(future.exception())
-            return
-        judged += 1
-        records[payload["trajectory_id"]] = payload
-        progress.update(payload)
-
-    async def worker() -> None:
-        loop = asyncio.get_running_loop()
-        while not write_failures:
-            try:
-                position = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            trajectory_id = ids[position]
-            try:
-                judge_input = build_judge_input(dataset[position])
-            except (ValueError, FileNotFoundError) as error:
-                output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
-            else:
-                output, error_text, attempts = await _judge_item(
-                    judge,
-                    judge_input,
-                    use_thread=use_thread,
-                    executor=judge_pool,
-                    timeout=timeout,
-                    retries=retries,
-                    backoff_base=backoff_base,
-                    rng=rng,
-                )
-            if error_text is not None:
-                payload = _result_payload(trajectory_id, judge_name, {"attempts": attempts}, error_text, judge_key)
-                errors[trajectory_id] = error_text
-            else:
-                payload = _result_payload(trajectory_id, judge_name, output, None, judge_key)
-            await write_slots.acquire()
-            future = loop.run_in_executor(write_pool, write_json_atomic, result_path(out_dir, trajectory_id), payload)
-            pending.add(future)
-            future.add_done_callback(lambda f, payload=payload: written(f, payload))
-
-    try:
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(positions))))))
-    finally:
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-        await asyncio.sleep(0)  # let the last done-callbacks run
-        close = getattr(judge, "aclose", None)
-        if close is not None:
-            await close()
-        judge_pool.shutdown(wait=False, cancel_futures=True)
-        write_pool.shutdown(wait=True)
-    if write_failures:
-        raise write_failures[0]
-    return judged, errors
 
 
 def _count(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, int]:
@@ -623,6 +453,8 @@ def run_judge(
     data_root: str | os.PathLike[str] | None = None,
     bootstrap: int = 0,
     data_options: Mapping[str, Any] | None = None,
+    breaker: int | None = DEFAULT_BREAKER,
+    max_cost: float | None = None,
 ) -> RunSummary:
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
@@ -657,9 +489,13 @@ def run_judge(
     limit : int, optional
         Judge at most the first ``limit`` selected items (dataset order); >= 0.
     timeout : float or None, default=900.0
-        Seconds allowed per attempt on one item; ``None``: no limit.
+        Seconds allowed per attempt on one item; ``None``: no limit. A command
+        judge's agent is killed (its whole sandbox) when it runs out.
     retries : int, default=2
-        Extra attempts after a timeout or a transient judge error; >= 0.
+        Extra attempts after a timeout or a transient judge error; >= 0 (0:
+        one attempt). Judges with their own
+        :class:`~agenthorizon.judging.runs.retry.RetryPolicy` (``judge.retry``,
+        the OpenAI-compatible judge) retry inside and get one attempt here.
     backoff_base : float, default=2.0
         Base of the exponential backoff (seconds, with jitter) between attempts.
     progress : bool, default=True
@@ -678,6 +514,14 @@ def run_judge(
         reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds --
         and where the data came from (e.g. ``repo_id``, ``revision``,
         ``commit``), recorded under ``data``.
+    breaker : int or None, default=5
+        Stop the run (:class:`~agenthorizon.judging.runs.loop.RunAborted`) after
+        this many consecutive items failed to reach the judge's server
+        (``None``: never).
+    max_cost : float, optional
+        US dollars: no new item starts once the recorded cost (this run folder's
+        results) plus the expected cost of the items in flight would pass it;
+        the run record then says so under ``interrupted``.
 
     Returns
     -------
@@ -728,6 +572,10 @@ def run_judge(
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
+    if breaker is not None and (not isinstance(breaker, int) or breaker < 1):
+        raise ValueError(f"breaker must be a positive integer or None, got {breaker!r}")
+    if max_cost is not None and not max_cost >= 0:
+        raise ValueError(f"max_cost must be >= 0 US dollars, got {max_cost!r}")
     parsed_shard = parse_shard(shard)
     started = time.perf_counter()
 
@@ -760,11 +608,11 @@ def run_judge(
         summary = _judge_into(
             judge, dataset, directory, record, ids, positions,
             concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
-            progress=progress, run_sync=run_sync,
+            progress=progress, run_sync=run_sync, breaker=breaker, max_cost=max_cost,
         )
     finally:
         directory.release()
-    records, judged, errors, record = summary
+    records, judged, errors, record, stopped = summary
     report = None
     if references is not None:
         from agenthorizon.scoring.metrics import score
@@ -784,6 +632,7 @@ def run_judge(
         score=report,
         wall_time_s=time.perf_counter() - started,
         errors=errors,
+        stopped=stopped,
     )
 
 
@@ -801,11 +650,14 @@ def _judge_into(
     backoff_base: float,
     progress: bool,
     run_sync: Any,
-) -> tuple[dict[str, Mapping[str, Any] | None], int, dict[str, str], RunRecord]:
+    breaker: int | None,
+    max_cost: float | None,
+) -> tuple[dict[str, Mapping[str, Any] | None], int, dict[str, str], RunRecord, str | None]:
     """Judge the items of ``positions`` that need it, writing results and the run record.
 
     Returns every selected item's result (``None``: none), how many were
-    judged now, the failures by id and the final record.
+    judged now, the failures by id, the final record and why the run stopped
+    early (``None``: it did not).
     """
     selected_ids = [ids[p] for p in positions]
     key = record.judge_key
@@ -831,29 +683,49 @@ def _judge_into(
         return final
 
     bar = _Progress(len(positions), skipped, progress, record.spec)
-    try:
-        judged, errors = run_sync(
-            _run_async(
-                judge,
-                dataset,
-                todo,
-                ids,
-                directory.path,
-                concurrency=concurrency,
-                timeout=timeout,
-                retries=retries,
-                backoff_base=backoff_base,
-                progress=bar,
-                records=records,
-                judge_key=key,
+    # Ctrl-C / SIGTERM stop the run cleanly; a second one cannot cut short the
+    # record below (see RunSignals).
+    with RunSignals() as signals:
+        try:
+            judged, errors, stopped = run_sync(
+                judge_items(
+                    judge,
+                    dataset,
+                    todo,
+                    ids,
+                    directory.path,
+                    concurrency=concurrency,
+                    timeout=timeout,
+                    retry=RetryPolicy(retries, backoff_base, backoff_max=max(60.0, backoff_base)),
+                    progress=bar,
+                    records=records,
+                    judge_key=key,
+                    breaker=breaker,
+                    max_cost=max_cost,
+                    signals=signals,
+                )
             )
-        )
-    except BaseException as stop:
-        # Ctrl-C, or a failure outside any one item (a full disk): the results
-        # written so far are intact; the record says the run did not finish,
-        # why, and what it had done (finished_at stays null).
-        finish(interrupted={"at": _now(), "reason": f"{type(stop).__name__}: {stop}".rstrip(": ")})
-        raise
-    finally:
-        bar.close()
-    return records, judged, errors, finish(finished_at=_now(), interrupted=None)
+        except BaseException as stop:
+            # Ctrl-C, SIGTERM, or a failure outside any one item (a full disk):
+            # the results written so far are intact; the record says the run
+            # did not finish, why, and what it had done (finished_at stays null).
+            if isinstance(stop, KeyboardInterrupt) and not isinstance(stop, RunInterrupted) and signals.received:
+                stop = RunInterrupted(signals.received)  # SIGTERM must not read as Ctrl-C
+                finish(interrupted={"at": _now(), "reason": _stop_reason(stop)})
+                raise stop from None
+            finish(interrupted={"at": _now(), "reason": _stop_reason(stop)})
+            raise
+        finally:
+            bar.close()
+    if stopped is not None:  # stopped on purpose (--max-cost): not finished, and run.json says why
+        return records, judged, errors, finish(interrupted={"at": _now(), "reason": stopped}), stopped
+    return records, judged, errors, finish(finished_at=_now(), interrupted=None), None
+
+
+def _stop_reason(stop: BaseException) -> str:
+    """run.json's ``interrupted.reason`` for an exception that stopped the run (secrets scrubbed)."""
+    from agenthorizon.judging.secrets import scrub
+
+    if isinstance(stop, KeyboardInterrupt) and getattr(stop, "signal_name", "SIGINT") == "SIGINT":
+        return "KeyboardInterrupt"  # Ctrl-C
+    return scrub(f"{type(stop).__name__}: {stop}".rstrip(": "))

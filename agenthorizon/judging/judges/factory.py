@@ -1,0 +1,138 @@
+"""``make_judge(spec, **options)``: judges from the command line's specs.
+
+The options each kind of judge takes are read from its constructor's
+signature (:func:`judge_option_names`), so a new keyword argument of
+:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge` or
+:class:`~agenthorizon.judging.judges.command.CommandJudge` is an option here
+at once, and the CLI asks this module instead of keeping its own list.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from agenthorizon.judging.judges.base import BaseJudge
+from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
+from agenthorizon.judging.judges.command import CommandJudge
+from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
+from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
+
+__all__ = ["JUDGE_KINDS", "JUDGE_SPECS", "judge_option_names", "make_judge"]
+
+JUDGE_SPECS = (
+    "lexical",
+    "constant[:true|false]",
+    "random[:SEED]",
+    "openai:MODEL",
+    "command:'CMD'",
+    *(f"{name}:MODEL" for name in HARNESSES),
+)
+JUDGE_KINDS: dict[str, type[BaseJudge]] = {
+    "lexical": LexicalJudge,
+    "constant": ConstantJudge,
+    "random": RandomJudge,
+    "openai": OpenAICompatibleJudge,
+    "command": CommandJudge,
+    **{name: HarnessJudge for name in HARNESSES},
+}
+"""Spec prefix -> judge class (the harness presets all run through :class:`HarnessJudge`)."""
+_EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B"}
+# Constructor arguments that are not options: set by the spec, or for tests only.
+_NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
+
+
+def judge_option_names(kind: str) -> frozenset[str]:
+    """The options ``make_judge`` accepts for judges of ``kind``: keyword arguments of its constructor.
+
+    Baselines take none (their only setting is in the spec); harness presets
+    (``codex``, ``claude``...) take the command judge's.
+
+    >>> "base_url" in judge_option_names("openai"), "sandbox" in judge_option_names("command")
+    (True, True)
+    >>> judge_option_names("lexical")
+    frozenset()
+    """
+    if kind in HARNESSES:
+        kind = "command"
+    if kind not in _NOT_OPTIONS:
+        return frozenset()
+    parameters = inspect.signature(JUDGE_KINDS[kind].__init__).parameters
+    return frozenset(name for name in parameters if name != "self" and name not in _NOT_OPTIONS[kind])
+
+
+def make_judge(spec: str, **options: Any) -> BaseJudge:
+    """Build a judge from a command-line spec.
+
+    ``options`` configure model and command judges (``base_url``,
+    ``api_key_env``, ``temperature``, ``max_tokens``, ``images``,
+    ``image_budget``, ``timeout``, ``prompt``, ``sandbox``...: see
+    :func:`judge_option_names`); options left as ``None`` keep the judge's
+    default, and options a judge does not take are ignored only when ``None``
+    (a set option the judge cannot use raises, so a typo never goes unnoticed).
+
+    >>> make_judge("constant:false").spec()["spec"]
+    'constant:false'
+    >>> make_judge("random:7").seed
+    7
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"empty judge spec; expected one of {', '.join(JUDGE_SPECS)}")
+    kind, _, argument = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in JUDGE_KINDS:
+        raise ValueError(f"unknown judge spec {spec!r}; expected one of {', '.join(JUDGE_SPECS)}")
+    given = {k: v for k, v in options.items() if v is not None}
+    unused = sorted(set(given) - judge_option_names(kind))
+    if unused:
+        raise ValueError(f"judge {spec!r} does not take option(s) {', '.join(unused)}")
+    return _BUILDERS.get(kind, _harness)(spec, argument.strip(), given)
+
+
+def _lexical(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+    if argument:
+        raise ValueError(f"judge spec {spec!r}: lexical takes no argument")
+    return LexicalJudge()
+
+
+def _constant(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+    value = argument.lower() or "true"
+    if value not in ("true", "false"):
+        raise ValueError(f"judge spec {spec!r}: expected constant:true or constant:false")
+    return ConstantJudge(value == "true")
+
+
+def _random(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+    try:
+        seed = int(argument) if argument else 0
+    except ValueError:
+        raise ValueError(f"judge spec {spec!r}: the seed must be an integer, e.g. random:7") from None
+    return RandomJudge(seed)
+
+
+def _openai(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+    if not argument:
+        raise ValueError(f"judge spec {spec!r}: expected openai:MODEL, e.g. openai:Qwen/Qwen3-VL-8B-Instruct")
+    return OpenAICompatibleJudge(argument, **options)
+
+
+def _command(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+    if not argument:
+        raise ValueError(f"judge spec {spec!r}: expected command:'CMD ARGS', e.g. command:'claude -p'")
+    return CommandJudge(argument, **options)
+
+
+def _harness(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+    kind = spec.strip().partition(":")[0].strip().lower()
+    if not argument:
+        raise ValueError(f"judge spec {spec!r}: expected {kind}:MODEL, e.g. {kind}:{_EXAMPLE_MODELS.get(kind, 'MODEL')}")
+    return HarnessJudge(kind, argument, **options)
+
+
+_BUILDERS: dict[str, Callable[[str, str, dict[str, Any]], BaseJudge]] = {
+    "lexical": _lexical,
+    "constant": _constant,
+    "random": _random,
+    "openai": _openai,
+    "command": _command,
+}

@@ -1,0 +1,453 @@
+"""The runner's event loop: workers judging items, one writer, and the reasons a run stops.
+
+:func:`judge_items` judges a list of dataset positions with ``concurrency``
+workers and writes each result as soon as it is known. What it guarantees:
+
+- **Judge output never stops a run.** Whatever a judge returns or raises
+  becomes a result file for that item: its answer (JSON-escaped, so even a
+  lone surrogate is written), or an ``error`` result naming the reason (a
+  crash, a wrong return type, an answer that cannot be written as JSON).
+- **Only the run's own failures stop it**, each with one message: the run
+  directory cannot be written (:class:`RunIOError`, a full disk included),
+  the judge failed its preflight before the first item
+  (:class:`~agenthorizon.judging.judges.base.PreflightError`), ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
+  signal (:class:`RunInterrupted`: Ctrl-C or SIGTERM).
+- **A cost limit** stops starting new items once the recorded cost plus the
+  expected cost of the items in flight would pass it (the run then ends with
+  those items missing, and says so).
+- **Signals** (main thread only): the first SIGINT or SIGTERM cancels every
+  item in flight (a command judge kills its agents' sandboxes and removes
+  their working directories on cancellation); results already written stay.
+  A second signal while that cleanup runs is absorbed, so the cleanup always
+  completes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import errno
+import random
+import signal
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from agenthorizon.judging.runs.limits import Breaker, CostBudget
+from agenthorizon.judging.runs.records import ResultRecord, result_path, write_json_atomic
+from agenthorizon.judging.runs.retry import RetryPolicy
+from agenthorizon.judging.secrets import scrub
+from agenthorizon.schema import STATUS_ERROR, STATUS_OK
+
+__all__ = ["DEFAULT_BREAKER", "RunAborted", "RunIOError", "RunInterrupted", "RunSignals", "judge_items", "result_payload"]
+
+DEFAULT_BREAKER = 5
+"""Consecutive transport failures (no answer from the judge's server) that stop a run."""
+# Threads writing result files (fsync waits on the disk, not the CPU).
+_WRITE_THREADS = 16
+# asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
+_timeout_scope = getattr(asyncio, "timeout", None)
+
+
+class RunAborted(RuntimeError):
+    """The runner stopped the run: the judge keeps failing to reach its server."""
+
+
+class RunIOError(OSError):
+    """The run directory cannot be written (full disk, permissions): the run stops."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped the run; ``signal_name`` says which."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+    def __str__(self) -> str:
+        return f"interrupted by {self.signal_name}"
+
+
+def _now() -> str:
+    import datetime as _dt
+
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def result_payload(
+    trajectory_id: str, judge_name: str, output: Any, error: str | None, judge_key: str | None = None
+) -> dict[str, Any]:
+    """The result file of one item (:class:`ResultRecord`): the parsed answer, or an ``error`` result with ``error``'s text.
+
+    ``output`` is the judge's :class:`~agenthorizon.judging.judges.base.JudgeOutput`
+    (or, with an error, a telemetry mapping such as ``{"attempts": 2}``).
+    Anything else a judge returns is an error result saying what was expected.
+    """
+    from agenthorizon.scoring.verdicts import parse_verdict
+
+    if error is None and not isinstance(getattr(output, "text", None), str):
+        error = (
+            f"the judge returned {type(output).__name__}"
+            + (f" with text of type {type(output.text).__name__}" if hasattr(output, "text") else "")
+            + "; expected a JudgeOutput whose text is a str"
+        )
+        output = None
+    if error is not None:
+        telemetry = {"input_tokens": None, "output_tokens": None, "latency_s": None, "cost_usd": None}
+        telemetry.update(output or {})
+        return ResultRecord(
+            trajectory_id=trajectory_id, judge=judge_name, judge_key=judge_key, parse_status=STATUS_ERROR,
+            error=scrub(error), telemetry=telemetry, finished_at=_now(),
+        ).to_dict()
+    verdict = parse_verdict(output.text)
+    return ResultRecord(
+        trajectory_id=trajectory_id,
+        judge=judge_name,
+        judge_key=judge_key,
+        parse_status=verdict.status,
+        verdict=verdict.to_dict() if verdict.status == STATUS_OK else None,
+        raw_output=output.text,
+        parse_detail=verdict.detail,
+        telemetry=output.telemetry(),
+        finished_at=_now(),
+    ).to_dict()
+
+
+def _unwritable(payload: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
+    """An error result for an item whose answer could not be encoded as JSON."""
+    telemetry = payload.get("telemetry")
+    attempts = telemetry.get("attempts") if isinstance(telemetry, Mapping) else None
+    return result_payload(
+        str(payload["trajectory_id"]),
+        str(payload.get("judge")),
+        {"attempts": attempts if isinstance(attempts, int) else None},
+        f"trajectory {payload['trajectory_id']}: the judge's answer could not be written as JSON "
+        f"({type(error).__name__}: {str(error)[:300]})",
+        payload.get("judge_key"),
+    )
+
+
+def _write_result(path: Path, payload: dict[str, Any]) -> dict[str, Any]:
+    """Write one result file; an answer JSON cannot encode becomes an error result. Returns what was written."""
+    try:
+        write_json_atomic(path, payload)
+    except (TypeError, ValueError, RecursionError) as error:
+        # Raised while encoding, before the disk is touched: the answer's fault, not the run's.
+        payload = _unwritable(payload, error)
+        write_json_atomic(path, payload)
+    return payload
+
+
+class _ResultWriter:
+    """Writes result files on their own threads while the workers go on judging.
+
+    fsync waits on the disk, not the CPU: writes get their own threads (at most
+    16: more only fight over the GIL while encoding JSON), and a worker hands
+    its result over and takes the next item without waiting, so disk latency
+    never adds to the judge's. At most ``2 x concurrency`` writes are pending,
+    which bounds memory and what a crash can lose. The first failed write
+    (an ``OSError``: the run's own I/O) is kept in ``failure``; workers stop
+    taking items once it is set.
+    """
+
+    def __init__(self, out_dir: Path, concurrency: int, on_written: Callable[[dict[str, Any]], None]) -> None:
+        self.out_dir = out_dir
+        self.pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=min(concurrency, _WRITE_THREADS), thread_name_prefix="write"
+        )
+        self.slots = asyncio.Semaphore(2 * concurrency)
+        self.pending: set[asyncio.Future] = set()
+        self.failure: OSError | None = None
+        self.on_written = on_written
+
+    async def submit(self, trajectory_id: str, payload: dict[str, Any]) -> None:
+        """Queue ``payload`` for ``<out_dir>/<trajectory_id>.json``; waits only for a free slot."""
+        await self.slots.acquire()
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.pool, _write_result, result_path(self.out_dir, trajectory_id), payload)
+        self.pending.add(future)
+        future.add_done_callback(self._done)
+
+    def _done(self, future: asyncio.Future) -> None:
+        self.pending.discard(future)
+        self.slots.release()
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            if self.failure is None:
+                self.failure = error if isinstance(error, OSError) else OSError(str(error))
+            return
+        self.on_written(future.result())
+
+    async def drain(self) -> None:
+        """Wait for every pending write, then stop the threads."""
+        if self.pending:
+            await asyncio.gather(*self.pending, return_exceptions=True)
+        await asyncio.sleep(0)  # let the last done-callbacks run
+        self.pool.shutdown(wait=True)
+
+
+@dataclass
+class _Run:
+    """What the workers of one run share."""
+
+    judge: Any
+    dataset: Any
+    ids: list[str]
+    queue: asyncio.Queue
+    writer: _ResultWriter
+    policy: RetryPolicy | None
+    timeout: float | None
+    use_thread: bool
+    judge_pool: concurrent.futures.Executor
+    breaker: Breaker
+    budget: CostBudget
+    judge_key: str | None = None
+    errors: dict[str, str] = field(default_factory=dict)
+    in_flight: int = 0
+    stop: str | None = None
+    abort: str | None = None
+    rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def stopping(self) -> bool:
+        return self.stop is not None or self.abort is not None or self.writer.failure is not None
+
+
+async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int, str | None]:
+    """Judge one item with the runner's retries: (output, error text, attempts, transport failure)."""
+    from agenthorizon.judging.judges.base import TransientJudgeError, TransportError
+
+    loop = asyncio.get_running_loop()
+    attempts = 1 if run.policy is None else run.policy.attempts
+    failure, transport = "", None
+    for attempt in range(1, attempts + 1):
+        try:
+            if run.use_thread:
+                call = loop.run_in_executor(run.judge_pool, run.judge.judge, judge_input)
+            else:
+                call = run.judge.ajudge(judge_input)
+            if _timeout_scope is None:  # Python 3.10
+                output = await asyncio.wait_for(call, run.timeout)
+            else:  # no extra task per call, unlike wait_for on a coroutine
+                async with _timeout_scope(run.timeout):
+                    output = await call
+            return output, None, attempt, None
+        except asyncio.TimeoutError:
+            failure, transport = f"timed out after {run.timeout:g} s (attempt {attempt})", None
+        except TransientJudgeError as error:
+            failure = f"{type(error).__name__}: {error}"
+            transport = failure if isinstance(error, TransportError) else None
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a judge bug or a permanent failure: record it, go on
+            return None, f"{type(error).__name__}: {error}", attempt, None
+        if attempt < attempts:
+            await asyncio.sleep(run.policy.delay(attempt, rng=run.rng))
+    return None, failure, attempts, transport
+
+
+async def _judge_position(run: _Run, position: int) -> tuple[dict[str, Any], str | None]:
+    """The result payload of one dataset position and its transport failure, if any; never raises for the item."""
+    from agenthorizon.judging.inputs import build_judge_input
+
+    trajectory_id = run.ids[position]
+    judge_name = getattr(run.judge, "name", type(run.judge).__name__)
+    transport = None
+    try:
+        judge_input = build_judge_input(run.dataset[position])
+    except (ValueError, FileNotFoundError) as error:
+        output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
+    else:
+        output, error_text, attempts, transport = await _judge_item(run, judge_input)
+    try:
+        if error_text is not None:
+            payload = result_payload(trajectory_id, judge_name, {"attempts": attempts}, error_text, run.judge_key)
+        else:
+            payload = result_payload(trajectory_id, judge_name, output, None, run.judge_key)
+    except Exception as error:  # the answer broke the parser or the telemetry: the item's problem
+        payload = result_payload(
+            trajectory_id, judge_name, {"attempts": attempts},
+            f"trajectory {trajectory_id}: the judge's answer could not be recorded ({type(error).__name__}: {error})",
+            run.judge_key,
+        )
+    return payload, transport
+
+
+async def _worker(run: _Run) -> None:
+    """Take items off the queue until it is empty or the run stops."""
+    while not run.stopping:
+        stop = run.budget.stop_reason(run.in_flight)
+        if stop is not None:
+            run.stop = stop
+            return
+        try:
+            position = run.queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return
+        run.in_flight += 1
+        try:
+            payload, transport = await _judge_position(run, position)
+        finally:
+            run.in_flight -= 1
+        if run.abort is not None:
+            return  # the run was stopped while this item was judged: keep the file as it was
+        run.budget.add(payload)  # now, not when written: the next item's check must see it
+        await run.writer.submit(run.ids[position], payload)
+        tripped = run.breaker.record(run.ids[position], transport)
+        if tripped is not None:
+            run.abort = tripped
+            return
+
+
+class RunSignals:
+    """SIGINT and SIGTERM turned into a clean stop for the duration of a run (main thread only).
+
+    The first signal calls the registered ``on_first`` callback (the loop
+    cancels every item in flight, which kills command agents' sandboxes) and
+    is remembered in ``received``; any later signal is absorbed until the
+    ``with`` block ends, so that killing agents, removing their directories
+    and rewriting the run record always complete. The previous handlers are
+    restored on exit. Off the main thread (a notebook's helper thread) it does
+    nothing: only the main thread can receive signals.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        self._callback: Callable[[], None] | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> RunSignals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+
+    def on_first(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` on the first signal (at once if one already came); ``None`` unregisters."""
+        self._callback = callback
+        if callback is not None and self.received is not None:
+            callback()
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.received is not None:
+            return  # a second Ctrl-C while the run stops cleanly: absorbed
+        self.received = signal.Signals(signum).name
+        if self._callback is not None:
+            self._callback()
+
+
+async def judge_items(
+    judge: Any,
+    dataset: Any,
+    positions: list[int],
+    ids: list[str],
+    out_dir: Path,
+    *,
+    concurrency: int,
+    timeout: float | None,
+    retry: RetryPolicy,
+    progress: Any,
+    records: dict[str, Mapping[str, Any] | None],
+    judge_key: str | None = None,
+    breaker: int | None = DEFAULT_BREAKER,
+    max_cost: float | None = None,
+    signals: RunSignals | None = None,
+) -> tuple[int, dict[str, str], str | None]:
+    """Judge ``positions`` of ``dataset`` into ``out_dir``; (items written, errors by id, stop reason).
+
+    ``records`` maps every selected id to its result (``None``: none yet) and
+    is updated as results are written; ``retry`` is the runner's policy, used
+    only for judges without their own ``retry`` (those retry inside). The
+    stop reason is ``None`` when every position was judged, else why not
+    (``max_cost``); ``judge_key`` is written into every result. Raises
+    :class:`RunIOError`, :class:`RunAborted` or :class:`RunInterrupted` as the
+    module docstring says; ``signals`` (entered by the caller, so that it also covers
+    writing the run record afterwards) turns Ctrl-C and SIGTERM into a clean stop.
+    """
+    from agenthorizon.judging.judges.base import BaseJudge
+
+    if positions and callable(getattr(judge, "apreflight", None)):
+        await judge.apreflight()  # the server answers, the key and model are known: or one clear error now
+    judged = 0
+
+    def written(payload: dict[str, Any]) -> None:
+        nonlocal judged
+        judged += 1
+        records[payload["trajectory_id"]] = payload
+        if payload["parse_status"] == STATUS_ERROR:
+            run.errors[payload["trajectory_id"]] = payload["error"]
+        progress.update(payload)
+
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for position in positions:
+        queue.put_nowait(position)
+    run = _Run(
+        judge=judge,
+        dataset=dataset,
+        ids=ids,
+        queue=queue,
+        writer=_ResultWriter(out_dir, concurrency, written),
+        policy=None if isinstance(getattr(judge, "retry", None), RetryPolicy) else retry,
+        timeout=timeout,
+        use_thread=isinstance(judge, BaseJudge) and not judge.is_async,
+        judge_pool=concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge"),
+        breaker=Breaker(breaker),
+        budget=CostBudget.from_records(max_cost, records),
+        judge_key=judge_key,
+    )
+    signals = signals or RunSignals()
+    loop = asyncio.get_running_loop()
+    workers = asyncio.gather(*(_worker(run) for _ in range(min(concurrency, max(1, len(positions))))))
+    # The handler runs between two bytecodes of the main thread: hand the
+    # cancellation to the loop rather than cancelling from inside it.
+    signals.on_first(lambda: loop.call_soon_threadsafe(workers.cancel))
+    try:
+        try:
+            await workers
+        except asyncio.CancelledError:
+            if signals.received is None:
+                raise
+        finally:
+            signals.on_first(None)
+            await _close(run)
+    finally:
+        run.judge_pool.shutdown(wait=False, cancel_futures=True)
+    if signals.received is not None:
+        raise RunInterrupted(signals.received)
+    if run.writer.failure is not None:
+        raise _io_error(run.writer.failure, out_dir, judged)
+    if run.abort is not None:
+        raise RunAborted(run.abort)
+    return judged, run.errors, run.stop
+
+
+async def _close(run: _Run) -> None:
+    """Wait for pending writes and release the judge's connections."""
+    await run.writer.drain()
+    close = getattr(run.judge, "aclose", None)
+    if close is not None:
+        await close()
+
+
+def _io_error(failure: OSError, out_dir: Path, judged: int) -> RunIOError:
+    reason = failure.strerror or str(failure)
+    if failure.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        reason = "no space left on the device"
+    return RunIOError(
+        failure.errno,
+        f"cannot write results in {out_dir}: {reason}; the run stopped after writing {judged} result(s) "
+        "(all intact; run.json says why); free space and re-run the same command to resume",
+    )

@@ -1,0 +1,279 @@
+"""Runs that a judge cannot break and that fail loudly: hostile answers, a full disk, keys that
+must never be written, dead or misconfigured servers, retries, the circuit breaker and --max-cost.
+
+Everything goes through the real runner and CLI against a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+import agenthorizon
+from agenthorizon.cli import main
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput
+from agenthorizon.judging.runs.records import is_result_name
+from agenthorizon.judging.runs.runner import run_judge
+
+VERDICT = '{"success": true, "reasoning": "ok"}'
+
+
+def _stub_module():
+    spec = importlib.util.spec_from_file_location("judge_tests", Path(__file__).with_name("test_judges.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def stub():
+    server = _stub_module().StubServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def dataset(tiny_root):
+    return agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths")
+
+
+def results(out: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in out.iterdir() if is_result_name(p)}
+
+
+def no_results(out: Path) -> bool:
+    return not out.exists() or not [p for p in out.iterdir() if is_result_name(p)]
+
+
+def judge_cli(tiny_root, out, *extra):
+    return main(["judge", "--data", str(tiny_root), "--config", "AH", "--out", str(out), "--no-progress",
+                 "--bootstrap", "0", *extra])
+
+
+# --- 1. judge output never stops a run ------------------------------------------------------
+
+
+class Hostile(BaseJudge):
+    """Answers with a lone surrogate, a wrong type, an unencodable telemetry value, by item position."""
+
+    name = "hostile"
+
+    def __init__(self, ids):
+        self.order = {tid: i for i, tid in enumerate(ids)}
+
+    async def ajudge(self, judge_input):
+        kind = self.order[judge_input.trajectory_id] % 4
+        if kind == 0:  # what json.loads gives for the model text "\ud83d": a lone surrogate
+            return JudgeOutput(text='{"success": true, "reasoning": "emoji half \ud83d"}')
+        if kind == 1:
+            return {"text": VERDICT}  # not a JudgeOutput
+        if kind == 2:
+            return JudgeOutput(text=VERDICT, extra={"handle": object()})  # not JSON
+        return JudgeOutput(text=VERDICT)
+
+    def spec(self):
+        return {"name": "hostile", "spec": "hostile"}
+
+
+def test_any_judge_answer_is_written_and_only_its_item_fails(dataset, tmp_path):
+    ids = list(dataset["trajectory_id"])
+    summary = run_judge(Hostile(ids), dataset, tmp_path / "run", progress=False, concurrency=2)
+    written = results(tmp_path / "run")
+    assert set(written) == set(ids)  # every item has a result file that parses
+    for position, tid in enumerate(ids):
+        result = written[tid]
+        if position % 4 == 0:
+            assert result["parse_status"] == "ok" and result["verdict"]["reasoning"] == "emoji half \ud83d"
+        elif position % 4 == 1:
+            assert result["parse_status"] == "error" and "expected a JudgeOutput" in result["error"]
+        elif position % 4 == 2:
+            assert result["parse_status"] == "error"
+            assert tid in result["error"] and "could not be written as JSON" in result["error"]
+        else:
+            assert result["parse_status"] == "ok"
+    # ASCII on disk: the surrogate is an escape, not bytes UTF-8 cannot hold
+    raw = (tmp_path / "run" / f"{ids[0]}.json").read_bytes()
+    assert b"\\ud83d" in raw and raw.isascii()
+    assert summary.counts["error"] == len(summary.errors) == sum(p % 4 in (1, 2) for p in range(len(ids)))
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["finished_at"] and record["interrupted"] is None
+    # the resume skips the answered surrogate item instead of failing on it again
+    again = run_judge(Hostile(ids), dataset, tmp_path / "run", progress=False)
+    assert again.counts["skipped"] == len(ids) - summary.counts["error"]
+
+
+@pytest.fixture()
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs (root only): a disk that really fills up."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_disk_stops_the_run_with_one_line_and_run_json_says_why(tiny_root, small_disk, capsys):
+    out = small_disk / "run"
+    # Leave room for run.json and its spare bytes, and a page or two of results.
+    free = shutil.disk_usage(small_disk).free
+    (small_disk / "filler").write_bytes(b"\0" * (free - 28 * 1024))
+    code = judge_cli(tiny_root, out, "--judge", "lexical", "--concurrency", "1")
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "Traceback" not in captured.err
+    errors = [line for line in captured.err.splitlines() if "error" in line]
+    assert len(errors) == 1 and "no space left" in errors[0] and "re-run" in errors[0]
+    record = json.loads((out / "run.json").read_text())
+    assert record["finished_at"] is None
+    assert "no space left" in record["interrupted"]["reason"]
+    written = results(out)
+    assert record["counts"]["ok"] == len(written) < 8  # counts match what is on disk, every file parses
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+# --- 2. secrets --------------------------------------------------------------------------
+
+
+def test_a_key_with_a_newline_is_refused_at_start_without_echoing_it(tiny_root, stub, tmp_path, monkeypatch, capsys):
+    secret = "sk-NEWLINE-KEY-0123456789abcdef"
+    for bad in (secret + "\n", secret + "\r", " " + secret, secret[:10] + "\t" + secret[10:]):
+        monkeypatch.setenv("AH_KEY", bad)
+        started = time.monotonic()
+        code = judge_cli(tiny_root, tmp_path / "run", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                         "--api-key-env", "AH_KEY", "--images", "none")
+        err = capsys.readouterr().err
+        assert code != 0 and time.monotonic() - started < 20
+        assert "AH_KEY" in err and "whitespace or control characters" in err and "tr -d" in err
+        assert secret[:12] not in err and "Traceback" not in err
+    assert stub.requests == []  # no item was sent
+    assert no_results(tmp_path / "run")
+
+
+def test_no_representation_of_the_key_reaches_any_written_text(tiny_root, stub, tmp_path, monkeypatch, capsys):
+    # A valid key whose repr, JSON and percent-encodings all differ from the raw text.
+    secret = "sk-Sweep/Key+9=\"quoted\"\\back'slash-0123456789"
+    forms = {
+        "raw": secret,
+        "repr": repr(secret)[1:-1],
+        "json": json.dumps(secret)[1:-1],
+        "percent": quote(secret, safe=""),
+        "percent-path": quote(secret),
+    }
+    assert len(set(forms.values())) == len(forms)
+    monkeypatch.setenv("AH_SWEEP_KEY", secret)
+    echo = " | ".join(forms.values())
+    stub.script = [(500, {}, {"error": {"message": f"upstream said {echo}"}}, 0)] * 3 + [
+        (200, {}, _stub_module().StubServer.completion(json.dumps({"success": True, "reasoning": f"key {echo}"})), 0)
+    ] * 5
+    out = tmp_path / "run"
+    code = judge_cli(tiny_root, out, "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--api-key-env", "AH_SWEEP_KEY", "--images", "none", "--retries", "0",
+                     "--max-transport-failures", "0", "--concurrency", "1")
+    assert code == 1  # three items errored
+    assert all(r["headers"]["Authorization"] == f"Bearer {secret}" for r in stub.requests)  # it was used
+    report = tmp_path / "report.html"
+    assert main(["report", str(out), "--data", str(tiny_root), "--out", str(report), "--bootstrap", "0"]) == 0
+    captured = capsys.readouterr()
+    texts = {p.name: p.read_text() for p in out.iterdir()}
+    texts.update({"report.html": report.read_text(), "stdout": captured.out, "stderr": captured.err})
+    assert len([name for name in texts if name.endswith(".json")]) == 9  # 8 results + run.json
+    assert "[API key]" in "".join(texts.values())  # the echoes were there and were scrubbed
+    for where, text in texts.items():
+        for name, form in forms.items():
+            assert form not in text, f"{where} holds the {name} form of the key"
+
+
+# --- 4. fail loudly and early ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        ("refused", "cannot reach"),
+        ("unauthorized", "refused the API key in AH_KEY (HTTP 401)"),
+        ("unknown-model", "does not serve model 'stub-model'; it serves: other-model"),
+    ],
+)
+def test_preflight_fails_within_seconds_before_any_item(tiny_root, stub, tmp_path, monkeypatch, capsys, setup, message):
+    monkeypatch.setenv("AH_KEY", "sk-preflight-0123456789")
+    base_url = stub.base_url
+    if setup == "refused":
+        base_url = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+    elif setup == "unauthorized":
+        stub.models_status = 401
+    else:
+        stub.models = ["other-model"]
+    started = time.monotonic()
+    code = judge_cli(tiny_root, tmp_path / "run", "--judge", "openai:stub-model", "--base-url", base_url,
+                     "--api-key-env", "AH_KEY", "--images", "none")
+    err = capsys.readouterr().err
+    assert code == 1 and time.monotonic() - started < 20
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert stub.requests == []
+    assert no_results(tmp_path / "run")
+
+
+def test_a_command_judge_whose_program_does_not_exist_fails_at_once(tiny_root, tmp_path, capsys):
+    code = judge_cli(tiny_root, tmp_path / "run", "--judge", "command:no-such-agent-xyz -p")
+    err = capsys.readouterr().err
+    assert code == 1 and "program 'no-such-agent-xyz' not found" in err
+    assert no_results(tmp_path / "run")
+
+
+def test_retries_zero_is_one_attempt_and_a_dead_server_trips_the_breaker(tiny_root, stub, tmp_path, capsys):
+    stub.script = [(503, {}, "overloaded", 0)] * 100
+    started = time.monotonic()
+    code = judge_cli(tiny_root, tmp_path / "run", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none", "--retries", "0", "--concurrency", "1")
+    err = capsys.readouterr().err
+    assert code == 1 and time.monotonic() - started < 30
+    assert len(stub.requests) == 5  # one attempt per item, five items, then the breaker
+    assert "stopped after 5 consecutive items failed to reach the judge" in err and "Traceback" not in err
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert "consecutive" in record["interrupted"]["reason"]
+    assert record["counts"]["error"] == 5 and record["counts"]["missing"] == 3
+
+    # --retries 2: three attempts per item, one layer only (not 3 x the judge's own 6)
+    stub.requests.clear()
+    code = judge_cli(tiny_root, tmp_path / "run2", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none", "--retries", "2", "--concurrency", "1", "--max-transport-failures", "2")
+    assert code == 1 and len(stub.requests) == 2 * 3
+
+
+def test_every_item_erroring_does_not_exit_zero(tiny_root, stub, tmp_path, capsys):
+    stub.script = [(400, {}, {"error": {"message": "bad request"}}, 0)] * 100  # permanent, not transport
+    code = judge_cli(tiny_root, tmp_path / "run", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none")
+    err = capsys.readouterr().err
+    assert code == 1 and "8 item(s) have no valid result yet (error 8)" in err and "Re-running the same command" in err
+
+
+def test_max_cost_stops_starting_items_once_the_recorded_cost_would_pass_it(tiny_root, stub, tmp_path, capsys):
+    # Every answer costs 1200 * 10 / 1e6 + 80 * 100 / 1e6 = $0.02.
+    args = ["--judge", "openai:stub-model", "--base-url", stub.base_url, "--images", "none", "--concurrency", "1",
+            "--price-in", "10", "--price-out", "100", "--max-cost", "0.07"]
+    code = judge_cli(tiny_root, tmp_path / "run", *args)
+    out = capsys.readouterr()
+    assert code == 1
+    written = results(tmp_path / "run")
+    cost = sum(r["telemetry"]["cost_usd"] for r in written.values())
+    assert len(written) == 3 and cost == pytest.approx(0.06)  # a fourth would pass $0.07
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert "max cost reached" in record["interrupted"]["reason"] and record["counts"]["missing"] == 5
+    assert "stopped early: max cost reached" in out.out
+    # resuming with a higher limit carries on from the recorded cost
+    assert judge_cli(tiny_root, tmp_path / "run", *args[:-1], "0.13") == 1
+    assert len(results(tmp_path / "run")) == 6
