@@ -66,14 +66,14 @@ class NoWriteStub(AsyncStub):
 
     @contextlib.contextmanager
     def writes(self):
-        import agenthorizon.judging.runs.runner
+        import agenthorizon.judging.runs.loop
 
-        real = agenthorizon.judging.runs.runner.write_json_atomic
-        agenthorizon.judging.runs.runner.write_json_atomic = lambda path, payload: None
+        real = agenthorizon.judging.runs.loop.write_json_atomic
+        agenthorizon.judging.runs.loop.write_json_atomic = lambda path, payload: None
         try:
             yield
         finally:
-            agenthorizon.judging.runs.runner.write_json_atomic = real
+            agenthorizon.judging.runs.loop.write_json_atomic = real
 
 
 class ThreadStub(BaseJudge):

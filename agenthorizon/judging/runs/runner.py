@@ -57,13 +57,10 @@ from agenthorizon.judging.runs.folder import RunDirectory
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunInterrupted, RunSignals, judge_items
 from agenthorizon.judging.runs.retry import RetryPolicy
 from agenthorizon.judging.runs.records import (
-    ResultRecord,
     RunRecord,
     needs_judging,
     read_result,
     record_name as _record_file_name,
-    result_path,
-    write_json_atomic,
 )
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import CONFIG_ALL, DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK, UUID_PATTERN
