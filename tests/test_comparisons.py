@@ -412,8 +412,9 @@ def test_two_real_runners_on_one_folder_the_second_fails_at_once(tiny_root, tmp_
         "print(json.dumps({'success': True}))\n"
     )
     out = tmp_path / "run"
+    # The gate file lives outside the agent's work folder, so the agent runs unconfined.
     argv = ["judge", "--data", str(tiny_root), "--config", "AH", "--judge", f"command:{sys.executable} {waiter}",
-            "--out", str(out), "--limit", "1", "--bootstrap", "0", "--no-progress"]
+            "--sandbox", "none", "--out", str(out), "--limit", "1", "--bootstrap", "0", "--no-progress"]
     first = subprocess.Popen([sys.executable, "-m", "agenthorizon", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         while not (out / "run.lock").exists():

@@ -157,7 +157,6 @@ def test_column_path_conversion_matches_the_per_path_rule_and_names_a_stray_item
 def test_thumbnails_decode_each_distinct_screenshot_once_per_export(tiny_root: Path, tmp_path: Path, monkeypatch):
     # Configs share items and negatives share their sibling's recording: one decode per file.
     import hashlib
-    import os
 
     from PIL import Image
 
