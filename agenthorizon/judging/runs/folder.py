@@ -40,6 +40,18 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
+def _differences(name: str, old: Any, new: Any) -> list[str]:
+    """``"name.key: old there, new now"`` for each differing leaf of two settings.
+
+    >>> _differences("sampling", {"temperature": 0.0, "max_tokens": 9}, {"temperature": 0.5, "max_tokens": 9})
+    ['sampling.temperature: 0.0 there, 0.5 now']
+    """
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [line for key in sorted({*old, *new}, key=str)
+                for line in _differences(f"{name}.{key}", old.get(key), new.get(key))]
+    return [] if old == new else [f"{name}: {old!r} there, {new!r} now"]
+
+
 @dataclass
 class RunDirectory:
     """A run folder as one runner sees it: its lock, its record and its results.
@@ -131,7 +143,7 @@ class RunDirectory:
         for path in sorted(p for p in self.path.glob("run*.json") if is_record_name(p.name)):
             previous = RunRecord.from_dict(_read_json(path, "a run record object"), str(path))
             old, new = previous.settings(), record.settings()
-            different = [f"{key}: {old[key]!r} there, {new[key]!r} now" for key in old if old[key] != new[key]]
+            different = [line for key in old for line in _differences(key, old[key], new[key])]
             if previous.selection is not None and record.selection is not None:
                 different += [f"selection {item}" for item in previous.selection.contradiction(record.selection)]
             if different:
