@@ -209,3 +209,31 @@ def test_stopping_a_run_stops_every_agent_and_keeps_the_answers(bubblewrap, tiny
     record = json.loads((out / "run.json").read_text())
     assert record["finished_at"] is None and record["counts"]["ok"] == 1
     assert record["interrupted"]["reason"] == ("KeyboardInterrupt" if signals[0] == "SIGINT" else "RunInterrupted: interrupted by SIGTERM")
+
+
+def test_sandbox_modes_warn_or_refuse_when_bubblewrap_is_missing_or_unusable(tmp_path, monkeypatch):
+    from agenthorizon.judging.judges import PreflightError
+
+    python = sys.executable
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no bwrap anywhere
+    with pytest.warns(UserWarning, match="bubblewrap is not installed.*apt-get install bubblewrap"):
+        assert CommandJudge([python, "-c", "pass"]).sandbox == "none"
+    with pytest.warns(UserWarning, match="unconfined"):
+        assert CommandJudge([python, "-c", "pass"], sandbox="none").sandbox == "none"
+    with pytest.raises(ValueError, match="needs bubblewrap, which is not installed; install bubblewrap"):
+        CommandJudge([python, "-c", "pass"], sandbox="bwrap")
+    with pytest.raises(ValueError, match="sandbox must be one of"):
+        CommandJudge([python, "-c", "pass"], sandbox="docker")
+
+    # A bwrap that is installed but cannot create namespaces (some containers): the
+    # run must fail before the first item with the fix, not fail every item.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    (fake / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}/usr/bin:/bin")
+    judge = CommandJudge([python, "-c", "pass"], sandbox="bwrap")
+    with pytest.raises(PreflightError, match="No permissions to create new namespace.*--sandbox none"):
+        judge.preflight()
