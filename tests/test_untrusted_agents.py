@@ -237,3 +237,21 @@ def test_sandbox_modes_warn_or_refuse_when_bubblewrap_is_missing_or_unusable(tmp
     judge = CommandJudge([python, "-c", "pass"], sandbox="bwrap")
     with pytest.raises(PreflightError, match="No permissions to create new namespace.*--sandbox none"):
         judge.preflight()
+
+
+def test_cli_timeout_is_the_agents_limit_and_kills_its_sandbox(bubblewrap, tiny_root, tmp_path):
+    mark = f"agenthorizon-test-{secrets.token_hex(6)}"
+    script = tmp_path / "linger.py"
+    script.write_text(LINGER)
+    out = tmp_path / "run"
+    started = time.monotonic()
+    process = cli(tiny_root, out, f"command:{sys.executable} {script} {mark}", tmp_path / "tmp",
+                  "--timeout", "2", "--retries", "0", "--limit", "2", "--concurrency", "2")
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 1 and "Traceback" not in stderr
+    assert "2 item(s) have no valid result yet (error 2)" in stderr
+    errors = [r["error"] for r in results(out).values()]
+    assert len(errors) == 2 and all("timed out after 2 s" in e for e in errors)  # the agent's own limit
+    assert time.monotonic() - started < 120  # not the old 1800 s default
+    assert wait_until(lambda: not survivors(mark), 10), survivors(mark)
+    assert list((tmp_path / "tmp").iterdir()) == []
