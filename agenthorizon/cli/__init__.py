@@ -71,11 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Ctrl-C or SIGTERM (the runner turns SIGTERM into an interrupt and has
         # already stopped the agents and recorded why in run.json).
         name = getattr(stop, "signal_name", "SIGINT")
-        print(
-            f"agenthorizon {args.command}: interrupted ({name}); results written so far are kept, "
-            "re-run the same command to resume",
-            file=sys.stderr,
-        )
+        resume = "; results written so far are kept, re-run the same command to resume" if args.command == "judge" else ""
+        print(f"agenthorizon {args.command}: interrupted ({name}){resume}", file=sys.stderr)
         return 128 + int(getattr(signal, name, signal.SIGINT))
     except _run_errors() as error:
         # The run itself could not go on: a judge that cannot work (preflight),
