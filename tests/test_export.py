@@ -140,7 +140,7 @@ def test_column_path_conversion_matches_the_per_path_rule_and_names_a_stray_item
     # take (a '..', or outside the release) go through the per-path rule, with its error.
     import pyarrow as pa
 
-    from agenthorizon.data.export import _relative_array, _RelativePaths
+    from agenthorizon.data.export_paths import RelativePaths as _RelativePaths, relative_array as _relative_array
 
     root = tmp_path / "release"
     relative = _RelativePaths(root)

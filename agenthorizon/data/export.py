@@ -41,9 +41,11 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from agenthorizon.data.card import card_metadata, dataset_card
+from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
+from agenthorizon.data.shards import ROW_GROUP_ROWS, ShardWriter
 from agenthorizon.release.labels import count_labels
 from agenthorizon.schema import (
     CONFIG_ALL,
@@ -71,9 +73,6 @@ __all__ = [
 DEFAULT_MAX_SHARD_SIZE = "500MB"
 """The shard size ``datasets.Dataset.push_to_hub`` uses by default."""
 
-SCREENSHOTS = "screenshots"
-_ROW_GROUP_BYTES = 64 * 2**20  # keeps memory bounded and streaming reads granular
-_ROW_GROUP_ROWS = 256
 
 def parse_size(size: str | int) -> int:
     """Bytes in a size such as ``"500MB"``, ``"1.5GB"``, ``"64KiB"`` or ``1000``.
@@ -156,32 +155,6 @@ class ExportSummary:
 # --- rows --------------------------------------------------------------------------
 
 
-class _RelativePaths:
-    """Turn the absolute paths the builder gives into release-relative POSIX paths."""
-
-    def __init__(self, root: Path) -> None:
-        # The builder may give the root as it was passed or resolved (a Hub
-        # snapshot is a tree of symlinks); accept a path under either.
-        self._roots = list(dict.fromkeys([str(root.absolute()), str(root.resolve())]))
-        self.prefixes = [root.rstrip(os.sep) + os.sep for root in self._roots]
-
-    def __call__(self, path: str | None, where: str) -> str | None:
-        if path is None:
-            return None
-        # The builder's paths are the root joined with a normalised relative
-        # path: stripping the prefix is the relative path, without the
-        # relpath/abspath/pathlib walk (an export maps every step's path).
-        for prefix in self.prefixes:
-            if path.startswith(prefix) and ".." not in path:
-                relative = path[len(prefix) :]
-                return relative if os.sep == "/" else relative.replace(os.sep, "/")
-        for root in self._roots:
-            relative = os.path.relpath(os.path.abspath(path), root)
-            if not relative.startswith(".."):
-                return Path(relative).as_posix()
-        raise ValueError(f"{where}: screenshot {path} is not inside the release root {self._roots[0]}")
-
-
 def _screenshot_paths(row: Mapping[str, Any]) -> list[str | None]:
     screens = row.get(SCREENSHOTS)
     if screens is None:
@@ -252,7 +225,7 @@ def _full_images(paths: Sequence[str | None], bad: dict[int, str]) -> dict[int, 
 def export_row(
     row: Mapping[str, Any],
     images: str,
-    relative: _RelativePaths,
+    relative: RelativePaths,
     *,
     thumbnail_cache: str | None = None,
     bad: dict[int, str] | None = None,
@@ -315,103 +288,6 @@ def config_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 # --- Parquet ---------------------------------------------------------------------
 
 
-class _ShardWriter:
-    """Write encoded rows to Parquet shards no larger than about ``max_bytes``.
-
-    The final names ``test-IIIII-of-NNNNN.parquet`` need the shard count, known
-    only at the end, so shards are written under temporary names and renamed.
-    """
-
-    def __init__(self, directory: Path, features: Any, max_bytes: int) -> None:
-        self.directory = directory
-        self.features = features
-        self.schema = features.arrow_schema  # carries the `huggingface` metadata
-        self.max_bytes = max_bytes
-        self.paths: list[Path] = []
-        self.num_bytes = 0
-        self._writer: Any = None
-        self._shard_bytes = 0
-        self._batch: list[dict[str, Any]] = []  # pending rows given one by one ...
-        self._tables: list[Any] = []  # ... or as slices of Arrow tables
-        self._batch_rows = 0
-        self._batch_bytes = 0
-
-    def _full(self, size_hint: int) -> bool:
-        """Whether a row of ``size_hint`` bytes must start a new row group."""
-        return bool(self._batch_rows) and (
-            self._batch_bytes + size_hint > _ROW_GROUP_BYTES
-            or self._batch_rows >= _ROW_GROUP_ROWS
-            or self._shard_bytes + self._batch_bytes + size_hint > self.max_bytes
-        )
-
-    def add(self, encoded: dict[str, Any], size_hint: int) -> None:
-        if self._full(size_hint):
-            self._flush()
-        self._batch.append(encoded)
-        self._batch_rows += 1
-        self._batch_bytes += size_hint
-
-    def add_table(self, table: Any, size_hints: Sequence[int]) -> None:
-        """Add rows already in the export schema, with one size hint per row; grouped as :meth:`add` groups."""
-        start = 0
-        for index, size_hint in enumerate(size_hints):
-            if self._full(size_hint):
-                if index > start:
-                    self._tables.append(table.slice(start, index - start))
-                    start = index
-                self._flush()
-            self._batch_rows += 1
-            self._batch_bytes += size_hint
-        if start < table.num_rows:
-            self._tables.append(table.slice(start))
-
-    def _flush(self) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if not self._batch_rows:
-            return
-        parts = list(self._tables)
-        if self._batch:
-            parts.append(pa.Table.from_pylist(self._batch, schema=self.schema))
-        table = parts[0] if len(parts) == 1 else pa.concat_tables(parts)
-        if self._writer is not None and self._shard_bytes and self._shard_bytes + table.nbytes > self.max_bytes:
-            self._close_shard()
-        if self._writer is None:
-            path = self.directory / f".{SPLIT_NAME}-{len(self.paths):05d}.parquet.tmp"
-            self.paths.append(path)
-            self._writer = pq.ParquetWriter(path, self.schema)
-            self._shard_bytes = 0
-        self._writer.write_table(table)
-        self._shard_bytes += table.nbytes
-        self.num_bytes += table.nbytes
-        self._batch, self._tables, self._batch_rows, self._batch_bytes = [], [], 0, 0
-
-    def _close_shard(self) -> None:
-        self._writer.close()
-        self._writer = None
-
-    def close(self) -> list[Path]:
-        self._flush()
-        if self._writer is not None:
-            self._close_shard()
-        if not self.paths:
-            # A config with no rows still gets one (empty) shard so its data
-            # files pattern matches something and loading yields 0 rows.
-            import pyarrow.parquet as pq
-
-            path = self.directory / f".{SPLIT_NAME}-00000.parquet.tmp"
-            pq.write_table(self.schema.empty_table(), path)
-            self.paths.append(path)
-        total = len(self.paths)
-        final = []
-        for index, path in enumerate(self.paths):
-            target = self.directory / f"{SPLIT_NAME}-{index:05d}-of-{total:05d}.parquet"
-            os.replace(path, target)
-            final.append(target)
-        return final
-
-
 def _size_hint(row: Mapping[str, Any]) -> int:
     size = len(row.get("markdown") or "") + 200 * len(row["steps"])
     for image in row.get(SCREENSHOTS) or ():
@@ -425,7 +301,7 @@ def _write_config(
     directory: Path,
     features: Any,
     images: str,
-    relative: _RelativePaths,
+    relative: RelativePaths,
     max_bytes: int,
     thumbnail_cache: str | None = None,
     skipped: list[str] | None = None,
@@ -433,14 +309,14 @@ def _write_config(
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob(f"{SPLIT_NAME}-*.parquet"):
         stale.unlink()  # a re-export with fewer shards must not leave old ones matched by the glob
-    writer = _ShardWriter(directory, features, max_bytes)
+    writer = ShardWriter(directory, features, max_bytes)
     label_rows = []
     try:
         if images in ("none", "paths") and hasattr(rows, "with_format"):
             # No image bytes to add: the rows are the builder's Arrow columns with
             # the paths made relative, so convert them column by column.
-            for table in _arrow_batches(rows, _ROW_GROUP_ROWS):
-                exported, size_hints = _export_table(table, images, relative, writer.schema)
+            for table in arrow_batches(rows, ROW_GROUP_ROWS):
+                exported, size_hints = export_table(table, images, relative, writer.schema)
                 writer.add_table(exported, size_hints)
                 label_rows += table.select(["label", "mistake_type"]).to_pylist()
             rows = ()
@@ -465,96 +341,6 @@ def _rows(root: Path, config: str, dev_groups: int) -> Iterable[Mapping[str, Any
     from agenthorizon.data.load import load_dataset
 
     return load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
-
-
-def _arrow_batches(dataset: Any, size: int) -> Iterator[Any]:
-    """The rows of a ``datasets.Dataset`` as Arrow tables of ``size`` rows, in order."""
-    if getattr(dataset, "_indices", None) is not None:  # a selection: let datasets map the indices
-        yield from dataset.with_format("arrow").iter(batch_size=size)
-        return
-    # The whole table, sliced without copies (with_format deep-copies the dataset's table object).
-    table = dataset.data.table
-    for start in range(0, table.num_rows, size):
-        yield table.slice(start, size)
-
-
-def _export_table(table: Any, images: str, relative: _RelativePaths, schema: Any) -> tuple[Any, list[int]]:
-    """Builder rows (``images="paths"`` Arrow batch) as exported rows of ``schema``, and their size hints.
-
-    What :func:`export_row` does row by row, done on whole columns: every
-    ``steps[k].screenshot`` (and, for ``"paths"``, every ``screenshots``
-    entry) made release-relative; ``screenshots`` dropped for ``"none"``.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    items = table.column("trajectory_id").to_pylist()
-    columns = {"steps": _relative_lists(table.column("steps"), relative, items, field="screenshot")}
-    if images == "paths":
-        columns[SCREENSHOTS] = _relative_lists(table.column(SCREENSHOTS), relative, items)
-    exported = pa.Table.from_arrays(
-        [columns[name] if name in columns else table.column(name) for name in schema.names], schema=schema
-    )
-    # _size_hint of each row: Markdown characters plus 200 per step
-    markdown = pc.fill_null(pc.utf8_length(table.column("markdown")), 0)
-    steps = pc.list_value_length(table.column("steps"))
-    return exported, pc.add(markdown, pc.multiply(steps, 200)).to_pylist()
-
-
-def _relative_lists(column: Any, relative: _RelativePaths, items: Sequence[str], field: str | None = None) -> Any:
-    """A list column of paths (or of structs whose ``field`` is a path) with every path release-relative.
-
-    Chunk by chunk, so the other step fields are reused as they are, never copied.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    converted_chunks, first = [], 0
-    for lists in chunks:
-        values = lists.flatten()  # the values of this slice only
-        offsets = pc.subtract(lists.offsets, lists.offsets[0])
-        if field is None:
-            children, paths = None, values
-        else:
-            index = values.type.get_field_index(field)
-            children = values.flatten()
-            paths = children[index]
-
-        def step_items(lists=lists, chunk_items=items[first : first + len(lists)]) -> list[str]:
-            # the item of each value, only to name it in an error
-            lengths = pc.list_value_length(lists).to_pylist()
-            return [item for item, n in zip(chunk_items, lengths) for _ in range(n or 0)]
-
-        converted = _relative_array(paths, relative, step_items)
-        if children is not None:
-            children[index] = converted
-            converted = pa.StructArray.from_arrays(children, fields=list(values.type))
-        mask = lists.is_null() if lists.null_count else None
-        converted_chunks.append(pa.ListArray.from_arrays(offsets, converted, type=lists.type, mask=mask))
-        first += len(lists)
-    return pa.chunked_array(converted_chunks, type=column.type)
-
-
-def _relative_array(paths: Any, relative: _RelativePaths, items: Any) -> Any:
-    """Release-relative POSIX paths of a string array of builder paths (nulls stay null).
-
-    A prefix strip on the whole array when every path lies under one root
-    spelling; otherwise path by path through ``relative``, which names the
-    item (``items()``) of a path outside the release.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    for prefix in relative.prefixes:
-        if pc.all(pc.starts_with(paths, prefix)).as_py() is not False and not pc.any(
-            pc.match_substring(paths, "..")
-        ).as_py():
-            stripped = pc.utf8_slice_codeunits(paths, len(prefix))
-            return stripped if os.sep == "/" else pc.replace_substring(stripped, os.sep, "/")
-    return pa.array(
-        [relative(path, f"item {item}") for path, item in zip(paths.to_pylist(), items())], pa.string()
-    )
 
 
 def export_release(
@@ -678,7 +464,7 @@ def export_release(
     )
     max_bytes = parse_size(max_shard_size)
     features = export_features(images)
-    relative = _RelativePaths(root)
+    relative = RelativePaths(root)
     summary = ExportSummary(out=out, images=images)
     with contextlib.ExitStack() as stack:
         thumbnail_cache = None
