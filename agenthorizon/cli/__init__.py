@@ -69,7 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(args.command, "input nested too deeply to process (RecursionError); expected flatter JSON")
     except KeyboardInterrupt as stop:
         # Ctrl-C or SIGTERM (the runner turns SIGTERM into an interrupt and has
-        # already stopped the agents and recorded why in run.json).
+        # already stopped the agents and recorded why in run.json). The stop is
+        # complete: a further Ctrl-C from here on would only interrupt the
+        # interpreter's exit handlers and print their traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         name = getattr(stop, "signal_name", "SIGINT")
         resume = "; results written so far are kept, re-run the same command to resume" if args.command == "judge" else ""
         print(f"agenthorizon {args.command}: interrupted ({name}){resume}", file=sys.stderr)
