@@ -247,7 +247,7 @@ def test_report_refuses_runs_it_cannot_score_honestly(runs: dict, tmp_path: Path
 def test_bare_verdict_files_show_their_reasoning(runs: dict, tmp_path: Path):
     # Not a browser test: the data the page is built from. A results folder of
     # bare verdicts (no runner wrapper) must show reasoning and confidence.
-    from agenthorizon.report.html import _run_views
+    from agenthorizon.report.items import run_views
     from agenthorizon.report.runs import load_runs
 
     bare = tmp_path / "bare"
@@ -256,7 +256,7 @@ def test_bare_verdict_files_show_their_reasoning(runs: dict, tmp_path: Path):
     for path in runs["constant"].glob("*-*-*-*-*.json"):
         (bare / path.name).write_text(json.dumps(json.loads(path.read_text())["verdict"]))
     wrapped, unwrapped = (
-        _run_views(load_runs([directory], runs["root"], images=None))[0]["verdicts"]
+        run_views(load_runs([directory], runs["root"], images=None))[0]["verdicts"]
         for directory in (runs["constant"], bare)
     )
     assert unwrapped == wrapped

@@ -18,7 +18,8 @@ import agenthorizon
 from agenthorizon.judging.judges import BaseJudge, JudgeOutput, make_judge
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.judging.runs.records import is_result_name, read_results
-from agenthorizon.judging.runs.runner import run_judge, shard_ids
+from agenthorizon.judging.runs.runner import run_judge
+from agenthorizon.judging.runs.shards import shard_ids
 from agenthorizon.schema import PARSE_STATUSES
 
 VERDICT = '{"success": true, "reasoning": "ok"}'

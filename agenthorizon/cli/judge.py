@@ -32,6 +32,17 @@ HELP = "Run a judge over a config (resumable; one result file per item) and prin
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``agenthorizon judge``, in ``--help`` order: what to judge, how the run goes, each judge kind's own."""
+    _add_what_arguments(parser)
+    _add_run_arguments(parser)
+    _add_model_arguments(parser.add_argument_group("model judges (openai:MODEL)"))
+    _add_command_arguments(parser.add_argument_group("command judges (command:'CMD', codex:/claude:/gemini:/opencode:MODEL)"))
+    add_bootstrap_arguments(parser, default=1000)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which release and items, which judge and prompt, and the run directory."""
     parser.add_argument("--data", required=True, metavar="ROOT", help="release root (local folder) or Hub repo id")
     add_selection_arguments(parser, from_run=False)
     parser.add_argument("--revision", default=None, help="branch, tag or commit, for a Hub repo id (recorded with its commit)")
@@ -50,6 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "gemini/opencode presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the run goes: concurrency, shard and limit, time, retries and the two stopping rules."""
     parser.add_argument("--concurrency", type=int, default=8, metavar="N", help="items judged at once (default 8)")
     parser.add_argument("--shard", metavar="I/N", help="judge only shard I of N (1-based; sorted-id position mod N)")
     parser.add_argument("--limit", type=non_negative_int, metavar="N", help="judge at most N items (after sharding)")
@@ -70,7 +85,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-transport-failures", type=non_negative_int, default=DEFAULT_BREAKER, metavar="K",
         help=f"stop the run after K consecutive items could not reach the judge (default {DEFAULT_BREAKER}; 0 = never)",
     )
-    model = parser.add_argument_group("model judges (openai:MODEL)")
+
+
+def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
+    """The options of model judges (``openai:MODEL``): images, request fields, server, sampling, prices."""
     model.add_argument(
         "--images",
         choices=JUDGE_IMAGE_MODES,
@@ -108,7 +126,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--max-tokens", type=int, metavar="N", help="most output tokens (default 2048)")
     model.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens, to record costs")
     model.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens, to record costs")
-    agents = parser.add_argument_group("command judges (command:'CMD', codex:/claude:/gemini:/opencode:MODEL)")
+
+
+def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
+    """The options of command judges: the sandbox and the harness config folders it lets in."""
     agents.add_argument(
         "--sandbox", choices=SANDBOX_MODES,
         help="auto (default: bubblewrap when installed), bwrap, or none (agents run unconfined; warns)",
@@ -118,8 +139,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a config folder (the harness's login) passed into the sandbox read-write, e.g. ~/.claude; repeatable "
         "(the presets pass their own)",
     )
-    add_bootstrap_arguments(parser, default=1000)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _json_object(text: str) -> dict:

@@ -36,245 +36,36 @@ item's result, or another judge key's) or has status ``error`` (the judge
 failed: timeout, HTTP error, crash). Other settings are refused, naming the
 keys that differ.
 
-Shards: ``shard="i/n"`` (1 <= i <= n) selects the items whose position in the
-*sorted* list of the dataset's trajectory ids is congruent to ``i - 1`` modulo
-``n``. The assignment depends only on the set of ids, not on the dataset's
-order; the ``n`` shards partition the items and differ in size by at most one.
+Shards: ``shard="i/n"`` judges the ``i``-th of ``n`` disjoint parts of the
+items, assigned by sorted trajectory id (:mod:`agenthorizon.judging.runs.shards`).
+
+The pieces live beside this module: :mod:`~agenthorizon.judging.runs.selection`
+(which items, which labels), :mod:`~agenthorizon.judging.runs.provenance`
+(versions, git revision, data root), :mod:`~agenthorizon.judging.runs.loop`
+(the concurrent judging), :mod:`~agenthorizon.judging.runs.summary` (counts,
+merging, :class:`RunSummary`); this module puts them in order.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
-import subprocess
-import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from agenthorizon.judging.runs.folder import RunDirectory
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunInterrupted, RunSignals, judge_items
+from agenthorizon.judging.runs.progress import Progress
+from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
+from agenthorizon.judging.runs.records import RunRecord, needs_judging
 from agenthorizon.judging.runs.retry import RetryPolicy
-from agenthorizon.judging.runs.records import (
-    RunRecord,
-    needs_judging,
-    read_result,
-    record_name as _record_file_name,
-)
+from agenthorizon.judging.runs.selection import SELECTION_OPTIONS, config_name, resolve_references, select_items
+from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard, record_name
+from agenthorizon.judging.runs.summary import RunSummary, count_statuses, merging
 from agenthorizon.release.splits import Selection
-from agenthorizon.schema import CONFIG_ALL, DEV_GROUPS, LABEL_FIELDS, STATUS_ERROR, STATUS_OK, UUID_PATTERN
+from agenthorizon.schema import CONFIG_ALL
 
-__all__ = ["RunSummary", "run_judge", "parse_shard", "shard_ids", "record_name", "result_status"]
-
-# data_options that select items (recorded in the run's Selection); other keys are provenance.
-_SELECTION_OPTIONS = ("dev_groups", "dev_manifest", "exclude_dev")
-_VERSIONED_PACKAGES = ("agenthorizon", "datasets", "huggingface_hub", "numpy", "pillow", "httpx", "pyarrow")
-
-
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def parse_shard(shard: str | tuple[int, int] | None) -> tuple[int, int] | None:
-    """``"2/4"`` -> ``(2, 4)``; shards are numbered from 1.
-
-    >>> parse_shard("2/4"), parse_shard(None)
-    ((2, 4), None)
-    """
-    if shard is None:
-        return None
-    if isinstance(shard, tuple):
-        index, count = shard
-    else:
-        text = str(shard).strip()
-        try:
-            left, right = text.split("/")
-            index, count = int(left), int(right)
-        except ValueError:
-            raise ValueError(f"shard {shard!r}: expected I/N with integers, e.g. 1/4") from None
-    if count < 1 or not 1 <= index <= count:
-        raise ValueError(f"shard {shard!r}: expected 1 <= I <= N (shards are numbered 1..N)")
-    return index, count
-
-
-def shard_ids(trajectory_ids: Sequence[str], shard: str | tuple[int, int] | None) -> set[str]:
-    """The ids of ``trajectory_ids`` that belong to ``shard`` (all of them when ``None``).
-
-    >>> sorted(shard_ids(["c", "a", "b", "d"], "1/2")), sorted(shard_ids(["c", "a", "b", "d"], "2/2"))
-    (['a', 'c'], ['b', 'd'])
-    """
-    parsed = parse_shard(shard)
-    if parsed is None:
-        return set(trajectory_ids)
-    index, count = parsed
-    return {tid for position, tid in enumerate(sorted(trajectory_ids)) if position % count == index - 1}
-
-
-def record_name(shard: str | tuple[int, int] | None) -> str:
-    """``run.json``, or ``run-shard-I-of-N.json`` for a shard (``"I/N"`` accepted)."""
-    return _record_file_name(parse_shard(shard))
-
-
-def _status_of(record: Mapping[str, Any] | None) -> str | None:
-    return None if record is None else record.get("parse_status")
-
-
-def result_status(path: Path) -> str | None:
-    """The ``parse_status`` of an existing result file; ``None`` when missing or unreadable."""
-    result = read_result(Path(path).parent, Path(path).stem)
-    return None if result is None else result.parse_status
-
-
-def _merge_of(record: Mapping[str, Any] | None) -> str | bool:
-    """Whether a result's screenshots were merged into mosaics: its ``merge_reason``, True, or False."""
-    telemetry = (record or {}).get("telemetry")
-    if not isinstance(telemetry, Mapping) or telemetry.get("merged") is not True:
-        return False
-    reason = telemetry.get("merge_reason")
-    return reason if isinstance(reason, str) else True
-
-
-def _merging(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, Any]:
-    """``run.json``'s ``merging``: items whose screenshots went as 2x2 mosaics, by reason.
-
-    >>> merged = lambda reason: {"telemetry": {"merged": True, "merge_reason": reason}}
-    >>> records = {"a": merged("count"), "b": {"telemetry": {"merged": False}}, "c": merged("server_limit"), "d": merged(None)}
-    >>> _merging(records, ["a", "b", "c", "d", "e"])
-    {'merged_items': 3, 'by_reason': {'count': 1, 'server_limit': 1}}
-    """
-    reasons = [_merge_of(records.get(tid)) for tid in selected_ids]
-    by_reason: dict[str, int] = {}
-    for reason in reasons:
-        if isinstance(reason, str):
-            by_reason[reason] = by_reason.get(reason, 0) + 1
-    return {"merged_items": sum(reason is not False for reason in reasons), "by_reason": dict(sorted(by_reason.items()))}
-
-
-@dataclass
-class RunSummary:
-    """What a run did: where, how many, and the score when labels were available.
-
-    ``counts`` covers every selected item after the run (``ok``, ``invalid``,
-    ``error``, ``missing``) plus ``skipped``: items already finished before this
-    invocation. ``score`` is a :class:`~agenthorizon.scoring.metrics.ScoreReport` of
-    the selected items (``None`` for a blind dataset without ``data_root``).
-    """
-
-    out_dir: Path
-    record_path: Path
-    record: RunRecord
-    counts: dict[str, int]
-    n_selected: int
-    judged: int
-    score: Any = None
-    wall_time_s: float = 0.0
-    errors: dict[str, str] = field(default_factory=dict)
-    stopped: str | None = None
-
-    def __str__(self) -> str:
-        c = self.counts
-        text = (
-            f"{self.record.spec} on {self.record.config}: "
-            f"{self.n_selected} items, {c['ok']} ok, {c['invalid']} invalid, {c['error']} error "
-            f"({c['skipped']} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
-        )
-        if self.stopped is not None:
-            text += f"\nstopped early: {self.stopped}"
-        if self.score is not None and self.score.balanced_accuracy is not None:
-            text += f"\nbalanced accuracy {100 * self.score.balanced_accuracy:.1f}%"
-        return text
-
-
-# --- selection and references ----------------------------------------------------------
-
-
-def _column(dataset: Any, name: str) -> list[Any] | None:
-    """A column of a ``datasets.Dataset`` or a list of rows, without decoding other columns."""
-    column_names = getattr(dataset, "column_names", None)
-    if column_names is not None:
-        # [:] reads the column as one batch; iterating datasets' Column formats row by row
-        return list(dataset[name][:]) if name in column_names else None
-    values = []
-    for index, row in enumerate(dataset):
-        if not isinstance(row, Mapping):
-            raise ValueError(f"dataset item {index}: expected a row mapping, got {type(row).__name__}")
-        if name not in row:
-            return None
-        values.append(row[name])
-    return values
-
-
-def _label_rows(dataset: Any) -> list[dict[str, Any]] | None:
-    """Label rows (label fields + pair_group_id when present) when the dataset is not blind."""
-    if _column(dataset, "label") is None:
-        return None
-    missing = [n for n in LABEL_FIELDS if _column(dataset, n) is None]
-    if missing:
-        # Scoring and the run record's label manifest need all seven fields;
-        # a half-labelled row would otherwise fail deep inside hashing.
-        raise ValueError(
-            f"dataset rows have 'label' but not the label fields {', '.join(missing)}; expected full rows "
-            "of agenthorizon.load_dataset, or rows without 'label' (blind rows, scored from data_root)"
-        )
-    names = [n for n in (*LABEL_FIELDS, "pair_group_id") if _column(dataset, n) is not None]
-    if getattr(dataset, "column_names", None) is not None:
-        return dataset.select_columns(names).to_list()
-    return [{n: row[n] for n in names} for row in dataset]
-
-
-def _config_name(dataset: Any, config: str | None) -> str | None:
-    if config is not None:
-        return config
-    info = getattr(dataset, "info", None)
-    return getattr(info, "config_name", None) or None
-
-
-def _data_root_record(data_root: str | os.PathLike[str] | None) -> dict[str, Any]:
-    """``data.root`` of the run record; for a Hub snapshot also the repo id and commit it holds.
-
-    A release fetched from the Hub lives in huggingface_hub's cache as
-    ``<cache>/datasets--<org>--<name>/snapshots/<commit>`` (``--`` cannot occur in
-    a repo id, so the folder name gives it back), which says exactly which
-    release files a run judged, however the branch moves later.
-
-    >>> _data_root_record("/c/hub/datasets--ServiceNow--AgentHorizon/snapshots/0a1b")["commit"]
-    '0a1b'
-    """
-    if data_root is None:
-        return {"root": None}
-    root = Path(data_root).resolve()
-    record: dict[str, Any] = {"root": str(root)}
-    storage = root.parent.parent.name
-    if root.parent.name == "snapshots" and storage.startswith("datasets--") and storage.count("--") == 2:
-        record.update(repo_id=storage[len("datasets--"):].replace("--", "/"), commit=root.name)
-    return record
-
-
-def _git_revision() -> str | None:
-    package_dir = Path(__file__).resolve().parent
-    try:
-        result = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=package_dir, capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    revision = result.stdout.strip()
-    return revision if result.returncode == 0 and revision else None
-
-
-def _versions() -> dict[str, str | None]:
-    from importlib import metadata
-
-    versions: dict[str, str | None] = {"python": sys.version.split()[0]}
-    for name in _VERSIONED_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+__all__ = ["RunSummary", "run_judge"]
 
 
 def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options: Mapping[str, Any] | None) -> None:
@@ -302,136 +93,6 @@ def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options:
     preflight = getattr(judge, "preflight", None)
     if callable(preflight):
         preflight()
-
-
-# --- the run -------------------------------------------------------------------------------
-
-
-class _Progress:
-    """tqdm bar with tokens and cost in its postfix; a no-op when disabled."""
-
-    # tqdm redraws a few times a second; formatting the postfix for every item
-    # would only cost event-loop time.
-    POSTFIX_INTERVAL_S = 0.1
-
-    def __init__(self, total: int, initial: int, enabled: bool, description: str) -> None:
-        self.tokens = 0
-        self.cost = 0.0
-        self.errors = 0
-        self.bar = None
-        self.postfix_at = 0.0
-        if enabled:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, initial=initial, desc=description, unit="item", dynamic_ncols=True)
-
-    def update(self, payload: Mapping[str, Any]) -> None:
-        telemetry = payload.get("telemetry") or {}
-        self.tokens += (telemetry.get("input_tokens") or 0) + (telemetry.get("output_tokens") or 0)
-        self.cost += telemetry.get("cost_usd") or 0.0
-        self.errors += payload["parse_status"] == STATUS_ERROR
-        if self.bar is not None:
-            now = time.monotonic()
-            if now - self.postfix_at >= self.POSTFIX_INTERVAL_S:
-                self.postfix_at = now
-                self._set_postfix()
-            self.bar.update(1)
-
-    def _set_postfix(self) -> None:
-        postfix = {"tokens": f"{self.tokens:,}", "errors": self.errors}
-        if self.cost:
-            postfix["cost"] = f"${self.cost:.2f}"
-        self.bar.set_postfix(postfix, refresh=False)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self._set_postfix()  # the final line shows the final totals
-            self.bar.close()
-
-
-def _count(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, int]:
-    """Counts by parse status of the results of ``selected_ids`` (``None``: missing or unreadable)."""
-    counts = {"ok": 0, "invalid": 0, "error": 0, "missing": 0}
-    for trajectory_id in selected_ids:
-        status = _status_of(records.get(trajectory_id))
-        if status is None:
-            counts["missing"] += 1
-        elif status == STATUS_OK:
-            counts["ok"] += 1
-        elif status == STATUS_ERROR:
-            counts["error"] += 1
-        else:
-            counts["invalid"] += 1
-    return counts
-
-
-def _select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None) -> tuple[list[str], list[int]]:
-    """Every row's trajectory id, and the positions of the rows this run judges (shard, then limit)."""
-    if limit is not None and (not isinstance(limit, int) or limit < 0):
-        raise ValueError(f"limit must be >= 0, got {limit}")
-    ids = _column(dataset, "trajectory_id")
-    if ids is None:
-        raise ValueError("dataset rows have no 'trajectory_id'; expected rows from agenthorizon.load_dataset")
-    seen: set[str] = set()
-    for position, trajectory_id in enumerate(ids):
-        # Result files are named <trajectory_id>.json: only a UUID keeps them inside out_dir.
-        if not isinstance(trajectory_id, str) or not UUID_PATTERN.fullmatch(trajectory_id):
-            raise ValueError(
-                f"dataset item {position}: trajectory_id {trajectory_id!r} is not a UUID; "
-                "expected rows from agenthorizon.load_dataset"
-            )
-        if trajectory_id in seen:
-            raise ValueError(f"dataset item {position}: duplicate trajectory_id {trajectory_id}; expected each item once")
-        seen.add(trajectory_id)
-    in_shard = shard_ids(ids, shard)
-    positions = [p for p, tid in enumerate(ids) if tid in in_shard]
-    return ids, positions if limit is None else positions[:limit]
-
-
-
-
-def _resolve_references(
-    dataset: Any,
-    ids: Sequence[str],
-    config: str | None,
-    data_root: str | os.PathLike[str] | None,
-    data_options: Mapping[str, Any] | None,
-) -> tuple[list[dict[str, Any]] | None, Selection | None]:
-    """The label rows of the dataset's items (from the rows, else from ``data_root``) and the run's selection.
-
-    ``None`` references for a blind dataset without ``data_root``; ``None``
-    selection when no config is known.
-    """
-    options = {key: value for key, value in (data_options or {}).items() if key in _SELECTION_OPTIONS}
-    references = _label_rows(dataset)
-    if references is None and data_root is not None and config is not None:
-        from agenthorizon.release.files import load_references
-
-        references = load_references(data_root, config, **options)
-    manifest = None
-    if references is not None:
-        from agenthorizon.release.labels import manifest_sha256
-
-        wanted = set(ids)
-        manifest = manifest_sha256([row for row in references if row["trajectory_id"] in wanted])
-    if config is None:
-        return references, None
-    dev_manifest = options.get("dev_manifest")
-    selection = Selection(
-        config,
-        dev_groups=int(options.get("dev_groups", DEV_GROUPS)),
-        dev_manifest=None if dev_manifest is None else str(Path(dev_manifest).resolve()),
-        dev_manifest_sha256=None if dev_manifest is None else _file_sha256(Path(dev_manifest)),
-        exclude_dev=bool(options.get("exclude_dev", False)),
-        label_manifest_sha256=manifest,
-    )
-    return references, selection
-
-
-def _file_sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def run_judge(
@@ -482,7 +143,8 @@ def run_judge(
     concurrency : int, default=8
         Items judged at the same time; at least 1.
     shard : "i/n" or (int, int), optional
-        Judge only shard ``i`` of ``n``, 1 <= i <= n (see the module docstring).
+        Judge only shard ``i`` of ``n``, 1 <= i <= n
+        (:mod:`agenthorizon.judging.runs.shards`).
     limit : int, optional
         Judge at most the first ``limit`` selected items (dataset order); >= 0.
     timeout : float or None, default=900.0
@@ -558,8 +220,47 @@ def run_judge(
     >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts["skipped"]  # resumed
     8
     """
+    judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost)
+    parsed_shard = parse_shard(shard)
+    started = time.perf_counter()
+
+    ids, positions = select_items(dataset, parsed_shard, limit)
+    selected_ids = [ids[p] for p in positions]
+    config = config_name(dataset, config)
+    references, selection = resolve_references(dataset, ids, config, data_root, data_options)
+    _prepare_judge(judge, data_root, config, data_options)
+    directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
+    record = _start_record(
+        judge, selection, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
+        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
+    )
+    directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
+    try:
+        directory.check_resume(record)
+        records, judged, errors, record, stopped = _judge_into(
+            judge, dataset, directory, record, ids, positions,
+            concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
+            progress=progress, breaker=breaker, max_cost=max_cost,
+        )
+    finally:
+        directory.release()
+    return RunSummary(
+        out_dir=directory.path,
+        record_path=directory.record_path,
+        record=record,
+        counts=dict(record.counts or {}),
+        n_selected=len(selected_ids),
+        judged=judged,
+        score=None if references is None else _score(records, references, selected_ids, bootstrap),
+        wall_time_s=time.perf_counter() - started,
+        errors=errors,
+        stopped=stopped,
+    )
+
+
+def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None) -> Any:
+    """The judge ``judge`` names (a spec string goes through ``make_judge``), once the run settings are valid."""
     from agenthorizon.judging.judges import make_judge
-    from agenthorizon.judging.judges.base import run_sync
 
     if isinstance(judge, str):
         judge = make_judge(judge)
@@ -573,64 +274,54 @@ def run_judge(
         raise ValueError(f"breaker must be a positive integer or None, got {breaker!r}")
     if max_cost is not None and not max_cost >= 0:
         raise ValueError(f"max_cost must be >= 0 US dollars, got {max_cost!r}")
-    parsed_shard = parse_shard(shard)
-    started = time.perf_counter()
+    return judge
 
-    ids, positions = _select_items(dataset, parsed_shard, limit)
-    selected_ids = [ids[p] for p in positions]
-    config_name = _config_name(dataset, config)
-    references, selection = _resolve_references(dataset, ids, config_name, data_root, data_options)
-    _prepare_judge(judge, data_root, config_name, data_options)
-    directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
-    record = RunRecord.build(
+
+def _start_record(
+    judge: Any,
+    selection: Selection | None,
+    data_root: str | os.PathLike[str] | None,
+    data_options: Mapping[str, Any] | None,
+    shard: tuple[int, int] | None,
+    *,
+    n_items: int,
+    n_selected: int,
+    runner: dict[str, Any],
+) -> RunRecord:
+    """The run record as the run starts: judge, selection, data provenance, runner settings, versions."""
+    return RunRecord.build(
         judge.spec(),
         selection,
         data={
-            **_data_root_record(data_root),
-            "n_items": len(ids),
-            "n_selected": len(selected_ids),
+            **data_root_record(data_root),
+            "n_items": n_items,
+            "n_selected": n_selected,
             # Where the data came from (e.g. a Hub repo id, revision and commit);
             # the selection options are recorded in the selection instead.
-            **{key: value for key, value in (data_options or {}).items() if key not in _SELECTION_OPTIONS},
+            **{key: value for key, value in (data_options or {}).items() if key not in SELECTION_OPTIONS},
         },
-        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
-        shard=None if parsed_shard is None else {"index": parsed_shard[0], "count": parsed_shard[1], "assignment": "sorted-id position mod count"},
-        versions=_versions(),
-        git_revision=_git_revision(),
-        started_at=_now(),
+        runner=runner,
+        shard=None if shard is None else {"index": shard[0], "count": shard[1], "assignment": ASSIGNMENT},
+        versions=versions(),
+        git_revision=git_revision(),
+        started_at=now(),
     )
-    directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
-    try:
-        directory.check_resume(record)
-        summary = _judge_into(
-            judge, dataset, directory, record, ids, positions,
-            concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
-            progress=progress, run_sync=run_sync, breaker=breaker, max_cost=max_cost,
-        )
-    finally:
-        directory.release()
-    records, judged, errors, record, stopped = summary
-    report = None
-    if references is not None:
-        from agenthorizon.scoring.metrics import score
 
-        wanted = set(selected_ids)
-        # After a complete run every selected item has a record (skipped ones
-        # were read at the start, the others were just written).
-        predictions = {tid: records[tid] for tid in selected_ids if records[tid] is not None}
-        report = score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
-    return RunSummary(
-        out_dir=directory.path,
-        record_path=directory.record_path,
-        record=record,
-        counts=dict(record.counts or {}),
-        n_selected=len(selected_ids),
-        judged=judged,
-        score=report,
-        wall_time_s=time.perf_counter() - started,
-        errors=errors,
-        stopped=stopped,
-    )
+
+def _score(
+    records: Mapping[str, Mapping[str, Any] | None],
+    references: list[dict[str, Any]],
+    selected_ids: list[str],
+    bootstrap: int,
+) -> Any:
+    """The strict :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items."""
+    from agenthorizon.scoring.metrics import score
+
+    wanted = set(selected_ids)
+    # After a complete run every selected item has a record (skipped ones
+    # were read at the start, the others were just written).
+    predictions = {tid: records[tid] for tid in selected_ids if records[tid] is not None}
+    return score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
 
 
 def _judge_into(
@@ -646,7 +337,6 @@ def _judge_into(
     retries: int,
     backoff_base: float,
     progress: bool,
-    run_sync: Any,
     breaker: int | None,
     max_cost: float | None,
 ) -> tuple[dict[str, Mapping[str, Any] | None], int, dict[str, str], RunRecord, str | None]:
@@ -656,6 +346,8 @@ def _judge_into(
     judged now, the failures by id, the final record and why the run stopped
     early (``None``: it did not).
     """
+    from agenthorizon.judging.judges.base import run_sync
+
     selected_ids = [ids[p] for p in positions]
     key = record.judge_key
     # Every selected item's result (None: no trustworthy file), read once here
@@ -673,13 +365,13 @@ def _judge_into(
     directory.write_record(record)  # a record exists even if the run is killed
 
     def finish(**state: Any) -> RunRecord:
-        counts = _count(records, selected_ids)
+        counts = count_statuses(records, selected_ids)
         counts["skipped"] = skipped
-        final = record.replace(counts=counts, merging=_merging(records, selected_ids), **state)
+        final = record.replace(counts=counts, merging=merging(records, selected_ids), **state)
         directory.write_record(final)
         return final
 
-    bar = _Progress(len(positions), skipped, progress, record.spec)
+    bar = Progress(len(positions), skipped, progress, record.spec)
     # Ctrl-C / SIGTERM stop the run cleanly; a second one cannot cut short the
     # record below (see RunSignals).
     with RunSignals() as signals:
@@ -708,15 +400,15 @@ def _judge_into(
             # did not finish, why, and what it had done (finished_at stays null).
             if isinstance(stop, KeyboardInterrupt) and not isinstance(stop, RunInterrupted) and signals.received:
                 stop = RunInterrupted(signals.received)  # SIGTERM must not read as Ctrl-C
-                finish(interrupted={"at": _now(), "reason": _stop_reason(stop)})
+                finish(interrupted={"at": now(), "reason": _stop_reason(stop)})
                 raise stop from None
-            finish(interrupted={"at": _now(), "reason": _stop_reason(stop)})
+            finish(interrupted={"at": now(), "reason": _stop_reason(stop)})
             raise
         finally:
             bar.close()
     if stopped is not None:  # stopped on purpose (--max-cost): not finished, and run.json says why
-        return records, judged, errors, finish(interrupted={"at": _now(), "reason": stopped}), stopped
-    return records, judged, errors, finish(finished_at=_now(), interrupted=None), None
+        return records, judged, errors, finish(interrupted={"at": now(), "reason": stopped}), stopped
+    return records, judged, errors, finish(finished_at=now(), interrupted=None), None
 
 
 def _stop_reason(stop: BaseException) -> str:

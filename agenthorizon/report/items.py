@@ -1,0 +1,162 @@
+"""The data the report page is built from: one view per item and per run's verdict.
+
+The page's script renders the item list and the item dialog from these
+views, embedded as JSON: each item's instruction, label, step count, OS and
+thumbnails (:func:`thumbnails`, JPEG data URLs), and for each run each item's
+verdict view (outcome class from scoring itself, parse status, reasoning or
+the raw output, how its screenshots went to the judge).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from agenthorizon.report.runs import RunSet
+from agenthorizon.schema import step_bucket
+from agenthorizon.scoring.metrics import item_outcomes
+from agenthorizon.scoring.predictions import prediction_verdict, validate_prediction
+
+if TYPE_CHECKING:
+    from agenthorizon.report.html import ReportOptions
+
+__all__ = ["images_sent", "item_views", "run_views", "thumbnails"]
+
+_RAW_OUTPUT_LIMIT = 4000  # characters of raw judge output shown when no reasoning parsed
+
+
+def thumbnails(row: dict[str, Any], options: ReportOptions, unreadable: list[str]) -> list[dict[str, Any]]:
+    """The item's thumbnails: first, last and evenly spaced screenshots, as JPEG data URLs.
+
+    A screenshot that cannot be read (missing, over the pixel budget,
+    truncated, not an image) becomes a placeholder image captioned as
+    unreadable, and its reason is appended to ``unreadable``: one bad file
+    never stops the report.
+    """
+    from agenthorizon.data.images import ScreenshotError, evenly_spaced, prepare_images
+
+    if options.thumbnails <= 0:
+        return []
+    screenshots = row.get("screenshots") or []
+    paths = list(getattr(screenshots, "paths", screenshots))
+    available = [index for index, path in enumerate(paths) if path is not None]
+    if not available:
+        return []
+    step_ids = [step["step_id"] for step in row["steps"]] if len(row["steps"]) == len(paths) else list(range(len(paths)))
+    thumbnails = []
+    for index in evenly_spaced(available, options.thumbnails):
+        try:
+            (image,) = prepare_images(
+                [paths[index]],
+                mode="per-step",
+                size=options.thumbnail_size,
+                format="jpeg",
+                quality=options.thumbnail_quality,
+                step_ids=[step_ids[index]],
+                use_cache=False,
+                workers=1,
+            )
+        except ScreenshotError as error:  # a ScreenshotNotFoundError too
+            unreadable.append(f"item {row['trajectory_id']} step {step_ids[index]}: {error}")
+            thumbnails.append({"step": step_ids[index], "src": _placeholder(options.thumbnail_size), "unreadable": True})
+            continue
+        thumbnails.append({"step": image.steps[0], "src": image.data_url()})
+    return thumbnails
+
+
+@functools.lru_cache(maxsize=4)
+def _placeholder(size: tuple[int, int]) -> str:
+    """A grey JPEG data URL of ``size`` that stands in for an unreadable screenshot."""
+    import base64
+    import io
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, (200, 200, 200))
+    ImageDraw.Draw(image).text((10, 10), "screenshot unreadable", fill=(60, 60, 60))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=70)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def images_sent(telemetry: dict[str, Any]) -> str | None:
+    """How an item's screenshots went to a direct judge, from its result's telemetry; ``None`` when not recorded.
+
+    >>> images_sent({"images_mode_used": "mosaic", "merged": True, "merge_reason": "count", "n_images": 8})
+    '8 image(s) as 2x2 mosaics (merged: count)'
+    >>> images_sent({"images_mode_used": "per-step", "merged": False, "n_images": 30})
+    '30 image(s) as per-step (not merged)'
+    """
+    mode = telemetry.get("images_mode_used")
+    if not isinstance(mode, str):
+        return None
+    if mode == "none":
+        return "none (text only)"
+    shape = "2x2 mosaics" if mode == "mosaic" else mode
+    if telemetry.get("merged") is True:
+        reason = telemetry.get("merge_reason")
+        merged = f"merged: {reason}" if isinstance(reason, str) else "merged: mosaics requested"
+    else:
+        merged = "not merged"
+    return f"{telemetry.get('n_images')} image(s) as {shape} ({merged})"
+
+
+def _verdict_view(result: Any, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
+    # Whatever form the prediction took (result record, bare verdict, JSON
+    # text), show the verdict's own fields; fall back to the raw judge output.
+    verdict = prediction_verdict(result) or {}
+    reasoning = verdict.get("reasoning")
+    raw = False
+    if not isinstance(reasoning, str) or not reasoning:
+        output = result.get("raw_output") if isinstance(result, dict) else None
+        reasoning = output[:_RAW_OUTPUT_LIMIT] if isinstance(output, str) and output else None
+        raw = reasoning is not None
+    mistake_type = verdict.get("mistake_type")
+    confidence = verdict.get("confidence")
+    error = result.get("error") if isinstance(result, dict) else None
+    telemetry = result.get("telemetry") if isinstance(result, dict) else None
+    return {
+        "images": images_sent(telemetry) if isinstance(telemetry, dict) else None,
+        "outcome": outcome,
+        "status": status,
+        "success": success,
+        "mistake_type": mistake_type if isinstance(mistake_type, str) else None,
+        "confidence": confidence if isinstance(confidence, str) else None,
+        "reasoning": reasoning,
+        "reasoning_is_raw": raw,
+        "error": error if isinstance(error, str) else None,
+    }
+
+
+def run_views(run_set: RunSet) -> list[dict[str, Any]]:
+    """Per run, its label and every item's verdict view (outcome class, status, reasoning...), in row order."""
+    views = []
+    for run in run_set.runs:
+        predictions = run.predictions()
+        # The outcome classes come from scoring itself, so the item list can
+        # never disagree with the metrics above it.
+        outcomes = item_outcomes(predictions, run_set.rows)
+        verdicts = []
+        for row, outcome in zip(run_set.rows, outcomes.outcome_classes()):
+            result = predictions.get(row["trajectory_id"])
+            success, _named, status = validate_prediction(result)
+            verdicts.append(_verdict_view(result, status, success, outcome))
+        views.append({"label": run.label, "verdicts": verdicts})
+    return views
+
+
+def item_views(run_set: RunSet, options: ReportOptions, unreadable: list[str]) -> list[dict[str, Any]]:
+    """Every item's facts and thumbnails as the page shows them (unreadable screenshots appended to ``unreadable``)."""
+    return [
+        {
+            "id": row["trajectory_id"],
+            "instruction": row["instruction"],
+            "label": row["label"],
+            "mistake_type": row["mistake_type"],
+            "num_steps": row["num_steps"],
+            "bucket": step_bucket(int(row["num_steps"])),
+            "os": row.get("os"),
+            "thumbnails": thumbnails(row, options, unreadable),
+        }
+        for row in run_set.rows
+    ]

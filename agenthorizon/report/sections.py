@@ -1,0 +1,244 @@
+"""The HTML fragments of the report page: headline cards, tables and the item list's controls.
+
+Each function renders one section from a :meth:`ScoreReport.to_dict
+<agenthorizon.scoring.metrics.ScoreReport.to_dict>` (or comparison dicts);
+every value that comes from data goes through :func:`escape`, so untrusted
+text never becomes markup.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Mapping, Sequence
+
+from agenthorizon.report.runs import JudgedRun
+from agenthorizon.report.style import run_color
+from agenthorizon.schema import MISTAKE_TYPES
+
+__all__ = ["comparison_table", "confusion", "escape", "headline", "items_section", "mistake_types", "run_details", "run_facts", "slice_table", "summary_table"]
+
+
+def escape(value: Any) -> str:
+    """``value`` as text safe inside HTML elements and quoted attributes.
+
+    >>> escape('<b title="x">')
+    '&lt;b title=&quot;x&quot;&gt;'
+    """
+    return html.escape(str(value), quote=True)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def _interval(bounds: Sequence[float] | None) -> str:
+    if not bounds:
+        return ""
+    return f"95% CI {100 * bounds[0]:.1f}–{100 * bounds[1]:.1f}"
+
+
+def _bar(value: float | None, marker: float | None = None) -> str:
+    if value is None:
+        return ""
+    width = max(0.0, min(1.0, value)) * 100
+    tick = "" if marker is None else f'<i style="left:{100 * marker:.1f}%"></i>'
+    return f'<div class="bar"><span style="width:{width:.1f}%"></span>{tick}</div>'
+
+
+def headline(report: dict[str, Any]) -> str:
+    intervals = report.get("intervals") or {}
+    cards = []
+    for key, name in (
+        ("balanced_accuracy", "Balanced accuracy"),
+        ("positive_accuracy", "Positive accuracy"),
+        ("negative_accuracy", "Negative accuracy"),
+    ):
+        cards.append(
+            f'<div class="card metric" data-metric="{key}"><div class="label">{name}</div>'
+            f'<div class="value">{_pct(report[key])}</div>'
+            f'<div class="ci">{escape(_interval(intervals.get(key)))}</div></div>'
+        )
+    reasons = ", ".join(f"{count} {name}" for name, count in report["invalid_by_reason"].items() if count)
+    cards.append(
+        f'<div class="card metric" data-metric="invalid"><div class="label">Invalid predictions</div>'
+        f'<div class="value">{report["n_invalid"]}</div>'
+        f'<div class="ci">{escape(reasons or "none")} · counted as incorrect</div></div>'
+    )
+    return f'<div class="headline">{"".join(cards)}</div>'
+
+
+def confusion(report: dict[str, Any]) -> str:
+    c = report["confusion"]
+    n_pos, n_neg = report["n_positive"], report["n_negative"]
+    return (
+        '<div class="card"><h3>Confusion matrix</h3>'
+        '<table class="confusion"><thead><tr><th>label \\ verdict</th><th>success</th><th>failure</th>'
+        "<th>invalid</th><th>total</th></tr></thead><tbody>"
+        f'<tr><th>positive</th><td class="ok">{c["tp"]}<small>correct</small></td>'
+        f'<td class="fr">{c["fn"]}<small>false reject</small></td>'
+        f'<td class="inv">{c["invalid_positive"]}<small>incorrect</small></td><td>{n_pos}</td></tr>'
+        f'<tr><th>negative</th><td class="fa">{c["fp"]}<small>false accept</small></td>'
+        f'<td class="ok">{c["tn"]}<small>correct</small></td>'
+        f'<td class="inv">{c["invalid_negative"]}<small>incorrect</small></td><td>{n_neg}</td></tr>'
+        "</tbody></table></div>"
+    )
+
+
+def mistake_types(report: dict[str, Any]) -> str:
+    rows = []
+    for name in MISTAKE_TYPES:
+        value = report["mistake_type_recall"][name]
+        rows.append(
+            f"<tr><td>{escape(name)}</td><td class='num'>{value['correct']} / {value['total']}</td>"
+            f"<td class='num'>{_pct(value['recall'])}{_bar(value['recall'])}</td></tr>"
+        )
+    return (
+        '<div class="card"><h3>Mistake-type recall</h3>'
+        "<table><thead><tr><th>type</th><th class='num'>rejected and named</th><th class='num'>recall</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<p class='small'>Among negatives of each reference type: the share the judge rejected <em>and</em> "
+        f"named with that type. {_untyped_note(report['n_untyped_negatives'])}</p></div>"
+    )
+
+
+def _untyped_note(count: int) -> str:
+    if count == 0:
+        return "Every negative has a reference type."
+    subject = "1 untyped negative is" if count == 1 else f"{count} untyped negatives are"
+    return f"{subject} left out of these denominators only."
+
+
+def slice_table(report: dict[str, Any], name: str, title: str) -> str:
+    values = report["slices"].get(name, {})
+    rows = []
+    for value, sub in values.items():
+        rows.append(
+            f"<tr><td>{escape(value)}</td><td class='num'>{sub['n']}</td>"
+            f"<td class='num'>{sub['n_positive']} / {sub['n_negative']}</td>"
+            f"<td class='num'>{_pct(sub['positive_accuracy'])}</td>"
+            f"<td class='num'>{_pct(sub['negative_accuracy'])}</td>"
+            f"<td class='num'>{_pct(sub['balanced_accuracy'])}{_bar(sub['balanced_accuracy'], 0.5)}</td></tr>"
+        )
+    return (
+        f'<div class="card" data-slice="{escape(name)}"><h3>{escape(title)}</h3>'
+        "<table><thead><tr><th></th><th class='num'>items</th><th class='num'>pos / neg</th>"
+        "<th class='num'>pos. acc.</th><th class='num'>neg. acc.</th><th class='num'>balanced</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        "<p class='small'>Balanced accuracy is undefined (—) where a slice has no positives or no negatives; "
+        "the tick marks chance (50%).</p></div>"
+    )
+
+
+def summary_table(labels: list[str], reports: list[dict[str, Any]]) -> str:
+    rows = []
+    for index, (label, report) in enumerate(zip(labels, reports)):
+        intervals = report.get("intervals") or {}
+        cells = []
+        for key in ("balanced_accuracy", "positive_accuracy", "negative_accuracy"):
+            ci = _interval(intervals.get(key)).replace("95% CI ", "")
+            cells.append(f"<td class='num'>{_pct(report[key])}<div class='small'>{escape(ci)}</div></td>")
+        swatch = f'<span class="swatch" style="background:{run_color(index)}"></span>'
+        rows.append(
+            f"<tr><td>{swatch}{escape(label)}</td>{''.join(cells)}"
+            f"<td class='num'>{report['n_invalid']}</td><td class='num'>{_pct(report['mistake_type_recall_macro'])}</td></tr>"
+        )
+    return (
+        '<table class="summary card" id="summary-table"><thead><tr><th>run</th><th class="num">balanced acc.</th>'
+        '<th class="num">positive acc.</th><th class="num">negative acc.</th><th class="num">invalid</th>'
+        '<th class="num">type recall (macro)</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def comparison_table(labels: list[str], comparisons: list[dict[str, Any]]) -> str:
+    if not comparisons:
+        return ""
+    rows = []
+    for index, comparison in enumerate(comparisons, start=1):
+        interval = comparison["interval"]
+        significant = interval is not None and (interval[0] > 0 or interval[1] < 0)
+        rows.append(
+            f"<tr><td>{escape(labels[index])} − {escape(labels[0])}</td>"
+            f"<td class='num'><strong>{100 * -comparison['difference']:+.1f}</strong> pts</td>"
+            f"<td class='num'>{escape(_negate_interval(interval))}</td>"
+            f"<td class='num'>{comparison['only_b_correct']} / {comparison['only_a_correct']}</td>"
+            f"<td class='num'>{comparison['p_value']:.3g}</td>"
+            f"<td>{'interval excludes 0' if significant else 'interval includes 0'}</td></tr>"
+        )
+    return (
+        '<h2 id="comparison">Paired comparison</h2><div class="card">'
+        '<table id="comparison-table"><thead><tr><th>difference in balanced accuracy</th><th class="num">Δ</th>'
+        '<th class="num">95% CI (pair-clustered paired bootstrap)</th>'
+        '<th class="num">only this run / only first run correct</th><th class="num">McNemar p (exact)</th><th></th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        "<p class='small'>Each resample draws whole pair groups and rescores both runs on the same draw; "
+        "McNemar's test uses per-item correctness (invalid = incorrect).</p></div>"
+    )
+
+
+def _negate_interval(interval: Sequence[float] | None) -> str:
+    if interval is None:
+        return "—"
+    return f"{-100 * interval[1]:+.1f} to {-100 * interval[0]:+.1f}"
+
+
+def items_section(labels: list[str]) -> str:
+    select = ""
+    if len(labels) > 1:
+        options = "".join(f'<option value="{i}">{escape(label)}</option>' for i, label in enumerate(labels))
+        select = f'<label class="small" for="run-select">run</label><select id="run-select">{options}</select>'
+    buttons = "".join(
+        f'<button type="button" data-filter="{key}" aria-pressed="false">{name} <span class="count"></span></button>'
+        for key, name in (
+            ("all", "All"),
+            ("false_accept", "False accepts"),
+            ("false_reject", "False rejects"),
+            ("invalid", "Invalid"),
+            ("correct", "Correct"),
+        )
+    )
+    return (
+        '<h2 id="items">Items</h2>'
+        f'<div class="controls">{select}{buttons}'
+        '<input type="search" id="item-search" placeholder="Search instruction, id or reasoning" aria-label="search items">'
+        '<span id="item-count"></span></div>'
+        '<div class="items-scroll"><table id="items-table"><thead><tr><th>outcome</th><th>label</th><th>verdict</th>'
+        '<th class="num">steps</th><th>OS</th><th>instruction</th><th>id</th></tr></thead><tbody></tbody></table></div>'
+        '<dialog id="item-dialog" aria-labelledby="dialog-title"><div class="head"><strong id="dialog-title"></strong>'
+        '<button type="button" class="close" id="dialog-close">Close</button></div>'
+        '<div class="body" id="dialog-body"></div></dialog>'
+    )
+
+
+
+def run_facts(run: JudgedRun) -> str:
+    record = run.record
+    parts = []
+    if record is not None:
+        parts.append(f"judge {record.spec} (key {record.judge_key})")
+        harness = record.judge.get("harness")
+        if isinstance(harness, Mapping) and harness.get("name"):
+            parts.append(f"harness {harness['name']} {harness.get('version') or '(version not recorded)'}")
+        prompt = record.prompt
+        if isinstance(prompt, Mapping) and prompt.get("source"):
+            parts.append(f"prompt {prompt['source']} (sha256 {str(prompt.get('sha256'))[:12]})")
+        images = record.images
+        if isinstance(images, dict) and images.get("mode"):
+            quality = f", JPEG quality {images['quality']}" if images.get("quality") else ""
+            parts.append(f"images {images['mode']}{quality}")
+        if record.counts:
+            parts.append(", ".join(f"{key} {value}" for key, value in record.counts.items()))
+    parts.append(str(run.path))
+    return " · ".join(parts)
+
+
+def run_details(index: int, run: JudgedRun, report: dict[str, Any]) -> str:
+    """One run's section: title with its facts, headline cards, confusion matrix, mistake types, slices."""
+    return (
+        f'<section class="run" data-run="{index}"><h3 class="run-title"><span class="swatch" style="background:{run_color(index)}">'
+        f"</span>{escape(run.label)} <span class='small'>{escape(run_facts(run))}</span></h3>"
+        f"{headline(report)}"
+        f'<div class="grid two">{confusion(report)}{mistake_types(report)}</div>'
+        f'<div class="grid two">{slice_table(report, "step_bucket", "By trajectory length (steps)")}'
+        f'{slice_table(report, "os", "By operating system")}</div></section>'
+    )
