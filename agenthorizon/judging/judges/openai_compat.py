@@ -24,28 +24,32 @@ an HTTP 400 saying that the image limit or the context length was exceeded
 with mosaics under half the image budget, instead of failing the item. Each
 result's telemetry records what was sent (``images_mode_used``, ``merged``,
 ``merge_reason``, ``n_images``).
+
+Size: about 600 lines, above the house's ~500, on purpose: it is one class
+whose options, image plan and HTTP exchange share state (a server's refusal
+changes the next request's plan). The stateless wire-protocol helpers live in
+:mod:`agenthorizon.judging.judges.openai_protocol`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import email.utils
 import os
 import math
 import random
-import re
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, PreflightError, TransportError
-from agenthorizon.judging.judges.prompts import (
-    DIRECT_PROMPT,
-    per_step_image_note,
-    render_prompt,
-    verdict_json_schema,
+from agenthorizon.judging.judges.openai_protocol import (
+    RETRY_STATUSES,
+    is_serving_limit_error,
+    parse_retry_after,
+    public_url,
+    verdict_response_format,
 )
+from agenthorizon.judging.judges.prompts import DIRECT_PROMPT, per_step_image_note, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
     PROMPT_PROJECT,
     PROMPT_RELEASE,
@@ -82,63 +86,10 @@ __all__ = [
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-MODE_AUTO, MODE_PER_STEP, MODE_MOSAIC, MODE_NONE = IMAGE_MODE_AUTO, IMAGE_MODE_PER_STEP, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE
 MERGE_COUNT = "count"
 MERGE_SERVER_LIMIT = "server_limit"
 MERGE_REASONS = (MERGE_COUNT, MERGE_SERVER_LIMIT)
 """Why an item's screenshots were merged: more than ``max_images``, or the server refused the request."""
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-"""HTTP statuses worth retrying: timeouts, conflicts, rate limits, server errors (any 5xx is retried too)."""
-
-
-# What servers answer (HTTP 400) when a request has too many images or tokens.
-# vLLM: "At most 4 image(s) may be provided in one request." (older: "... in
-# one prompt."), "You set image=2 (or defaulted to 1) in `--limit-mm-per-prompt`,
-# but passed 3 image items in the same prompt.", "This model's maximum context
-# length is 65536 tokens. However, you requested ...", "The decoder prompt
-# (length 70000) is longer than the maximum model length of 65536.", "The prompt
-# (total length 25938) is too long to fit into the model (context length 4096).";
-# OpenAI: "This model's maximum context length is ..." with code
-# "context_length_exceeded".
-_SERVING_LIMIT = re.compile(
-    r"at most \d+ (?:image|multimodal)|limit[-_ ]mm[-_ ]per[-_ ]prompt|too many images"
-    r"|maximum context length|context_length_exceeded|longer than the maximum model length"
-    r"|too long to fit into the model",
-    re.IGNORECASE,
-)
-
-
-def is_serving_limit_error(status: int, body: str) -> bool:
-    """True when an HTTP answer says the request had too many images or tokens for the server.
-
-    Only HTTP 400 and 413 qualify; the body is matched against the wording of
-    vLLM and the OpenAI API (image limit, ``--limit-mm-per-prompt``, maximum
-    context length).
-
-    >>> is_serving_limit_error(400, '{"message": "At most 32 image(s) may be provided in one request."}')
-    True
-    >>> is_serving_limit_error(400, '{"message": "The model `x` does not exist."}')
-    False
-    """
-    return status in (400, 413) and bool(_SERVING_LIMIT.search(body))
-
-
-def verdict_response_format() -> dict[str, Any]:
-    """The ``response_format`` that constrains an answer to the verdict schema.
-
-    The OpenAI chat-completions shape, also accepted by vLLM's OpenAI server:
-    ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}``
-    with :func:`agenthorizon.judging.judges.prompts.verdict_json_schema`.
-
-    >>> verdict_response_format()["json_schema"]["name"]
-    'verdict'
-    """
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "verdict", "schema": verdict_json_schema(), "strict": True},
-    }
-
-
 @dataclasses.dataclass(frozen=True)
 class ImagePlan:
     """How one request attaches screenshots.
@@ -169,41 +120,6 @@ class _ServingLimitExceeded(JudgeError):
 def _min_budget(*budgets: int | None) -> int | None:
     known = [b for b in budgets if b is not None]
     return min(known) if known else None
-
-
-def public_url(url: str) -> str:
-    """``url`` without user info, query or fragment: what a run record may show.
-
-    >>> public_url("https://user:secret@host:8000/v1?key=abc")
-    'https://host:8000/v1'
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date).
-
-    >>> parse_retry_after("2.5"), parse_retry_after(None), parse_retry_after("soon")
-    (2.5, None, None)
-    """
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if moment is None:
-        return None
-    return max(0.0, moment.timestamp() - (time.time() if now is None else now))
 
 
 class OpenAICompatibleJudge(BaseJudge):
@@ -273,7 +189,7 @@ class OpenAICompatibleJudge(BaseJudge):
         api_key_env: str = "OPENAI_API_KEY",
         temperature: float = 0.0,
         max_tokens: int = 2048,
-        images: str = MODE_AUTO,
+        images: str = IMAGE_MODE_AUTO,
         image_budget: int | None = None,
         max_images: int | None = None,
         image_size: tuple[int, int] = (512, 332),
@@ -408,12 +324,12 @@ class OpenAICompatibleJudge(BaseJudge):
         settings (what an item gets while its screenshots fit ``max_images``).
         """
         mode = self.images if mode is None else mode
-        if mode == MODE_NONE:
+        if mode == IMAGE_MODE_NONE:
             return None
         from agenthorizon.data.images import ImageSettings
 
-        if mode == MODE_AUTO:
-            mode = MODE_PER_STEP
+        if mode == IMAGE_MODE_AUTO:
+            mode = IMAGE_MODE_PER_STEP
         kwargs: dict[str, Any] = {
             "mode": mode,
             "size": tuple(self.image_size),
@@ -426,16 +342,16 @@ class OpenAICompatibleJudge(BaseJudge):
         return ImageSettings(**kwargs)
 
     def _image_settings(self) -> dict[str, Any]:
-        if self.images == MODE_NONE:
-            return {"mode": MODE_NONE}
+        if self.images == IMAGE_MODE_NONE:
+            return {"mode": IMAGE_MODE_NONE}
         record = self.image_settings().to_dict()
         record["max_images"] = self.max_images
-        if self.images == MODE_AUTO:
+        if self.images == IMAGE_MODE_AUTO:
             # The per-step settings, plus the layout and reading order of the
             # mosaics an item falls back to.
-            mosaic = self.image_settings(MODE_MOSAIC).to_dict()
+            mosaic = self.image_settings(IMAGE_MODE_MOSAIC).to_dict()
             record.update(
-                mode=MODE_AUTO,
+                mode=IMAGE_MODE_AUTO,
                 mosaic=mosaic["mosaic"],
                 reading_order=mosaic["reading_order"],
                 merging=(
@@ -455,22 +371,22 @@ class OpenAICompatibleJudge(BaseJudge):
         (:func:`agenthorizon.data.images.select_steps` with the image budget) and
         merges them into 2x2 mosaics when there are more than ``max_images``.
         """
-        if self.images == MODE_NONE:
-            return ImagePlan(MODE_NONE)
-        if self.images == MODE_MOSAIC:
-            return ImagePlan(MODE_MOSAIC, _min_budget(self.image_budget, self.max_images))
-        per_step = ImagePlan(MODE_PER_STEP, _min_budget(self.image_budget, self.max_images))
-        if self.images == MODE_PER_STEP or self.max_images is None:
+        if self.images == IMAGE_MODE_NONE:
+            return ImagePlan(IMAGE_MODE_NONE)
+        if self.images == IMAGE_MODE_MOSAIC:
+            return ImagePlan(IMAGE_MODE_MOSAIC, _min_budget(self.image_budget, self.max_images))
+        per_step = ImagePlan(IMAGE_MODE_PER_STEP, _min_budget(self.image_budget, self.max_images))
+        if self.images == IMAGE_MODE_PER_STEP or self.max_images is None:
             return per_step
         count = self._per_step_count(judge_input)
         if count <= self.max_images:
             return per_step
-        return ImagePlan(MODE_MOSAIC, self._mosaics_for(count), MERGE_COUNT)
+        return ImagePlan(IMAGE_MODE_MOSAIC, self._mosaics_for(count), MERGE_COUNT)
 
     def _per_step_count(self, judge_input: JudgeInput) -> int:
         from agenthorizon.data.images import select_steps
 
-        settings = self.image_settings(MODE_PER_STEP)
+        settings = self.image_settings(IMAGE_MODE_PER_STEP)
         step_ids = judge_input.step_columns.step_ids
         available = [step_ids[index] for index in judge_input.screenshots.present]
         return len(select_steps(available, settings.strategy, budget=settings.budget, every=settings.every))
@@ -481,16 +397,16 @@ class OpenAICompatibleJudge(BaseJudge):
 
     def _fallback(self, plan: ImagePlan, images_sent: int) -> ImagePlan | None:
         """The plan after the server refused ``plan`` as too large; ``None`` when nothing is left to try."""
-        if self.images != MODE_AUTO or images_sent == 0:
+        if self.images != IMAGE_MODE_AUTO or images_sent == 0:
             return None
         retries = plan.server_limit_retries + 1
-        if plan.mode == MODE_PER_STEP:
-            return ImagePlan(MODE_MOSAIC, self._mosaics_for(images_sent), MERGE_SERVER_LIMIT, retries)
-        if plan.mode == MODE_MOSAIC and not plan.halved and images_sent > 1:
+        if plan.mode == IMAGE_MODE_PER_STEP:
+            return ImagePlan(IMAGE_MODE_MOSAIC, self._mosaics_for(images_sent), MERGE_SERVER_LIMIT, retries)
+        if plan.mode == IMAGE_MODE_MOSAIC and not plan.halved and images_sent > 1:
             # Halved once only: a server that refuses even that needs other
             # settings (--max-model-len, --max-images), not a guessing game.
             reason = plan.merge_reason or MERGE_SERVER_LIMIT
-            return ImagePlan(MODE_MOSAIC, images_sent // 2, reason, retries, halved=True)
+            return ImagePlan(IMAGE_MODE_MOSAIC, images_sent // 2, reason, retries, halved=True)
         return None
 
     def build_messages(self, judge_input: JudgeInput, plan: ImagePlan | None = None) -> list[dict[str, Any]]:
@@ -516,7 +432,7 @@ class OpenAICompatibleJudge(BaseJudge):
         )
         if not prepared:
             note = ""
-        elif plan.mode == MODE_MOSAIC:
+        elif plan.mode == IMAGE_MODE_MOSAIC:
             note = reading_order_sentence()
         else:
             note = per_step_image_note([image.steps[0] for image in prepared])
@@ -615,7 +531,7 @@ class OpenAICompatibleJudge(BaseJudge):
                 attempts += refused.attempts
                 following = self._fallback(plan, len(prepared))
                 if following is None:
-                    hint = "" if self.images == MODE_AUTO else "; --images auto merges screenshots when this happens"
+                    hint = "" if self.images == IMAGE_MODE_AUTO else "; --images auto merges screenshots when this happens"
                     raise JudgeError(f"{refused} (not retried{hint})") from None
                 plan = following
                 continue
@@ -626,7 +542,7 @@ class OpenAICompatibleJudge(BaseJudge):
 
     @staticmethod
     def _image_telemetry(plan: ImagePlan, prepared: list[Any]) -> dict[str, Any]:
-        merged = plan.mode == MODE_MOSAIC and bool(prepared)
+        merged = plan.mode == IMAGE_MODE_MOSAIC and bool(prepared)
         return {
             "images_mode_used": plan.mode,
             "merged": merged,

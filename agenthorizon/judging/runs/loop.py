@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
+from agenthorizon.judging.runs.provenance import now
 from agenthorizon.judging.runs.records import ResultRecord, result_path, write_json_atomic
 from agenthorizon.judging.runs.retry import RetryPolicy
 from agenthorizon.judging.secrets import scrub
@@ -72,12 +73,6 @@ class RunInterrupted(KeyboardInterrupt):
         return f"interrupted by {self.signal_name}"
 
 
-def _now() -> str:
-    import datetime as _dt
-
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
 def result_payload(
     trajectory_id: str, judge_name: str, output: Any, error: str | None, judge_key: str | None = None
 ) -> dict[str, Any]:
@@ -101,7 +96,7 @@ def result_payload(
         telemetry.update(output or {})
         return ResultRecord(
             trajectory_id=trajectory_id, judge=judge_name, judge_key=judge_key, parse_status=STATUS_ERROR,
-            error=scrub(error), telemetry=telemetry, finished_at=_now(),
+            error=scrub(error), telemetry=telemetry, finished_at=now(),
         ).to_dict()
     verdict = parse_verdict(output.text)
     return ResultRecord(
@@ -113,7 +108,7 @@ def result_payload(
         raw_output=output.text,
         parse_detail=verdict.detail,
         telemetry=output.telemetry(),
-        finished_at=_now(),
+        finished_at=now(),
     ).to_dict()
 
 

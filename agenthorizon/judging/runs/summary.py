@@ -12,16 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from agenthorizon.judging.runs.records import RunRecord, read_result
+from agenthorizon.judging.runs.records import RunRecord
 from agenthorizon.schema import STATUS_ERROR, STATUS_OK
 
-__all__ = ["RunSummary", "count_statuses", "merging", "result_status"]
-
-
-def result_status(path: Path) -> str | None:
-    """The ``parse_status`` of an existing result file; ``None`` when missing or unreadable."""
-    result = read_result(Path(path).parent, Path(path).stem)
-    return None if result is None else result.parse_status
+__all__ = ["RunSummary", "count_statuses", "merging"]
 
 
 def count_statuses(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, int]:

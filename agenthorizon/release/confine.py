@@ -1,0 +1,202 @@
+"""Confinement: a file read from a release must really lie inside it.
+
+A release is downloaded data, so a symbolic link inside it may lead anywhere
+(``media/images/<id>/step_1.png -> ~/.ssh/id_rsa``). These helpers ask the
+kernel where an opened file really is (``/proc/self/fd``, one syscall instead
+of ``os.path.realpath``'s walk) and refuse anything outside the release's real
+roots; a Hub snapshot's ``blobs/`` folder counts as inside, because
+huggingface_hub's snapshot files are links into it. Every reader of
+:mod:`agenthorizon.release.files` and the image opener go through them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+__all__ = [
+    "confined",
+    "escaping_screenshots",
+    "link_out_message",
+    "open_confined",
+    "release_real_roots",
+]
+
+
+def release_real_roots(root: str) -> tuple[str, ...]:
+    """The real folders a file of the release at ``root`` may lead to.
+
+    The root's real path, and for a Hub snapshot
+    (``<repo cache>/snapshots/<commit>``) also the repo cache's ``blobs/``
+    folder, where huggingface_hub keeps the content its snapshot links point
+    at (only when ``blobs`` is a folder, not itself a link). Remembered per
+    root for as long as the root is the same folder (device and inode).
+
+    >>> release_real_roots("/nonexistent/release")
+    ('/nonexistent/release',)
+    """
+    try:
+        info = os.stat(root)
+        identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
+    except OSError:
+        identity = None
+    known = _ROOTS.get(root)
+    if known is not None and identity is not None and known[0] == identity:
+        return known[1]
+    real = os.path.realpath(root)
+    roots = [real]
+    parent = os.path.dirname(root)
+    if os.path.basename(parent) == "snapshots":
+        blobs = os.path.join(os.path.dirname(parent), "blobs")
+        if os.path.isdir(blobs) and not os.path.islink(blobs):
+            roots.append(os.path.realpath(blobs))
+    if identity is not None:
+        _ROOTS[root] = (identity, tuple(roots))
+    return tuple(roots)
+
+
+_ROOTS: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
+# Where the kernel says an open file lives (Linux): one readlink instead of
+# os.path.realpath, which stats every component of the path (about 0.3 ms a
+# file on the reference machine, seconds over a release).
+_FD_LINK = "/proc/self/fd/{}"
+_HAVE_FD_LINKS = os.path.isdir("/proc/self/fd")
+
+
+def _inside(real: str, roots: Sequence[str]) -> bool:
+    return any(real == top or real.startswith(top + os.sep) for top in roots)
+
+
+def confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str) -> str:
+    """``path`` as a string, after checking that its real path stays in the release at ``root``.
+
+    Raises ``ValueError`` naming the file, where it really leads and what was
+    expected when a symbolic link (of the file or of a folder on its way)
+    leads out of the release. A file that does not exist passes: its reader
+    says it is missing. Readers that open the file use :func:`open_confined`,
+    which checks the file actually opened.
+    """
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    if not _inside(real, release_real_roots(os.fspath(root))):
+        raise ValueError(link_out_message(path, what, real, root))
+    return path
+
+
+def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
+    """``open(path, mode)``, refused (file closed, ``ValueError``) when the opened file lies outside the release.
+
+    The check is on the file that was opened (on Linux, where the kernel
+    says it is), so no link can be swapped in between check and read.
+    Missing files raise ``FileNotFoundError`` as ``open`` does.
+    """
+    path = os.fspath(path)
+    handle = open(path, mode, **kwargs)
+    try:
+        real = os.readlink(_FD_LINK.format(handle.fileno())) if _HAVE_FD_LINKS else os.path.realpath(path)
+    except OSError:
+        real = os.path.realpath(path)
+    if not _inside(real, release_real_roots(os.fspath(root))):
+        handle.close()
+        raise ValueError(link_out_message(path, what, real, root))
+    return handle
+
+
+def link_out_message(path: str, what: str, real: str, root: str | os.PathLike[str]) -> str:
+    """The one message for a release file that is a link out of the release.
+
+    >>> link_out_message("/r/a.json", "trajectory json", "/home/u/.ssh/id_rsa", "/r")
+    '/r/a.json: trajectory json is a link that leads out of the release (to /home/u/.ssh/id_rsa); expected a file inside the release root /r'
+    """
+    return (
+        f"{path}: {what} is a link that leads out of the release (to {real}); "
+        f"expected a file inside the release root {os.fspath(root)}"
+    )
+
+
+def escaping_screenshots(
+    root: str | os.PathLike[str],
+    paths: Sequence[str | None],
+    listings: dict[str, tuple[str, set[str]]] | None = None,
+) -> list[tuple[int, str, str]]:
+    """Every screenshot of ``paths`` that is a link out of the release: ``(index, path, real path)``.
+
+    Screenshots are checked folder by folder: each folder is opened once, the
+    kernel says where it really is, and it is listed (``os.scandir``, whose
+    entries say whether they are links without another system call); only
+    the entries that are links are followed (:func:`_link_target`). Missing
+    files are not reported here (loading reports them when a screenshot is
+    indexed). ``listings`` keeps folder listings between calls of one build:
+    a negative shows its sibling's folder, so each folder is listed once.
+    """
+    roots = release_real_roots(os.fspath(root))
+    by_folder: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        if path is not None:
+            by_folder.setdefault(os.path.dirname(path), []).append(index)
+    escapes: list[tuple[int, str, str]] = []
+    real_parents: dict[str, str] = {}
+    for folder, indices in by_folder.items():
+        listing = None if listings is None else listings.get(folder)
+        if listing is None:
+            try:
+                listing = _list_folder(folder)
+            except OSError:  # no such folder: every file of it is missing
+                continue
+            if listings is not None:
+                listings[folder] = listing
+        real_folder, link_names = listing
+        if not link_names and _inside(real_folder, roots):
+            continue  # the common case: a real folder of the release, no link in it
+        for index in indices:
+            path = paths[index]
+            name = os.path.basename(path)
+            if name in link_names:
+                real = _link_target(path, real_folder, real_parents)
+            else:
+                real = os.path.join(real_folder, name)
+            if not _inside(real, roots):
+                escapes.append((index, path, real))
+    return escapes
+
+
+def _list_folder(folder: str) -> tuple[str, set[str]]:
+    """The real path of ``folder`` and the names of its entries that are symbolic links."""
+    if not _HAVE_FD_LINKS:
+        with os.scandir(folder) as listing:
+            return os.path.realpath(folder), {entry.name for entry in listing if entry.is_symlink()}
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        real = os.readlink(_FD_LINK.format(fd))
+        with os.scandir(fd) as listing:
+            return real, {entry.name for entry in listing if entry.is_symlink()}
+    finally:
+        os.close(fd)
+
+
+def _link_target(path: str, real_folder: str, real_parents: dict[str, str]) -> str:
+    """Where the link at ``path`` (in the real folder ``real_folder``) really leads.
+
+    A Hub snapshot holds thousands of links ``../../../blobs/<hash>``: a target
+    that only climbs with leading ``..`` and then descends is joined to the
+    real folder (``..`` of a real folder is its real parent), the real path of
+    the folder it lands in is looked up once per folder, and only a target that
+    is itself a link is resolved in full.
+    """
+    target = os.readlink(path)
+    parts = target.split("/")
+    climb = 0
+    while climb < len(parts) and parts[climb] == "..":
+        climb += 1
+    if os.sep != "/" or ".." in parts[climb:]:
+        return os.path.realpath(path)
+    candidate = os.path.normpath(os.path.join(real_folder, target))
+    parent = os.path.dirname(candidate)
+    real_parent = real_parents.get(parent)
+    if real_parent is None:
+        real_parent = real_parents[parent] = os.path.realpath(parent)
+    real = os.path.join(real_parent, os.path.basename(candidate))
+    return os.path.realpath(path) if os.path.islink(real) else real
+
+
+# --- label files ----------------------------------------------------------------------
