@@ -26,6 +26,15 @@ LABEL_FILES: Final = (LABEL_FILE_HARD, LABEL_FILE_EASY)
 
 DIFFICULTY_BY_LABEL_FILE: Final = {LABEL_FILE_HARD: "hard", LABEL_FILE_EASY: "easy"}
 
+CONFIG_DESCRIPTIONS: Final = {
+    CONFIG_AH: f"main (hard) split: the items of `{LABEL_FILE_HARD}`",
+    CONFIG_AH_S: f"simple split: the items of `{LABEL_FILE_EASY}`",
+    CONFIG_AH_D: "pair-aware development set derived from the whole release (the paper's AH-D)",
+    CONFIG_ALL: "both label files, hard rows first",
+}
+"""One line per config, for the builder's configs and the exported dataset card
+(item counts are not part of it: they come from the label files)."""
+
 LOAD_IMAGE_MODES: Final = ("lazy", "paths", "eager", None)
 """``images=`` of loading: decoded on access, as paths, decoded eagerly, or as
 paths with no media fetched from the Hub (``docs/data.md``)."""

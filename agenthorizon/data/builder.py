@@ -24,9 +24,8 @@ from datasets.exceptions import DatasetGenerationError
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import (
     CONFIG_AH,
-    CONFIG_AH_D,
-    CONFIG_AH_S,
-    CONFIG_ALL,
+    CONFIG_DESCRIPTIONS,
+    CONFIG_NAMES,
     DEFAULT_HUB_REPO,
     DEV_GROUPS,
     SPLIT_NAME,
@@ -43,6 +42,8 @@ from agenthorizon.data.table import build_table
 from agenthorizon.release.splits import check_selection, select_config
 
 __all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError"]
+
+_VERSION = datasets.Version("1.0.0")
 
 _DESCRIPTION = (
     "AgentHorizon: long desktop trajectories of computer-use agents with paired "
@@ -152,19 +153,10 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
     >>> ds = builder.as_dataset(split="test")  # doctest: +SKIP
     """
 
-    VERSION = datasets.Version("1.0.0")
+    VERSION = _VERSION
     BUILDER_CONFIG_CLASS = AgentHorizonConfig
     BUILDER_CONFIGS = [
-        AgentHorizonConfig(name=CONFIG_AH, version=VERSION, description="AgentHorizon.jsonl: the hard split (605 items)."),
-        AgentHorizonConfig(
-            name=CONFIG_AH_S, version=VERSION, description="AgentHorizon-Simple.jsonl: the simple split (768 items)."
-        ),
-        AgentHorizonConfig(
-            name=CONFIG_AH_D,
-            version=VERSION,
-            description="AH-D: the pair-aware development set derived by the authors' algorithm (162 items).",
-        ),
-        AgentHorizonConfig(name=CONFIG_ALL, version=VERSION, description="Both label files (1,373 items)."),
+        AgentHorizonConfig(name=name, version=_VERSION, description=CONFIG_DESCRIPTIONS[name]) for name in CONFIG_NAMES
     ]
     DEFAULT_CONFIG_NAME = CONFIG_AH
 

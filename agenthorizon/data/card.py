@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from agenthorizon.schema import (
     CITATION_BIBTEX,
+    CONFIG_DESCRIPTIONS,
     CONFIG_AH,
-    CONFIG_AH_D,
-    CONFIG_AH_S,
-    CONFIG_ALL,
     DEFAULT_HUB_REPO,
     DEV_GROUPS,
     DEV_SEED,
@@ -33,12 +31,6 @@ if TYPE_CHECKING:  # export imports this module to write the card
 
 __all__ = ["card_metadata", "dataset_card", "field_rows"]
 
-_CONFIG_DESCRIPTIONS = {
-    CONFIG_AH: f"main (hard) split: the items of `{LABEL_FILE_HARD}`",
-    CONFIG_AH_S: f"simple split: the items of `{LABEL_FILE_EASY}`",
-    CONFIG_AH_D: "pair-aware development set derived from the whole release (the paper's AH-D)",
-    CONFIG_ALL: "both label files, hard rows first",
-}
 
 
 def card_metadata(summary: ExportSummary, features: Any) -> Any:
@@ -199,7 +191,7 @@ def dataset_card(
         counts = export.counts
         types = counts["by_mistake_type"]
         config_rows.append(
-            f"| `{name}` | {_CONFIG_DESCRIPTIONS[name]} | {counts['n']} | {counts['positive']} | {counts['negative']} "
+            f"| `{name}` | {CONFIG_DESCRIPTIONS[name]} | {counts['n']} | {counts['positive']} | {counts['negative']} "
             f"| {types[MISTAKE_TYPES[0]]} | {types[MISTAKE_TYPES[1]]} | {types[MISTAKE_TYPES[2]]} | {types['untyped']} |"
         )
     template = Template(resources.files("agenthorizon.data").joinpath(_CARD_TEMPLATE).read_text(encoding="utf-8"))
