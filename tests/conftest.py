@@ -74,24 +74,10 @@ def hub(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def bubblewrap() -> str:
-    """Make sure Debian's bubblewrap is installed (apt-get as root), the way the browser tests get Chromium."""
+    """Make sure Debian's bubblewrap is installed (apt-get as root), as the browser tests get Chromium."""
     import shutil
-    import subprocess
 
-    found = shutil.which("bwrap")
-    if found:
-        return found
-    if os.geteuid() != 0:
-        pytest.fail("bubblewrap missing and not root: run `apt-get install -y bubblewrap`")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update"], ["apt-get", "install", "-y", "bubblewrap"]):
-        completed = subprocess.run(command, capture_output=True, text=True, env=env)
-        if completed.returncode != 0:
-            pytest.fail(
-                f"could not install bubblewrap for the sandbox tests: `{' '.join(command)}` exited "
-                f"{completed.returncode}: {completed.stderr.strip()[-500:]}"
-            )
-    found = shutil.which("bwrap")
-    if not found:
-        pytest.fail("apt-get install bubblewrap succeeded but bwrap is still not on PATH")
-    return found
+    from debian_packages import ensure_debian_packages
+
+    ensure_debian_packages(["bubblewrap"], lambda: shutil.which("bwrap") is not None, "the sandbox tests")
+    return shutil.which("bwrap")

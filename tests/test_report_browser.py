@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,23 +25,11 @@ def chromium() -> None:
     Without them, and unable to install them, the test fails with one line
     saying what to install (no traceback).
     """
-    if CHROMIUM.exists() and CHROMEDRIVER.exists():
-        return
-    wanted = "Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
-    if os.geteuid() != 0:
-        pytest.fail(f"the report browser test needs {wanted}; not root, so it cannot install them", pytrace=False)
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium", "chromium-driver"]):
-        completed = subprocess.run(command, capture_output=True, text=True, env=env)
-        if completed.returncode != 0:
-            last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-            pytest.fail(
-                f"the report browser test needs {wanted}; `{' '.join(command)}` exited {completed.returncode}: {last}",
-                pytrace=False,
-            )
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.fail(f"apt-get succeeded but {CHROMIUM} or {CHROMEDRIVER} is still missing; install {wanted}",
-                    pytrace=False)
+    from debian_packages import ensure_debian_packages
+
+    ensure_debian_packages(
+        ["chromium", "chromium-driver"], lambda: CHROMIUM.exists() and CHROMEDRIVER.exists(), "the report browser tests"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,45 @@
+"""Installing the Debian packages some tests need, once per machine, safely in parallel.
+
+The suite runs under pytest-xdist, so two workers can want a package at the
+same moment (the browser test wants Chromium while a sandbox test wants
+bubblewrap); two apt-get processes would then fight over dpkg's lock and one
+would fail. Installs are therefore serialised by an exclusive lock file, and a
+worker that waited finds the package already there.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+_LOCK = Path(tempfile.gettempdir()) / "agenthorizon-tests-apt.lock"
+
+
+def ensure_debian_packages(packages: Sequence[str], present: Callable[[], bool], why: str) -> None:
+    """Install ``packages`` with apt-get (as root) unless ``present()``; fail with one line otherwise.
+
+    ``why`` names the tests that need them, for the failure message.
+    """
+    if present():
+        return
+    wanted = f"Debian's {' and '.join(packages)} (apt-get install -y {' '.join(packages)})"
+    if os.geteuid() != 0:
+        pytest.fail(f"{why} need {wanted}; not root, so they cannot be installed here", pytrace=False)
+    with open(_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be installing right now
+        if present():
+            return
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for command in (["apt-get", "update"], ["apt-get", "install", "-y", *packages]):
+            completed = subprocess.run(command, capture_output=True, text=True, env=env)
+            if completed.returncode != 0:
+                last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+                pytest.fail(f"{why} need {wanted}; `{' '.join(command)}` failed: {last}", pytrace=False)
+    if not present():
+        pytest.fail(f"apt-get succeeded but {why} still lack {wanted}", pytrace=False)
