@@ -11,7 +11,6 @@ the release.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -20,7 +19,6 @@ import struct
 import subprocess
 import sys
 import threading
-import warnings
 import zlib
 from pathlib import Path
 

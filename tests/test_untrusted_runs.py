@@ -10,9 +10,7 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
-import uuid
 from pathlib import Path
 from urllib.parse import quote
 
