@@ -103,6 +103,22 @@ def test_screenshots_are_there_but_their_paths_are_not(full_rows):
     assert f"](../media/images/{row['trajectory_id']}/step_" in judge_input.markdown
 
 
+def test_a_slice_of_blind_screenshots_stays_lazy_and_blind(full_rows, monkeypatch):
+    from agenthorizon.judging.blind_screenshots import BlindScreenshots
+    from agenthorizon.data import images
+
+    row = next(r for r in full_rows if sum(p is not None for p in r["screenshots"].paths) >= 3)
+    screenshots = build_judge_input(row).screenshots
+    opened = []
+    real_open = images.open_image
+    monkeypatch.setattr(images, "open_image", lambda *a, **k: opened.append(a) or real_open(*a, **k))
+    part = screenshots[1:3]
+    assert isinstance(part, BlindScreenshots) and len(part) == 2 and opened == []  # a slice decodes nothing
+    assert part.read_bytes(0) == screenshots.read_bytes(1)
+    assert part[0].size == screenshots[1].size and len(opened) == 2  # indexing decodes, one image each
+    assert not hasattr(part, "paths")
+
+
 def test_rendered_prompts_add_no_hidden_value(full_rows):
     for row in full_rows:
         judge_input = build_judge_input(row)

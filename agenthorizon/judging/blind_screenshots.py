@@ -38,7 +38,8 @@ class BlindScreenshots(Sequence):
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            # Still lazy, like LazyScreenshots[a:b]: a slice decodes nothing.
+            return BlindScreenshots(self.__sources[index])
         source = self.__sources[index]
         if source is None:
             return None

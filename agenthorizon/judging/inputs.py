@@ -43,7 +43,6 @@ from agenthorizon.schema import SCREENSHOT_REF_PREFIX, screenshot_filename
 
 __all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "strip_hidden"]
 
-_IMAGE_PREFIX = SCREENSHOT_REF_PREFIX  # steps are re-pointed to "<prefix><trajectory_id>/step_N.png"
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ class JudgeInput:
     def steps(self) -> tuple[Mapping[str, Any], ...]:
         """The release-shaped step records (see the class docstring), built once on first access."""
         columns = self.step_columns
-        folder = f"{_IMAGE_PREFIX}{self.trajectory_id}/"
+        folder = f"{SCREENSHOT_REF_PREFIX}{self.trajectory_id}/"  # steps re-pointed to <prefix><trajectory_id>/step_N.png
         present = set(self.screenshots.present)
         return tuple(
             {
