@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from agenthorizon.data.card import card_metadata, dataset_card
+from agenthorizon.data.export_images import full_images, screenshot_paths, thumbnails
 from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
 from agenthorizon.data.shards import ROW_GROUP_ROWS, ShardWriter
 from agenthorizon.release.labels import count_labels
@@ -155,73 +156,6 @@ class ExportSummary:
 # --- rows --------------------------------------------------------------------------
 
 
-def _screenshot_paths(row: Mapping[str, Any]) -> list[str | None]:
-    screens = row.get(SCREENSHOTS)
-    if screens is None:
-        return [step.get("screenshot") for step in row["steps"]]
-    paths = getattr(screens, "paths", screens)  # LazyScreenshots or plain strings
-    return [None if p is None else os.fspath(p) for p in paths]
-
-
-def _thumbnails(
-    paths: Sequence[str | None], bad: dict[int, str], cache_dir: str | os.PathLike[str] | None = None
-) -> dict[int, bytes]:
-    """Step index -> JPEG bytes of the screenshot downscaled to fit 512x332.
-
-    With ``cache_dir`` (the export's own temporary cache, see
-    :func:`export_release`), a screenshot already thumbnailed for another item
-    or config is read back instead of decoded again; without it nothing is
-    cached (the user's image cache would otherwise get a copy of every
-    thumbnail of the release). A screenshot that does not decode (over the
-    pixel budget, truncated, not an image) gets no thumbnail; its index and
-    reason go to ``bad``.
-    """
-    from agenthorizon.data.images import DEFAULT_SIZE, ScreenshotError, prepare_images
-
-    def prepare(wanted: list[str | None]) -> dict[int, bytes]:
-        prepared = prepare_images(
-            wanted, mode="per-step", size=DEFAULT_SIZE, format="jpeg",
-            cache_dir=cache_dir, use_cache=cache_dir is not None,
-        )
-        return {image.steps[0]: image.data for image in prepared}
-
-    try:
-        return prepare(list(paths))
-    except ScreenshotError:
-        pass  # find which ones, one at a time (only items with a bad screenshot pay for it)
-    encoded: dict[int, bytes] = {}
-    for index, path in enumerate(paths):
-        if path is None:
-            continue
-        try:
-            encoded.update(prepare([None] * index + [path]))
-        except ScreenshotError as error:
-            bad[index] = str(error)
-    return encoded
-
-
-def _full_images(paths: Sequence[str | None], bad: dict[int, str]) -> dict[int, bytes]:
-    """Step index -> the screenshot file's bytes, for files that decode as images (others go to ``bad``)."""
-    from agenthorizon.data.images import ScreenshotError, check_image
-
-    encoded = {}
-    for index, path in enumerate(paths):
-        if path is None:
-            continue
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            raise FileNotFoundError(f"{path}: screenshot cannot be read ({error.strerror}); expected an image file") from None
-        try:
-            check_image(data, name=path)
-        except ScreenshotError as error:
-            bad[index] = str(error)
-            continue
-        encoded[index] = data
-    return encoded
-
-
 def export_row(
     row: Mapping[str, Any],
     images: str,
@@ -247,12 +181,12 @@ def export_row(
     ]
     if images == "none":
         return out
-    paths = _screenshot_paths(row)
+    paths = screenshot_paths(row)
     relative_paths = [relative(p, where) for p in paths]
     if images == "paths":
         out[SCREENSHOTS] = relative_paths
         return out
-    encoded = _full_images(paths, bad) if images == "full" else _thumbnails(paths, bad, thumbnail_cache)
+    encoded = full_images(paths, bad) if images == "full" else thumbnails(paths, bad, thumbnail_cache)
     out[SCREENSHOTS] = [
         None if index not in encoded else {"bytes": encoded[index], "path": relative_paths[index]}
         for index in range(len(paths))
