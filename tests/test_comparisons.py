@@ -472,6 +472,16 @@ def test_a_dev_manifest_is_recorded_and_rebuilt_by_score(tiny_root, tmp_path, ca
     assert json.loads(capsys.readouterr().out)["n"] == 2
 
 
+def test_a_mistyped_data_option_is_refused_not_recorded_as_provenance(tiny_root, tmp_path):
+    import agenthorizon
+
+    dataset = agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths")
+    with pytest.raises(ValueError, match="unknown key\\(s\\) exclude_dv; expected dev_groups"):
+        agenthorizon.run_judge("lexical", dataset, tmp_path / "run", data_root=tiny_root, progress=False,
+                               data_options={"exclude_dv": True})
+    assert not (tmp_path / "run" / "run.json").exists()
+
+
 def test_compare_and_comparison_keep_their_public_names():
     import agenthorizon
     from agenthorizon.scoring import compare as module

@@ -9,9 +9,7 @@ format (:mod:`agenthorizon.data.formatting`).
 
 from __future__ import annotations
 
-import hashlib
 import os
-from pathlib import Path
 from typing import Any
 
 import datasets
@@ -22,7 +20,7 @@ from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
 from agenthorizon.data.formatting import BLIND_FORMAT_TYPE, FORMAT_TYPE
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.splits import check_selection
-from agenthorizon.release.files import check_images, load_references, read_labels, stat_fingerprint
+from agenthorizon.release.files import check_images, dev_manifest_identity, load_references, read_labels, stat_fingerprint
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.schema import CONFIG_AH, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_FIELDS, SPLIT_NAME
 
@@ -206,12 +204,7 @@ def load_dataset(
         "blind": blind,
     }
     if dev_manifest is not None:
-        manifest_path = Path(dev_manifest).expanduser().absolute()
-        try:
-            config_kwargs["dev_manifest_sha256"] = hashlib.sha256(manifest_path.read_bytes()).hexdigest()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"dev manifest {manifest_path} not found") from None
-        config_kwargs["dev_manifest"] = str(manifest_path)
+        config_kwargs["dev_manifest"], config_kwargs["dev_manifest_sha256"] = dev_manifest_identity(dev_manifest)
     builder = AgentHorizon(
         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
         dataset_name="agenthorizon",

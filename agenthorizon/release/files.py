@@ -61,6 +61,7 @@ __all__ = [
     "annotate",
     "check_images",
     "confined",
+    "dev_manifest_identity",
     "escaping_screenshots",
     "expected_root_message",
     "link_out_message",
@@ -153,6 +154,19 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
         for index, row in enumerate(label_file.rows):
             rows.append({**row, "difficulty": difficulty, "location": label_file.location(index)})
     return rows
+
+
+def dev_manifest_identity(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """(absolute path, sha256 of the bytes) of a dev manifest: what a cache key and a run record keep.
+
+    One definition, so the Arrow cache and the run's selection name a
+    manifest the same way.
+    """
+    absolute = Path(path).expanduser().resolve()
+    try:
+        return str(absolute), hashlib.sha256(absolute.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"dev manifest {absolute} not found") from None
 
 
 def read_dev_manifest(path: str | os.PathLike[str]) -> list[str]:

@@ -59,7 +59,7 @@ from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import RunRecord, needs_judging
 from agenthorizon.judging.runs.retry import RetryPolicy
-from agenthorizon.judging.runs.selection import SELECTION_OPTIONS, config_name, resolve_references, select_items
+from agenthorizon.judging.runs.selection import PROVENANCE_OPTIONS, config_name, resolve_references, select_items
 from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard, record_name
 from agenthorizon.judging.runs.summary import RunSummary, count_statuses, merging
 from agenthorizon.release.splits import Selection
@@ -171,8 +171,8 @@ def run_judge(
         ``dev_groups``, ``dev_manifest``, ``exclude_dev`` (as given to
         ``load_dataset``), recorded in the run's ``selection``, which every
         reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds --
-        and where the data came from (e.g. ``repo_id``, ``revision``,
-        ``commit``), recorded under ``data``.
+        and where the data came from (``repo_id``, ``revision``,
+        ``commit``), recorded under ``data``. Any other key is an error.
     breaker : int or None, default=5
         Stop the run (:class:`~agenthorizon.judging.runs.loop.RunAborted`) after
         this many consecutive items failed to reach the judge's server
@@ -296,9 +296,9 @@ def _start_record(
             **data_root_record(data_root),
             "n_items": n_items,
             "n_selected": n_selected,
-            # Where the data came from (e.g. a Hub repo id, revision and commit);
+            # Where the data came from (a Hub repo id, revision and commit);
             # the selection options are recorded in the selection instead.
-            **{key: value for key, value in (data_options or {}).items() if key not in SELECTION_OPTIONS},
+            **{key: value for key, value in (data_options or {}).items() if key in PROVENANCE_OPTIONS},
         },
         runner=runner,
         shard=None if shard is None else {"index": shard[0], "count": shard[1], "assignment": ASSIGNMENT},

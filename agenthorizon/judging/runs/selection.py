@@ -10,19 +10,37 @@ label manifest's sha256. Columns are read without decoding the others, so a
 
 from __future__ import annotations
 
-import hashlib
 import os
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from agenthorizon.judging.runs.shards import shard_ids
+from agenthorizon.release.files import dev_manifest_identity
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import DEV_GROUPS, LABEL_FIELDS, UUID_PATTERN
 
-__all__ = ["SELECTION_OPTIONS", "column", "config_name", "label_rows", "resolve_references", "select_items"]
+__all__ = ["PROVENANCE_OPTIONS", "SELECTION_OPTIONS", "check_data_options", "column", "config_name", "label_rows", "resolve_references", "select_items"]
 
 SELECTION_OPTIONS = ("dev_groups", "dev_manifest", "exclude_dev")
-"""``data_options`` that select items (recorded in the run's Selection); other keys are provenance."""
+"""``data_options`` that select items (recorded in the run's Selection)."""
+PROVENANCE_OPTIONS = ("repo_id", "revision", "commit")
+"""``data_options`` that only say where the data came from (recorded under ``data``)."""
+
+
+def check_data_options(data_options: Mapping[str, Any] | None) -> None:
+    """Refuse a ``data_options`` key that is neither a selection nor a provenance option.
+
+    A mistyped selection key (``exclude_dv``) would otherwise select nothing
+    and let the run record claim a selection it never made.
+
+    >>> check_data_options({"exclude_dv": True})
+    Traceback (most recent call last):
+    ...
+    ValueError: data_options: unknown key(s) exclude_dv; expected dev_groups, dev_manifest, exclude_dev, repo_id, revision, commit
+    """
+    unknown = sorted(set(data_options or {}) - set(SELECTION_OPTIONS) - set(PROVENANCE_OPTIONS))
+    if unknown:
+        expected = ", ".join((*SELECTION_OPTIONS, *PROVENANCE_OPTIONS))
+        raise ValueError(f"data_options: unknown key(s) {', '.join(unknown)}; expected {expected}")
 
 
 def column(dataset: Any, name: str) -> list[Any] | None:
@@ -106,6 +124,7 @@ def resolve_references(
     ``None`` references for a blind dataset without ``data_root``; ``None``
     selection when no config is known.
     """
+    check_data_options(data_options)
     options = {key: value for key, value in (data_options or {}).items() if key in SELECTION_OPTIONS}
     references = label_rows(dataset)
     if references is None and data_root is not None and config is not None:
@@ -121,16 +140,13 @@ def resolve_references(
     if config is None:
         return references, None
     dev_manifest = options.get("dev_manifest")
+    manifest_path, manifest_sha = (None, None) if dev_manifest is None else dev_manifest_identity(dev_manifest)
     selection = Selection(
         config,
         dev_groups=int(options.get("dev_groups", DEV_GROUPS)),
-        dev_manifest=None if dev_manifest is None else str(Path(dev_manifest).resolve()),
-        dev_manifest_sha256=None if dev_manifest is None else _file_sha256(Path(dev_manifest)),
+        dev_manifest=manifest_path,
+        dev_manifest_sha256=manifest_sha,
         exclude_dev=bool(options.get("exclude_dev", False)),
         label_manifest_sha256=manifest,
     )
     return references, selection
-
-
-def _file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
