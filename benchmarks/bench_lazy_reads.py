@@ -92,6 +92,23 @@ def reads(ds) -> dict:
     }
 
 
+def lazy_screenshots_transform(batch: dict) -> dict:
+    """The previous way (a ``set_transform``), kept here only as this benchmark's baseline.
+
+    ``datasets`` calls a transform on whole rows, so even a one-column read
+    goes through it; that is what the registered ``"agenthorizon"`` format fixed.
+    """
+    from agenthorizon.data.screenshots import LazyScreenshots
+
+    column = batch.get("screenshots")
+    if column is not None:
+        batch["screenshots"] = [
+            None if shots is None else LazyScreenshots(None if s is None else s["path"] for s in shots)
+            for shots in column
+        ]
+    return batch
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", required=True, help="a release root, e.g. `agenthorizon sample DIR --preset full`")
@@ -102,7 +119,7 @@ def main() -> None:
 
     import datasets
 
-    from agenthorizon.data.load import lazy_screenshots_transform, load_dataset
+    from agenthorizon.data.load import load_dataset
     from agenthorizon.data.screenshots import LazyScreenshots
 
     datasets.disable_progress_bars()

@@ -84,7 +84,7 @@ def big_trajectory_row(directory: Path, steps: int = 300, size: tuple[int, int] 
 def bench_row_access(workdir: Path, repeats: int) -> dict:
     import datasets
 
-    from agenthorizon.data.load import lazy_screenshots_transform
+    import agenthorizon.data.formatting  # noqa: F401  (registers the "agenthorizon" format)
 
     row = big_trajectory_row(workdir / "big-trajectory")
     results = {}
@@ -98,7 +98,7 @@ def bench_row_access(workdir: Path, repeats: int) -> dict:
         )
         ds = datasets.Dataset.from_list([row], features=features)
         if mode == "lazy":
-            ds.set_transform(lazy_screenshots_transform)
+            ds.set_format("agenthorizon")  # what load_dataset sets
         gc.collect()
         # tracemalloc sees Python allocations only; PIL's pixel buffers are C
         # allocations, so the growth of the peak RSS is reported beside it.

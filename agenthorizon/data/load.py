@@ -24,7 +24,7 @@ from agenthorizon.release.files import check_images, dev_manifest_identity, load
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.schema import CONFIG_AH, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_FIELDS, SPLIT_NAME
 
-__all__ = ["default_num_proc", "lazy_screenshots_transform", "load_dataset"]
+__all__ = ["default_num_proc", "load_dataset"]
 
 # Below this many items a second process costs more to start than it saves;
 # above it, two processes build `all` of the full release in about 60% of the
@@ -48,29 +48,6 @@ def default_num_proc(n_items: int, cpus: int | None = None) -> int | None:
     if n_items < PARALLEL_BUILD_MIN_ITEMS or cpus < 2:
         return None
     return min(cpus, PARALLEL_BUILD_MAX_PROCESSES)
-
-
-def lazy_screenshots_transform(batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """``set_transform`` function: each row's screenshot paths -> LazyScreenshots.
-
-    ``Image(decode=False)`` columns reach a transform as ``{"path", "bytes"}``
-    dicts (datasets decodes features before calling the transform, and
-    ``decode=False`` makes that a no-op), so no pixel is read here.
-
-    Kept for datasets made by hand; :func:`load_dataset` sets the
-    ``"agenthorizon"`` format instead (:mod:`agenthorizon.data.formatting`),
-    because ``datasets`` reads even one column through a transform row by
-    row, decoding every whole row.
-    """
-    from agenthorizon.data.screenshots import LazyScreenshots
-
-    column = batch.get("screenshots")
-    if column is not None:
-        batch["screenshots"] = [
-            None if shots is None else LazyScreenshots(None if s is None else s["path"] for s in shots)
-            for shots in column
-        ]
-    return batch
 
 
 def _is_cached(builder: AgentHorizon) -> bool:
