@@ -176,6 +176,21 @@ def test_a_hub_run_records_the_repo_and_the_commit_its_revision_named(hub, relea
     assert data["n_items"] == len(_config_ids(release.corpus, "AH"))
 
 
+def test_run_judge_with_a_repo_id_records_its_snapshot_not_a_made_up_path(hub, release: Release, tmp_path: Path):
+    out = hub.python(
+        f"""
+        import json, agenthorizon
+        ds = agenthorizon.load_dataset({REPO_ID!r}, "AH", split="test", images=None)
+        agenthorizon.run_judge("lexical", ds, {str(tmp_path / "run")!r}, data_root={REPO_ID!r}, progress=False)
+        result = json.load(open({str(tmp_path / "run" / "run.json")!r}))["data"]
+        """,
+        tmp_path / "hf",
+    )
+    data = out["result"]
+    assert data["repo_id"] == REPO_ID and data["commit"] == release.commit
+    assert Path(data["root"]).is_dir() and Path(data["root"]).name == release.commit
+
+
 def test_a_warm_cache_loads_offline_without_a_request(hub, release: Release, tmp_path: Path):
     load = f"""
         import agenthorizon

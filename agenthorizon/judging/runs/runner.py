@@ -59,7 +59,12 @@ from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import RunRecord, needs_judging
 from agenthorizon.judging.runs.retry import RetryPolicy
-from agenthorizon.judging.runs.selection import PROVENANCE_OPTIONS, config_name, resolve_references, select_items
+from agenthorizon.judging.runs.selection import (
+    PROVENANCE_OPTIONS,
+    config_name,
+    resolve_references,
+    select_items,
+)
 from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard, record_name
 from agenthorizon.judging.runs.summary import RunSummary, count_statuses, merging
 from agenthorizon.release.splits import Selection
@@ -68,23 +73,33 @@ from agenthorizon.schema import CONFIG_ALL
 __all__ = ["RunSummary", "run_judge"]
 
 
-def _prepare_judge(judge: Any, data_root: Any, config: str | None, data_options: Mapping[str, Any] | None) -> None:
+def _local_root(data_root: Any, config: str | None, data_options: Mapping[str, Any] | None) -> Any:
+    """``data_root`` as a local folder: a Hub repo id becomes its snapshot, once, for every later use.
+
+    References, the judge's release texts and the run record then all read
+    one folder, and the record names the repo and commit the snapshot holds.
+    The loader fetched the snapshot already, so this costs the label requests.
+    """
+    if data_root is None or os.path.exists(data_root):
+        return data_root
+    from agenthorizon.release.hub import resolve_release
+
+    dev = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest")}
+    return resolve_release(data_root, config or CONFIG_ALL, images=None, **dev)
+
+
+def _prepare_judge(judge: Any, data_root: Any) -> None:
     """Give the judge the release it judges, then let it check its own prerequisites.
 
     A judge with ``bind_release(root)`` (command judges, ``prompt="release"``)
-    reads the release's judge texts from the local root ``data_root`` names
-    (for a Hub repo id, its snapshot: fetched by the loader already, so this
-    costs the label requests only); one with ``preflight()`` (the harness
+    reads the release's judge texts from the local root ``data_root``; one with ``preflight()`` (the harness
     presets: is the CLI installed, which version) runs it before any item,
     so a missing tool fails the run at once instead of every item.
     """
     bind = getattr(judge, "bind_release", None)
     if callable(bind) and getattr(judge, "wants_release", True):
         if data_root is not None:
-            from agenthorizon.release.hub import resolve_release
-
-            dev = {k: v for k, v in (data_options or {}).items() if k in ("dev_groups", "dev_manifest")}
-            bind(resolve_release(data_root, config or CONFIG_ALL, images=None, **dev))
+            bind(data_root)  # a local folder: run_judge resolved a Hub repo id to its snapshot
         elif getattr(judge, "prompt", "") is None:
             raise ValueError(
                 f"{judge!r} uses the release's own prompt (prompt='release'), read from the release it judges: "
@@ -227,8 +242,9 @@ def run_judge(
     ids, positions = select_items(dataset, parsed_shard, limit)
     selected_ids = [ids[p] for p in positions]
     config = config_name(dataset, config)
+    data_root = _local_root(data_root, config, data_options)
     references, selection = resolve_references(dataset, ids, config, data_root, data_options)
-    _prepare_judge(judge, data_root, config, data_options)
+    _prepare_judge(judge, data_root)
     directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
     record = _start_record(
         judge, selection, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
