@@ -4,14 +4,26 @@ user's caches."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
+# Everything a test session writes to the temporary directory -- its own
+# files, the examples' and the CLI subprocesses' (they inherit TMPDIR) -- goes
+# into one folder removed when the process ends, so runs of the suite do not
+# pile up folders in /tmp.
+_SESSION_TMP = Path(tempfile.mkdtemp(prefix="agenthorizon-tests-"))
+atexit.register(shutil.rmtree, _SESSION_TMP, ignore_errors=True)
+os.environ["TMPDIR"] = str(_SESSION_TMP)
+tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
 # Set before datasets / huggingface_hub are imported anywhere in the session.
-_HF_HOME = Path(tempfile.mkdtemp(prefix="agenthorizon-test-hf-"))
+_HF_HOME = _SESSION_TMP / "hf"
+_HF_HOME.mkdir()
 os.environ["HF_HOME"] = str(_HF_HOME)
 os.environ["HF_DATASETS_CACHE"] = str(_HF_HOME / "datasets")
 os.environ["HF_HUB_OFFLINE"] = "1"
