@@ -12,11 +12,21 @@ one offset add, one ``bincount``, one integer product with the per-cluster
 counts, and the three percentile intervals -- with no chunking and no Python
 per chunk. ``score(bootstrap=10000)`` must stay within 1.5x of it.
 
-Run:  .venv/bin/python benchmarks/bench_scoring.py
+The references are what users pass: with ``--root`` (the documented run),
+the ``all`` config of a release root from ``agenthorizon.load_dataset`` (a
+``datasets.Dataset`` with release-shaped ids and pair groups; the ``full``
+sample preset has the release's 1,373 items), and predictions keyed by
+trajectory id, as a run's results are. Without ``--root``, a synthetic set of
+label rows of the same shape (no ids, predictions in order).
+
+Run:
+    .venv/bin/agenthorizon sample /tmp/ah-full --preset full --image-size 160x100
+    .venv/bin/python benchmarks/bench_scoring.py --root /tmp/ah-full
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 
@@ -48,8 +58,19 @@ def synthetic_release(seed: int = 0):
     return rows
 
 
+def release_rows(root: str):
+    """The ``all`` config of the release at ``root``, as ``load_dataset`` gives it (no screenshots read)."""
+    from agenthorizon import load_dataset
+
+    return load_dataset(root, "all", split="test")
+
+
 def predictions_for(rows, seed: int):
+    """Per-item predictions, 3% of them invalid: a list in row order, or for a Dataset a mapping id -> prediction."""
     rng = np.random.default_rng(seed)
+    keyed = not isinstance(rows, list)
+    if keyed:
+        rows = rows.select_columns(["trajectory_id", "label", "mistake_type"]).to_list()
     out = []
     for row in rows:
         draw = rng.random()
@@ -58,7 +79,7 @@ def predictions_for(rows, seed: int):
         else:
             right = rng.random() < (0.75 if row["label"] == "positive" else 0.85)
             out.append({"success": right == (row["label"] == "positive"), "mistake_type": row["mistake_type"] or None})
-    return out
+    return dict(zip((row["trajectory_id"] for row in rows), out)) if keyed else out
 
 
 def numpy_floor(rows, predictions, resamples: int, seed: int = 0) -> dict:
@@ -96,7 +117,10 @@ def best_of(function, repeats: int = REPEATS) -> float:
 
 
 def main() -> None:
-    rows = synthetic_release()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", help="a release root: score against its `all` config from load_dataset")
+    args = parser.parse_args()
+    rows = release_rows(args.root) if args.root else synthetic_release()
     a, b = predictions_for(rows, 1), predictions_for(rows, 2)
     score(a, rows)  # warm up imports and caches
     plain, plain_median = best_of(lambda: score(a, rows))
@@ -107,7 +131,9 @@ def main() -> None:
     assert numpy_floor(rows, a, RESAMPLES) == {k: report.intervals[k] for k in ("balanced_accuracy", "positive_accuracy", "negative_accuracy")}, report.intervals
     floor = plain + floor_only
     paired, paired_median = best_of(lambda: compare(a, b, rows, bootstrap=RESAMPLES, seed=0))
-    print(f"items: {len(rows)}  pair groups: {N_GROUPS}  resamples: {RESAMPLES}  (best of {REPEATS})")
+    groups = len(set(rows["pair_group_id"] if args.root else (row["pair_group_id"] for row in rows)))
+    source = f"load_dataset({args.root!r}, 'all'), predictions keyed by id" if args.root else "synthetic rows"
+    print(f"{source}; items: {len(rows)}  pair groups: {groups}  resamples: {RESAMPLES}  (best of {REPEATS})")
     print(f"plain score                 : {plain * 1e3:8.1f} ms  (median {plain_median * 1e3:.1f})  ratio 1.0")
     print(f"score, bootstrap={RESAMPLES}    : {boot * 1e3:8.1f} ms  (median {boot_median * 1e3:.1f})  ratio {boot / plain:.1f}")
     print(f"numpy floor: plain score + one-shot bootstrap arithmetic: {floor * 1e3:8.1f} ms  "
