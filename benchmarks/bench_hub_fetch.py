@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import uuid
 import tempfile
 import time
 from pathlib import Path
@@ -53,11 +54,14 @@ def synthetic_release(workdir: Path) -> tuple[Path, dict[str, list[dict[str, str
     configs: dict[str, list[dict[str, str]]] = {}
     tree = [*LABEL_FILES, PROMPT_FILE, *FRAMEWORK_FILES]
     number = 0
+    random.seed(0)  # the same ids every run, so a rerun reuses the jsons already written
     for config, count in ITEMS.items():
         rows = []
         for index in range(count):
             number += 1
-            trajectory_id, steps_id = f"t{number:05d}-{config}", f"{number:09d}-0000-0000"
+            # Release-shaped ids: a UUID per item, deliverable ids like 000234004-234004-0000-000000234004.
+            trajectory_id = str(uuid.UUID(int=random.getrandbits(128), version=4))
+            steps_id = f"{number:09d}-{number % 1_000_000:06d}-0000-{number:012d}"
             label_file = LABEL_FILES[0] if config == "AH" else LABEL_FILES[1]
             rows.append({"trajectory_id": trajectory_id, "steps_id": steps_id, "location": f"{label_file}:{index + 1}"})
             steps = []
