@@ -44,6 +44,40 @@ def _close(pixel: tuple[int, ...], color: tuple[int, int, int], tolerance: int =
 # --- downscale -----------------------------------------------------------------------
 
 
+def test_downscale_of_a_large_greyscale_screenshot_holds_no_full_size_rgb_copy() -> None:
+    """A greyscale screenshot is resized before it becomes RGB: no full-size RGB buffer (3 bytes a pixel) beside it."""
+    import subprocess
+    import sys
+
+    program = """
+import resource
+from PIL import Image
+from agenthorizon.data.images import downscale
+image = Image.new("L", (8000, 8000), 90)  # 61 MiB
+image.load()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+small = downscale(image, (512, 332))
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(small.mode, small.size[0], small.size[1], after - before)
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert out[:3] == ["RGB", "332", "332"]
+    # Converting first would add a 183 MiB RGB copy to the peak; resizing first adds a few MiB.
+    assert int(out[3]) < 40 * 1024, f"peak grew by {int(out[3]) // 1024} MiB"
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "L", "LA", "RGBX", "P"])
+def test_downscale_gives_the_same_pixels_whatever_the_opaque_source_mode(mode: str) -> None:
+    import numpy as np
+
+    pixels = np.random.default_rng(0).integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    source = Image.fromarray(pixels).convert(mode)
+    small = preprocess.downscale(source)
+    expected = source.convert("RGB").resize(small.size, Image.LANCZOS, reducing_gap=1.5)
+    assert small.mode == "RGB" and np.array_equal(np.asarray(small), np.asarray(expected))
+
+
+
 @pytest.mark.parametrize(
     "source",
     [(1920, 1080), (1080, 1920), (2560, 1600), (1366, 768), (3840, 2160), (800, 200), (100, 2000)],
