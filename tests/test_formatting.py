@@ -90,3 +90,50 @@ def test_the_format_can_be_set_on_a_dataset_built_directly(tiny_root: Path, data
     raw = ds[0]["screenshots"]
     ds.set_format(FORMAT_TYPE)
     assert ds[0]["screenshots"].paths == _paths(raw)
+
+
+def _same(value, expected, where: str) -> None:
+    """``value`` equals ``expected`` with the same types all the way down (``1 == 1.0 == True`` is not enough)."""
+    assert type(value) is type(expected), f"{where}: {type(value).__name__} instead of {type(expected).__name__}"
+    if isinstance(expected, dict):
+        assert list(value) == list(expected), f"{where}: keys differ"
+        for key in expected:
+            _same(value[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(expected, list):
+        assert len(value) == len(expected), f"{where}: length differs"
+        for index, (item, expected_item) in enumerate(zip(value, expected)):
+            _same(item, expected_item, f"{where}[{index}]")
+    else:
+        assert value == expected, f"{where}: {value!r} != {expected!r}"
+
+
+@pytest.mark.parametrize("blind", [False, True])
+def test_every_column_of_every_row_is_the_plain_row_value_with_its_type(tiny_root, datasets_cache, blind):
+    """Iterated rows, indexed rows and batches hold the very objects of plain rows, screenshots aside."""
+    lazy = load_dataset(str(tiny_root), "all", split="test", cache_dir=datasets_cache, blind=blind)
+    plain = list(lazy.with_format(None))
+    iterated, indexed = list(lazy), [lazy[index] for index in range(len(lazy))]
+    batch = lazy[: len(lazy)]
+    assert len(iterated) == len(plain) > 0
+    for index, expected in enumerate(plain):
+        for row, how in ((iterated[index], "iterated"), (indexed[index], "indexed")):
+            assert list(row) == list(expected), f"{how} row {index}: columns differ"
+            for name in expected:
+                if name == "screenshots":
+                    assert isinstance(row[name], LazyScreenshots) and row[name].paths == _paths(expected[name])
+                else:
+                    _same(row[name], expected[name], f"{how} row {index} {name}")
+                    _same(batch[name][index], expected[name], f"batch row {index} {name}")
+
+
+def test_a_column_that_needs_decoding_is_still_decoded(tiny_root, datasets_cache):
+    """The row fast path skips features decoding only when no column but ``screenshots`` needs it."""
+    lazy = load_dataset(str(tiny_root), "AH", split="test", cache_dir=datasets_cache)
+    first = lazy.with_format(None)[0]["screenshots"]
+    path = next(shot["path"] for shot in first if shot is not None)
+    with_image = lazy.with_format(None).map(lambda row: {"cover": path}, keep_in_memory=True)
+    with_image = with_image.cast_column("cover", datasets.Image())
+    with_image.set_format(FORMAT_TYPE)
+    row = next(iter(with_image))
+    assert row["cover"].size[0] > 0  # decoded to a PIL image, as the Python format does
+    assert isinstance(row["screenshots"], LazyScreenshots)

@@ -65,8 +65,9 @@ def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray, *, blind: bool =
         start = offsets[0]
         values = chunk.values.slice(start, offsets[-1] - start)
         if pa.types.is_struct(values.type):
-            # StructArray.flatten() merges the struct's own nulls into each field
-            values = values.flatten()[values.type.get_field_index("path")]
+            index = values.type.get_field_index("path")
+            # StructArray.flatten() merges the struct's own nulls into each field; field() does not
+            values = values.flatten()[index] if values.null_count else values.field(index)
         paths = values.to_pylist()
         valid = chunk.is_valid().to_pylist() if chunk.null_count else None
         for index in range(len(chunk)):
@@ -92,14 +93,35 @@ class LazyScreenshotsFormatter(PythonFormatter):
     def format_row(self, pa_table: pa.Table) -> Any:
         if self.lazy or _COLUMN not in pa_table.column_names:
             return super().format_row(pa_table)  # lazy: a LazyRow formatting columns through format_column
-        row = super().format_row(_without_screenshots(pa_table))
-        screenshots = lazy_screenshots_column(pa_table.column(_COLUMN), blind=self.blind)[0]
-        return {name: screenshots if name == _COLUMN else row[name] for name in pa_table.column_names}
+        # A row's table is usually one record batch: its columns are plain arrays,
+        # cheaper to take and convert than the table's chunked columns.
+        batches = pa_table.to_batches()
+        if len(batches) != 1 or self._decodes_any(pa_table.column_names):
+            row = super().format_row(_without_screenshots(pa_table))
+            screenshots = lazy_screenshots_column(pa_table.column(_COLUMN), blind=self.blind)[0]
+            return {name: screenshots if name == _COLUMN else row[name] for name in pa_table.column_names}
+        # The Python format's row (to_pylist of each column) without its features
+        # decoding, which returns every value unchanged when no column needs it: row
+        # iteration formats one row at a time, so the per-row overhead counts.
+        batch = batches[0]
+        return {
+            name: lazy_screenshots_column(column, blind=self.blind)[0] if name == _COLUMN else column.to_pylist()[0]
+            for name, column in zip(batch.schema.names, batch.columns)
+        }
 
     def format_column(self, pa_table: pa.Table) -> list:
         if pa_table.column_names[0] == _COLUMN:
             return lazy_screenshots_column(pa_table.column(0), blind=self.blind)
         return super().format_column(pa_table)
+
+    def _decodes_any(self, names: list[str]) -> bool:
+        """Whether ``datasets`` would decode any column of ``names`` but ``screenshots`` (an ``Image`` feature, say)."""
+        if self.features is None:
+            return False
+        requires = getattr(self.features, "_column_requires_decoding", None)
+        if requires is None:  # not a datasets.Features: let the Python format decide
+            return True
+        return any(requires.get(name, True) for name in names if name != _COLUMN)
 
     def format_batch(self, pa_table: pa.Table) -> Any:
         if self.lazy or _COLUMN not in pa_table.column_names:
