@@ -317,3 +317,19 @@ def test_an_id_spelt_with_json_escapes_in_parameters_is_hidden(full_rows):
     judge_input = build_judge_input(row)
     assert judge_input.steps[-1]["action"]["parameters"] == {"text": f"see {tid}"}
     assert all(steps_id not in json.dumps(step, ensure_ascii=False) for step in judge_input.steps)
+
+
+def test_a_hidden_key_in_flat_parameters_is_stripped_however_spelt(full_rows):
+    # Flat parameters (no nested object) are checked key by key after decoding; a
+    # brace inside a string makes the check fall back to searching the text.
+    escaped_label = "".join(f"\\u{ord(char):04x}" for char in "label")
+    cases = [
+        ('{"x": 1, "label": "positive"}', {"x": 1}),
+        ('{"' + escaped_label + '": "negative", "y": 2}', {"y": 2}),
+        ('{"text": "{ not an object", "mistake_type": "Bad Side Effect"}', {"text": "{ not an object"}),
+    ]
+    for text, expected in cases:
+        row = dict(full_rows[0])
+        row["steps"] = [dict(step) for step in row["steps"]]
+        row["steps"][1]["parameters"] = text
+        assert build_judge_input(row).steps[1]["action"]["parameters"] == expected, text

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from agenthorizon.schema import HIDDEN_FIELDS
 
-__all__ = ["HIDDEN_IN_JSON", "scrub_ids", "strip_hidden"]
+__all__ = ["HIDDEN_IN_JSON", "may_hold_hidden", "scrub_ids", "strip_hidden"]
 
 _HIDDEN = frozenset(HIDDEN_FIELDS)
 HIDDEN_IN_JSON = (*(f'"{name}"' for name in HIDDEN_FIELDS), "\\u")
@@ -47,6 +48,29 @@ def strip_hidden(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(strip_hidden(v) for v in value)
     return value
+
+
+def may_hold_hidden(objects: Sequence[dict[str, Any]], text: str) -> bool:
+    r"""False only when no mapping in ``objects``, at any depth, has a key of ``schema.HIDDEN_FIELDS``.
+
+    ``objects`` were decoded from the JSON ``text`` (an array of them). When
+    the text holds exactly one ``{`` per object, no object nests another
+    (every nested object has its own brace, and a brace inside a string only
+    adds one), so only their own keys can be hidden: one C-level set test
+    of all keys. Otherwise the text is searched for each hidden key in
+    quotes and for ``\u`` (an escape can spell a key); a hit only means
+    "strip to be sure".
+
+    >>> may_hold_hidden([{"x": 1}, {"label": "a"}], '[{"x": 1}, {"label": "a"}]')
+    True
+    >>> may_hold_hidden([{"x": 1}, {"keys": ["a"]}], '[{"x": 1}, {"keys": ["a"]}]')
+    False
+    >>> may_hold_hidden([{"x": {"label": 1}}], '[{"x": {"label": 1}}]')
+    True
+    """
+    if text.count("{") == len(objects):
+        return not _HIDDEN.isdisjoint(chain.from_iterable(objects))
+    return any(marker in text for marker in HIDDEN_IN_JSON)
 
 
 def _replace_in_strings(value: Any, olds: Sequence[str], new: str) -> Any:
@@ -107,7 +131,8 @@ def scrub_ids(
     >>> scrub_ids(row, "t1", "see 0123456789-abcdef", [{"path": "/x/0123456789-abcdef/a.png"}], None)
     ('see t1', [{'path': '/x/t1/a.png'}])
     """
-    known_ids = [v for v in (row.get(name) for name in _ID_FIELDS) if isinstance(v, str) and len(v) >= 8]
+    # dict.fromkeys: a positive's instruction id is often its steps id; search each id once
+    known_ids = list(dict.fromkeys(v for v in (row.get(name) for name in _ID_FIELDS) if isinstance(v, str) and len(v) >= 8))
     for value in known_ids:
         if value in markdown:
             markdown = markdown.replace(value, trajectory_id)

@@ -15,7 +15,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agenthorizon.judging.blinding import HIDDEN_IN_JSON, strip_hidden
+from agenthorizon.judging.blinding import may_hold_hidden, strip_hidden
 from agenthorizon.schema import STEP_PARAMETER_COLUMNS
 
 __all__ = ["read_steps"]
@@ -116,8 +116,8 @@ def _all_parameters(
     except (TypeError, json.JSONDecodeError):
         decoded = None
     # A text such as '{"a": 1}, {"b": 2}' would add items: then the count differs.
-    if decoded is not None and len(decoded) == len(texts) and all(type(p) is dict for p in decoded):
-        if any(marker in joined for marker in HIDDEN_IN_JSON):
+    if decoded is not None and len(decoded) == len(texts) and set(map(type, decoded)) <= {dict}:
+        if may_hold_hidden(decoded, joined):
             return [strip_hidden(p) for p in decoded], joined
         return decoded, joined  # no hidden key anywhere in the text: nothing to strip
     return [_step_parameters(step, f"{where}, step {index}") for index, step in enumerate(raw_steps)], None

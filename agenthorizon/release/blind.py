@@ -35,6 +35,8 @@ def repoint_images(text: str, trajectory_id: str) -> str:
     """
     for prefix in _IMAGE_DIRS:
         separator = prefix[-1]
+        if separator not in text:
+            continue  # one memchr instead of a search for the whole prefix (Markdown rarely holds a backslash)
         start = 0
         blind = f"{prefix}{trajectory_id}{separator}"
         while (found := text.find(prefix, start)) >= 0:
