@@ -78,6 +78,9 @@ def test_card_declares_configs_counts_features_and_the_blind_rule(tiny_root: Pat
     assert "```bibtex" in text
     # Without a config name, plain datasets loads the default config, AH.
     assert len(datasets.load_dataset(str(out), split="test")) == len(_builder_rows(tiny_root, "AH"))
+    # The card is written as huggingface_hub would write it back: loading and saving it changes nothing.
+    written = (out / "README.md").read_text(encoding="utf-8")
+    assert str(DatasetCard(written)) == written
 
 
 @pytest.mark.parametrize("images", ["none", "thumbnails"])

@@ -41,13 +41,15 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from agenthorizon.data.card import card_metadata, dataset_card
 from agenthorizon.data.export_images import full_images, screenshot_paths, thumbnails
 from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
 from agenthorizon.data.shards import ROW_GROUP_ROWS, ShardWriter
-from agenthorizon.release.labels import count_labels
+from agenthorizon.release.files import load_dev_set, read_labels
+from agenthorizon.release.labels import count_labels, reuse_parsed_label_files
+from agenthorizon.release.splits import select_config
 from agenthorizon.schema import (
     CONFIG_ALL,
     CONFIG_NAMES,
@@ -277,6 +279,33 @@ def _rows(root: Path, config: str, dev_groups: int) -> Iterable[Mapping[str, Any
     return load_dataset(root, config, split=SPLIT_NAME, images="paths", dev_groups=dev_groups)
 
 
+def _config_rows(root: Path, configs: Sequence[str], dev_groups: int) -> Iterator[tuple[str, Any]]:
+    """``(config, rows)`` for each of ``configs``, in order.
+
+    Every config is a selection of the items of ``all``, in release order,
+    and a row does not depend on the config it is loaded in (``in_dev`` and
+    pair groups are computed over the whole release). So with several
+    configs, ``all`` is loaded once and each other config is its rows picked
+    by the selection ``load_dataset`` makes (``select_config`` of the label
+    rows, with AH-D drawn once): one load and one Arrow cache instead of one
+    per config. AH and AH-S are contiguous runs of ``all``, which
+    ``Dataset.select`` takes as zero-copy slices.
+    """
+    if len(configs) == 1:
+        yield configs[0], _rows(root, configs[0], dev_groups)
+        return
+    whole = _rows(root, CONFIG_ALL, dev_groups)
+    position = {trajectory_id: index for index, trajectory_id in enumerate(whole["trajectory_id"])}
+    labels = read_labels(root)
+    dev = load_dev_set(labels, dev_groups=dev_groups)
+    for config in configs:
+        if config == CONFIG_ALL:
+            yield config, whole
+            continue
+        selected = select_config(labels, config, dev)
+        yield config, whole.select([position[row["trajectory_id"]] for row in selected], keep_in_memory=True)
+
+
 def export_release(
     root: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -401,6 +430,8 @@ def export_release(
     relative = RelativePaths(root)
     summary = ExportSummary(out=out, images=images)
     with contextlib.ExitStack() as stack:
+        # Each config's load reads both label files twice: validate each text once per export.
+        stack.enter_context(reuse_parsed_label_files())
         thumbnail_cache = None
         if images == "thumbnails":
             # Items share screenshots (a negative shows its sibling's recording) and
@@ -408,12 +439,11 @@ def export_release(
             # through a cache that lives as long as the export.
             out.mkdir(parents=True, exist_ok=True)
             thumbnail_cache = stack.enter_context(tempfile.TemporaryDirectory(prefix=".thumbnails-", dir=out))
-        for config in sorted(chosen, key=CONFIG_NAMES.index):
+        for config, rows in _config_rows(root, sorted(chosen, key=CONFIG_NAMES.index), dev_groups):
             directory = out / "data" / config
             skipped: list[str] = []
             paths, label_rows, num_bytes = _write_config(
-                _rows(root, config, dev_groups), directory, features, images, relative, max_bytes, thumbnail_cache,
-                skipped,
+                rows, directory, features, images, relative, max_bytes, thumbnail_cache, skipped
             )
             summary.configs[config] = ConfigExport(
                 config=config,

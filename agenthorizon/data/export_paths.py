@@ -50,7 +50,10 @@ class RelativePaths:
 def arrow_batches(dataset: Any, size: int) -> Iterator[Any]:
     """The rows of a ``datasets.Dataset`` as Arrow tables of ``size`` rows, in order."""
     if getattr(dataset, "_indices", None) is not None:  # a selection: let datasets map the indices
-        yield from dataset.with_format("arrow").iter(batch_size=size)
+        for table in dataset.with_format("arrow").iter(batch_size=size):
+            # datasets gathers the rows one slice each: one chunk per row, which costs every
+            # column operation and the Parquet writer a call per row; one copy of the batch does not
+            yield table.combine_chunks()
         return
     # The whole table, sliced without copies (with_format deep-copies the dataset's table object).
     table = dataset.data.table
@@ -127,11 +130,35 @@ def relative_array(paths: Any, relative: RelativePaths, items: Any) -> Any:
     import pyarrow.compute as pc
 
     for prefix in relative.prefixes:
-        if pc.all(pc.starts_with(paths, prefix)).as_py() is not False and not pc.any(
-            pc.match_substring(paths, "..")
-        ).as_py():
-            stripped = pc.utf8_slice_codeunits(paths, len(prefix))
+        if pc.all(pc.starts_with(paths, prefix)).as_py() is not False and not _may_contain(paths, ".."):
+            # Every path starts with the prefix, so its first occurrence is the one removed
+            # (a literal replace: about 2.5x faster than slicing each path by code points).
+            stripped = pc.replace_substring(paths, prefix, "", max_replacements=1)
             return stripped if os.sep == "/" else pc.replace_substring(stripped, os.sep, "/")
     return pa.array(
         [relative(path, f"item {item}") for path, item in zip(paths.to_pylist(), items())], pa.string()
     )
+
+
+def _may_contain(strings: Any, part: str) -> bool:
+    """False only when no string of the string array ``strings`` contains ``part``.
+
+    One search of the characters of all its strings at once (about twice as
+    fast as ``pyarrow.compute.match_substring`` over 175,000 paths): the
+    bytes between the first and the last offset, which hold every value of
+    the (possibly sliced) array and nothing else, so no value can be missed.
+    A match across two values can only give a false alarm.
+
+    >>> import pyarrow as pa
+    >>> _may_contain(pa.array(["a/b", None, "c..d", "e"]).slice(0, 2), ".."), _may_contain(pa.array(["a.", ".b"]), "..")
+    (False, True)
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    _, offsets, data = strings.buffers()
+    if data is None or not len(strings):
+        return False
+    offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(strings.type) else np.int32)
+    start, end = int(offsets[strings.offset]), int(offsets[strings.offset + len(strings)])
+    return part.encode("utf-8") in data.slice(start, end - start).to_pybytes()

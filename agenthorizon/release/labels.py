@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -68,6 +70,28 @@ def _label_lines(text: str, name: str) -> Iterator[tuple[int, LabelRow | None, s
         yield line_number, row, None
 
 
+_PARSED: ContextVar[dict[tuple[str, str], LabelFile] | None] = ContextVar("parsed_label_files", default=None)
+
+
+@contextmanager
+def reuse_parsed_label_files() -> Iterator[None]:
+    """Within the block, :func:`parse_label_file` validates each distinct label file text once.
+
+    An export loads four configs, and each load reads both label files twice
+    (the rows, and the manifest hash of the cache key): without this, the
+    same text is parsed and validated eight times. Results are keyed by the
+    file's name and its *whole text*, so a file that changes in between is
+    parsed anew and what is returned always comes from the text just read;
+    a bad file is never stored, so every read of it raises its error (naming
+    file and line) again. Each call gets its own copies of the rows.
+    """
+    token = _PARSED.set({})
+    try:
+        yield
+    finally:
+        _PARSED.reset(token)
+
+
 def parse_label_file(text: str, name: str) -> LabelFile:
     """Parse and validate the text of a label file (JSON Lines).
 
@@ -80,7 +104,18 @@ def parse_label_file(text: str, name: str) -> LabelFile:
 
     Raises ``ValueError`` naming ``name``, the line and what was expected, at
     the first bad line (:func:`check_label_file` reports every one).
+    Inside :func:`reuse_parsed_label_files`, a text already parsed is not parsed again.
     """
+    parsed = _PARSED.get()
+    if parsed is None:
+        return _parse_label_file(text, name)
+    known = parsed.get((name, text))
+    if known is None:
+        known = parsed[(name, text)] = _parse_label_file(text, name)
+    return LabelFile(name=known.name, rows=[dict(row) for row in known.rows], line_numbers=list(known.line_numbers))
+
+
+def _parse_label_file(text: str, name: str) -> LabelFile:
     rows: list[LabelRow] = []
     line_numbers: list[int] = []
     for line_number, row, problem in _label_lines(text, name):
