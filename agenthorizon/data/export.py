@@ -295,7 +295,8 @@ def _config_rows(root: Path, configs: Sequence[str], dev_groups: int) -> Iterato
         yield configs[0], _rows(root, configs[0], dev_groups)
         return
     whole = _rows(root, CONFIG_ALL, dev_groups)
-    position = {trajectory_id: index for index, trajectory_id in enumerate(whole["trajectory_id"])}
+    ids = whole.data.table.column("trajectory_id").to_pylist()  # one Arrow read, not a row-by-row column
+    position = {trajectory_id: index for index, trajectory_id in enumerate(ids)}
     labels = read_labels(root)
     dev = load_dev_set(labels, dev_groups=dev_groups)
     for config in configs:
