@@ -11,7 +11,10 @@ from agenthorizon.schema import SPLIT_NAME
 __all__ = ["ROW_GROUP_BYTES", "ROW_GROUP_ROWS", "ShardWriter"]
 
 ROW_GROUP_BYTES = 64 * 2**20  # keeps memory bounded and streaming reads granular
-ROW_GROUP_ROWS = 256
+# At most datasets' own writer batch (config.DEFAULT_MAX_BATCH_SIZE). Every row group
+# costs a fixed price per leaf column (about 40 here, 19 of them step fields): writing
+# `all` of the full corpus in groups of 256 rows took 1.20x one group, in groups of 1000 1.10x.
+ROW_GROUP_ROWS = 1000
 
 
 class ShardWriter:
