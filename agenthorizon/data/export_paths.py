@@ -13,6 +13,7 @@ error naming the item) for paths the strip cannot take.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -143,11 +144,12 @@ def relative_array(paths: Any, relative: RelativePaths, items: Any) -> Any:
 def _may_contain(strings: Any, part: str) -> bool:
     """False only when no string of the string array ``strings`` contains ``part``.
 
-    One search of the characters of all its strings at once (about twice as
-    fast as ``pyarrow.compute.match_substring`` over 175,000 paths): the
-    bytes between the first and the last offset, which hold every value of
-    the (possibly sliced) array and nothing else, so no value can be missed.
-    A match across two values can only give a false alarm.
+    One search of the characters of all its strings at once, in place (a
+    ``re`` search of a memoryview: about 5x faster than
+    ``pyarrow.compute.match_substring`` over 175,000 paths): the bytes
+    between the first and the last offset, which hold every value of the
+    (possibly sliced) array and nothing else, so no value can be missed. A
+    match across two values can only give a false alarm.
 
     >>> import pyarrow as pa
     >>> _may_contain(pa.array(["a/b", None, "c..d", "e"]).slice(0, 2), ".."), _may_contain(pa.array(["a.", ".b"]), "..")
@@ -161,4 +163,4 @@ def _may_contain(strings: Any, part: str) -> bool:
         return False
     offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(strings.type) else np.int32)
     start, end = int(offsets[strings.offset]), int(offsets[strings.offset + len(strings)])
-    return part.encode("utf-8") in data.slice(start, end - start).to_pybytes()
+    return re.compile(re.escape(part.encode("utf-8"))).search(memoryview(data)[start:end]) is not None
