@@ -193,3 +193,19 @@ def test_thumbnails_decode_each_distinct_screenshot_once_per_export(tiny_root: P
     assert len(opened) == len(set(opened)) and set(opened) <= distinct
     assert len(opened) == len({hashlib.sha256(Path(path).read_bytes()).digest() for path in distinct})
     assert not list(tmp_path.glob(".thumbnails-*"))  # the export's cache is gone
+
+
+def test_configs_taken_from_all_equal_configs_loaded_one_by_one(tiny_root: Path, export_dir, tmp_path: Path):
+    """An export of all four configs selects AH, AH-S and AH-D from one load of `all`;
+    an export of AH-S and AH-D alone loads each: the shards hold the same rows either way."""
+    import pyarrow.parquet as pq
+
+    from agenthorizon.data.export import export_release
+
+    together = export_dir("none")
+    export_release(tiny_root, tmp_path / "apart", configs=["AH-D", "AH-S"], images="none")
+    for config in ("AH-S", "AH-D"):
+        shards = sorted((together / "data" / config).glob("*.parquet"))
+        apart = sorted((tmp_path / "apart" / "data" / config).glob("*.parquet"))
+        assert [p.name for p in shards] == [p.name for p in apart]
+        assert pq.read_table(shards).equals(pq.read_table(apart), check_metadata=True), config

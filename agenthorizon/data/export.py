@@ -51,6 +51,8 @@ from agenthorizon.release.files import load_dev_set, read_labels
 from agenthorizon.release.labels import count_labels, reuse_parsed_label_files
 from agenthorizon.release.splits import select_config
 from agenthorizon.schema import (
+    CONFIG_AH,
+    CONFIG_AH_S,
     CONFIG_ALL,
     CONFIG_NAMES,
     DEV_GROUPS,
@@ -289,10 +291,13 @@ def _config_rows(root: Path, configs: Sequence[str], dev_groups: int) -> Iterato
     by the selection ``load_dataset`` makes (``select_config`` of the label
     rows, with AH-D drawn once): one load and one Arrow cache instead of one
     per config. AH and AH-S are contiguous runs of ``all``, which
-    ``Dataset.select`` takes as zero-copy slices.
+    ``Dataset.select`` takes as zero-copy slices. Done when every item of
+    ``all`` is needed anyway (``all``, or both AH and AH-S, are exported).
     """
-    if len(configs) == 1:
-        yield configs[0], _rows(root, configs[0], dev_groups)
+    if CONFIG_ALL not in configs and not {CONFIG_AH, CONFIG_AH_S} <= set(configs):
+        # all would hold items none of these configs needs (a cold cache would build them)
+        for config in configs:
+            yield config, _rows(root, config, dev_groups)
         return
     whole = _rows(root, CONFIG_ALL, dev_groups)
     ids = whole.data.table.column("trajectory_id").to_pylist()  # one Arrow read, not a row-by-row column
