@@ -16,7 +16,10 @@ the runner holds one row at a time), then, alternating, best of ``--repeats``:
   JSON array) and one ``str.replace`` of the steps-id folder in the Markdown;
 * for context, reading the row itself (``ds[i]``), which the runner also pays.
 
-Reading ``JudgeInput.steps`` (assembled on first access) is printed apart.
+Reading ``JudgeInput.steps`` (assembled on first access) is printed apart, and
+so is ``build_judge_input`` on the same items' blind rows
+(``load_dataset(..., blind=True)``: no hidden fields, image references
+already re-pointed).
 
     .venv/bin/agenthorizon sample /tmp/ah-full --preset full --image-size 160x100
     .venv/bin/python benchmarks/bench_judge_input.py --root /tmp/ah-full --repeats 7
@@ -59,6 +62,7 @@ def main() -> None:
     datasets.disable_progress_bars()
     ds = load_dataset(args.root, args.config, split="test", cache_dir=args.cache_dir)
     rows = list(ds)
+    blind_rows = list(load_dataset(args.root, args.config, split="test", cache_dir=args.cache_dir, blind=True))
     indices = range(len(ds))
     for judge_input in map(build_judge_input, rows[:20]):  # warm-up, and what is measured is a blind input
         assert not any(hasattr(judge_input, name) for name in HIDDEN_FIELDS)
@@ -79,13 +83,14 @@ def main() -> None:
         judge_input.steps
 
     inputs = [build_judge_input(row) for row in rows]
-    best = dict.fromkeys(("build", "floor", "work", "read", "steps"), float("inf"))
+    best = dict.fromkeys(("build", "floor", "work", "read", "steps", "blind"), float("inf"))
     for _ in range(args.repeats):  # alternate, so that load from other jobs hits each alike
         best["floor"] = min(best["floor"], _per_item(floor, rows))
         best["work"] = min(best["work"], _per_item(required_work, rows))
         best["build"] = min(best["build"], _per_item(build_judge_input, rows))
         best["read"] = min(best["read"], _per_item(ds.__getitem__, indices))
         best["steps"] = min(best["steps"], _per_item(steps, inputs))
+        best["blind"] = min(best["blind"], _per_item(build_judge_input, blind_rows))
     gc.unfreeze()
 
     steps_total = sum(ds.data.table.column("num_steps").to_pylist())
@@ -101,6 +106,7 @@ def main() -> None:
         f"build_judge_input / floor 2: {best['build'] / best['work']:.2f}"
     )
     print(f"JudgeInput.steps, assembled on first access:    {1000 * best['steps']:.3f} ms per item more")
+    print(f"build_judge_input of the blind rows:             {1000 * best['blind']:.3f} ms per item")
     print(f"reading the row (ds[i]), for context:           {1000 * best['read']:.3f} ms per item")
 
 
