@@ -142,7 +142,7 @@ def relative_array(paths: Any, relative: RelativePaths, items: Any) -> Any:
 
 
 def _may_contain(strings: Any, part: str) -> bool:
-    """False only when no string of the string array ``strings`` contains ``part``.
+    """False only when no string of the string array ``strings`` contains ``part`` (True when unsure).
 
     One search of the characters of all its strings at once, in place (a
     ``re`` search of a memoryview: about 5x faster than
@@ -158,6 +158,8 @@ def _may_contain(strings: Any, part: str) -> bool:
     import numpy as np
     import pyarrow as pa
 
+    if not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
+        return True  # another layout (string views, say): cannot tell, so the caller takes the per-path rule
     _, offsets, data = strings.buffers()
     if data is None or not len(strings):
         return False
