@@ -132,7 +132,8 @@ def scrub_ids(
     ('see t1', [{'path': '/x/t1/a.png'}])
     """
     # dict.fromkeys: a positive's instruction id is often its steps id; search each id once
-    known_ids = list(dict.fromkeys(v for v in (row.get(name) for name in _ID_FIELDS) if isinstance(v, str) and len(v) >= 8))
+    values = (row.get(name) for name in _ID_FIELDS)
+    known_ids = list(dict.fromkeys(v for v in values if isinstance(v, str) and len(v) >= 8))
     for value in known_ids:
         if value in markdown:
             markdown = markdown.replace(value, trajectory_id)

@@ -28,13 +28,12 @@ def repoint_images(text: str, trajectory_id: str) -> str:
     and hundreds of references), rather than one substitution per reference.
     Applying it twice gives the same text as once.
 
-    >>> repoint_images("![a](../media/images/T/step_1.png) ![b](../media/images/d-2/step_2.png)", "T")
-    '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
-
     >>> repoint_images("![a](../media/images/d-1/step_1.png) ![b](../media/images/d-1/step_2.png)", "T")
     '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
     >>> repoint_images('<img src="media/images/d-1/step_3.png"> media\\\\images\\\\d-1\\\\step_4.png', "T")
     '<img src="media/images/T/step_3.png"> media\\\\images\\\\T\\\\step_4.png'
+    >>> repoint_images("![a](../media/images/T/step_1.png) ![b](../media/images/d-2/step_2.png)", "T")
+    '![a](../media/images/T/step_1.png) ![b](../media/images/T/step_2.png)'
     """
     for prefix in _IMAGE_DIRS:
         separator = prefix[-1]

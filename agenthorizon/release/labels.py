@@ -77,9 +77,10 @@ _PARSED: ContextVar[dict[tuple[str, str], LabelFile] | None] = ContextVar("parse
 def reuse_parsed_label_files() -> Iterator[None]:
     """Within the block, :func:`parse_label_file` validates each distinct label file text once.
 
-    An export loads four configs, and each load reads both label files twice
-    (the rows, and the manifest hash of the cache key): without this, the
-    same text is parsed and validated eight times. Results are keyed by the
+    An export reads both label files several times (each config's load reads
+    them twice: its rows, and the manifest hash of its cache key; the config
+    selection once more): without this, the same text is parsed and
+    validated each time. Results are keyed by the
     file's name and its *whole text*, so a file that changes in between is
     parsed anew and what is returned always comes from the text just read;
     a bad file is never stored, so every read of it raises its error (naming
