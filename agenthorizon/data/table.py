@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agenthorizon.data.parameters import encode_each, json_lines, text_column, typed_columns
 from agenthorizon.release.blind import repoint_images
 from agenthorizon.release.files import (
     escaping_screenshots,
@@ -110,9 +111,11 @@ class _Batch:
         self.action_types: list[str] = []
         self.timestamps: list[int | None] = []
         self.screenshots: list[str | None] = []
-        self.parameters_json: list[str] = []
-        # raw values of the typed parameter columns, None where a step lacks one
-        self.typed: dict[str, list[Any]] = {name: [] for name in STEP_PARAMETER_COLUMNS}
+        # json.dumps of each step's parameter object, one line a step, a text per item:
+        # encoded while the item is read, so its parsed objects are freed at once
+        # (a batch that keeps them costs more in fresh memory than the parse itself)
+        self.parameter_lines: list[str] = []
+        self.step_count = 0
 
     def add(self, root: str, label_row: Mapping[str, Any]) -> None:
         trajectory_id = label_row["trajectory_id"]
@@ -161,39 +164,47 @@ class _Batch:
         if self.blind:
             # Per-step work only for blind builds: their references must not name the steps id.
             self.step_screenshots += [None if path is None else repoint_images(path, trajectory_id) for path in screenshots]
-        self._add_parameters(parameters)
+        if parameters:
+            self.parameter_lines.append(json_lines(parameters))
+            self.step_count += len(parameters)
 
-    def _add_parameters(self, parameters: list[dict[str, Any]]) -> None:
-        # Called per trajectory, while its freshly parsed objects are still in
-        # the CPU cache: each parameter object is walked once, its values
-        # scattered into their columns (most steps have two or three).
-        start, count = len(self.parameters_json), len(parameters)
-        typed = self.typed
-        for column in typed.values():
-            column += repeat(None, count)
-        self.parameters_json += encode_each(parameters)
+    def _typed_columns(self, lines: bytes) -> dict[str, pa.Array]:
+        """The typed parameter columns: read from the parameter lines, or value by value when a type is off."""
+        count = self.step_count
+        columns = typed_columns(lines, count, _TYPED_SCHEMA)
+        if columns is not None:
+            return dict(zip(_TYPED_SCHEMA.names, columns))
+        # Some value has another type than its column's: the exact conversion,
+        # which leaves such a value out (null) of its typed column. Parsing the
+        # lines gives back each object exactly (json writes floats as repr).
+        typed: dict[str, list[Any]] = {name: [None] * count for name in STEP_PARAMETER_COLUMNS}
         column_of = typed.get
-        for index, values in enumerate(parameters, start):
+        for index, values in enumerate(map(json.loads, lines.split(b"\n"))):
             for name, value in values.items():
                 column = column_of(name)
                 if column is not None:
                     column[index] = value
+        return {
+            **{name: _float_column(typed[name]) for name in FLOAT_PARAMETERS},
+            **{name: _string_column(typed[name]) for name in STRING_PARAMETERS},
+            "num_clicks": _int32_column(typed["num_clicks"]),
+            "keys": _keys_column(typed["keys"]),
+        }
 
     def to_table(self) -> pa.Table:
         schema = self.schema
         steps_type = schema.field("steps").type
         step_fields = list(steps_type.value_type)
-        typed = self.typed
-        count = len(self.parameters_json)
+        count = self.step_count
+        # One JSON text of every step's parameters, a line each: the lossless
+        # `parameters` strings and, read by pyarrow, the typed columns.
+        lines = "\n".join(self.parameter_lines).encode("ascii")
         paths = pa.array(self.screenshots, pa.string())
         step_columns = {
             "step_id": pa.array(self.step_ids, pa.int32()),
             "action_type": pa.array(self.action_types, pa.string()),
-            **{name: _float_column(typed[name]) for name in FLOAT_PARAMETERS},
-            **{name: _string_column(typed[name]) for name in STRING_PARAMETERS},
-            "num_clicks": _int32_column(typed["num_clicks"]),
-            "keys": _keys_column(typed["keys"]),
-            "parameters": pa.array(self.parameters_json, pa.string()),
+            **self._typed_columns(lines),
+            "parameters": text_column(lines, count),
             "timestamp_us": pa.array(self.timestamps, pa.int64()),
             "screenshot": pa.array(self.step_screenshots, pa.string()) if self.blind else paths,
         }
@@ -225,34 +236,12 @@ class _Batch:
 
 
 _STEP_LEVEL_FIELDS = ("steps", "screenshots")
-# Separators that JSON text never holds raw (strings escape control characters).
-_ITEM_SEPARATOR, _BOUNDARY = "\x1f", "\x1e"
-_LIST_ENCODER = json.JSONEncoder(separators=(_ITEM_SEPARATOR, ": "))
-
-
-def encode_each(objects: list[dict[str, Any]]) -> list[str]:
-    """``json.dumps`` of each object (default arguments), from one encoder call.
-
-    ``json.dumps`` costs about as much per call as encoding a step's small
-    parameter object, and a build encodes one per step (about 176,000 for
-    ``all``). So the list is encoded at once with ``"\x1f"`` as item
-    separator; every ``"}\x1f{"`` then lies between two objects of the list
-    unless an object nests a list of objects, which shows as more pieces than
-    objects and falls back to one ``json.dumps`` each.
-
-    >>> encode_each([{"x": 1, "keys": ["a", "b"]}, {}, {"text": "}, {"}])
-    ['{"x": 1, "keys": ["a", "b"]}', '{}', '{"text": "}, {"}']
-    """
-    if not objects:
-        return []
-    text = _LIST_ENCODER.encode(objects)[1:-1]
-    pieces = text.replace("}" + _ITEM_SEPARATOR + "{", "}" + _BOUNDARY + "{").replace(_ITEM_SEPARATOR, ", ")
-    encoded = pieces.split(_BOUNDARY)
-    if len(encoded) == len(objects):
-        return encoded
-    return list(map(json.dumps, objects))
-
-
+# The typed parameter columns of `steps` (agenthorizon.data.features).
+_TYPED_SCHEMA = pa.schema(
+    [(name, pa.float64()) for name in FLOAT_PARAMETERS]
+    + [(name, pa.string()) for name in STRING_PARAMETERS]
+    + [("num_clicks", pa.int32()), ("keys", pa.list_(pa.string()))]
+)
 _NONE = type(None)
 
 

@@ -34,6 +34,8 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
+import orjson
+
 from agenthorizon.release.confine import (
     confined,
     escaping_screenshots,
@@ -262,6 +264,35 @@ def _parse_json(raw: bytes | str, name: str, expected: str) -> Any:
         raise ValueError(f"{name}: json nested too deeply to read; expected {expected}") from None
 
 
+# Every digit becomes "0", so that a run of digits is a run of "0"s.
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGIT_RUN = b"0" * 19
+
+
+def parse_json_bytes(raw: bytes, name: str, expected: str) -> Any:
+    """Exactly :func:`_parse_json` of ``raw`` (values, and errors), about twice as fast.
+
+    ``orjson`` parses when it gives the standard parser's values: it reads an
+    integer beyond 64 bits as a float without a word, so a text with a run of
+    19 digits or more (``2**63`` has 19; any shorter integer fits) goes to the
+    standard parser, as does every text orjson refuses, so that what the
+    standard parser accepts and orjson does not (``NaN``, a lone surrogate,
+    UTF-16, a byte order mark, very deep nesting) reads as before and every
+    error is the standard parser's own. orjson never yields a value the
+    standard parser would not (its floats are correctly rounded; a duplicate
+    key keeps its last value in the first key's place, as ``dict`` does).
+
+    >>> parse_json_bytes(b'{"t": 18446744073709551616, "x": 1.5}', "t.json", "an object")
+    {'t': 18446744073709551616, 'x': 1.5}
+    """
+    if _LONG_DIGIT_RUN not in raw.translate(_DIGITS_AS_ZEROS):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass  # the standard parser decides, and names the error
+    return _parse_json(raw, name, expected)
+
+
 def read_trajectory(root: str | os.PathLike[str], json_path: str | os.PathLike[str], where: str) -> dict[str, Any]:
     """The trajectory object in ``json_path`` of the release at ``root``, checked for the fields rows need.
 
@@ -275,7 +306,7 @@ def read_trajectory(root: str | os.PathLike[str], json_path: str | os.PathLike[s
             raw = handle.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"{json_path} ({where}): trajectory json not found") from None
-    trajectory = _parse_json(raw, f"{json_path} ({where})", "a trajectory object")
+    trajectory = parse_json_bytes(raw, f"{json_path} ({where})", "a trajectory object")
     if not isinstance(trajectory, dict):
         raise ValueError(
             f"{json_path} ({where}): the json is a {type(trajectory).__name__}, expected a trajectory object"

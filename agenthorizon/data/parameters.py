@@ -1,0 +1,116 @@
+"""The steps' ``parameters`` texts and typed parameter columns of a batch of rows.
+
+A row's ``steps[].parameters`` is ``json.dumps`` of the action's parameter
+object (default arguments), and the typed columns (``x``, ``button``,
+``keys``, ...) hold the parameter values of the expected types. A build of
+``all`` makes about 176,000 of each, so both come from one text per batch
+instead of Python work per step:
+
+* :func:`json_lines` encodes the objects with one ``json`` encoder call,
+  one object a line;
+* :func:`text_column` cuts those lines into the ``parameters`` column;
+* :func:`typed_columns` reads the typed columns from the same lines with
+  ``pyarrow``'s JSON reader, which refuses a value of another JSON type; on
+  any refusal the caller converts value by value.
+
+Pure logic, no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
+
+__all__ = ["encode_each", "json_lines", "text_column", "typed_columns"]
+
+# Separators that JSON text never holds raw (strings escape control characters).
+_ITEM_SEPARATOR, _BOUNDARY = "\x1f", "\x1e"
+_LIST_ENCODER = json.JSONEncoder(separators=(_ITEM_SEPARATOR, ": "))
+
+
+def json_lines(objects: Sequence[dict[str, Any]]) -> str:
+    """``"\\n".join(map(json.dumps, objects))``, from one encoder call.
+
+    ``json.dumps`` costs about as much per call as encoding a step's small
+    parameter object, so the list is encoded at once with ``"\\x1f"`` as item
+    separator; every ``"}\\x1f{"`` then lies between two objects of the list
+    unless an object nests a list of objects, which shows as more lines than
+    objects and falls back to one ``json.dumps`` each. JSON text never holds
+    a raw newline, so the lines are the objects. The text is ASCII (``json``
+    escapes the rest).
+
+    >>> print(json_lines([{"x": 1, "keys": ["a", "b"]}, {}, {"text": "}, {"}]))
+    {"x": 1, "keys": ["a", "b"]}
+    {}
+    {"text": "}, {"}
+    """
+    if not objects:
+        return ""
+    text = _LIST_ENCODER.encode(list(objects))[1:-1]
+    lines = text.replace("}" + _ITEM_SEPARATOR + "{", "}\n{").replace(_ITEM_SEPARATOR, ", ")
+    if lines.count("\n") == len(objects) - 1:
+        return lines
+    return "\n".join(map(json.dumps, objects))
+
+
+def encode_each(objects: Sequence[dict[str, Any]]) -> list[str]:
+    """``json.dumps`` of each object (default arguments), from one encoder call (see :func:`json_lines`).
+
+    >>> encode_each([{"x": 1, "keys": ["a", "b"]}, {}, {"text": "}, {"}])
+    ['{"x": 1, "keys": ["a", "b"]}', '{}', '{"text": "}, {"}']
+    """
+    return json_lines(objects).split("\n") if objects else []
+
+
+def text_column(lines: bytes, count: int) -> pa.Array:
+    """The ``count`` lines of ``lines`` (UTF-8) as an Arrow string array.
+
+    >>> text_column(b'{"x": 1}\\n{}', 2).to_pylist()
+    ['{"x": 1}', '{}']
+    """
+    if count == 0:
+        return pa.array([], pa.string())
+    pieces = pc.split_pattern(pa.array([lines], pa.binary()), b"\n").flatten()
+    if len(pieces) != count:
+        raise ValueError(f"expected {count} lines of parameter JSON, got {len(pieces)}")
+    return pieces.cast(pa.string())
+
+
+def typed_columns(lines: bytes, count: int, schema: pa.Schema) -> list[pa.Array] | None:
+    """The fields of ``schema`` read from ``count`` lines of JSON objects; ``None`` if any value has another type.
+
+    ``pyarrow``'s JSON reader with an explicit schema refuses a value of
+    another JSON type (a string or ``true`` for a number, ``2.0`` or an
+    out-of-range integer for an ``int32``, a string for a list, ``NaN``) and
+    ignores keys outside the schema; a list holding a null, which it would
+    keep, is refused here. ``None`` tells the caller to convert value by
+    value. A number read into ``float64`` is rounded as Python's ``float``
+    rounds it (to nearest), and one beyond its range is refused.
+
+    >>> schema = pa.schema([("x", pa.float64()), ("keys", pa.list_(pa.string()))])
+    >>> [c.to_pylist() for c in typed_columns(b'{"x": 1, "keys": ["a"]}\\n{"y": "z"}', 2, schema)]
+    [[1.0, None], [['a'], None]]
+    >>> typed_columns(b'{"x": true}', 1, schema) is None
+    True
+    """
+    if count == 0:
+        return [pa.array([], field.type) for field in schema]
+    # One block: a line longer than a block would be refused, and the lines
+    # of a batch are a few megabytes.
+    read = pa_json.ReadOptions(use_threads=False, block_size=max(len(lines), 1))
+    parse = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+    try:
+        table = pa_json.read_json(pa.BufferReader(lines), read_options=read, parse_options=parse)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_rows != count:
+        return None
+    columns = [table.column(field.name).combine_chunks() for field in schema]
+    for column in columns:
+        if pa.types.is_list(column.type) and column.flatten().null_count:
+            return None  # a list with a null item is not a list of strings
+    return columns
