@@ -85,9 +85,9 @@ def typed_columns(lines: bytes, count: int, schema: pa.Schema) -> list[pa.Array]
 
     ``pyarrow``'s JSON reader with an explicit schema refuses a value of
     another JSON type (a string or ``true`` for a number, ``2.0`` or an
-    out-of-range integer for an ``int32``, a string for a list, ``NaN``) and
-    ignores keys outside the schema; a list holding a null, which it would
-    keep, is refused here. ``None`` tells the caller to convert value by
+    out-of-range integer for an ``int32``, a string for a list) and ignores
+    keys outside the schema; a list holding a null and a ``NaN`` or
+    ``Infinity``, which it would keep, are refused here. ``None`` tells the caller to convert value by
     value. A number read into ``float64`` is rounded as Python's ``float``
     rounds it (to nearest), and one beyond its range is refused.
 
@@ -113,4 +113,6 @@ def typed_columns(lines: bytes, count: int, schema: pa.Schema) -> list[pa.Array]
     for column in columns:
         if pa.types.is_list(column.type) and column.flatten().null_count:
             return None  # a list with a null item is not a list of strings
+        if pa.types.is_floating(column.type) and pc.all(pc.is_finite(column)).as_py() is False:
+            return None  # the reader takes NaN and Infinity, which json.dumps writes
     return columns
