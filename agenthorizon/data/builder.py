@@ -111,11 +111,11 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 
 def _code_hash() -> str:
     """Hash of the code that writes rows: a changed builder never reuses an old cache."""
-    from agenthorizon.data import features, table
+    from agenthorizon.data import features, parameters, table
     from agenthorizon.release import blind, files, render, trajectory
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    for module in (features, table, files, trajectory, render, blind):
+    for module in (features, table, parameters, files, trajectory, render, blind):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -4,7 +4,11 @@
 fields of ``docs/architecture.md`` (schema: ``agenthorizon.data.features.features``),
 reading each item's trajectory json and Markdown. Columns are built whole, per
 batch of items, rather than row by row: a build of the ``all`` config covers
-about 176,000 steps, and per-step Python work is its cost.
+about 176,000 steps, and per-step Python work is its cost. Each item's parsed
+json is reduced to its step columns and one text of its parameters
+(:mod:`agenthorizon.data.parameters`) as it is read, so that its objects are
+freed at once: a batch that kept them paid more for fresh memory than for
+the parse itself.
 
 This module is separate from :mod:`agenthorizon.data.builder` on purpose:
 ``datasets`` patches ``open``, ``os.path`` and ``pathlib.Path`` in the module
@@ -111,9 +115,7 @@ class _Batch:
         self.action_types: list[str] = []
         self.timestamps: list[int | None] = []
         self.screenshots: list[str | None] = []
-        # json.dumps of each step's parameter object, one line a step, a text per item:
-        # encoded while the item is read, so its parsed objects are freed at once
-        # (a batch that keeps them costs more in fresh memory than the parse itself)
+        # json.dumps of each step's parameter object, a line a step, one text per item
         self.parameter_lines: list[str] = []
         self.step_count = 0
 
