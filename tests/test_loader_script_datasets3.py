@@ -34,7 +34,7 @@ DATASETS_3 = "datasets==3.6.0"
 
 # The other runtime dependencies the builder imports, pinned to the versions of
 # this session so the only difference between the two runs is `datasets`.
-_SAME_AS_SESSION = ("huggingface_hub", "pyarrow", "pillow", "numpy", "tqdm", "httpx")
+_SAME_AS_SESSION = ("huggingface_hub", "pyarrow", "pillow", "numpy", "tqdm", "httpx", "orjson")
 
 _PROBE = r"""
 import json, sys
