@@ -212,7 +212,7 @@ def test_typed_columns_read_by_pyarrow_are_the_value_by_value_ones_or_refused(ob
         return  # the builder then converts value by value
     expected = _expected_typed(objects)
     for name, column in zip(_TYPED_SCHEMA.names, columns):
-        assert column.to_pylist() == expected[name], name
+        assert _identical(column.to_pylist(), expected[name]), (name, column.to_pylist(), expected[name])
 
 
 def test_typed_columns_read_common_parameters():
