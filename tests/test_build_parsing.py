@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 
 import pyarrow as pa
@@ -259,3 +260,35 @@ def test_a_trajectory_only_the_standard_parser_reads_loads_as_before(tiny_copy, 
     step = row["steps"][0]
     assert (step["x"], step["y"], step["text"]) == (None, 3.0, "caf\u00e9")
     assert step["parameters"] == '{"x": NaN, "y": 3, "text": "caf\\u00e9", "note": "\\ud800"}'
+
+
+@pytest.mark.parametrize(
+    "references",
+    [
+        ["../media/images/abc/step_1.png", "../media/images/abc/step_2.png"],  # one folder: the C-level path
+        ["../media/images/abc/step_1.png", None, "../media/images/abc/step_3.png"],
+        ["../media/images/abc/step_1.png", "../media/images/abd/step_2.png"],  # two folders
+        ["../media/images/abc/step_1.png", "../media/images/abc/step_2.png\nstep_3.png"],  # a newline in a name
+        ["../media/images/abc/step_1.png", "../media/images/abc/step_\u0661.png"],  # a non-ASCII digit
+        ["../media/images/abc/step_1.png", "../media/images/abc/step_2.png/.."],
+        ["../media/images/../step_1.png", "../media/images/../step_2.png"],
+        ["../media/images/abc/step_1.png", "../media/images/abc/../../../../x/step_2.png"],
+        ["../media/images/abc/step_1.png", ""],
+    ],
+)
+def test_screenshot_paths_equal_the_per_reference_guard_on_whole_trajectories(tmp_path, references):
+    from agenthorizon.release.files import screenshot_path, screenshot_paths
+
+    root = str(tmp_path / "release")
+    json_path = f"{root}/sandbox/data/jsons/t.json"
+
+    def one_by_one():
+        return [None if r is None else screenshot_path(root, json_path, r, f"t step {i}") for i, r in enumerate(references)]
+
+    try:
+        expected = one_by_one()
+    except ValueError as error:
+        with pytest.raises(ValueError, match=re.escape(str(error))):
+            screenshot_paths(root, json_path, references, "t")
+    else:
+        assert screenshot_paths(root, json_path, references, "t") == expected

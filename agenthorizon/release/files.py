@@ -31,6 +31,8 @@ import hashlib
 import json
 import os
 import re
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -405,15 +407,19 @@ def screenshot_paths(
     root = os.fspath(root)
     json_path = os.fspath(json_path)
     images_dir = os.path.normpath(os.path.join(os.path.dirname(json_path), SCREENSHOT_REF_PREFIX))
-    present = [reference for reference in references if reference is not None]
+    own_images_dir = os.path.isabs(json_path) and images_dir == os.path.join(root, IMAGES_DIR.replace("/", os.sep))
+    cut = len(SCREENSHOT_REF_PREFIX)
+    prefix = images_dir + os.sep
+    present = list(compress(references, map(is_not, references, repeat(None)))) if None in references else references
+    if own_images_dir and os.sep == "/" and _in_one_canonical_folder(present):
+        if present is references:
+            return list(map(prefix.__add__, map(itemgetter(slice(cut, None)), references)))
+        return [None if reference is None else prefix + reference[cut:] for reference in references]
     if (
-        os.path.isabs(json_path)
-        and images_dir == os.path.join(root, IMAGES_DIR.replace("/", os.sep))
+        own_images_dir
         and set(map(type, present)) <= {str}
         and all(map(_CANONICAL_REFERENCE.fullmatch, present))
     ):
-        cut = len(SCREENSHOT_REF_PREFIX)
-        prefix = images_dir + os.sep
         if os.sep == "/":
             return [None if reference is None else prefix + reference[cut:] for reference in references]
         return [None if reference is None else prefix + reference[cut:].replace("/", os.sep) for reference in references]
@@ -421,6 +427,26 @@ def screenshot_paths(
         None if reference is None else screenshot_path(root, json_path, reference, f"{at} step {index}")
         for index, reference in enumerate(references)
     ]
+
+
+_CANONICAL_FILE_NAMES = re.compile(r"step_[0-9]+\.png(?:\nstep_[0-9]+\.png)*")
+
+
+def _in_one_canonical_folder(references: Sequence[Any]) -> bool:
+    """Whether every reference is ``../media/images/<folder>/step_N.png`` with one same folder (the common case).
+
+    The same test as ``_CANONICAL_REFERENCE`` on each, in a few C-level passes
+    over the trajectory: the first reference is matched in full, the others
+    must start with its folder, and their file names, joined by newlines,
+    must match as a whole (a name holding a newline shows as one line too many).
+    """
+    if not references or type(references[0]) is not str or not _CANONICAL_REFERENCE.fullmatch(references[0]):
+        return False
+    head = references[0][: references[0].rindex("/") + 1]  # "../media/images/<folder>/"
+    if set(map(type, references)) != {str} or not all(map(str.startswith, references, repeat(head))):
+        return False
+    names = "\n".join(map(itemgetter(slice(len(head), None)), references))
+    return names.count("\n") == len(references) - 1 and _CANONICAL_FILE_NAMES.fullmatch(names) is not None
 
 
 def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> str:
