@@ -88,10 +88,11 @@ def typed_columns(lines: bytes, count: int, schema: pa.Schema) -> list[pa.Array]
     ``pyarrow``'s JSON reader with an explicit schema refuses a value of
     another JSON type (a string or ``true`` for a number, ``2.0`` or an
     out-of-range integer for an ``int32``, a string for a list) and ignores
-    keys outside the schema; a list holding a null and a ``NaN`` or
-    ``Infinity``, which it would keep, are refused here. ``None`` tells the caller to convert value by
-    value. A number read into ``float64`` is rounded as Python's ``float``
-    rounds it (to nearest), and one beyond its range is refused.
+    keys outside the schema. What it would keep but a typed column must not
+    hold is refused here: a null inside a list, ``NaN`` and ``Infinity``.
+    ``None`` tells the caller to convert value by value. A number read into
+    ``float64`` is rounded as Python's ``float`` rounds it (to nearest), and
+    one beyond its range is refused.
 
     >>> schema = pa.schema([("x", pa.float64()), ("keys", pa.list_(pa.string()))])
     >>> [c.to_pylist() for c in typed_columns(b'{"x": 1, "keys": ["a"]}\\n{"y": "z"}', 2, schema)]
