@@ -141,24 +141,24 @@ def test_verify_reads_each_label_line_once(tiny_root: Path, monkeypatch):
     assert len(calls) == len(set(calls)) == lines
 
 
-def test_within_one_export_each_label_text_is_validated_once_and_changes_are_seen(monkeypatch):
+def test_each_label_text_is_validated_once_and_changes_are_seen(monkeypatch):
     from agenthorizon.release import labels
 
     calls = []
     validate = labels._validate_row
     monkeypatch.setattr(labels, "_validate_row", lambda line, where: calls.append(where) or validate(line, where))
-    text = _text(_positive(T1), _negative(T2))
-    with labels.reuse_parsed_label_files():
-        first = parse_label_file(text, LABEL_FILE_HARD)
-        first.rows[0]["label"] = "tampered"  # each call gets its own rows
-        again = parse_label_file("".join([text]), LABEL_FILE_HARD)  # equal text, another string
-        assert len(calls) == 2 and again.rows[0]["label"] == "positive" and again.location(1) == f"{LABEL_FILE_HARD}:2"
-        changed = parse_label_file(text + _text(_positive(T3)), LABEL_FILE_HARD)  # the file changed: parsed anew
-        assert len(changed.rows) == 3 and len(calls) == 5
-        for _ in range(2):  # a bad file is never kept: every read names its line again
-            with pytest.raises(ValueError, match=r"AgentHorizon\.jsonl:3: not valid JSON"):
-                parse_label_file(text + "{\n", LABEL_FILE_HARD)
-    parse_label_file(text, LABEL_FILE_HARD)  # outside the block: parsed every time
+    text = _text(_positive(T1), _negative(T2)) + "\n"  # a text no other test parses
+    first = parse_label_file(text, LABEL_FILE_HARD)
+    first.rows[0]["label"] = "tampered"  # each call gets its own rows
+    again = parse_label_file("".join([text]), LABEL_FILE_HARD)  # equal text, another string
+    assert len(calls) == 2 and again.rows[0]["label"] == "positive" and again.location(1) == f"{LABEL_FILE_HARD}:2"
+    changed = parse_label_file(text + _text(_positive(T3)), LABEL_FILE_HARD)  # the file changed: parsed anew
+    assert len(changed.rows) == 3 and len(calls) == 5
+    for _ in range(2):  # a bad file is never kept: every read names its line again
+        with pytest.raises(ValueError, match=r"AgentHorizon\.jsonl:4: not valid JSON"):
+            parse_label_file(text + "{\n", LABEL_FILE_HARD)
+    assert len(calls) == 5 + 2 * 3
+    parse_label_file(text, LABEL_FILE_HARD)  # the last parse kept is the changed file's: parsed anew
     assert len(calls) == 5 + 2 * 3 + 2
 
 

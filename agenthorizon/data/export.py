@@ -48,7 +48,7 @@ from agenthorizon.data.export_images import full_images, screenshot_paths, thumb
 from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
 from agenthorizon.data.shards import ROW_GROUP_ROWS, ShardWriter
 from agenthorizon.release.files import load_dev_set, read_labels
-from agenthorizon.release.labels import count_labels, reuse_parsed_label_files
+from agenthorizon.release.labels import count_labels
 from agenthorizon.release.splits import select_config
 from agenthorizon.schema import (
     CONFIG_AH,
@@ -436,8 +436,6 @@ def export_release(
     relative = RelativePaths(root)
     summary = ExportSummary(out=out, images=images)
     with contextlib.ExitStack() as stack:
-        # Each config's load reads both label files twice: validate each text once per export.
-        stack.enter_context(reuse_parsed_label_files())
         thumbnail_cache = None
         if images == "thumbnails":
             # Items share screenshots (a negative shows its sibling's recording) and

@@ -45,7 +45,7 @@ from agenthorizon.release.confine import (
     open_confined,
     release_real_roots,
 )
-from agenthorizon.release.labels import LabelFile, check_disjoint, pair_group_id, pair_groups, parse_label_file
+from agenthorizon.release.labels import check_disjoint, pair_group_id, pair_groups, parse_label_file
 from agenthorizon.release.splits import DevSet, check_config, derive_dev_set, dev_set_from_manifest, select_config
 
 from agenthorizon.schema import (
@@ -150,7 +150,7 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
             raise FileNotFoundError(f"label file {path} not found; {expected_root_message()}") from None
         except UnicodeDecodeError as error:
             raise ValueError(f"{path}: not UTF-8 text ({error.reason}); expected JSON Lines") from None
-        files.append(_parsed_label_file(text, name))
+        files.append(parse_label_file(text, name))
     check_disjoint(files)
     rows = []
     for label_file in files:
@@ -158,23 +158,6 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
         for index, row in enumerate(label_file.rows):
             rows.append({**row, "difficulty": difficulty, "location": label_file.location(index)})
     return rows
-
-
-# The last parse of each label file, by name: loading reads the label files
-# three times (selection, manifest hash, builder), each parse validating
-# about 4,000 rows. The text is read (confined) every time, and only the
-# same text reuses the parse, which depends on nothing else; callers get
-# fresh row dicts (read_labels copies them).
-_LAST_PARSE: dict[str, tuple[str, LabelFile]] = {}
-
-
-def _parsed_label_file(text: str, name: str) -> LabelFile:
-    last = _LAST_PARSE.get(name)
-    if last is not None and last[0] == text:
-        return last[1]
-    parsed = parse_label_file(text, name)
-    _LAST_PARSE[name] = (text, parsed)
-    return parsed
 
 
 def dev_manifest_identity(path: str | os.PathLike[str]) -> tuple[str, str]:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -70,27 +68,13 @@ def _label_lines(text: str, name: str) -> Iterator[tuple[int, LabelRow | None, s
         yield line_number, row, None
 
 
-_PARSED: ContextVar[dict[tuple[str, str], LabelFile] | None] = ContextVar("parsed_label_files", default=None)
-
-
-@contextmanager
-def reuse_parsed_label_files() -> Iterator[None]:
-    """Within the block, :func:`parse_label_file` validates each distinct label file text once.
-
-    An export reads both label files several times (each config's load reads
-    them twice: its rows, and the manifest hash of its cache key; the config
-    selection once more): without this, the same text is parsed and
-    validated each time. Results are keyed by the
-    file's name and its *whole text*, so a file that changes in between is
-    parsed anew and what is returned always comes from the text just read;
-    a bad file is never stored, so every read of it raises its error (naming
-    file and line) again. Each call gets its own copies of the rows.
-    """
-    token = _PARSED.set({})
-    try:
-        yield
-    finally:
-        _PARSED.reset(token)
+# The last parse of each label file, by name. A load reads both label files
+# several times (the config selection, the manifest hash of its cache key, the
+# builder) and an export once per config, and each parse validates about
+# 4,000 rows. Only the very same text reuses a parse (which depends on nothing
+# else), so a file changed in between is parsed anew; a bad text is never
+# kept, so every read of it names its line again.
+_LAST_PARSE: dict[str, tuple[str, LabelFile]] = {}
 
 
 def parse_label_file(text: str, name: str) -> LabelFile:
@@ -105,14 +89,13 @@ def parse_label_file(text: str, name: str) -> LabelFile:
 
     Raises ``ValueError`` naming ``name``, the line and what was expected, at
     the first bad line (:func:`check_label_file` reports every one).
-    Inside :func:`reuse_parsed_label_files`, a text already parsed is not parsed again.
+    The same text as the last one parsed under ``name`` is not validated
+    again; each call gets its own copies of the rows.
     """
-    parsed = _PARSED.get()
-    if parsed is None:
-        return _parse_label_file(text, name)
-    known = parsed.get((name, text))
-    if known is None:
-        known = parsed[(name, text)] = _parse_label_file(text, name)
+    last = _LAST_PARSE.get(name)
+    if last is None or last[0] != text:
+        last = _LAST_PARSE[name] = (text, _parse_label_file(text, name))
+    known = last[1]
     return LabelFile(name=known.name, rows=[dict(row) for row in known.rows], line_numbers=list(known.line_numbers))
 
 
