@@ -68,12 +68,12 @@ class NoWriteStub(AsyncStub):
     def writes(self):
         import agenthorizon.judging.runs.loop
 
-        real = agenthorizon.judging.runs.loop.write_json_atomic
-        agenthorizon.judging.runs.loop.write_json_atomic = lambda path, payload: None
+        real = agenthorizon.judging.runs.loop.commit_texts
+        agenthorizon.judging.runs.loop.commit_texts = lambda items: (len(items), None)  # "all committed"
         try:
             yield
         finally:
-            agenthorizon.judging.runs.loop.write_json_atomic = real
+            agenthorizon.judging.runs.loop.commit_texts = real
 
 
 class ThreadStub(BaseJudge):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agenthorizon.judging.runs import records
+from agenthorizon.judging.runs.durable import remove_temp_files
 from agenthorizon.judging.runs.records import RUN_RECORD_NAME, ResultRecord, RunRecord, is_record_name
 from agenthorizon.judging.runs.run_record import _read_json
 
@@ -151,6 +152,17 @@ class RunDirectory:
                     f"{self.path} already holds a different run ({path.name}: {'; '.join(different)}); "
                     "resume with the same settings, or use another output directory to keep experiments apart"
                 )
+
+    def remove_temp_files(self, trajectory_ids: Iterable[str]) -> int:
+        """Remove the temporary files a killed runner left for these items' results and this record.
+
+        A crash during a group commit (:mod:`~agenthorizon.judging.runs.durable`)
+        leaves ``.<name>.<random>.tmp`` files; readers never take them for
+        results, and the next runner of the same items removes them. Only
+        this runner's names are touched: the shards of a run share a folder.
+        """
+        names = [records.result_path(self.path, tid).name for tid in trajectory_ids]
+        return remove_temp_files(self.path, [*names, self.name])
 
     def load_results(self, trajectory_ids: Iterable[str]) -> dict[str, ResultRecord | None]:
         """The result of each id in this folder (``None``: missing or unreadable)."""

@@ -26,18 +26,23 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import errno
+import functools
+import gc
 import random
 import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.provenance import now
-from agenthorizon.judging.runs.records import ResultRecord, result_path, write_json_atomic
+from agenthorizon.judging.runs.durable import commit_texts, encode_json
+from agenthorizon.judging.runs.records import ResultRecord, result_path
 from agenthorizon.judging.runs.retry import RetryPolicy
+from agenthorizon.judging.runs.rows import RowReader
 from agenthorizon.judging.secrets import scrub
 from agenthorizon.schema import STATUS_ERROR, STATUS_OK
 
@@ -45,8 +50,6 @@ __all__ = ["DEFAULT_BREAKER", "RunAborted", "RunIOError", "RunInterrupted", "Run
 
 DEFAULT_BREAKER = 5
 """Consecutive transport failures (no answer from the judge's server) that stop a run."""
-# Threads writing result files (fsync waits on the disk, not the CPU).
-_WRITE_THREADS = 16
 # asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
 _timeout_scope = getattr(asyncio, "timeout", None)
 
@@ -126,64 +129,90 @@ def _unwritable(payload: Mapping[str, Any], error: BaseException) -> dict[str, A
     )
 
 
-def _write_result(path: Path, payload: dict[str, Any]) -> dict[str, Any]:
-    """Write one result file; an answer JSON cannot encode becomes an error result. Returns what was written."""
+def _encoded(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A result and the text of its file; an answer JSON cannot encode becomes an error result naming the item."""
     try:
-        write_json_atomic(path, payload)
+        return payload, encode_json(payload)
     except (TypeError, ValueError, RecursionError) as error:
         # Raised while encoding, before the disk is touched: the answer's fault, not the run's.
         payload = _unwritable(payload, error)
-        write_json_atomic(path, payload)
-    return payload
+        return payload, encode_json(payload)
+
+
+def _commit_results(out_dir: Path, batch: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], OSError | None]:
+    """Write ``(trajectory_id, payload)`` results with one group commit: (the results now durable, what stopped the rest)."""
+    encoded = [(trajectory_id, *_encoded(payload)) for trajectory_id, payload in batch]
+    committed, error = commit_texts([(result_path(out_dir, trajectory_id), text) for trajectory_id, _, text in encoded])
+    return [payload for _, payload, _ in encoded[:committed]], error
 
 
 class _ResultWriter:
-    """Writes result files on their own threads while the workers go on judging.
+    """Writes result files in group commits on one thread while the workers go on judging.
 
-    fsync waits on the disk, not the CPU: writes get their own threads (at most
-    16: more only fight over the GIL while encoding JSON), and a worker hands
-    its result over and takes the next item without waiting, so disk latency
-    never adds to the judge's. At most ``2 x concurrency`` writes are pending,
-    which bounds memory and what a crash can lose. The first failed write
-    (an ``OSError``: the run's own I/O) is kept in ``failure``; workers stop
-    taking items once it is set.
+    A worker hands its result over and takes the next item without waiting,
+    so disk latency never adds to the judge's. Results queue while a commit
+    is on the disk; when it ends, the next commit takes every result queued
+    by then (:func:`~agenthorizon.judging.runs.durable.commit_texts`: all
+    files written, each fsynced, all renamed, the folder fsynced once), so
+    the faster results come, the more each commit carries. A result is acknowledged --
+    ``on_written``: counted, shown, put in ``records`` -- only once its commit
+    has returned, that is once it is durable. At most ``2 x concurrency``
+    results are pending, which bounds memory and what a crash can lose. The
+    first failed commit (an ``OSError``: the run's own I/O) is kept in
+    ``failure``; workers stop taking items once it is set, and results still
+    queued are not written.
     """
 
     def __init__(self, out_dir: Path, concurrency: int, on_written: Callable[[dict[str, Any]], None]) -> None:
         self.out_dir = out_dir
-        self.pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=min(concurrency, _WRITE_THREADS), thread_name_prefix="write"
-        )
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="write")
         self.slots = asyncio.Semaphore(2 * concurrency)
-        self.pending: set[asyncio.Future] = set()
+        self.queued: list[tuple[str, dict[str, Any]]] = []
+        self.commit: asyncio.Future | None = None
         self.failure: OSError | None = None
         self.on_written = on_written
 
     async def submit(self, trajectory_id: str, payload: dict[str, Any]) -> None:
         """Queue ``payload`` for ``<out_dir>/<trajectory_id>.json``; waits only for a free slot."""
         await self.slots.acquire()
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.pool, _write_result, result_path(self.out_dir, trajectory_id), payload)
-        self.pending.add(future)
-        future.add_done_callback(self._done)
+        if self.failure is not None:  # the run is stopping: nothing more is written
+            self.slots.release()
+            return
+        self.queued.append((trajectory_id, payload))
+        if self.commit is None:
+            self._start_commit()
 
-    def _done(self, future: asyncio.Future) -> None:
-        self.pending.discard(future)
-        self.slots.release()
+    def _start_commit(self) -> None:
+        batch, self.queued = self.queued, []
+        self.commit = asyncio.get_running_loop().run_in_executor(self.pool, _commit_results, self.out_dir, batch)
+        self.commit.add_done_callback(functools.partial(self._committed, len(batch)))
+
+    def _committed(self, size: int, future: asyncio.Future) -> None:
+        self.commit = None
+        for _ in range(size):
+            self.slots.release()
         if future.cancelled():
+            error: BaseException | None = OSError("the result writes were cancelled")
+        elif future.exception() is not None:
+            error = future.exception()  # not an item's answer (those become error results): the run's failure
+        else:
+            written, error = future.result()
+            for payload in written:
+                self.on_written(payload)
+        if error is None:
+            if self.queued and self.failure is None:
+                self._start_commit()
             return
-        error = future.exception()
-        if error is not None:
-            if self.failure is None:
-                self.failure = error if isinstance(error, OSError) else OSError(str(error))
-            return
-        self.on_written(future.result())
+        if self.failure is None:
+            self.failure = error if isinstance(error, OSError) else OSError(str(error))
+        for _ in self.queued:
+            self.slots.release()
+        self.queued.clear()
 
     async def drain(self) -> None:
-        """Wait for every pending write, then stop the threads."""
-        if self.pending:
-            await asyncio.gather(*self.pending, return_exceptions=True)
-        await asyncio.sleep(0)  # let the last done-callbacks run
+        """Wait until every queued result is committed (or the writes failed), then stop the thread."""
+        while self.commit is not None:
+            await asyncio.wait([self.commit])  # _committed, registered first, may start the next commit
         self.pool.shutdown(wait=True)
 
 
@@ -192,9 +221,8 @@ class _Run:
     """What the workers of one run share."""
 
     judge: Any
-    dataset: Any
     ids: list[str]
-    queue: asyncio.Queue
+    rows: RowReader
     writer: _ResultWriter
     policy: RetryPolicy | None
     timeout: float | None
@@ -247,15 +275,20 @@ async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int
     return None, failure, attempts, transport
 
 
-async def _judge_position(run: _Run, position: int) -> tuple[dict[str, Any], str | None]:
-    """The result payload of one dataset position and its transport failure, if any; never raises for the item."""
+async def _judge_position(run: _Run, position: int, row: Any) -> tuple[dict[str, Any], str | None]:
+    """The result payload of one dataset position and its transport failure, if any; never raises for the item.
+
+    ``row`` is the position's row, or the exception reading it raised (:class:`RowReader`).
+    """
     from agenthorizon.judging.inputs import build_judge_input
 
     trajectory_id = run.ids[position]
     judge_name = getattr(run.judge, "name", type(run.judge).__name__)
     transport = None
     try:
-        judge_input = build_judge_input(run.dataset[position])
+        if isinstance(row, Exception):
+            raise row
+        judge_input = build_judge_input(row)
     except (ValueError, FileNotFoundError) as error:
         output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
     else:
@@ -281,13 +314,13 @@ async def _worker(run: _Run) -> None:
         if stop is not None:
             run.stop = stop
             return
-        try:
-            position = run.queue.get_nowait()
-        except asyncio.QueueEmpty:
+        item = run.rows.next()
+        if item is None:
             return
+        position, row = item
         run.in_flight += 1
         try:
-            payload, transport = await _judge_position(run, position)
+            payload, transport = await _judge_position(run, position, row)
         finally:
             run.in_flight -= 1
         if run.abort is not None:
@@ -298,6 +331,28 @@ async def _worker(run: _Run) -> None:
         if tripped is not None:
             run.abort = tripped
             return
+
+
+@contextlib.contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """Keep the objects that exist now out of the garbage collector's full passes while the block runs.
+
+    Each row read creates thousands of objects, which trigger collections;
+    the full ones walk every object of the process (``datasets``, ``pyarrow``,
+    a notebook's data: hundreds of thousands) and found nothing to free
+    there, about a fifth of the loop's time at 50 ms per item
+    (``benchmarks/bench_runner.py``). ``gc.freeze`` moves them aside and
+    ``gc.unfreeze`` back afterwards; garbage among them is collected then.
+    When the process froze objects itself (a fork server), it is left alone.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class RunSignals:
@@ -386,14 +441,10 @@ async def judge_items(
             run.errors[payload["trajectory_id"]] = payload["error"]
         progress.update(payload)
 
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for position in positions:
-        queue.put_nowait(position)
     run = _Run(
         judge=judge,
-        dataset=dataset,
         ids=ids,
-        queue=queue,
+        rows=RowReader(dataset, positions),
         writer=_ResultWriter(out_dir, concurrency, written),
         policy=None if isinstance(getattr(judge, "retry", None), RetryPolicy) else retry,
         timeout=timeout,
@@ -411,7 +462,8 @@ async def judge_items(
     signals.on_first(lambda: loop.call_soon_threadsafe(workers.cancel))
     try:
         try:
-            await workers
+            with _heap_frozen():
+                await workers
         except asyncio.CancelledError:
             if signals.received is None:
                 raise

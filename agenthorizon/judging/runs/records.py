@@ -37,9 +37,11 @@ not its run's is invalid (reason ``judge_mismatch``); both are shown in a
 score and judged again on resume.
 
 Files are written atomically (temporary file in the same directory, fsync,
-rename), so a crash leaves either the old file, the new file or nothing, never
-a truncated one. Files whose stem is not a UUID (run records, notes) are not
-results.
+rename, directory fsync; :mod:`agenthorizon.judging.runs.durable`), so a
+crash leaves either the old file, the new file or nothing, never a truncated
+one; a temporary file left by a crash (``.<name>.<random>.tmp``) is not a
+result, and the runner removes its own when it resumes. Files whose stem is
+not a UUID (run records, notes) are not results.
 """
 
 from __future__ import annotations
@@ -47,11 +49,11 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from agenthorizon.judging.runs.durable import commit_texts, encode_json
 from agenthorizon.judging.runs.run_record import (
     _OBJECT,
     _TEXT,
@@ -126,27 +128,26 @@ RECORD_SPARE_BYTES = 16384
 
 
 def write_json_atomic(path: Path, payload: Mapping[str, Any], *, spare: int = 0) -> None:
-    """Write ``payload`` as JSON to ``path`` so that readers never see a partial file.
+    """Write ``payload`` as JSON to ``path`` durably, so that readers never see a partial file.
 
-    The text is ASCII (``ensure_ascii``): a model's answer may hold a lone
-    surrogate escape, which UTF-8 cannot encode but a ``\\udXXX`` escape can;
-    and registered secrets are scrubbed from it (:mod:`agenthorizon.judging.secrets`).
+    The text is :func:`~agenthorizon.judging.runs.durable.encode_json`'s:
+    ASCII, registered secrets scrubbed (:mod:`agenthorizon.judging.secrets`).
     Encoding happens before the disk is touched, so ``TypeError``/``ValueError``
-    mean the payload, ``OSError`` the disk.
+    mean the payload, ``OSError`` the disk. One file is one group commit of
+    :func:`~agenthorizon.judging.runs.durable.commit_texts`; the runner
+    commits its result files in batches instead.
 
     ``spare`` adds that many trailing spaces (still valid JSON). When the disk
     is full, a file written with spare bytes is overwritten in place instead
     (no new blocks needed) if the new text fits: how a run record still says
     why the run stopped.
     """
-    from agenthorizon.judging.secrets import scrub_data
-
-    text = json.dumps(scrub_data(payload), ensure_ascii=True, indent=1) + "\n" + " " * spare
-    try:
-        _replace_atomically(Path(path), text)
-    except OSError as error:
+    text = encode_json(payload, spare=spare)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    _, error = commit_texts([(Path(path), text)])
+    if error is not None:
         if not (spare and error.errno in _DISK_FULL and _overwrite_in_place(Path(path), text.rstrip(" "))):
-            raise
+            raise error
 
 
 _DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
@@ -165,24 +166,6 @@ def _overwrite_in_place(path: Path, text: str) -> bool:
     except OSError:
         return False
     return True
-
-
-def _replace_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        # Leave nothing behind: a stray temp file would look like debris to users.
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 # --- result records ----------------------------------------------------------------------

@@ -11,8 +11,10 @@
    ``retries`` times with exponential backoff and jitter;
 3. the answer is parsed with :func:`agenthorizon.scoring.verdicts.parse_verdict` and
    written atomically to ``<out_dir>/<trajectory_id>.json`` (format in
-   :mod:`agenthorizon.judging.runs.records`) as soon as it is known, so a crash loses at
-   most the items in flight and never leaves a partial file;
+   :mod:`agenthorizon.judging.runs.records`) as soon as it is known, in group
+   commits (:mod:`agenthorizon.judging.runs.durable`): a result is counted,
+   shown and kept in the run's records only once it is durable, so a crash
+   loses at most the items in flight and never leaves a partial file;
 4. ``run.json`` (``run-shard-I-of-N.json`` for a shard; a
    :class:`~agenthorizon.judging.runs.records.RunRecord`) records how the run
    was made (judge spec without secrets, its judge key, prompt hash and
@@ -370,6 +372,7 @@ def _judge_into(
     # and replaced by each payload as it is written: the counts, the merging
     # counts (SPEC section 3) and the score at the end are derived from it,
     # so no result file is read twice.
+    directory.remove_temp_files(selected_ids)  # debris of a killed run; never taken for results
     loaded = directory.load_results(selected_ids)
     redo = {tid for tid, result in loaded.items() if needs_judging(result, tid, key)}
     records: dict[str, Mapping[str, Any] | None] = {

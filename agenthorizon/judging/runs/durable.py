@@ -1,0 +1,163 @@
+"""Group commit: many small files made durable together, each atomically.
+
+A run writes one result file per item, and a result counts (progress,
+``records``, the run record's counts) only once it is durable: a crash may
+lose what was in flight, never a result the run said it had. Making each
+file durable on its own (temporary file, fsync, rename) costs one journal
+commit per file; :func:`commit_texts` makes a whole batch durable at once:
+
+1. every text is written to a temporary file beside its target
+   (``.<name>.<random>.tmp``), without syncing;
+2. every temporary file is fsynced (the filesystem folds fsyncs that arrive
+   together into a few journal commits);
+3. each is renamed over its target, so a reader sees the old file or the
+   complete new one, never a torn one;
+4. each target directory is fsynced once, which makes the renames durable.
+
+Only then has the batch been committed. A crash before step 4 leaves complete
+files (renamed ones) and temporary files; readers ignore the temporary
+files (their names are not ``<uuid>.json``) and the runner removes its own
+when it resumes (:func:`remove_temp_files`).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = ["TEMP_SUFFIX", "commit_texts", "encode_json", "is_temp_of", "remove_temp_files", "sync_directory"]
+
+TEMP_SUFFIX = ".tmp"
+# Temporary files open at once during a commit (well under the usual limit of 1,024 descriptors).
+_OPEN_AT_ONCE = 256
+
+
+def encode_json(payload: Mapping[str, Any], *, spare: int = 0) -> str:
+    """``payload`` as the ASCII JSON text of a run folder's file, registered secrets scrubbed.
+
+    ASCII (``ensure_ascii``) because a model's answer may hold a lone
+    surrogate, which UTF-8 cannot encode but a ``\\udXXX`` escape can.
+    ``spare`` trailing spaces (still valid JSON) leave room to rewrite the
+    file in place. Raises ``TypeError``/``ValueError``/``RecursionError`` for a
+    payload JSON cannot hold -- before any file is touched.
+    """
+    from agenthorizon.judging.secrets import scrub_data
+
+    return json.dumps(scrub_data(payload), ensure_ascii=True, indent=1) + "\n" + " " * spare
+
+
+def is_temp_of(name: str, target: str) -> bool:
+    """True when file ``name`` is a temporary file of :func:`commit_texts` for the file named ``target``.
+
+    >>> is_temp_of(".a.json.k3j_x9.tmp", "a.json"), is_temp_of("a.json", "a.json")
+    (True, False)
+    """
+    return name.startswith(f".{target}.") and name.endswith(TEMP_SUFFIX)
+
+
+def commit_texts(items: Sequence[tuple[Path, str]]) -> tuple[int, OSError | None]:
+    """Write each ``(path, text)`` atomically, and make them all durable with one group commit.
+
+    Returns ``(committed, error)``: the first ``committed`` items are on disk
+    and durable; ``error`` (``None`` when all are) is the ``OSError`` that
+    stopped the rest (a full disk, a read-only folder), and none of the rest
+    was written: their temporary files are removed. Texts are ASCII.
+    """
+    if not items:
+        return 0, None
+    temps: list[str] = []
+    try:
+        # Files are kept open from write to fsync, a bounded number at a time.
+        for start in range(0, len(items), _OPEN_AT_ONCE):
+            handles = []
+            try:
+                for path, text in items[start : start + _OPEN_AT_ONCE]:
+                    fd, temp = _write_temp(Path(path), text.encode("ascii"))
+                    temps.append(temp)
+                    handles.append(fd)
+                for fd in handles:
+                    os.fsync(fd)
+            finally:
+                for fd in handles:
+                    os.close(fd)
+    except OSError as error:
+        _remove(temps)
+        return 0, error
+    renamed = 0
+    error: OSError | None = None
+    try:
+        for temp, (path, _) in zip(temps, items):
+            os.replace(temp, path)
+            renamed += 1
+    except OSError as failure:
+        error = failure
+        _remove(temps[renamed:])
+    try:
+        for directory in dict.fromkeys(Path(path).parent for path, _ in items[:renamed]):
+            sync_directory(directory)
+    except OSError as failure:
+        # The renames may not survive a crash: take them back rather than count them.
+        _remove([str(path) for path, _ in items[:renamed]])
+        return 0, failure
+    return renamed, error
+
+
+def _write_temp(path: Path, data: bytes) -> tuple[int, str]:
+    """A new temporary file beside ``path`` holding ``data``: (open descriptor, name)."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
+        os.close(fd)
+        _remove([temp])
+        raise
+    return fd, temp
+
+
+def sync_directory(directory: str | os.PathLike[str]) -> None:
+    """fsync a directory, which makes the renames and creations in it durable (POSIX; a no-op elsewhere)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return  # Windows: directories cannot be opened, NTFS journals renames itself
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno != errno.EINVAL:  # a filesystem that cannot sync directories
+            raise
+    finally:
+        os.close(fd)
+
+
+def _remove(names: Iterable[str]) -> None:
+    for name in names:
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            pass
+
+
+def remove_temp_files(directory: Path, targets: Iterable[str]) -> int:
+    """Remove temporary files left in ``directory`` by a crashed commit of the files named ``targets``.
+
+    Only the temporary files of those names are touched, so that runners
+    sharing a folder (the shards of one run) never remove each other's
+    files in flight. Returns how many were removed.
+    """
+    wanted = set(targets)
+    removed = 0
+    try:
+        names = [entry.name for entry in os.scandir(directory) if entry.name.startswith(".")]
+    except FileNotFoundError:
+        return 0
+    for name in names:
+        target = name[1:].rsplit(".", 2)[0] if name.endswith(TEMP_SUFFIX) else None
+        if target in wanted and is_temp_of(name, target):
+            _remove([str(directory / name)])
+            removed += 1
+    return removed
