@@ -1,0 +1,234 @@
+"""Crash safety of the runner's group commits, and the rows it reads in slices.
+
+A result counts (progress bar, ``records``, the run record's counts, the
+score) only once it is durable: its file fsynced, renamed, and the folder
+fsynced. A runner killed at any moment leaves only complete result files
+(and temporary files no reader takes for results), and the next run over the
+same folder removes its debris and finishes with the score an uninterrupted
+run gets. Rows read in slices are the rows ``dataset[i]`` gives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import agenthorizon
+from agenthorizon.cli import main
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput
+from agenthorizon.judging.runs import durable, progress
+from agenthorizon.judging.runs.records import ResultRecord, is_result_name, read_results
+from agenthorizon.judging.runs.rows import RowReader
+from agenthorizon.judging.runs.runner import run_judge
+
+# A slow command judge whose verdict depends only on the item (so two runs agree).
+SLOW_JUDGE = (
+    "import hashlib, json, sys, time\n"
+    "text = sys.stdin.read()\n"
+    "time.sleep(0.15)\n"
+    "success = hashlib.sha256(text.encode()).digest()[0] % 2 == 0\n"
+    "print(json.dumps({'success': success, 'reasoning': 'by hash'}))\n"
+)
+
+
+@pytest.fixture(scope="module")
+def dataset(tiny_root, tmp_path_factory):
+    return agenthorizon.load_dataset(tiny_root, "all", split="test", cache_dir=tmp_path_factory.mktemp("cache"))
+
+
+def _judge_argv(root: Path, script: Path, out: Path) -> list[str]:
+    return ["judge", "--data", str(root), "--config", "all", "--judge", f"command:{sys.executable} {script}",
+            "--sandbox", "none", "--concurrency", "4", "--out", str(out), "--bootstrap", "0", "--no-progress"]
+
+
+def _score(root: Path, out: Path, capsys) -> dict:
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(root), "--config", "all", "--format", "json", "--bootstrap", "0"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    report.pop("results")  # names the folder
+    return report
+
+
+def test_a_killed_runner_leaves_only_valid_results_and_the_resume_scores_as_an_uninterrupted_run(
+    tiny_root, tmp_path, capsys
+):
+    script = tmp_path / "slow_judge.py"
+    script.write_text(SLOW_JUDGE)
+    out = tmp_path / "killed"
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "agenthorizon", *_judge_argv(tiny_root, script, out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )
+    try:
+        # Kill it once a few results are on disk and others are being judged and written.
+        while len([p for p in out.glob("*.json") if is_result_name(p)]) < 3:
+            assert runner.poll() is None, runner.communicate()
+            time.sleep(0.01)  # polling for files; nothing is timed
+        os.killpg(runner.pid, signal.SIGKILL)
+    finally:
+        runner.communicate()
+    assert runner.returncode == -signal.SIGKILL
+
+    on_disk = [p for p in out.iterdir() if is_result_name(p)]
+    for path in on_disk:  # every result file is complete and valid: never a torn one
+        ResultRecord.from_dict(json.loads(path.read_text(encoding="ascii")), str(path))
+    found = read_results([out])
+    assert not found.unreadable and not found.untrusted
+    assert set(found.results) == {p.stem for p in on_disk}
+    record = json.loads((out / "run.json").read_text())
+    assert record["finished_at"] is None  # it never got to say it finished
+
+    with pytest.warns(UserWarning):  # --sandbox none warns; not what is tested here
+        assert main(_judge_argv(tiny_root, script, out)) == 0
+    assert not [p.name for p in out.iterdir() if p.name.endswith(durable.TEMP_SUFFIX)]
+    resumed = json.loads((out / "run.json").read_text())
+    assert resumed["counts"]["skipped"] == len(on_disk)
+    assert resumed["counts"]["ok"] == record["data"]["n_selected"]
+
+    whole = tmp_path / "whole"
+    with pytest.warns(UserWarning):
+        assert main(_judge_argv(tiny_root, script, whole)) == 0
+    assert _score(tiny_root, out, capsys) == _score(tiny_root, whole, capsys)
+    verdicts = [{tid: r["verdict"] for tid, r in read_results([folder]).results.items()} for folder in (out, whole)]
+    assert verdicts[0] == verdicts[1]
+
+
+class Staggered(BaseJudge):
+    """Answers after a delay that differs by item, so results arrive while a commit is on disk."""
+
+    name = "staggered"
+
+    def __init__(self, ids):
+        self.delay = {tid: 0.002 * (i % 5) for i, tid in enumerate(ids)}
+
+    async def ajudge(self, judge_input):
+        import asyncio
+
+        await asyncio.sleep(self.delay[judge_input.trajectory_id])
+        return JudgeOutput(text='{"success": true, "reasoning": "ok"}')
+
+    def spec(self):
+        return {"name": "staggered", "spec": "staggered"}
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names open files through /proc")
+def test_no_result_is_counted_before_its_file_and_the_folder_are_fsynced(dataset, tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace, real_update = os.fsync, os.replace, progress.Progress.update
+
+    def fsync(fd):
+        real_fsync(fd)
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+
+    def replace(source, target):
+        real_replace(source, target)
+        events.append(("rename", str(target)))
+
+    def update(self, payload):
+        tid = payload["trajectory_id"]
+        # Observed as the bar counts it: the file is already there, whole.
+        assert ResultRecord.from_dict(json.loads((out / f"{tid}.json").read_text()), tid).trajectory_id == tid
+        events.append(("counted", tid))
+        real_update(self, payload)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(progress.Progress, "update", update)
+    ids = list(dataset["trajectory_id"])
+    summary = run_judge(Staggered(ids), dataset, out, progress=False, concurrency=8)
+    assert summary.counts["ok"] == len(ids)
+
+    counted = [tid for kind, tid in events if kind == "counted"]
+    assert sorted(counted) == sorted(ids)
+    folder = str(out.resolve())
+    for tid in ids:
+        at = events.index(("counted", tid))
+        before = events[:at]
+        synced = [i for i, (kind, name) in enumerate(before)
+                  if kind == "fsync" and Path(name).name.startswith(f".{tid}.json.")]
+        renamed = [i for i, event in enumerate(before) if event == ("rename", str(out / f"{tid}.json"))]
+        assert synced and renamed and synced[-1] < renamed[-1], f"{tid}: counted before its file was fsynced and renamed"
+        assert ("fsync", folder) in before[renamed[-1]:], f"{tid}: counted before the folder was fsynced"
+    # Group commits: fewer folder fsyncs than results.
+    assert 1 <= events.count(("fsync", folder)) < len(ids)
+
+
+def test_temporary_files_of_a_killed_commit_are_ignored_and_removed_by_the_next_run_of_those_items(
+    dataset, tmp_path
+):
+    out = tmp_path / "run"
+    first = run_judge("constant:true", dataset, out, progress=False, shard="1/2")
+    mine = sorted(tid for tid in dataset["trajectory_id"] if (out / f"{tid}.json").exists())
+    theirs = sorted(set(dataset["trajectory_id"]) - set(mine))
+    assert first.counts["ok"] == len(mine) and theirs
+    # What a commit killed between writing and renaming leaves: temporary files, one of them cut short.
+    debris = [out / f".{mine[0]}.json.k3j_x9a1.tmp", out / f".{mine[1]}.json.0pq7zz2b.tmp", out / ".run-shard-1-of-2.json.aaaa1111.tmp"]
+    debris[0].write_text('{"format_version": 2, "trajectory_id": "')
+    debris[1].write_text(json.dumps({"trajectory_id": mine[1], "parse_status": "ok"}))
+    debris[2].write_text("{")
+    other_shard = out / f".{theirs[0]}.json.zzzz9999.tmp"  # the other shard's commit in flight
+    other_shard.write_text("{")
+    (out / f"{mine[2]}.json").unlink()  # and one result that never made it
+
+    found = read_results([out])
+    assert set(found.results) == set(mine) - {mine[2]} and not found.unreadable
+    assert {Path(p).name for p in found.ignored} >= {p.name for p in [*debris, other_shard]}
+
+    again = run_judge("constant:true", dataset, out, progress=False, shard="1/2")
+    assert again.judged == 1 and again.counts["ok"] == len(mine)
+    assert not any(p.exists() for p in debris)
+    assert other_shard.exists()
+
+
+def test_a_commit_that_cannot_write_one_file_writes_none_and_leaves_nothing_behind(tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    items = [(folder / "a.json", "{}\n"), (tmp_path / "missing" / "b.json", "{}\n"), (folder / "c.json", "{}\n")]
+    committed, error = durable.commit_texts(items)
+    assert committed == 0 and isinstance(error, FileNotFoundError)
+    assert list(folder.iterdir()) == []
+    committed, error = durable.commit_texts([items[0], items[2]])
+    assert (committed, error) == (2, None)
+    assert sorted(p.name for p in folder.iterdir()) == ["a.json", "c.json"]
+
+
+def test_rows_read_in_slices_are_the_rows_of_the_dataset(tiny_root, dataset, tmp_path):
+    blind = agenthorizon.load_dataset(tiny_root, "all", split="test", blind=True, cache_dir=tmp_path / "blind")
+    paths = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths", cache_dir=tmp_path / "paths")
+    n = len(dataset)
+    # Consecutive runs, gaps, a repeat and reversed order, as shards and resumes produce them.
+    positions = [0, 1, 2, 3, 4, 5, 7, 8, 9, n - 1, 3, 2, 1]
+    for rows, in_slices in ((dataset, True), (blind, True), (paths, True), (dataset.with_format("numpy"), False),
+                            (dataset.to_list(), False)):
+        reader = RowReader(rows, positions)
+        assert (reader.slice_rows > 1) == in_slices
+        got = []
+        while (item := reader.next()) is not None:
+            got.append(item)
+        assert [position for position, _ in got] == positions
+        for position, row in got:
+            expected = rows[position]
+            assert list(row) == list(expected)
+            if in_slices or isinstance(rows, list):
+                assert row == expected
+
+
+def test_a_row_that_cannot_be_read_fails_only_its_item(dataset, tmp_path):
+    class Rows(list):
+        def __getitem__(self, index):
+            if index == 2:
+                raise ValueError("row 2 is damaged")
+            return super().__getitem__(index)
+
+    rows = Rows(dataset.to_list())
+    summary = run_judge("constant:true", rows, tmp_path / "run", progress=False)
+    assert summary.counts["error"] == 1 and summary.counts["ok"] == len(rows) - 1
+    assert "row 2 is damaged" in summary.errors[list.__getitem__(rows, 2)["trajectory_id"]]
