@@ -52,6 +52,8 @@ DEFAULT_BREAKER = 5
 """Consecutive transport failures (no answer from the judge's server) that stop a run."""
 # asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
 _timeout_scope = getattr(asyncio, "timeout", None)
+# Threads issuing a commit's fsyncs together (they wait on the disk, not the CPU).
+_FSYNC_THREADS = 8
 
 
 class RunAborted(RuntimeError):
@@ -139,10 +141,14 @@ def _encoded(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
         return payload, encode_json(payload)
 
 
-def _commit_results(out_dir: Path, batch: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], OSError | None]:
+def _commit_results(
+    out_dir: Path, batch: list[tuple[str, dict[str, Any]]], fsync_pool: concurrent.futures.Executor
+) -> tuple[list[dict[str, Any]], OSError | None]:
     """Write ``(trajectory_id, payload)`` results with one group commit: (the results now durable, what stopped the rest)."""
     encoded = [(trajectory_id, *_encoded(payload)) for trajectory_id, payload in batch]
-    committed, error = commit_texts([(result_path(out_dir, trajectory_id), text) for trajectory_id, _, text in encoded])
+    committed, error = commit_texts(
+        [(result_path(out_dir, trajectory_id), text) for trajectory_id, _, text in encoded], fsync_pool=fsync_pool
+    )
     return [payload for _, payload, _ in encoded[:committed]], error
 
 
@@ -153,7 +159,8 @@ class _ResultWriter:
     so disk latency never adds to the judge's. Results queue while a commit
     is on the disk; when it ends, the next commit takes every result queued
     by then (:func:`~agenthorizon.judging.runs.durable.commit_texts`: all
-    files written, each fsynced, all renamed, the folder fsynced once), so
+    files written, all fsynced at once from a few threads, all renamed, the
+    folder fsynced once), so
     the faster results come, the more each commit carries. A result is acknowledged --
     ``on_written``: counted, shown, put in ``records`` -- only once its commit
     has returned, that is once it is durable. At most ``2 x concurrency``
@@ -166,6 +173,7 @@ class _ResultWriter:
     def __init__(self, out_dir: Path, concurrency: int, on_written: Callable[[dict[str, Any]], None]) -> None:
         self.out_dir = out_dir
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="write")
+        self.fsync_pool = concurrent.futures.ThreadPoolExecutor(max_workers=_FSYNC_THREADS, thread_name_prefix="fsync")
         self.slots = asyncio.Semaphore(2 * concurrency)
         self.queued: list[tuple[str, dict[str, Any]]] = []
         self.commit: asyncio.Future | None = None
@@ -184,7 +192,9 @@ class _ResultWriter:
 
     def _start_commit(self) -> None:
         batch, self.queued = self.queued, []
-        self.commit = asyncio.get_running_loop().run_in_executor(self.pool, _commit_results, self.out_dir, batch)
+        self.commit = asyncio.get_running_loop().run_in_executor(
+            self.pool, _commit_results, self.out_dir, batch, self.fsync_pool
+        )
         self.commit.add_done_callback(functools.partial(self._committed, len(batch)))
 
     def _committed(self, size: int, future: asyncio.Future) -> None:
@@ -214,6 +224,7 @@ class _ResultWriter:
         while self.commit is not None:
             await asyncio.wait([self.commit])  # _committed, registered first, may start the next commit
         self.pool.shutdown(wait=True)
+        self.fsync_pool.shutdown(wait=True)
 
 
 @dataclass
