@@ -166,7 +166,15 @@ class RunDirectory:
 
     def load_results(self, trajectory_ids: Iterable[str]) -> dict[str, ResultRecord | None]:
         """The result of each id in this folder (``None``: missing or unreadable)."""
-        return {trajectory_id: records.read_result(self.path, trajectory_id) for trajectory_id in trajectory_ids}
+        try:
+            # One listing instead of one failed open per item of a new run.
+            present = {entry.name for entry in os.scandir(self.path)}
+        except FileNotFoundError:
+            present = set()
+        return {
+            trajectory_id: records.read_result(self.path, trajectory_id) if f"{trajectory_id}.json" in present else None
+            for trajectory_id in trajectory_ids
+        }
 
     def write_record(self, record: RunRecord) -> None:
         """Write the run record atomically, with spare bytes so that it can be rewritten in place on a full disk."""

@@ -65,9 +65,15 @@ def column(dataset: Any, name: str) -> list[Any] | None:
 
 def label_rows(dataset: Any) -> list[dict[str, Any]] | None:
     """Label rows (label fields + pair_group_id when present) when the dataset is not blind."""
-    if column(dataset, "label") is None:
+    column_names = getattr(dataset, "column_names", None)
+    wanted = ("label", *LABEL_FIELDS, "pair_group_id")
+    if column_names is not None:  # a datasets.Dataset names its columns: no need to read them to know
+        present = set(column_names)
+    else:
+        present = {name for name in wanted if column(dataset, name) is not None}
+    if "label" not in present:
         return None
-    missing = [n for n in LABEL_FIELDS if column(dataset, n) is None]
+    missing = [n for n in LABEL_FIELDS if n not in present]
     if missing:
         # Scoring and the run record's label manifest need all seven fields;
         # a half-labelled row would otherwise fail deep inside hashing.
@@ -75,8 +81,8 @@ def label_rows(dataset: Any) -> list[dict[str, Any]] | None:
             f"dataset rows have 'label' but not the label fields {', '.join(missing)}; expected full rows "
             "of agenthorizon.load_dataset, or rows without 'label' (blind rows, scored from data_root)"
         )
-    names = [n for n in (*LABEL_FIELDS, "pair_group_id") if column(dataset, n) is not None]
-    if getattr(dataset, "column_names", None) is not None:
+    names = [n for n in wanted[1:] if n in present]
+    if column_names is not None:
         return dataset.select_columns(names).to_list()
     return [{n: row[n] for n in names} for row in dataset]
 
