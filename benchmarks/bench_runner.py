@@ -15,9 +15,9 @@ written as the runner writes them (``commit_texts`` in batches of
 bare file creations in the same parent folder (the kernel's cost of a new
 inode, which varies a lot from folder to folder on some disks); and, as a
 diagnostic, ``run_judge`` with the result commits replaced by a no-op (what
-the runner costs apart from them). CPU per item is the process's user +
-system time (all threads), and the event loop thread's own share; steadier
-than wall time on a shared machine. Each ``run_judge`` variant runs
+the runner costs apart from them). CPU per item is the user + system time
+of the process (all threads) and of its commit process, and the event loop
+thread's own share; steadier than wall time on a shared machine. Each ``run_judge`` variant runs
 ``--repeat`` times, interleaved; the best is printed last.
 
 The dataset is what a user passes: ``agenthorizon.load_dataset(root, config,
@@ -70,14 +70,28 @@ class NoWriteStub(AsyncStub):
 
     @contextlib.contextmanager
     def writes(self):
-        import agenthorizon.judging.runs.loop
+        from agenthorizon.judging.runs.writer import ResultWriter
 
-        real = agenthorizon.judging.runs.loop.commit_texts
-        agenthorizon.judging.runs.loop.commit_texts = lambda items, **options: (len(items), None)  # "all committed"
+        def committed(self, items):  # every file encoded, none written: "all committed"
+            future = asyncio.get_running_loop().create_future()
+            future.set_result((len(items), None))
+            return future
+
+        class NoCommits:
+            commit = committed
+
+            async def close(self):
+                pass
+
+        async def start(self):
+            self.commits = NoCommits()
+
+        real = ResultWriter.start
+        ResultWriter.start = start
         try:
             yield
         finally:
-            agenthorizon.judging.runs.loop.commit_texts = real
+            ResultWriter.start = real
 
 
 class ThreadStub(BaseJudge):
@@ -113,8 +127,7 @@ def writes_alone(n: int, batch: int, parent: str | None) -> tuple[float, float]:
 
     import concurrent.futures
 
-    from agenthorizon.judging.runs.durable import commit_texts, encode_json
-    from agenthorizon.judging.runs.loop import _FSYNC_THREADS
+    from agenthorizon.judging.runs.durable import _FSYNC_THREADS, commit_texts, encode_json
 
     payload = {"trajectory_id": "x", "parse_status": "ok", "verdict": json.loads(VERDICT), "raw_output": VERDICT,
                "error": None, "telemetry": {"input_tokens": 1000, "output_tokens": 50, "latency_s": 0.05}}
@@ -136,9 +149,10 @@ def creates_alone(n: int, parent: str | None) -> float:
 
 
 def _cpu() -> float:
-    """CPU seconds of this process (all threads, user + system): less noisy than wall time on a shared machine."""
+    """CPU seconds of this process (all threads, user + system) and of its ended children (the runner's commit
+    process): less noisy than wall time on a shared machine."""
     times = os.times()
-    return times.user + times.system
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def build_cost(dataset) -> tuple[float, float]:

@@ -118,46 +118,93 @@ class Staggered(BaseJudge):
         return {"name": "staggered", "spec": "staggered"}
 
 
+# Runs the commit process with os.fsync and os.replace wrapped to note each call in a log
+# shared with the test (appends are atomic), then serves as the runner's own process does.
+COMMIT_PROCESS_OBSERVED = """
+import importlib.util, os, sys
+durable_path, log = sys.argv[1], sys.argv[2]
+
+def note(line):
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.write(fd, (line + "\\n").encode())
+    os.close(fd)
+
+real_fsync, real_replace = os.fsync, os.replace
+
+def fsync(fd):
+    real_fsync(fd)
+    note("fsync " + os.readlink(f"/proc/self/fd/{fd}"))
+
+def replace(source, target):
+    real_replace(source, target)
+    note("rename " + os.fspath(target))
+
+os.fsync, os.replace = fsync, replace
+spec = importlib.util.spec_from_file_location("durable_observed", durable_path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+module.serve()
+"""
+
+
+def _note(log: Path, line: str) -> None:
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.write(fd, (line + "\n").encode())
+    os.close(fd)
+
+
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names open files through /proc")
-def test_no_result_is_counted_before_its_file_and_the_folder_are_fsynced(dataset, tmp_path, monkeypatch):
-    out = tmp_path / "run"
-    events: list[tuple[str, str]] = []
-    real_fsync, real_replace, real_update = os.fsync, os.replace, progress.Progress.update
+@pytest.mark.parametrize("commits", ["process", "thread"])
+def test_no_result_is_counted_before_its_file_and_the_folder_are_fsynced(commits, dataset, tmp_path, monkeypatch):
+    from agenthorizon.judging.runs import writer
 
-    def fsync(fd):
-        real_fsync(fd)
-        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+    out, log = tmp_path / "run", tmp_path / "events.log"
+    if commits == "process":
+        script = tmp_path / "observed.py"
+        script.write_text(COMMIT_PROCESS_OBSERVED)
+        monkeypatch.setattr(writer, "commit_command", lambda: [sys.executable, str(script), durable.__file__, str(log)])
+    else:  # no child process can be started: the commits run in a thread of the runner
+        def no_process(self):
+            raise OSError("no processes here")
 
-    def replace(source, target):
-        real_replace(source, target)
-        events.append(("rename", str(target)))
+        monkeypatch.setattr(writer._ProcessCommits, "start", no_process)
+        real_fsync, real_replace = os.fsync, os.replace
+
+        def fsync(fd):
+            real_fsync(fd)
+            _note(log, "fsync " + os.readlink(f"/proc/self/fd/{fd}"))
+
+        def replace(source, target):
+            real_replace(source, target)
+            _note(log, "rename " + os.fspath(target))
+
+        monkeypatch.setattr(os, "fsync", fsync)
+        monkeypatch.setattr(os, "replace", replace)
+    real_update = progress.Progress.update
 
     def update(self, payload):
         tid = payload["trajectory_id"]
         # Observed as the bar counts it: the file is already there, whole.
         assert ResultRecord.from_dict(json.loads((out / f"{tid}.json").read_text()), tid).trajectory_id == tid
-        events.append(("counted", tid))
+        _note(log, f"counted {tid}")
         real_update(self, payload)
 
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setattr(progress.Progress, "update", update)
     ids = list(dataset["trajectory_id"])
     summary = run_judge(Staggered(ids), dataset, out, progress=False, concurrency=8)
     assert summary.counts["ok"] == len(ids)
 
-    counted = [tid for kind, tid in events if kind == "counted"]
-    assert sorted(counted) == sorted(ids)
+    events = [tuple(line.split(" ", 1)) for line in log.read_text().splitlines()]
+    assert sorted(tid for kind, tid in events if kind == "counted") == sorted(ids)
     folder = str(out.resolve())
     for tid in ids:
-        at = events.index(("counted", tid))
-        before = events[:at]
+        before = events[: events.index(("counted", tid))]
         synced = [i for i, (kind, name) in enumerate(before)
                   if kind == "fsync" and Path(name).name.startswith(f".{tid}.json.")]
         renamed = [i for i, event in enumerate(before) if event == ("rename", str(out / f"{tid}.json"))]
         assert synced and renamed and synced[-1] < renamed[-1], f"{tid}: counted before its file was fsynced and renamed"
         assert ("fsync", folder) in before[renamed[-1]:], f"{tid}: counted before the folder was fsynced"
-    # Group commits: fewer folder fsyncs than results.
+    # Group commits: fewer folder fsyncs than results (run.json's two writes included).
     assert 1 <= events.count(("fsync", folder)) < len(ids)
 
 

@@ -18,6 +18,14 @@ Only then has the batch been committed. A crash before step 4 leaves complete
 files (renamed ones) and temporary files; readers ignore the temporary
 files (their names are not ``<uuid>.json``) and the runner removes its own
 when it resumes (:func:`remove_temp_files`).
+
+The runner commits in a process of its own (:func:`serve`, started by
+:mod:`agenthorizon.judging.runs.writer`): file creations, fsyncs and renames
+are system calls that release and retake Python's global lock, and a thread
+doing hundreds of them a second keeps taking that lock from the event loop.
+So this module imports nothing but the standard library, and runs as a
+script from its own path (``python -I durable.py``) whatever ``sys.path``
+the runner had.
 """
 
 from __future__ import annotations
@@ -26,11 +34,26 @@ import concurrent.futures
 import errno
 import json
 import os
+import signal
+import struct
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["TEMP_SUFFIX", "commit_texts", "encode_json", "is_temp_of", "remove_temp_files", "sync_directory"]
+__all__ = [
+    "TEMP_SUFFIX",
+    "commit_texts",
+    "decode_batch",
+    "decode_reply",
+    "encode_batch",
+    "encode_json",
+    "encode_reply",
+    "is_temp_of",
+    "remove_temp_files",
+    "serve",
+    "sync_directory",
+]
 
 TEMP_SUFFIX = ".tmp"
 # Temporary files open at once during a commit (well under the usual limit of 1,024 descriptors).
@@ -171,3 +194,88 @@ def remove_temp_files(directory: Path, targets: Iterable[str]) -> int:
             _remove([str(directory / name)])
             removed += 1
     return removed
+
+
+# --- the commit process ---------------------------------------------------------------------
+#
+# Requests on standard input: a 4-byte little-endian length, then per file a
+# (path length, text length) pair of 4-byte integers, the path (file-system
+# encoding) and the ASCII text. Replies on standard output: one JSON line,
+# [committed, null] or [committed, [errno, message]].
+
+_LENGTH = struct.Struct("<I")
+_PAIR = struct.Struct("<II")
+_FSYNC_THREADS = 8
+
+
+def encode_batch(items: Sequence[tuple[Path, str]]) -> bytes:
+    """One request: the ``(path, text)`` pairs to commit, framed with its length.
+
+    >>> decode_batch(encode_batch([(Path("/r/a.json"), "{}")])[4:])
+    [(PosixPath('/r/a.json'), '{}')]
+    """
+    parts = []
+    for path, text in items:
+        name, data = os.fsencode(path), text.encode("ascii")
+        parts += (_PAIR.pack(len(name), len(data)), name, data)
+    body = b"".join(parts)
+    return _LENGTH.pack(len(body)) + body
+
+
+def decode_batch(body: bytes) -> list[tuple[Path, str]]:
+    """The ``(path, text)`` pairs of a request's body (its length already read)."""
+    items, offset = [], 0
+    while offset < len(body):
+        name_length, text_length = _PAIR.unpack_from(body, offset)
+        offset += _PAIR.size
+        name = os.fsdecode(body[offset : offset + name_length])
+        offset += name_length
+        items.append((Path(name), body[offset : offset + text_length].decode("ascii")))
+        offset += text_length
+    return items
+
+
+def encode_reply(committed: int, error: OSError | None) -> bytes:
+    """A reply line: how many of the request's files are durable, and what stopped the rest."""
+    failure = None if error is None else [error.errno, error.strerror or str(error)]
+    return json.dumps([committed, failure]).encode("ascii") + b"\n"
+
+
+def decode_reply(line: bytes) -> tuple[int, OSError | None]:
+    """``(committed, error)`` of a reply line; an empty line (the process ended) is an error.
+
+    >>> decode_reply(encode_reply(3, None)), decode_reply(encode_reply(0, OSError(28, "No space left on device")))[1].errno
+    ((3, None), 28)
+    """
+    if not line:
+        return 0, OSError(errno.EIO, "the result-writing process ended unexpectedly")
+    committed, failure = json.loads(line)
+    return committed, None if failure is None else OSError(failure[0], failure[1])
+
+
+def serve(requests: Any = None, replies: Any = None) -> None:
+    """Commit each request read from ``requests`` (standard input) and reply on ``replies`` (standard output).
+
+    Ends at the end of the input -- the runner closed it, or died: a request
+    cut short is not committed. Ctrl-C is for the runner, which then waits
+    for the commits in flight; this process never stops on its own.
+    """
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    requests = requests or sys.stdin.buffer
+    replies = replies or sys.stdout.buffer
+    with concurrent.futures.ThreadPoolExecutor(_FSYNC_THREADS) as pool:
+        while True:
+            header = requests.read(_LENGTH.size)
+            if len(header) < _LENGTH.size:
+                return
+            (length,) = _LENGTH.unpack(header)
+            body = requests.read(length)
+            if len(body) < length:
+                return
+            replies.write(encode_reply(*commit_texts(decode_batch(body), fsync_pool=pool)))
+            replies.flush()
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,7 +1,9 @@
 """The runner's event loop: workers judging items, one writer, and the reasons a run stops.
 
 :func:`judge_items` judges a list of dataset positions with ``concurrency``
-workers and writes each result as soon as it is known. What it guarantees:
+workers and hands each result to the writer
+(:class:`~agenthorizon.judging.runs.writer.ResultWriter`: group commits, a
+result counted only once durable) as soon as it is known. What it guarantees:
 
 - **Judge output never stops a run.** Whatever a judge returns or raises
   becomes a result file for that item: its answer (JSON-escaped, so even a
@@ -28,7 +30,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import errno
-import functools
 import gc
 import random
 import signal
@@ -39,10 +40,10 @@ from typing import Any, Callable, Iterator, Mapping
 
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.provenance import now
-from agenthorizon.judging.runs.durable import commit_texts, encode_json
-from agenthorizon.judging.runs.records import ResultRecord, result_path
+from agenthorizon.judging.runs.records import ResultRecord
 from agenthorizon.judging.runs.retry import RetryPolicy
 from agenthorizon.judging.runs.rows import RowReader
+from agenthorizon.judging.runs.writer import ResultWriter
 from agenthorizon.judging.secrets import scrub
 from agenthorizon.schema import STATUS_ERROR, STATUS_OK
 
@@ -52,8 +53,6 @@ DEFAULT_BREAKER = 5
 """Consecutive transport failures (no answer from the judge's server) that stop a run."""
 # asyncio.timeout (3.11+) bounds an await in place; wait_for wraps a coroutine in a task.
 _timeout_scope = getattr(asyncio, "timeout", None)
-# Threads issuing a commit's fsyncs together (they wait on the disk, not the CPU).
-_FSYNC_THREADS = 8
 
 
 class RunAborted(RuntimeError):
@@ -131,102 +130,6 @@ def _unwritable(payload: Mapping[str, Any], error: BaseException) -> dict[str, A
     )
 
 
-def _encoded(payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """A result and the text of its file; an answer JSON cannot encode becomes an error result naming the item."""
-    try:
-        return payload, encode_json(payload)
-    except (TypeError, ValueError, RecursionError) as error:
-        # Raised while encoding, before the disk is touched: the answer's fault, not the run's.
-        payload = _unwritable(payload, error)
-        return payload, encode_json(payload)
-
-
-def _commit_results(
-    out_dir: Path, batch: list[tuple[str, dict[str, Any]]], fsync_pool: concurrent.futures.Executor
-) -> tuple[list[dict[str, Any]], OSError | None]:
-    """Write ``(trajectory_id, payload)`` results with one group commit: (the results now durable, what stopped the rest)."""
-    encoded = [(trajectory_id, *_encoded(payload)) for trajectory_id, payload in batch]
-    committed, error = commit_texts(
-        [(result_path(out_dir, trajectory_id), text) for trajectory_id, _, text in encoded], fsync_pool=fsync_pool
-    )
-    return [payload for _, payload, _ in encoded[:committed]], error
-
-
-class _ResultWriter:
-    """Writes result files in group commits on one thread while the workers go on judging.
-
-    A worker hands its result over and takes the next item without waiting,
-    so disk latency never adds to the judge's. Results queue while a commit
-    is on the disk; when it ends, the next commit takes every result queued
-    by then (:func:`~agenthorizon.judging.runs.durable.commit_texts`: all
-    files written, all fsynced at once from a few threads, all renamed, the
-    folder fsynced once), so
-    the faster results come, the more each commit carries. A result is acknowledged --
-    ``on_written``: counted, shown, put in ``records`` -- only once its commit
-    has returned, that is once it is durable. At most ``2 x concurrency``
-    results are pending, which bounds memory and what a crash can lose. The
-    first failed commit (an ``OSError``: the run's own I/O) is kept in
-    ``failure``; workers stop taking items once it is set, and results still
-    queued are not written.
-    """
-
-    def __init__(self, out_dir: Path, concurrency: int, on_written: Callable[[dict[str, Any]], None]) -> None:
-        self.out_dir = out_dir
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="write")
-        self.fsync_pool = concurrent.futures.ThreadPoolExecutor(max_workers=_FSYNC_THREADS, thread_name_prefix="fsync")
-        self.slots = asyncio.Semaphore(2 * concurrency)
-        self.queued: list[tuple[str, dict[str, Any]]] = []
-        self.commit: asyncio.Future | None = None
-        self.failure: OSError | None = None
-        self.on_written = on_written
-
-    async def submit(self, trajectory_id: str, payload: dict[str, Any]) -> None:
-        """Queue ``payload`` for ``<out_dir>/<trajectory_id>.json``; waits only for a free slot."""
-        await self.slots.acquire()
-        if self.failure is not None:  # the run is stopping: nothing more is written
-            self.slots.release()
-            return
-        self.queued.append((trajectory_id, payload))
-        if self.commit is None:
-            self._start_commit()
-
-    def _start_commit(self) -> None:
-        batch, self.queued = self.queued, []
-        self.commit = asyncio.get_running_loop().run_in_executor(
-            self.pool, _commit_results, self.out_dir, batch, self.fsync_pool
-        )
-        self.commit.add_done_callback(functools.partial(self._committed, len(batch)))
-
-    def _committed(self, size: int, future: asyncio.Future) -> None:
-        self.commit = None
-        for _ in range(size):
-            self.slots.release()
-        if future.cancelled():
-            error: BaseException | None = OSError("the result writes were cancelled")
-        elif future.exception() is not None:
-            error = future.exception()  # not an item's answer (those become error results): the run's failure
-        else:
-            written, error = future.result()
-            for payload in written:
-                self.on_written(payload)
-        if error is None:
-            if self.queued and self.failure is None:
-                self._start_commit()
-            return
-        if self.failure is None:
-            self.failure = error if isinstance(error, OSError) else OSError(str(error))
-        for _ in self.queued:
-            self.slots.release()
-        self.queued.clear()
-
-    async def drain(self) -> None:
-        """Wait until every queued result is committed (or the writes failed), then stop the thread."""
-        while self.commit is not None:
-            await asyncio.wait([self.commit])  # _committed, registered first, may start the next commit
-        self.pool.shutdown(wait=True)
-        self.fsync_pool.shutdown(wait=True)
-
-
 @dataclass
 class _Run:
     """What the workers of one run share."""
@@ -234,7 +137,7 @@ class _Run:
     judge: Any
     ids: list[str]
     rows: RowReader
-    writer: _ResultWriter
+    writer: ResultWriter
     policy: RetryPolicy | None
     timeout: float | None
     use_thread: bool
@@ -456,7 +359,7 @@ async def judge_items(
         judge=judge,
         ids=ids,
         rows=RowReader(dataset, positions),
-        writer=_ResultWriter(out_dir, concurrency, written),
+        writer=ResultWriter(out_dir, concurrency, written, _unwritable),
         policy=None if isinstance(getattr(judge, "retry", None), RetryPolicy) else retry,
         timeout=timeout,
         use_thread=isinstance(judge, BaseJudge) and not judge.is_async,
@@ -466,6 +369,7 @@ async def judge_items(
         judge_key=judge_key,
     )
     signals = signals or RunSignals()
+    await run.writer.start()
     loop = asyncio.get_running_loop()
     workers = asyncio.gather(*(_worker(run) for _ in range(min(concurrency, max(1, len(positions))))))
     # The handler runs between two bytecodes of the main thread: hand the

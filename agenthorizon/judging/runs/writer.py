@@ -1,0 +1,232 @@
+"""The runner's result writer: group commits, in a process of their own, acknowledged once durable.
+
+:class:`ResultWriter` takes each result payload as a worker finishes it and
+writes ``<out_dir>/<trajectory_id>.json``. What it guarantees:
+
+- **A result is acknowledged only once durable.** ``on_written`` (the run
+  counts it, shows it, puts it in ``records``) is called only after its
+  commit returned: file written, fsynced, renamed, folder fsynced
+  (:func:`~agenthorizon.judging.runs.durable.commit_texts`).
+- **Group commits.** Results queue while a commit is on the disk; the next
+  commit takes every result queued by then, so the faster results come, the
+  more each commit carries and the fewer syncs each result costs.
+- **An answer JSON cannot hold** becomes an error result naming the item
+  (``unwritable``), never a failed run.
+- **Bounded.** At most ``2 x concurrency`` results are pending, which bounds
+  memory and what a crash can lose; a worker waits only for a free slot.
+- **The run's own I/O failures** (a full disk, a read-only folder) are kept in
+  ``failure``; the loop then stops taking items, and results still queued
+  are not written.
+
+Where the commits run: in a child process (:func:`durable.serve
+<agenthorizon.judging.runs.durable.serve>`) talking over pipes with the event
+loop, without any thread. A thread doing the commits would release and retake
+Python's global lock at every file creation, fsync and rename, and each time
+take it from the event loop: at 50 ms per item and 64 slots that made runs
+1.7x the ideal schedule instead of 1.2x (``benchmarks/bench_runner.py``).
+When no child process can be started (no ``sys.executable``, an event loop
+without subprocess support), the commits run in a thread instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import functools
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from agenthorizon.judging.runs import durable
+from agenthorizon.judging.runs.records import result_path
+
+__all__ = ["ResultWriter", "commit_command"]
+
+
+def commit_command() -> list[str]:
+    """The command of the commit process: this Python, isolated, running ``durable.py`` from its path."""
+    return [sys.executable, "-I", durable.__file__]
+
+
+class _ProcessCommits(asyncio.SubprocessProtocol):
+    """Commits made by a child process over its standard input and output.
+
+    Built on the loop's low-level subprocess protocol, so a commit in flight
+    is a plain future: when a stopping run cancels its tasks (Ctrl-C), the
+    commits already sent still complete, and are still acknowledged.
+    """
+
+    def __init__(self) -> None:
+        self.transport: asyncio.SubprocessTransport | None = None
+        self.replies = bytearray()
+        self.waiting: collections.deque[asyncio.Future] = collections.deque()
+        self.ended: asyncio.Future | None = None
+        self.open_pipes = 0
+
+    async def start(self) -> None:
+        if not sys.executable:
+            raise OSError("no Python executable to start the commit process with")
+        loop = asyncio.get_running_loop()
+        self.ended = loop.create_future()
+        self.transport, _ = await loop.subprocess_exec(
+            lambda: self,
+            *commit_command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,
+            # Its own session: a Ctrl-C at the terminal goes to the runner, which
+            # then waits for the commits in flight instead of losing them.
+            start_new_session=True,
+        )
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.open_pipes = 1  # standard output; standard input is closed by close()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.replies += data
+        while b"\n" in self.replies and self.waiting:
+            line, _, rest = bytes(self.replies).partition(b"\n")
+            self.replies = bytearray(rest)
+            self.waiting.popleft().set_result(durable.decode_reply(line + b"\n"))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            while self.waiting:  # the process ended before replying: those commits may not be durable
+                self.waiting.popleft().set_result(durable.decode_reply(b""))
+            self.open_pipes = 0
+            self._maybe_ended()
+
+    def process_exited(self) -> None:
+        self._maybe_ended()
+
+    def _maybe_ended(self) -> None:
+        assert self.transport is not None and self.ended is not None
+        if self.open_pipes == 0 and self.transport.get_returncode() is not None and not self.ended.done():
+            self.ended.set_result(None)
+
+    def commit(self, items: list[tuple[Path, str]]) -> asyncio.Future:
+        """A future of ``(committed, error)`` for ``items``."""
+        assert self.transport is not None
+        future = asyncio.get_running_loop().create_future()
+        stdin = self.transport.get_pipe_transport(0)
+        if self.open_pipes == 0 or stdin is None or stdin.is_closing():
+            future.set_result(durable.decode_reply(b""))
+            return future
+        self.waiting.append(future)
+        stdin.write(durable.encode_batch(items))
+        return future
+
+    async def close(self) -> None:
+        assert self.transport is not None and self.ended is not None
+        stdin = self.transport.get_pipe_transport(0)
+        if stdin is not None:
+            stdin.close()  # the end of the input: the process commits nothing more and ends
+        await self.ended
+        self.transport.close()
+
+
+class _ThreadCommits:
+    """Commits made by a thread of this process (the fallback)."""
+
+    def __init__(self) -> None:
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit")
+        self.fsync_pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="fsync")
+
+    def commit(self, items: list[tuple[Path, str]]) -> asyncio.Future:
+        """A future of ``(committed, error)`` for ``items``."""
+        return asyncio.get_running_loop().run_in_executor(
+            self.pool, functools.partial(durable.commit_texts, items, fsync_pool=self.fsync_pool)
+        )
+
+    async def close(self) -> None:
+        self.pool.shutdown(wait=True)
+        self.fsync_pool.shutdown(wait=True)
+
+
+class ResultWriter:
+    """Writes result files in group commits while the workers go on judging (module docstring).
+
+    ``unwritable(payload, error)`` gives the error result that replaces an
+    answer JSON cannot encode.
+    """
+
+    def __init__(
+        self,
+        out_dir: Path,
+        concurrency: int,
+        on_written: Callable[[dict[str, Any]], None],
+        unwritable: Callable[[Mapping[str, Any], BaseException], dict[str, Any]],
+    ) -> None:
+        self.out_dir = out_dir
+        self.slots = asyncio.Semaphore(2 * concurrency)
+        self.queued: list[tuple[str, dict[str, Any]]] = []
+        self.commit: asyncio.Future | None = None
+        self.failure: OSError | None = None
+        self.on_written = on_written
+        self.unwritable = unwritable
+        self.commits: _ProcessCommits | _ThreadCommits | None = None
+
+    async def start(self) -> None:
+        """Start the commit process (or, when none can be started, the commit thread)."""
+        self.commits = _ProcessCommits()
+        try:
+            await self.commits.start()
+        except (OSError, NotImplementedError, RuntimeError):
+            self.commits = _ThreadCommits()
+
+    async def submit(self, trajectory_id: str, payload: dict[str, Any]) -> None:
+        """Queue ``payload`` for ``<out_dir>/<trajectory_id>.json``; waits only for a free slot."""
+        await self.slots.acquire()
+        if self.failure is not None:  # the run is stopping: nothing more is written
+            self.slots.release()
+            return
+        self.queued.append((trajectory_id, payload))
+        if self.commit is None:
+            self._start_commit()
+
+    def _start_commit(self) -> None:
+        assert self.commits is not None, "start() first"
+        batch, self.queued = self.queued, []
+        encoded = [self._encoded(payload) for _, payload in batch]
+        items = [(result_path(self.out_dir, trajectory_id), text) for (trajectory_id, _), (_, text) in zip(batch, encoded)]
+        self.commit = self.commits.commit(items)
+        self.commit.add_done_callback(functools.partial(self._committed, [payload for payload, _ in encoded]))
+
+    def _encoded(self, payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        try:
+            return payload, durable.encode_json(payload)
+        except (TypeError, ValueError, RecursionError) as error:
+            # Raised while encoding, before the disk is touched: the answer's fault, not the run's.
+            payload = self.unwritable(payload, error)
+            return payload, durable.encode_json(payload)
+
+    def _committed(self, payloads: list[dict[str, Any]], future: asyncio.Future) -> None:
+        self.commit = None
+        for _ in payloads:
+            self.slots.release()
+        if future.cancelled():
+            error: BaseException | None = OSError("the result writes were cancelled")
+        elif future.exception() is not None:
+            error = future.exception()  # not an item's answer (those become error results): the run's failure
+        else:
+            committed, error = future.result()
+            for payload in payloads[:committed]:
+                self.on_written(payload)
+        if error is None:
+            if self.queued and self.failure is None:
+                self._start_commit()
+            return
+        if self.failure is None:
+            self.failure = error if isinstance(error, OSError) else OSError(str(error))
+        for _ in self.queued:
+            self.slots.release()
+        self.queued.clear()
+
+    async def drain(self) -> None:
+        """Wait until every queued result is committed (or the writes failed), then stop the commits."""
+        while self.commit is not None:
+            await asyncio.wait([self.commit])  # _committed, registered first, may start the next commit
+        if self.commits is not None:
+            await self.commits.close()
