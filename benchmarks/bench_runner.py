@@ -127,11 +127,11 @@ def writes_alone(n: int, batch: int, parent: str | None) -> tuple[float, float]:
 
     import concurrent.futures
 
-    from agenthorizon.judging.runs.durable import _FSYNC_THREADS, commit_texts, encode_json
+    from agenthorizon.judging.runs.durable import FSYNC_THREADS, commit_texts, encode_json
 
     payload = {"trajectory_id": "x", "parse_status": "ok", "verdict": json.loads(VERDICT), "raw_output": VERDICT,
                "error": None, "telemetry": {"input_tokens": 1000, "output_tokens": 50, "latency_s": 0.05}}
-    with tempfile.TemporaryDirectory(dir=parent) as out, concurrent.futures.ThreadPoolExecutor(_FSYNC_THREADS) as pool:
+    with tempfile.TemporaryDirectory(dir=parent) as out, concurrent.futures.ThreadPoolExecutor(FSYNC_THREADS) as pool:
         started, cpu = time.perf_counter(), _cpu()
         for first in range(0, n, batch):
             items = [(Path(out) / f"{i}.json", encode_json(payload)) for i in range(first, min(n, first + batch))]

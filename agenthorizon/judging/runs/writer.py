@@ -24,8 +24,9 @@ loop, without any thread. A thread doing the commits would release and retake
 Python's global lock at every file creation, fsync and rename, and each time
 take it from the event loop: at 50 ms per item and 64 slots that made runs
 1.7x the ideal schedule instead of 1.2x (``benchmarks/bench_runner.py``).
-When no child process can be started (no ``sys.executable``, an event loop
-without subprocess support), the commits run in a thread instead.
+When no child process can be started (no ``sys.executable``, a zipped
+install, an event loop without subprocess support), the commits run in a
+thread instead.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import asyncio
 import collections
 import concurrent.futures
 import functools
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,8 +68,8 @@ class _ProcessCommits(asyncio.SubprocessProtocol):
         self.open_pipes = 0
 
     async def start(self) -> None:
-        if not sys.executable:
-            raise OSError("no Python executable to start the commit process with")
+        if not sys.executable or not os.path.isfile(durable.__file__):  # e.g. an embedded or zipped install
+            raise OSError("no Python executable and durable.py file to start the commit process with")
         loop = asyncio.get_running_loop()
         self.ended = loop.create_future()
         self.transport, _ = await loop.subprocess_exec(
@@ -132,7 +134,9 @@ class _ThreadCommits:
 
     def __init__(self) -> None:
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit")
-        self.fsync_pool = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="fsync")
+        self.fsync_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=durable.FSYNC_THREADS, thread_name_prefix="fsync"
+        )
 
     def commit(self, items: list[tuple[Path, str]]) -> asyncio.Future:
         """A future of ``(committed, error)`` for ``items``."""
