@@ -279,3 +279,16 @@ def test_a_row_that_cannot_be_read_fails_only_its_item(dataset, tmp_path):
     summary = run_judge("constant:true", rows, tmp_path / "run", progress=False)
     assert summary.counts["error"] == 1 and summary.counts["ok"] == len(rows) - 1
     assert "row 2 is damaged" in summary.errors[list.__getitem__(rows, 2)["trajectory_id"]]
+
+
+def test_the_commit_process_writes_exactly_the_text_of_the_result_file_format():
+    # The runner sends compact JSON; the commit process indents it. The file must be what
+    # encode_json writes, whatever an answer holds.
+    payload = {
+        "trajectory_id": "t", "raw_output": 'lone \ud83d, emoji \U0001F600, quote " and \\ backslash\n',
+        "verdict": {"success": True, "reasoning": "déjà vu", "confidence": None},
+        "telemetry": {"latency_s": 0.1, "cost_usd": 1e-300, "big": 2**70, "neg": -0.0, "nan": float("nan"),
+                      "inf": float("inf"), "nested": [[], {}, [1, [2, {"3": None}]]], 7: "int key"},
+    }
+    assert durable.file_text(durable.encode_compact(payload)) == durable.encode_json(payload)
+    assert durable.file_text(durable.encode_compact(payload)).isascii()

@@ -14,7 +14,7 @@ Write a judge by subclassing :class:`BaseJudge` and implementing *either*
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -60,6 +60,10 @@ class PreflightError(JudgeError):
     """A judge cannot work at all (no server, key refused, unknown model, missing program): found before the first item."""
 
 
+# Telemetry values that JudgeOutput.telemetry passes on as they are.
+_PLAIN = (str, int, float, bool, type(None))
+
+
 @dataclass
 class JudgeOutput:
     """What a judge produced for one item.
@@ -79,10 +83,14 @@ class JudgeOutput:
 
     def telemetry(self) -> dict[str, Any]:
         """The telemetry block of a result file (see :mod:`agenthorizon.judging.runs.records`)."""
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("text", "extra")}
+        if all(type(value) in _PLAIN for value in (*data.values(), *self.extra, *self.extra.values())):
+            # Plain values need no copy; asdict's generic walk cost the runner 0.05 ms per item.
+            data.update(self.extra)
+            return data
+        data = asdict(self)  # copies nested values (and turns dataclasses into dicts)
         data.pop("text")
-        extra = data.pop("extra")
-        data.update(extra)
+        data.update(data.pop("extra"))
         return data
 
 

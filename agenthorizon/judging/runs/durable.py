@@ -48,8 +48,10 @@ __all__ = [
     "decode_batch",
     "decode_reply",
     "encode_batch",
+    "encode_compact",
     "encode_json",
     "encode_reply",
+    "file_text",
     "is_temp_of",
     "remove_temp_files",
     "serve",
@@ -73,6 +75,28 @@ def encode_json(payload: Mapping[str, Any], *, spare: int = 0) -> str:
     from agenthorizon.judging.secrets import scrub_data
 
     return json.dumps(scrub_data(payload), ensure_ascii=True, indent=1) + "\n" + " " * spare
+
+
+def encode_compact(payload: Mapping[str, Any]) -> str:
+    """``payload`` as compact ASCII JSON, registered secrets scrubbed: what the runner sends to be committed.
+
+    ``json`` encodes compact text in C but indented text in Python, at about
+    0.05 ms per result on the event loop; the commit process indents it
+    (:func:`file_text`). Raises what :func:`encode_json` raises, for the same payloads.
+    """
+    from agenthorizon.judging.secrets import scrub_data
+
+    return json.dumps(scrub_data(payload), ensure_ascii=True)
+
+
+def file_text(compact: str) -> str:
+    """The file text of :func:`encode_compact`'s text: exactly :func:`encode_json` of the same payload.
+
+    >>> payload = {"raw_output": "half \\ud83d", "telemetry": {"latency_s": 0.1, "n": [1, None]}}
+    >>> file_text(encode_compact(payload)) == encode_json(payload)
+    True
+    """
+    return json.dumps(json.loads(compact), ensure_ascii=True, indent=1) + "\n"
 
 
 def is_temp_of(name: str, target: str) -> bool:
@@ -203,7 +227,8 @@ def remove_temp_files(directory: Path, targets: Iterable[str]) -> int:
 #
 # Requests on standard input: a 4-byte little-endian length, then per file a
 # (path length, text length) pair of 4-byte integers, the path (file-system
-# encoding) and the ASCII text. Replies on standard output: one JSON line,
+# encoding) and the ASCII text, compact JSON (encode_compact) that the
+# process indents (file_text). Replies on standard output: one JSON line,
 # [committed, null] or [committed, [errno, message]].
 
 _LENGTH = struct.Struct("<I")
@@ -277,7 +302,8 @@ def serve(requests: Any = None, replies: Any = None) -> None:
             body = requests.read(length)
             if len(body) < length:
                 return
-            replies.write(encode_reply(*commit_texts(decode_batch(body), fsync_pool=pool)))
+            items = [(path, file_text(compact)) for path, compact in decode_batch(body)]
+            replies.write(encode_reply(*commit_texts(items, fsync_pool=pool)))
             replies.flush()
 
 

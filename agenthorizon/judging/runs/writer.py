@@ -109,7 +109,7 @@ class _ProcessCommits(asyncio.SubprocessProtocol):
             self.ended.set_result(None)
 
     def commit(self, items: list[tuple[Path, str]]) -> asyncio.Future:
-        """A future of ``(committed, error)`` for ``items``."""
+        """A future of ``(committed, error)`` for ``items`` (path, compact JSON)."""
         assert self.transport is not None
         future = asyncio.get_running_loop().create_future()
         stdin = self.transport.get_pipe_transport(0)
@@ -139,10 +139,12 @@ class _ThreadCommits:
         )
 
     def commit(self, items: list[tuple[Path, str]]) -> asyncio.Future:
-        """A future of ``(committed, error)`` for ``items``."""
-        return asyncio.get_running_loop().run_in_executor(
-            self.pool, functools.partial(durable.commit_texts, items, fsync_pool=self.fsync_pool)
-        )
+        """A future of ``(committed, error)`` for ``items`` (path, compact JSON)."""
+        return asyncio.get_running_loop().run_in_executor(self.pool, self._commit, items)
+
+    def _commit(self, items: list[tuple[Path, str]]) -> tuple[int, OSError | None]:
+        files = [(path, durable.file_text(compact)) for path, compact in items]
+        return durable.commit_texts(files, fsync_pool=self.fsync_pool)
 
     async def close(self) -> None:
         self.pool.shutdown(wait=True)
@@ -199,12 +201,13 @@ class ResultWriter:
         self.commit.add_done_callback(functools.partial(self._committed, [payload for payload, _ in encoded]))
 
     def _encoded(self, payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The payload and its compact JSON (the commit indents it); an unwritable answer becomes an error result."""
         try:
-            return payload, durable.encode_json(payload)
+            return payload, durable.encode_compact(payload)
         except (TypeError, ValueError, RecursionError) as error:
             # Raised while encoding, before the disk is touched: the answer's fault, not the run's.
             payload = self.unwritable(payload, error)
-            return payload, durable.encode_json(payload)
+            return payload, durable.encode_compact(payload)
 
     def _committed(self, payloads: list[dict[str, Any]], future: asyncio.Future) -> None:
         self.commit = None
