@@ -292,3 +292,18 @@ def test_the_commit_process_writes_exactly_the_text_of_the_result_file_format():
     }
     assert durable.file_text(durable.encode_compact(payload)) == durable.encode_json(payload)
     assert durable.file_text(durable.encode_compact(payload)).isascii()
+
+
+def test_a_run_leaves_the_garbage_collector_as_it_found_it(dataset, tmp_path):
+    import gc
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    run_judge("constant:true", dataset, tmp_path / "run", progress=False)
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    gc.freeze()  # a fork server's own freeze is left alone
+    try:
+        frozen = gc.get_freeze_count()
+        run_judge("constant:true", dataset, tmp_path / "again", progress=False)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
