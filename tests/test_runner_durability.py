@@ -302,8 +302,8 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it(dataset, tmp_path):
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
     gc.freeze()  # a fork server's own freeze is left alone
     try:
-        frozen = gc.get_freeze_count()
+        assert gc.get_freeze_count() > 0
         run_judge("constant:true", dataset, tmp_path / "again", progress=False)
-        assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() > 0  # not unfrozen by the run (objects freed meanwhile leave it)
     finally:
         gc.unfreeze()
