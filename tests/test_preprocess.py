@@ -77,6 +77,25 @@ def test_downscale_gives_the_same_pixels_whatever_the_opaque_source_mode(mode: s
     assert small.mode == "RGB" and np.array_equal(np.asarray(small), np.asarray(expected))
 
 
+@pytest.mark.parametrize("mode", ["I", "F", "CMYK"])
+def test_downscale_of_a_mode_whose_rgb_conversion_clips_or_mixes_is_the_downscaled_rgb_image(mode: str) -> None:
+    # Converting "I" and "F" to RGB clips each value to 0-255 and CMYK mixes each ink with
+    # black: resizing first would average values the RGB image does not have (columns of
+    # 0 and 1000 are a grey RGB image, not a white one).
+    import numpy as np
+
+    if mode == "CMYK":
+        source = Image.fromarray(np.random.default_rng(0).integers(0, 256, (720, 1280, 4), dtype=np.uint8), "CMYK")
+    else:
+        values = np.zeros((720, 1280), dtype=np.int32 if mode == "I" else np.float32)
+        values[:, ::2] = 1000
+        source = Image.fromarray(values)
+    assert source.mode == mode
+    small = preprocess.downscale(source)
+    expected = source.convert("RGB").resize(small.size, Image.LANCZOS, reducing_gap=1.5)
+    assert small.mode == "RGB" and np.array_equal(np.asarray(small), np.asarray(expected))
+
+
 
 @pytest.mark.parametrize(
     "source",

@@ -118,20 +118,24 @@ def fit_size(size: tuple[int, int], box: tuple[int, int]) -> tuple[int, int]:
 
 # Modes Pillow resizes in place with a real filter, so a large image of one of
 # them is resized before it is converted to RGB: converting first would hold
-# a full-size RGB copy (3 bytes a pixel) beside it. Not "P" and "1" (Pillow
-# falls back to nearest neighbour) nor "RGBA" and "LA" (Pillow's resize makes
-# a full-size premultiplied copy first, 4 bytes a pixel: more than the RGB one).
-_RESIZE_BEFORE_CONVERT = frozenset({"L", "I", "F", "RGBX", "CMYK"})
+# a full-size RGB copy (3 bytes a pixel) beside it. Only modes whose RGB
+# conversion copies channels (the same pixels either way): not "I" and "F"
+# (converting clips each value to 0-255, so resizing first averages values the
+# RGB image does not have) nor "CMYK" (converting mixes each ink with black).
+# Not "P" and "1" (Pillow falls back to nearest neighbour) nor "RGBA" and "LA"
+# (Pillow's resize makes a full-size premultiplied copy first, 4 bytes a pixel:
+# more than the RGB one).
+_RESIZE_BEFORE_CONVERT = frozenset({"L", "RGBX"})
 
 
 def downscale(image: Image.Image, box: tuple[int, int] = DEFAULT_SIZE) -> Image.Image:
     """An RGB copy of ``image`` downscaled to fit ``box``, aspect ratio kept.
 
     Memory, besides ``image`` itself: a full-size RGB copy (3 bytes a pixel)
-    while converting palette, 1-bit, RGBA and LA images; nothing full-size for
-    RGB, greyscale and the other modes Pillow resizes directly (only the
-    small result is converted). So at most 7 bytes a pixel in all (RGBA:
-    4 decoded + 3), 3 for an RGB screenshot.
+    while converting palette, 1-bit, RGBA, LA, CMYK and 32-bit images; nothing
+    full-size for RGB, greyscale and RGBX (only the small result is
+    converted). So at most 7 bytes a pixel in all (RGBA: 4 decoded + 3), 3 for
+    an RGB screenshot.
     """
     target = fit_size(image.size, box)
     if target != image.size and image.mode in _RESIZE_BEFORE_CONVERT:
