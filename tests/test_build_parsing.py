@@ -91,6 +91,11 @@ def _assert_same_parse(raw: bytes) -> None:
         b'{"s": "\xff"}',
         b"[" * 2000 + b"]" * 2000,
         b"[" * 900 + b"]" * 900,
+        # Deeper than the standard parser reads (about 1,000 levels less the caller's
+        # stack) but not than orjson's 1,024: the standard parser decides, as above.
+        b"[" * 1000 + b"]" * 1000,
+        b"[" * 1024 + b"]" * 1024,
+        b'{"a": ' * 1010 + b"1" + b"}" * 1010,
         b'{"a": -0, "b": -0.0, "c": 1E5, "d": 1e-05}',
         b' \t\n{"ws": [ ] }\r\n',
         b'{"ctl": "a\x01b"}',
