@@ -247,6 +247,23 @@ def test_a_commit_that_cannot_write_one_file_writes_none_and_leaves_nothing_behi
     assert sorted(p.name for p in folder.iterdir()) == ["a.json", "c.json"]
 
 
+def test_a_failed_folder_fsync_counts_nothing_and_never_removes_a_record(tmp_path, monkeypatch):
+    """A run record rewritten in place must survive a failing folder fsync (it used to be deleted)."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    record = folder / "run.json"
+    record.write_text('{"old": true}\n')
+
+    def failing_sync(directory):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(durable, "sync_directory", failing_sync)
+    committed, error = durable.commit_texts([(record, '{"new": true}\n')])
+    assert committed == 0 and error is not None and error.errno == 5
+    assert record.read_text() == '{"new": true}\n'  # complete, not acknowledged, not removed
+    assert [p.name for p in folder.iterdir()] == ["run.json"]  # no temporary file left
+
+
 def test_rows_read_in_slices_are_the_rows_of_the_dataset(tiny_root, dataset, tmp_path):
     blind = agenthorizon.load_dataset(tiny_root, "all", split="test", blind=True, cache_dir=tmp_path / "blind")
     paths = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths", cache_dir=tmp_path / "paths")

@@ -116,7 +116,9 @@ def commit_texts(
     Returns ``(committed, error)``: the first ``committed`` items are on disk
     and durable; ``error`` (``None`` when all are) is the ``OSError`` that
     stopped the rest (a full disk, a read-only folder), and none of the rest
-    was written: their temporary files are removed. Texts are ASCII.
+    was written: their temporary files are removed. When the folder's own
+    fsync fails, nothing counts as committed, but the renamed files (each
+    complete) stay in place. Texts are ASCII.
 
     ``fsync_pool`` (threads) issues the files' fsyncs at once, which the
     filesystem serves with a few journal commits instead of one each: on the
@@ -160,8 +162,10 @@ def commit_texts(
         for directory in dict.fromkeys(Path(path).parent for path, _ in items[:renamed]):
             sync_directory(directory)
     except OSError as failure:
-        # The renames may not survive a crash: take them back rather than count them.
-        _remove([str(path) for path, _ in items[:renamed]])
+        # The renames may not survive a crash, so none is acknowledged. The files
+        # stay: each is complete (fsynced before its rename) and replaced an
+        # older version that is gone either way; removing them would also remove
+        # a run record rewritten here. A resume reads them like any other.
         return 0, failure
     return renamed, stopped
 
