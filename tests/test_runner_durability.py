@@ -324,3 +324,37 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it(dataset, tmp_path):
         assert gc.get_freeze_count() > 0  # not unfrozen by the run (objects freed meanwhile leave it)
     finally:
         gc.unfreeze()
+
+
+def test_overlapping_runs_leave_the_garbage_collector_as_they_found_it(dataset, tmp_path):
+    """Two runs from two threads of one process (a notebook judging with two judges at once)."""
+    import gc
+    import threading
+
+    both_started = threading.Barrier(2, timeout=30)
+
+    class Overlapping(BaseJudge):
+        name = "overlapping"
+
+        def __init__(self) -> None:
+            self.first = True
+
+        def judge(self, judge_input):
+            if self.first:  # both runs are in their loop at once
+                self.first = False
+                both_started.wait()
+            return JudgeOutput(text='{"success": true}')
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    runs = [
+        threading.Thread(target=run_judge, args=(Overlapping(), dataset, tmp_path / name),
+                         kwargs={"progress": False, "concurrency": 1})
+        for name in ("a", "b")
+    ]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+    assert not both_started.broken
+    assert len(list((tmp_path / "a").glob("*.json"))) == len(list((tmp_path / "b").glob("*.json")))
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before

@@ -266,17 +266,30 @@ def _collector_for_the_loop() -> Iterator[None]:
     run of 1,373 items (``benchmarks/bench_runner.py``). When the process
     froze objects itself (a fork server), the freeze is left alone.
     """
-    threshold = gc.get_threshold()
-    freeze = not gc.get_freeze_count()
-    if freeze:
-        gc.freeze()
-    gc.set_threshold(max(threshold[0], _YOUNG_THRESHOLD), *threshold[1:])
+    # Runs may overlap (two judges run from two threads of one notebook): the
+    # first to start tunes the collector, the last to end restores it.
+    with _TUNING_LOCK:
+        if not _TUNING["runs"]:
+            _TUNING["threshold"] = gc.get_threshold()
+            _TUNING["froze"] = not gc.get_freeze_count()
+            if _TUNING["froze"]:
+                gc.freeze()
+            threshold = _TUNING["threshold"]
+            gc.set_threshold(max(threshold[0], _YOUNG_THRESHOLD), *threshold[1:])
+        _TUNING["runs"] += 1
     try:
         yield
     finally:
-        gc.set_threshold(*threshold)
-        if freeze:
-            gc.unfreeze()
+        with _TUNING_LOCK:
+            _TUNING["runs"] -= 1
+            if not _TUNING["runs"]:
+                gc.set_threshold(*_TUNING["threshold"])
+                if _TUNING["froze"]:
+                    gc.unfreeze()
+
+
+_TUNING_LOCK = threading.Lock()
+_TUNING: dict[str, Any] = {"runs": 0, "threshold": None, "froze": False}
 
 
 class RunSignals:
