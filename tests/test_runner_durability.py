@@ -264,6 +264,17 @@ def test_a_failed_folder_fsync_counts_nothing_and_never_removes_a_record(tmp_pat
     assert [p.name for p in folder.iterdir()] == ["run.json"]  # no temporary file left
 
 
+def test_a_commit_whose_runner_is_gone_renames_nothing(tmp_path):
+    """The commit process renames a batch only while its runner lives: a resumed run's newer files are never overwritten."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "a.json").write_text("newer\n")
+    committed, error = durable.commit_texts([(folder / "a.json", "older\n"), (folder / "b.json", "older\n")],
+                                            still_wanted=lambda: False)
+    assert committed == 0 and "nothing was renamed" in str(error)
+    assert sorted(p.name for p in folder.iterdir()) == ["a.json"] and (folder / "a.json").read_text() == "newer\n"
+
+
 def test_rows_read_in_slices_are_the_rows_of_the_dataset(tiny_root, dataset, tmp_path):
     blind = agenthorizon.load_dataset(tiny_root, "all", split="test", blind=True, cache_dir=tmp_path / "blind")
     paths = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths", cache_dir=tmp_path / "paths")

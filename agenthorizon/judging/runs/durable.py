@@ -39,7 +39,7 @@ import struct
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "FSYNC_THREADS",
@@ -109,7 +109,10 @@ def is_temp_of(name: str, target: str) -> bool:
 
 
 def commit_texts(
-    items: Sequence[tuple[Path, str]], *, fsync_pool: concurrent.futures.Executor | None = None
+    items: Sequence[tuple[Path, str]],
+    *,
+    fsync_pool: concurrent.futures.Executor | None = None,
+    still_wanted: Callable[[], bool] | None = None,
 ) -> tuple[int, OSError | None]:
     """Write each ``(path, text)`` atomically, and make them all durable with one group commit.
 
@@ -118,7 +121,9 @@ def commit_texts(
     stopped the rest (a full disk, a read-only folder), and none of the rest
     was written: their temporary files are removed. When the folder's own
     fsync fails, nothing counts as committed, but the renamed files (each
-    complete) stay in place. Texts are ASCII.
+    complete) stay in place. Texts are ASCII. ``still_wanted`` is asked once
+    the files are durable, before the first rename: when it says no (the
+    runner that sent them is gone), nothing is renamed.
 
     ``fsync_pool`` (threads) issues the files' fsyncs at once, which the
     filesystem serves with a few journal commits instead of one each: on the
@@ -149,6 +154,9 @@ def commit_texts(
     except OSError as error:
         _remove(temps)
         return 0, error
+    if still_wanted is not None and not still_wanted():
+        _remove(temps)
+        return 0, OSError("the runner that sent these results has ended; nothing was renamed")
     renamed = 0
     stopped: OSError | None = None
     try:
@@ -297,6 +305,11 @@ def serve(requests: Any = None, replies: Any = None) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     requests = requests or sys.stdin.buffer
     replies = replies or sys.stdout.buffer
+    # A runner killed outright (SIGKILL) cannot close the input before a batch
+    # in flight is renamed; a new runner resuming the folder may by then have
+    # written newer results for those items. The batch is renamed only while
+    # the runner that sent it is still this process's parent.
+    runner = os.getppid()
     with concurrent.futures.ThreadPoolExecutor(FSYNC_THREADS) as pool:
         while True:
             header = requests.read(_LENGTH.size)
@@ -307,8 +320,12 @@ def serve(requests: Any = None, replies: Any = None) -> None:
             if len(body) < length:
                 return
             items = [(path, file_text(compact)) for path, compact in decode_batch(body)]
-            replies.write(encode_reply(*commit_texts(items, fsync_pool=pool)))
-            replies.flush()
+            reply = encode_reply(*commit_texts(items, fsync_pool=pool, still_wanted=lambda: os.getppid() == runner))
+            try:
+                replies.write(reply)
+                replies.flush()
+            except BrokenPipeError:  # the runner is gone: nobody to tell
+                return
 
 
 if __name__ == "__main__":
