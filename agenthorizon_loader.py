@@ -9,7 +9,7 @@ scripts, and for publishing::
         trust_remote_code=True, split="test",
     )
 
-Tested: ``tests/test_loader_script_datasets3.py`` runs this script on
+Tested: ``tests/data/test_loader_script_datasets3.py`` runs this script on
 ``datasets`` 3.6.0 in its own virtual environment and checks that every row
 equals what ``datasets`` 5 gives; 3.5.0, 3.0.2 and 2.21.0 were checked once by
 hand. ``datasets`` >= 4 refuses loading scripts: there, use

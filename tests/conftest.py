@@ -32,6 +32,19 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
 
 
+# Fixtures that provision the machine: apt-get (bubblewrap, Chromium), npm (the
+# agentic CLIs), a second virtual environment from the package registry. Every
+# test that uses one is marked `system`, so `pytest -m "not system"` is a quick
+# run that installs nothing; the README's test command (and CI) runs them all.
+PROVISIONING_FIXTURES = frozenset({"bubblewrap", "chromium", "datasets3_python"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if PROVISIONING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.system)
+
+
 @pytest.fixture(scope="session")
 def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A read-only-by-convention `tiny` corpus; copy it before changing files."""

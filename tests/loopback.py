@@ -1,13 +1,17 @@
-"""An OpenAI-compatible chat-completions server on 127.0.0.1 whose answer depends on the model.
+"""OpenAI-compatible chat-completions servers on 127.0.0.1 for the tests.
 
-Used to make real runs of several ``openai:MODEL`` judges with the real
-runner, so leaderboard, score and report tests read what users' runs hold.
+- :class:`ModelServer` answers by model, to make real runs of several
+  ``openai:MODEL`` judges with the real runner, so leaderboard, score and
+  report tests read what users' runs hold;
+- :class:`StubServer` replays scripted responses (statuses, headers, delays)
+  and refuses too many images the way vLLM does, for the judge's HTTP tests.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Mapping
 
@@ -55,5 +59,98 @@ class ModelServer:
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class StubServer:
+    """An OpenAI-compatible server on 127.0.0.1 replaying scripted responses.
+
+    Each script entry is (status, headers, body, delay_s); when the script runs
+    out, every request gets a canned verdict. With ``image_limit`` a request
+    carrying more images is refused the way vLLM refuses it (HTTP 400).
+    ``GET /v1/models`` answers like vLLM with ``models`` (status ``models_status``),
+    and is logged in ``gets``, apart from the scripted chat requests.
+    """
+
+    def __init__(self, script=(), image_limit=None):
+        self.script = list(script)
+        self.image_limit = image_limit
+        self.requests = []
+        self.gets = []
+        self.models = ["stub-model"]
+        self.models_status = 200
+        self.lock = threading.Lock()
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                stub.gets.append({"path": self.path, "headers": dict(self.headers)})
+                if self.path.rstrip("/").endswith("/models") and stub.models_status == 200:
+                    status, payload = 200, {"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]}
+                elif self.path.rstrip("/").endswith("/models"):
+                    status, payload = stub.models_status, {"error": {"message": "Incorrect API key provided"}}
+                else:
+                    status, payload = 404, {"detail": "Not Found"}
+                self.reply(status, {}, payload)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                with stub.lock:
+                    stub.requests.append({"time": time.monotonic(), "path": self.path,
+                                          "headers": dict(self.headers), "body": json.loads(body)})
+                    entry = stub.script.pop(0) if stub.script else None
+                if entry is None and stub.image_limit is not None and stub.count_images(body) > stub.image_limit:
+                    entry = (400, {}, stub.vllm_error(f"At most {stub.image_limit} image(s) may be provided "
+                                                      "in one request."), 0)
+                if entry is None:
+                    entry = (200, {}, stub.completion('{"success": false, "reasoning": "wrong date", '
+                                                      '"confidence": "high", "mistake_type": "Critical Mistake"}'), 0)
+                status, headers, payload, delay = entry
+                time.sleep(delay)
+                self.reply(status, headers, payload)
+
+            def reply(self, status, headers, payload):
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    for key, value in headers.items():
+                        self.send_header(key, value)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # concurrent clients must not wait for a SYN retry
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    @staticmethod
+    def completion(text, prompt_tokens=1200, completion_tokens=80):
+        return {"id": "x", "object": "chat.completion", "model": "stub-model",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}
+
+    @staticmethod
+    def count_images(body):
+        content = json.loads(body)["messages"][0]["content"]
+        return 0 if isinstance(content, str) else sum(part["type"] == "image_url" for part in content)
+
+    @staticmethod
+    def vllm_error(message):
+        """The body of vLLM's OpenAI server for a rejected request."""
+        return {"object": "error", "message": message, "type": "BadRequestError", "param": None, "code": 400}
+
+    def close(self):
         self.server.shutdown()
         self.server.server_close()

@@ -12,7 +12,7 @@ reader should see (a code-hosting site renders them without running anything).
 Every code cell gets ``metadata.agenthorizon.source_sha256``, the hash of the
 source its outputs came from: :func:`stale_cells` compares it with the cell's
 current source, so an edited cell whose outputs were not regenerated is
-caught (tests/test_examples.py).
+caught (tests/project/test_examples.py).
 """
 
 from __future__ import annotations

@@ -303,7 +303,7 @@ def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
     The steps run in the order the release was built (module docstring), each
     a function below, all drawing from one random stream in this order: the
     corpus for a preset and seed depends on that order, and
-    ``tests/test_sample.py`` pins its bytes.
+    ``tests/release/test_sample.py`` pins its bytes.
 
     >>> plan = build_plan("tiny", seed=0)
     >>> len(plan.rows()) == plan.preset.items

@@ -14,7 +14,7 @@ from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, INVALID_STATU
 from agenthorizon.scoring.metrics import SLICES, ScoreReport, item_outcomes, score
 from agenthorizon.scoring.predictions import prediction_record, prediction_verdict, validate_prediction
 
-# These tests pass wrong shapes on purpose; the warning itself is tested in test_comparisons.py.
+# These tests pass wrong shapes on purpose; the warning itself is tested in tests/cli/test_runs_across_commands.py.
 pytestmark = pytest.mark.filterwarnings("ignore::agenthorizon.scoring.predictions.PredictionShapeWarning")
 
 # (prediction, expected status): one or more per kind of invalid prediction.

@@ -205,12 +205,9 @@ def test_run_record_has_the_provenance_and_no_secret(tiny_root, dataset, tmp_pat
     secret = "sk-THIS-IS-A-FAKE-SECRET-0123456789"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("AH_RUNNER_KEY", secret)
-    import importlib.util
+    from loopback import StubServer
 
-    spec = importlib.util.spec_from_file_location("judge_tests", Path(__file__).with_name("test_judges.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    server = module.StubServer()
+    server = StubServer()
     try:
         judge = make_judge("openai:stub-model", base_url=server.base_url,
                            api_key_env="AH_RUNNER_KEY", images="none", temperature=0.1, max_tokens=99)

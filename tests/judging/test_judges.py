@@ -31,6 +31,7 @@ from agenthorizon.judging.judges.baselines import extract_terms
 from agenthorizon.judging.judges.openai_compat import parse_retry_after
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
 from agenthorizon.scoring.verdicts import parse_verdict
+from loopback import StubServer
 
 TID = "11111111-2222-4333-8444-555555555555"
 STEPS_ID = "000234004-234004-0000-000000234004"
@@ -152,99 +153,6 @@ def test_make_judge_rejects_bad_specs_and_stray_options():
 
 
 # --- the OpenAI-compatible judge against a local stub server ----------------------------
-
-
-class StubServer:
-    """An OpenAI-compatible server on 127.0.0.1 replaying scripted responses.
-
-    Each script entry is (status, headers, body, delay_s); when the script runs
-    out, every request gets a canned verdict. With ``image_limit`` a request
-    carrying more images is refused the way vLLM refuses it (HTTP 400).
-    ``GET /v1/models`` answers like vLLM with ``models`` (status ``models_status``),
-    and is logged in ``gets``, apart from the scripted chat requests.
-    """
-
-    def __init__(self, script=(), image_limit=None):
-        self.script = list(script)
-        self.image_limit = image_limit
-        self.requests = []
-        self.gets = []
-        self.models = ["stub-model"]
-        self.models_status = 200
-        self.lock = threading.Lock()
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                stub.gets.append({"path": self.path, "headers": dict(self.headers)})
-                if self.path.rstrip("/").endswith("/models") and stub.models_status == 200:
-                    status, payload = 200, {"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]}
-                elif self.path.rstrip("/").endswith("/models"):
-                    status, payload = stub.models_status, {"error": {"message": "Incorrect API key provided"}}
-                else:
-                    status, payload = 404, {"detail": "Not Found"}
-                self.reply(status, {}, payload)
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("content-length", 0)))
-                with stub.lock:
-                    stub.requests.append({"time": time.monotonic(), "path": self.path,
-                                          "headers": dict(self.headers), "body": json.loads(body)})
-                    entry = stub.script.pop(0) if stub.script else None
-                if entry is None and stub.image_limit is not None and stub.count_images(body) > stub.image_limit:
-                    entry = (400, {}, stub.vllm_error(f"At most {stub.image_limit} image(s) may be provided "
-                                                      "in one request."), 0)
-                if entry is None:
-                    entry = (200, {}, stub.completion('{"success": false, "reasoning": "wrong date", '
-                                                      '"confidence": "high", "mistake_type": "Critical Mistake"}'), 0)
-                status, headers, payload, delay = entry
-                time.sleep(delay)
-                self.reply(status, headers, payload)
-
-            def reply(self, status, headers, payload):
-                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    for key, value in headers.items():
-                        self.send_header(key, value)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 128  # concurrent clients must not wait for a SYN retry
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    @staticmethod
-    def completion(text, prompt_tokens=1200, completion_tokens=80):
-        return {"id": "x", "object": "chat.completion", "model": "stub-model",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}
-
-    @staticmethod
-    def count_images(body):
-        content = json.loads(body)["messages"][0]["content"]
-        return 0 if isinstance(content, str) else sum(part["type"] == "image_url" for part in content)
-
-    @staticmethod
-    def vllm_error(message):
-        """The body of vLLM's OpenAI server for a rejected request."""
-        return {"object": "error", "message": message, "type": "BadRequestError", "param": None, "code": 400}
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TOOLS = EXAMPLES.parent / "tools"
 NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 SCRIPTS = sorted(EXAMPLES.glob("*.py"))

@@ -10,7 +10,7 @@ import agenthorizon
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
 from agenthorizon.scoring.metrics import score
 
-# These tests pass wrong shapes on purpose; the warning itself is tested in test_comparisons.py.
+# These tests pass wrong shapes on purpose; the warning itself is tested in tests/cli/test_runs_across_commands.py.
 pytestmark = pytest.mark.filterwarnings("ignore::agenthorizon.scoring.predictions.PredictionShapeWarning")
 
 evaluate = pytest.importorskip("evaluate")

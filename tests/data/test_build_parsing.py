@@ -4,7 +4,7 @@ Trajectory json is parsed with orjson where it yields ``json.loads``' values
 (``release.files.parse_json_bytes``), the steps' ``parameters`` texts are
 ``json.dumps`` of each object and the typed parameter columns are read by
 pyarrow's JSON reader (``data.parameters``). Each is compared here with the
-standard library on awkward input; ``tests/test_builder.py`` checks whole
+standard library on awkward input; ``tests/data/test_builder.py`` checks whole
 builds against an independent reading of every step.
 """
 

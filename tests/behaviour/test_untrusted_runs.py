@@ -5,7 +5,6 @@ Everything goes through the real runner and CLI against a real HTTP server on lo
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -21,20 +20,14 @@ from agenthorizon.cli import main
 from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs.records import is_result_name
 from agenthorizon.judging.runs.runner import run_judge
+from loopback import StubServer
 
 VERDICT = '{"success": true, "reasoning": "ok"}'
 
 
-def _stub_module():
-    spec = importlib.util.spec_from_file_location("judge_tests", Path(__file__).with_name("test_judges.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture()
 def stub():
-    server = _stub_module().StubServer()
+    server = StubServer()
     yield server
     server.close()
 
@@ -174,7 +167,7 @@ def test_no_representation_of_the_key_reaches_any_written_text(tiny_root, stub, 
     monkeypatch.setenv("AH_SWEEP_KEY", secret)
     echo = " | ".join(forms.values())
     stub.script = [(500, {}, {"error": {"message": f"upstream said {echo}"}}, 0)] * 3 + [
-        (200, {}, _stub_module().StubServer.completion(json.dumps({"success": True, "reasoning": f"key {echo}"})), 0)
+        (200, {}, StubServer.completion(json.dumps({"success": True, "reasoning": f"key {echo}"})), 0)
     ] * 5
     out = tmp_path / "run"
     code = judge_cli(tiny_root, out, "--judge", "openai:stub-model", "--base-url", stub.base_url,

@@ -10,7 +10,7 @@ import pytest
 from agenthorizon.release.render import action_string, timestamp_ms, to_markdown
 from agenthorizon.schema import JSONS_DIR, MARKDOWNS_DIR
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 GOLDEN_CASES = sorted(path.stem for path in GOLDEN.glob("*.json"))
 
 
@@ -143,7 +143,7 @@ def test_docs_rendering_example_prints_what_the_docs_show(capsys):
     # docs/data.md "Trajectory Markdown": the snippet runs and prints exactly the block after it
     import re
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "data.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "data.md").read_text(encoding="utf-8")
     section = page.split("\n## Trajectory Markdown\n", 1)[1]
     code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]  # the section's first two blocks
     exec(compile(code, "docs/data.md", "exec"), {})

@@ -56,7 +56,7 @@ def _trajectory(root: Path, trajectory_id: str) -> dict:
 SPEC_ACTION_TYPES = ("click", "type", "press", "hotkey", "scroll", "drag", "move", "key_down", "key_up", "wait")
 """The action types SPEC section 2 lists; the release also holds others, carried through as they are."""
 
-SAMPLE_DOC = Path(__file__).resolve().parents[1] / "docs" / "sample.md"
+SAMPLE_DOC = Path(__file__).resolve().parents[2] / "docs" / "sample.md"
 
 
 def _doc_states(*figures: str) -> None:

@@ -23,7 +23,7 @@ from agenthorizon.data.screenshots import LazyScreenshots
 from agenthorizon.release.files import read_labels
 from agenthorizon.release.splits import derive_dev_set
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _label_ids(root: Path, name: str) -> list[str]:

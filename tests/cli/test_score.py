@@ -196,7 +196,7 @@ def test_a_run_folder_written_before_typed_records_still_reads():
     from agenthorizon.judging.runs.records import judge_key, read_results, read_run_record
     from agenthorizon.release.splits import Selection
 
-    folder = Path(__file__).parent / "golden" / "run-v1"
+    folder = Path(__file__).resolve().parents[1] / "golden" / "run-v1"
     record = read_run_record(folder)
     assert record.format_version == 1 and record.label == "lexical"
     assert record.selection == Selection(

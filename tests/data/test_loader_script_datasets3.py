@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 DATASETS_3 = "datasets==3.6.0"
-"""The ``datasets`` 3.x release verified to work (3.5.0 passes test_builder and test_source too)."""
+"""The ``datasets`` 3.x release verified to work (3.5.0 passes test_builder and release/test_files too)."""
 
 # The other runtime dependencies the builder imports, pinned to the versions of
 # this session so the only difference between the two runs is `datasets`.

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
-DOCS_IMAGE = Path(__file__).resolve().parents[1] / "docs" / "img" / "report.png"
+DOCS_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "img" / "report.png"
 
 
 @pytest.fixture(scope="session")
