@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["Judge", "BaseJudge", "JudgeOutput", "JudgeError", "PreflightError", "TransientJudgeError", "TransportError", "run_sync"]
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Judge", "BaseJudge", "JudgeOutput", "JudgeError", "PreflightError", "TransientJudgeError", "TransportError", "run_sync"]
 
 
 def run_sync(coroutine: Any) -> Any:
@@ -59,6 +59,15 @@ class TransportError(TransientJudgeError):
 class PreflightError(JudgeError):
     """A judge cannot work at all (no server, key refused, unknown model, missing program): found before the first item."""
 
+
+DEFAULT_MAX_OUTPUT_BYTES = 16 * 2**20
+"""How much of one judge answer is kept: an agent's stdout/stderr, an HTTP answer (16 MiB).
+
+Every judge kind reads at most this many bytes of one answer (option
+``max_output_bytes``, flag ``--max-output-bytes``); the rest is dropped and
+the result says how many bytes were dropped. Verdicts stand at the end of an
+answer, so the end is what is kept.
+"""
 
 # Telemetry values that JudgeOutput.telemetry passes on as they are.
 _PLAIN = (str, int, float, bool, type(None))

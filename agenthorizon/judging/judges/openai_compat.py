@@ -60,7 +60,7 @@ from agenthorizon.judging.judges.release_prompt import (
     read_release_files,
     unbound_message,
 )
-from agenthorizon.judging.runs.retry import RetryPolicy
+from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.secrets import check_secret, register_secret, scrub
 from agenthorizon.schema import (
     IMAGE_MODE_AUTO,
@@ -162,7 +162,7 @@ class OpenAICompatibleJudge(BaseJudge):
         Extra attempts after a transient failure (HTTP 408/409/425/429/5xx, a
         timeout, a connection error); ``0`` means one attempt. With
         ``backoff_base`` and ``backoff_max`` this is the judge's
-        :class:`~agenthorizon.judging.runs.retry.RetryPolicy` (``retry``), the
+        :class:`~agenthorizon.judging.retry.RetryPolicy` (``retry``), the
         only retry layer for this judge: the runner does not retry it again.
     timeout : float
         Seconds allowed per HTTP request.

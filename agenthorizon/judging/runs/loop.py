@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterator, Mapping
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.provenance import now
 from agenthorizon.judging.runs.records import ResultRecord
-from agenthorizon.judging.runs.retry import RetryPolicy
+from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.rows import RowReader
 from agenthorizon.judging.runs.writer import ResultWriter
 from agenthorizon.judging.secrets import scrub

@@ -60,7 +60,7 @@ from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunInterrupted, RunS
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import RunRecord, needs_judging
-from agenthorizon.judging.runs.retry import RetryPolicy
+from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.selection import (
     PROVENANCE_OPTIONS,
     config_name,
@@ -170,7 +170,7 @@ def run_judge(
     retries : int, default=2
         Extra attempts after a timeout or a transient judge error; >= 0 (0:
         one attempt). Judges with their own
-        :class:`~agenthorizon.judging.runs.retry.RetryPolicy` (``judge.retry``,
+        :class:`~agenthorizon.judging.retry.RetryPolicy` (``judge.retry``,
         the OpenAI-compatible judge) retry inside and get one attempt here.
     backoff_base : float, default=2.0
         Base of the exponential backoff (seconds, with jitter) between attempts.
