@@ -30,8 +30,8 @@ from pathlib import Path
 from agenthorizon.data import table
 from agenthorizon.data.features import features
 from agenthorizon.release import files
-from agenthorizon.release.files import annotate, load_dev_set, read_labels
-from agenthorizon.release.splits import select_config
+from agenthorizon.release.files import read_config_rows
+from agenthorizon.release.item_selection import Selection
 from agenthorizon.schema import json_relpath
 
 
@@ -56,9 +56,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--touch", action="store_true", help="first create an empty file for each referenced screenshot")
     args = parser.parse_args()
-    rows = read_labels(args.root)
-    dev = load_dev_set(rows)
-    items = select_config(annotate(rows, dev), "all", dev)
+    items = read_config_rows(args.root, Selection("all")).rows
     if args.touch:
         print(f"created {touch_screenshots(args.root, items)} empty screenshot files")
     schema = features("lazy").arrow_schema

@@ -43,20 +43,22 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
 
     from agenthorizon.release.labels import count_labels, manifest_sha256
     from agenthorizon.schema import json_relpath
-    from agenthorizon.release.files import annotate, load_dev_set, local_root, read_labels, read_trajectory
-    from agenthorizon.release.splits import select_config
+    from agenthorizon.release.files import dev_manifest_path, local_root, read_dev_manifest, read_labels, read_trajectory
+    from agenthorizon.release.item_selection import Selection
+    from agenthorizon.release.splits import select_rows
 
     release = local_root(root)
     rows = read_labels(release)
-    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
-    annotated = annotate(rows, dev)
+    manifest = None if dev_manifest is None else dev_manifest_path(dev_manifest)
+    manifest_ids = None if manifest is None else read_dev_manifest(manifest)
     num_steps = {
         row["trajectory_id"]: len(read_trajectory(release, release / json_relpath(row["trajectory_id"]), row["location"])["steps"])
         for row in rows
     }
     configs = {}
     for config in CONFIG_NAMES:
-        selected = select_config(annotated, config, dev)
+        selection = Selection(config, dev_groups=dev_groups, dev_manifest=manifest)
+        selected = select_rows(rows, selection, dev_manifest_ids=manifest_ids)
         counts = np.array([num_steps[row["trajectory_id"]] for row in selected], dtype=float)
         labels = count_labels(selected)
         configs[config] = {

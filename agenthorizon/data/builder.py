@@ -12,7 +12,7 @@ of :func:`agenthorizon.data.features.features`. Screenshots are stored as
 
 from __future__ import annotations
 
-import hashlib
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -21,7 +21,6 @@ import datasets
 import pyarrow as pa
 from datasets.exceptions import DatasetGenerationError
 
-from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import (
     CONFIG_AH,
     CONFIG_DESCRIPTIONS,
@@ -30,16 +29,11 @@ from agenthorizon.schema import (
     DEV_GROUPS,
     SPLIT_NAME,
 )
-from agenthorizon.release.files import (
-    annotate,
-    check_images,
-    load_dev_set,
-    local_root,
-    read_labels,
-)
+from agenthorizon.release.files import ConfigRows, check_images, local_root, read_config_rows
+from agenthorizon.data.code_identity import imported_modules, source_hash
 from agenthorizon.data.features import features
 from agenthorizon.data.table import build_table
-from agenthorizon.release.splits import check_selection, select_config
+from agenthorizon.release.item_selection import Selection, check_selection
 
 __all__ = ["AgentHorizon", "AgentHorizonConfig", "ReleaseError"]
 
@@ -75,9 +69,10 @@ class AgentHorizonConfig(datasets.BuilderConfig):
         ``None`` is stored like ``"paths"`` (for ``load_dataset`` it also
         means no media is fetched from the Hub). See
         :func:`agenthorizon.data.features.features`.
-    label_manifest_sha256 : str, optional
-        sha256 of the release's label manifest
-        (:func:`agenthorizon.release.labels.manifest_sha256`).
+    release_label_sha256 : str, optional
+        sha256 of the label manifest of the whole release, both label files
+        (:func:`agenthorizon.release.labels.manifest_sha256`; not the
+        selected items' manifest a run records in its ``Selection``).
         ``load_dataset`` sets it so that a changed release gets a new cache;
         when set, the builder refuses labels with another hash.
     dev_manifest_sha256 : str, optional
@@ -98,7 +93,7 @@ class AgentHorizonConfig(datasets.BuilderConfig):
     dev_manifest: str | None = None
     exclude_dev: bool = False
     images: str | None = "lazy"
-    label_manifest_sha256: str | None = None
+    release_label_sha256: str | None = None
     dev_manifest_sha256: str | None = None
     files_fingerprint: str | None = None
     blind: bool = False
@@ -108,16 +103,33 @@ class AgentHorizonConfig(datasets.BuilderConfig):
         check_images(self.images)
         check_selection(self.name, dev_groups=self.dev_groups, exclude_dev=self.exclude_dev)
 
+    def selection(self) -> Selection:
+        """The items this config builds, as a :class:`~agenthorizon.release.item_selection.Selection`."""
+        return Selection(
+            self.name,
+            dev_groups=self.dev_groups,
+            dev_manifest=self.dev_manifest,
+            dev_manifest_sha256=self.dev_manifest_sha256,
+            exclude_dev=self.exclude_dev,
+        )
 
+
+@functools.lru_cache(maxsize=None)
+def code_modules() -> tuple[Path, ...]:
+    """Source files of the code that shapes the table: this module and every agenthorizon module it imports, transitively.
+
+    Derived from the import statements (:func:`~agenthorizon.data.code_identity.imported_modules`;
+    imports inside functions count), not listed by hand: a module the
+    builder comes to depend on is covered the day it is imported. This file
+    first, then sorted.
+    """
+    return imported_modules(Path(__file__))
+
+
+@functools.lru_cache(maxsize=None)
 def _code_hash() -> str:
-    """Hash of the code that writes rows: a changed builder never reuses an old cache."""
-    from agenthorizon.data import features, parameters, table
-    from agenthorizon.release import blind, files, render, trajectory
-
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    for module in (features, table, parameters, files, trajectory, render, blind):
-        digest.update(Path(module.__file__).read_bytes())
-    return digest.hexdigest()[:16]
+    """Hash of the code that writes rows (:func:`code_modules`): a changed module never reuses an old cache."""
+    return source_hash(code_modules())
 
 
 class ReleaseError(DatasetGenerationError):
@@ -160,6 +172,14 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
     ]
     DEFAULT_CONFIG_NAME = CONFIG_AH
 
+    def __init__(self, *args: Any, config_rows: ConfigRows | None = None, **kwargs: Any) -> None:
+        # The rows load_dataset already read for this config: used by
+        # _split_generators when they are of the same root and selection, so
+        # a cold load reads the label files once. Not a config field: the
+        # config's own fields are the cache identity.
+        self._config_rows = config_rows
+        super().__init__(*args, **kwargs)
+
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
             description=_DESCRIPTION,
@@ -174,22 +194,22 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
                 "AgentHorizon-Simple.jsonl and sandbox/ (agenthorizon.load_dataset resolves it for you)"
             )
         root = local_root(self.config.data_dir)
+        selection = self.config.selection()
+        # Handed over once, and not kept: the builder is pickled into workers.
+        config_rows, self._config_rows = self._config_rows, None
+        if config_rows is None or config_rows.root != str(root) or config_rows.selection != selection:
+            config_rows = read_config_rows(root, selection)
         # Checked here rather than while generating: datasets wraps generation
         # errors in a generic DatasetGenerationError.
-        rows = read_labels(root)
-        expected = self.config.label_manifest_sha256
-        if expected is not None:
-            actual = manifest_sha256(rows)
-            if actual != expected:
-                raise ValueError(
-                    f"the label files under {root} have manifest sha256 {actual}, expected {expected}; "
-                    "they changed since this builder was configured"
-                )
-        dev = load_dev_set(rows, dev_groups=self.config.dev_groups, dev_manifest=self.config.dev_manifest)
-        selected = select_config(annotate(rows, dev), self.config.name, dev, exclude_dev=self.config.exclude_dev)
+        expected = self.config.release_label_sha256
+        if expected is not None and config_rows.release_label_sha256 != expected:
+            raise ValueError(
+                f"the label files under {root} have manifest sha256 {config_rows.release_label_sha256}, "
+                f"expected {expected}; they changed since this builder was configured"
+            )
         # The items are a list so that datasets can split them, in order, into
         # contiguous runs across `num_proc` jobs (and streaming workers).
-        return [datasets.SplitGenerator(name=SPLIT_NAME, gen_kwargs={"root": str(root), "items": selected})]
+        return [datasets.SplitGenerator(name=SPLIT_NAME, gen_kwargs={"root": str(root), "items": config_rows.rows})]
 
     def _generate_tables(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, pa.Table]]:
         """Tables of at most ``_BATCH_ITEMS`` rows each, in the order of ``items``."""

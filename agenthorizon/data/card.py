@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from importlib import resources
 from string import Template
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agenthorizon.data.export_summary import ExportSummary
 from agenthorizon.schema import (
     CITATION_BIBTEX,
     CONFIG_DESCRIPTIONS,
@@ -25,9 +26,6 @@ from agenthorizon.schema import (
     MISTAKE_TYPES,
     SPLIT_NAME,
 )
-
-if TYPE_CHECKING:  # export imports this module to write the card
-    from agenthorizon.data.export import ExportSummary
 
 __all__ = ["card_metadata", "dataset_card", "field_rows"]
 

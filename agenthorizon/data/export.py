@@ -39,17 +39,18 @@ import os
 import re
 import tempfile
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from agenthorizon.data.card import card_metadata, dataset_card
 from agenthorizon.data.export_images import full_images, screenshot_paths, thumbnails
 from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
+from agenthorizon.data.export_summary import ConfigExport, ExportSummary
 from agenthorizon.data.shards import ROW_GROUP_ROWS, ShardWriter
-from agenthorizon.release.files import load_dev_set, read_labels
+from agenthorizon.release.files import read_labels
 from agenthorizon.release.labels import count_labels
-from agenthorizon.release.splits import select_config
+from agenthorizon.release.item_selection import Selection
+from agenthorizon.release.splits import select_rows
 from agenthorizon.schema import (
     CONFIG_AH,
     CONFIG_AH_S,
@@ -128,33 +129,6 @@ def export_features(images: str) -> Any:
 def _check_mode(images: str) -> None:
     if images not in EXPORT_IMAGE_MODES:
         raise ValueError(f"unknown images mode {images!r}; expected one of {list(EXPORT_IMAGE_MODES)}")
-
-
-@dataclass
-class ConfigExport:
-    """What was written for one config."""
-
-    config: str
-    n_rows: int
-    files: list[str]
-    counts: dict[str, Any]
-    num_bytes: int
-    skipped_screenshots: list[str] = field(default_factory=list)
-    """One line per screenshot exported as null because it does not decode as an image."""
-
-
-@dataclass
-class ExportSummary:
-    """What :func:`export_release` wrote: per-config files and counts, and the card."""
-
-    out: Path
-    images: str
-    configs: dict[str, ConfigExport] = field(default_factory=dict)
-    card: Path | None = None
-
-    @property
-    def files(self) -> list[Path]:
-        return [self.out / name for export in self.configs.values() for name in export.files]
 
 
 # --- rows --------------------------------------------------------------------------
@@ -288,8 +262,8 @@ def _config_rows(root: Path, configs: Sequence[str], dev_groups: int) -> Iterato
     and a row does not depend on the config it is loaded in (``in_dev`` and
     pair groups are computed over the whole release). So with several
     configs, ``all`` is loaded once and each other config is its rows picked
-    by the selection ``load_dataset`` makes (``select_config`` of the label
-    rows, with AH-D drawn once): one load and one Arrow cache instead of one
+    by the selection ``load_dataset`` makes (``select_rows`` of the label
+    rows, read once): one load and one Arrow cache instead of one
     per config. AH and AH-S are contiguous runs of ``all``, which
     ``Dataset.select`` takes as zero-copy slices. Done when every item of
     ``all`` is needed anyway (``all``, or both AH and AH-S, are exported).
@@ -303,12 +277,11 @@ def _config_rows(root: Path, configs: Sequence[str], dev_groups: int) -> Iterato
     ids = whole.data.table.column("trajectory_id").to_pylist()  # one Arrow read, not a row-by-row column
     position = {trajectory_id: index for index, trajectory_id in enumerate(ids)}
     labels = read_labels(root)
-    dev = load_dev_set(labels, dev_groups=dev_groups)
     for config in configs:
         if config == CONFIG_ALL:
             yield config, whole
             continue
-        selected = select_config(labels, config, dev)
+        selected = select_rows(labels, Selection(config, dev_groups=dev_groups))
         yield config, whole.select([position[row["trajectory_id"]] for row in selected], keep_in_memory=True)
 
 

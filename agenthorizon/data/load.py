@@ -18,9 +18,8 @@ from datasets.exceptions import DatasetGenerationError
 from agenthorizon._system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
 from agenthorizon.data.formatting import BLIND_FORMAT_TYPE, FORMAT_TYPE
-from agenthorizon.release.labels import manifest_sha256
-from agenthorizon.release.splits import check_selection
-from agenthorizon.release.files import check_images, dev_manifest_identity, load_references, read_labels, stat_fingerprint
+from agenthorizon.release.item_selection import Selection, check_selection
+from agenthorizon.release.files import check_images, dev_manifest_identity, read_config_rows, stat_fingerprint
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.schema import CONFIG_AH, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_FIELDS, SPLIT_NAME
 
@@ -135,7 +134,7 @@ def load_dataset(
     Notes
     -----
     The Arrow cache is keyed by release root, config, dev settings, images
-    mode, label manifest sha256, a stat fingerprint (size and modification
+    mode, the whole release's label manifest sha256, a stat fingerprint (size and modification
     time) of every trajectory json, Markdown and screenshot folder the build
     reads, and builder code, so loading again reuses it and a release changed
     in place never reuses a stale one.
@@ -166,34 +165,40 @@ def load_dataset(
         dev_groups=dev_groups,
         dev_manifest=dev_manifest,
     )
-    selected = load_references(root, name, dev_groups=dev_groups, dev_manifest=dev_manifest, exclude_dev=exclude_dev)
+    manifest_path, manifest_sha = (None, None) if dev_manifest is None else dev_manifest_identity(dev_manifest)
+    selection = Selection(
+        name, dev_groups=dev_groups, dev_manifest=manifest_path, dev_manifest_sha256=manifest_sha, exclude_dev=exclude_dev
+    )
+    # Read once here; the builder reuses them when it builds the cache.
+    config_rows = read_config_rows(root, selection)
     config_kwargs: dict[str, Any] = {
         "dev_groups": dev_groups,
         "exclude_dev": exclude_dev,
         # None is stored like "paths"; datasets ignores None-valued overrides.
         "images": "paths" if images is None else images,
-        "label_manifest_sha256": manifest_sha256(read_labels(root)),
+        "release_label_sha256": config_rows.release_label_sha256,
         # Covers the trajectory files the build reads: a json or Markdown
         # changed in place must not be served from the old cache.
-        "files_fingerprint": stat_fingerprint(root, selected),
+        "files_fingerprint": stat_fingerprint(root, config_rows.rows),
         # Blind rows are written blind (image references re-pointed), so no
         # access path (column reads, other formats, to_pandas) shows the steps id.
         "blind": blind,
     }
     if dev_manifest is not None:
-        config_kwargs["dev_manifest"], config_kwargs["dev_manifest_sha256"] = dev_manifest_identity(dev_manifest)
+        config_kwargs["dev_manifest"], config_kwargs["dev_manifest_sha256"] = manifest_path, manifest_sha
     builder = AgentHorizon(
         cache_dir=None if cache_dir is None else os.fspath(cache_dir),
         dataset_name="agenthorizon",
         config_name=name,
         hash=_code_hash(),
         data_dir=str(root),
+        config_rows=config_rows,
         **config_kwargs,
     )
     try:
         # Only a build uses num_proc: a cached config starts no process.
         if num_proc is None and not _is_cached(builder):
-            num_proc = default_num_proc(len(selected))
+            num_proc = default_num_proc(len(config_rows.rows))
         builder.download_and_prepare(num_proc=num_proc)
     except DatasetGenerationError as error:
         # datasets wraps every generation error in a generic message; our

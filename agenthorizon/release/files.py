@@ -19,10 +19,18 @@ counts as inside. A screenshot reference must moreover stay under
 release but is not a screenshot.
 
 :func:`read_labels` reads and validates both label files;
-:func:`load_references` gives the label rows of a config (with ``difficulty``,
-``pair_group_id`` and ``in_dev``) without reading any trajectory file, which
-is what scoring needs; :func:`read_trajectory` and :func:`read_markdown` read
-an item's files the one way loading and ``verify`` both use.
+:func:`read_config_rows` reads them once and picks a :class:`Selection`'s rows
+with :func:`agenthorizon.release.splits.select_rows` (what ``load_dataset``
+and the builder share); :func:`load_references` gives the label rows of a
+config (with ``difficulty``, ``pair_group_id`` and ``in_dev``) without reading
+any trajectory file, which is what scoring needs; :func:`read_trajectory` and
+:func:`read_markdown` read an item's files the one way loading and ``verify``
+both use.
+
+Over 500 lines on purpose: every read of a release goes through this one
+module, so the confinement rule is applied in one place. Its sections: the
+root; label files, dev manifests and the rows of a selection; trajectory
+files; screenshot paths; the stat fingerprint of a build.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import dataclass
+from functools import cached_property
 from itertools import compress, repeat
 from operator import is_not, itemgetter
 from pathlib import Path
@@ -45,9 +55,9 @@ from agenthorizon.release.confine import (
     open_confined,
     release_real_roots,
 )
-from agenthorizon.release.labels import check_disjoint, pair_group_id, pair_groups, parse_label_file
-from agenthorizon.release.splits import DevSet, check_config, derive_dev_set, dev_set_from_manifest, select_config
-
+from agenthorizon.release.labels import check_disjoint, manifest_sha256, parse_label_file
+from agenthorizon.release.item_selection import Selection
+from agenthorizon.release.splits import select_rows
 from agenthorizon.schema import (
     DEV_GROUPS,
     DIFFICULTY_BY_LABEL_FILE,
@@ -62,17 +72,18 @@ from agenthorizon.schema import (
 )
 
 __all__ = [
-    "annotate",
+    "ConfigRows",
     "check_images",
     "confined",
     "dev_manifest_identity",
+    "dev_manifest_path",
     "escaping_screenshots",
     "expected_root_message",
     "link_out_message",
     "open_confined",
-    "load_dev_set",
     "load_references",
     "local_root",
+    "read_config_rows",
     "read_dev_manifest",
     "read_labels",
     "read_markdown",
@@ -126,7 +137,7 @@ def local_root(path: str | os.PathLike[str]) -> Path:
     return root
 
 
-# --- confinement ------------------------------------------------------------------
+# --- label files and the rows of a selection ---------------------------------------
 
 
 def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
@@ -160,31 +171,49 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
     return rows
 
 
+def dev_manifest_path(path: str | os.PathLike[str]) -> str:
+    """A dev manifest's path in the one form runs record and readers compare: ``~`` expanded, absolute, links resolved.
+
+    >>> dev_manifest_path("/tmp/../tmp/dev.txt") == str(Path("/tmp/dev.txt").resolve())
+    True
+    """
+    return str(Path(path).expanduser().resolve())
+
+
 def dev_manifest_identity(path: str | os.PathLike[str]) -> tuple[str, str]:
     """(absolute path, sha256 of the bytes) of a dev manifest: what a cache key and a run record keep.
 
     One definition, so the Arrow cache and the run's selection name a
-    manifest the same way.
+    manifest the same way (:func:`dev_manifest_path`).
     """
-    absolute = Path(path).expanduser().resolve()
+    absolute = dev_manifest_path(path)
     try:
-        return str(absolute), hashlib.sha256(absolute.read_bytes()).hexdigest()
+        return absolute, hashlib.sha256(Path(absolute).read_bytes()).hexdigest()
     except FileNotFoundError:
         raise FileNotFoundError(f"dev manifest {absolute} not found") from None
 
 
-def read_dev_manifest(path: str | os.PathLike[str]) -> list[str]:
+def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None) -> list[str]:
     """Trajectory ids listed in a dev manifest file (the user's own file, not the release's).
 
     Two forms are accepted: a text file with one trajectory id per line
     (blank lines and ``#`` comments ignored), or a JSON file holding a list of
-    ids or an object with a ``trajectory_ids`` list.
+    ids or an object with a ``trajectory_ids`` list. With ``sha256`` (the
+    hash a run recorded), a file whose bytes hash otherwise is refused: it
+    would define another AH-D than the one the run was made on.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(f"dev manifest {path} not found") from None
+    if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
+        raise ValueError(
+            f"dev manifest {path} has sha256 {hashlib.sha256(raw).hexdigest()}, but the selection records {sha256}; "
+            "expected the manifest the run was made with"
+        )
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"dev manifest {path}: not UTF-8 text ({error.reason}); expected trajectory ids") from None
     stripped = text.lstrip()
@@ -205,30 +234,57 @@ def read_dev_manifest(path: str | os.PathLike[str]) -> list[str]:
     return ids
 
 
-def load_dev_set(
-    rows: Sequence[dict[str, str]],
-    *,
-    dev_groups: int = DEV_GROUPS,
-    dev_manifest: str | os.PathLike[str] | None = None,
-) -> DevSet:
-    """AH-D over the whole release: from ``dev_manifest`` when given, else derived."""
-    if dev_manifest is not None:
-        return dev_set_from_manifest(rows, read_dev_manifest(dev_manifest), str(dev_manifest))
-    return derive_dev_set(rows, dev_groups)
+@dataclass(frozen=True)
+class ConfigRows:
+    """A selection's rows as read from a release, and the labels they were picked from.
+
+    Made by :func:`read_config_rows`; ``load_dataset`` hands it to the
+    builder, which uses it when it was made for the builder's own root and
+    selection, so one load reads the label files once.
+
+    Attributes
+    ----------
+    root : str
+        The release root the labels were read from.
+    selection : Selection
+        The selection the rows are of.
+    rows : list of dict
+        :func:`agenthorizon.release.splits.select_rows` of the labels: the
+        config's rows in release order, with ``difficulty``, ``location``,
+        ``pair_group_id`` and ``in_dev``.
+    labels : list of dict
+        Every label row of the release (both files), as :func:`read_labels`
+        gives them.
+    """
+
+    root: str
+    selection: Selection
+    rows: list[dict[str, Any]]
+    labels: list[dict[str, str]]
+
+    @cached_property
+    def release_label_sha256(self) -> str:
+        """:func:`~agenthorizon.release.labels.manifest_sha256` of the whole release's labels (both files)."""
+        return manifest_sha256(self.labels)
+
+    def references(self) -> list[dict[str, Any]]:
+        """The rows without ``location`` (a reading detail): what scoring and a run's label manifest use."""
+        return [{key: value for key, value in row.items() if key != "location"} for row in self.rows]
 
 
-def annotate(rows: Sequence[dict[str, str]], dev: DevSet) -> list[dict[str, Any]]:
-    """Copies of ``rows`` with ``pair_group_id`` and ``in_dev`` added."""
-    groups = pair_groups(rows)
-    group_ids = {group: pair_group_id(group) for group in set(groups.values())}
-    return [
-        {
-            **row,
-            "pair_group_id": group_ids[groups[row["trajectory_id"]]],
-            "in_dev": row["trajectory_id"] in dev.trajectory_ids,
-        }
-        for row in rows
-    ]
+def read_config_rows(root: str | os.PathLike[str], selection: Selection) -> ConfigRows:
+    """The rows of ``selection`` in the release at ``root``: the label files read once, then :func:`select_rows`.
+
+    A dev manifest the selection names is read here (checked against the
+    sha256 the selection records, when it records one). Raises what
+    :func:`read_labels`, :func:`read_dev_manifest` and
+    :func:`~agenthorizon.release.splits.select_rows` raise.
+    """
+    labels = read_labels(root)
+    ids = None
+    if selection.dev_manifest is not None:
+        ids = read_dev_manifest(selection.dev_manifest, sha256=selection.dev_manifest_sha256)
+    return ConfigRows(os.fspath(root), selection, select_rows(labels, selection, dev_manifest_ids=ids), labels)
 
 
 def load_references(
@@ -245,11 +301,9 @@ def load_references(
     and ``in_dev``, in release order. AH-D and ``in_dev`` are computed over the
     whole release (both files), as the authors' derivation requires.
     """
-    check_config(config)
-    rows = read_labels(local_root(root))
-    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
-    selected = select_config(annotate(rows, dev), config, dev, exclude_dev=exclude_dev)
-    return [{key: value for key, value in row.items() if key != "location"} for row in selected]
+    manifest = None if dev_manifest is None else dev_manifest_path(dev_manifest)
+    selection = Selection(config, dev_groups=dev_groups, dev_manifest=manifest, exclude_dev=exclude_dev)
+    return read_config_rows(local_root(root), selection).references()
 
 
 # --- trajectory files ---------------------------------------------------------------

@@ -21,14 +21,14 @@ from typing import Any, Sequence
 
 from agenthorizon.release.files import (
     check_images,
+    dev_manifest_path,
     expected_root_message,
-    load_dev_set,
     local_root,
-    read_labels,
+    read_config_rows,
     read_trajectory,
     screenshot_paths,
 )
-from agenthorizon.release.splits import check_config, select_config
+from agenthorizon.release.item_selection import Selection, check_config
 from agenthorizon.schema import (
     DEV_GROUPS,
     FRAMEWORK_FILES,
@@ -115,9 +115,9 @@ def resolve_release(
         return local_root(text)
     hub = _HubRepo(text, token=token, cache_dir=cache_dir)
     root = hub.fetch_labels(revision)
-    rows = read_labels(root)
-    dev = load_dev_set(rows, dev_groups=dev_groups, dev_manifest=dev_manifest)
-    selected = select_config(rows, config, dev)
+    manifest = None if dev_manifest is None else dev_manifest_path(dev_manifest)
+    # exclude_dev only ever removes items: fetching the config's every item covers it.
+    selected = read_config_rows(root, Selection(config, dev_groups=dev_groups, dev_manifest=manifest)).rows
     absent = hub.fetch(root, item_files(selected), f"{config} trajectory files")
     _report_missing_items(absent, selected, config, hub.where())
     if images is not None:

@@ -2,21 +2,36 @@
 
 Pure logic over label rows. Rows passed here carry the seven label fields plus
 ``difficulty`` (``hard`` / ``easy``, from the file they came from).
+:func:`select_rows` is the one function that turns the release's label rows
+and a :class:`Selection` into a config's rows; every route (the builder,
+``load_dataset``, the references of ``score`` and the reports, ``info``, the
+Hub fetch plan, the export) calls it, through
+:func:`agenthorizon.release.files.read_config_rows` where the rows come from
+disk.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from agenthorizon.release.labels import group_key, pair_groups
+# Selection and its checks live in item_selection; re-exported here, where
+# every route has always imported them from.
+from agenthorizon.release.item_selection import (
+    EXCLUDE_DEV_WITH_AH_D,
+    Selection,
+    SelectionConflict,
+    check_config,
+    check_selection,
+    resolve_selection,
+)
+from agenthorizon.release.labels import group_key, pair_group_id, pair_groups
 from agenthorizon.schema import (
     CONFIG_AH,
     CONFIG_AH_D,
     CONFIG_AH_S,
     CONFIG_ALL,
-    CONFIG_NAMES,
     DEV_GROUP_SIZE,
     DEV_GROUPS,
     DEV_SEED,
@@ -26,8 +41,11 @@ from agenthorizon.schema import (
 )
 
 __all__ = [
+    "EXCLUDE_DEV_WITH_AH_D",
     "DevSet",
     "Selection",
+    "SelectionConflict",
+    "annotate",
     "check_config",
     "check_selection",
     "derive_dev_set",
@@ -35,179 +53,13 @@ __all__ = [
     "dev_set_from_manifest",
     "resolve_selection",
     "select_config",
+    "select_rows",
 ]
-
-EXCLUDE_DEV_WITH_AH_D = (
-    "exclude_dev removes the AH-D items from AH, AH-S and all; it cannot be combined with config 'AH-D'"
-)
 
 _CONFIG_DIFFICULTY = {
     CONFIG_AH: DIFFICULTY_BY_LABEL_FILE[LABEL_FILE_HARD],
     CONFIG_AH_S: DIFFICULTY_BY_LABEL_FILE[LABEL_FILE_EASY],
 }
-
-
-def check_config(config: Any) -> str:
-    """``config`` when it is a config name; ``ValueError`` naming the configs otherwise.
-
-    >>> check_config("AH-S")
-    'AH-S'
-    """
-    if config not in CONFIG_NAMES:
-        raise ValueError(f"unknown config {config!r}; expected one of {', '.join(CONFIG_NAMES)}")
-    return config
-
-
-def check_selection(config: Any, *, dev_groups: Any = DEV_GROUPS, exclude_dev: Any = False) -> None:
-    """The one validator of an item selection's parameters, used by every entry point.
-
-    Raises ``ValueError`` for an unknown config, a ``dev_groups`` that is not a
-    non-negative integer, an ``exclude_dev`` that is not a Boolean, and
-    ``exclude_dev`` with ``AH-D`` (:data:`EXCLUDE_DEV_WITH_AH_D`).
-
-    >>> check_selection("AH", exclude_dev=True)
-    >>> check_selection("AH-D", exclude_dev=True)
-    Traceback (most recent call last):
-    ...
-    ValueError: exclude_dev removes the AH-D items from AH, AH-S and all; it cannot be combined with config 'AH-D'
-    """
-    check_config(config)
-    if not isinstance(dev_groups, int) or isinstance(dev_groups, bool) or dev_groups < 0:
-        raise ValueError(f"dev_groups must be a non-negative integer, got {dev_groups!r}")
-    if not isinstance(exclude_dev, bool):
-        raise ValueError(f"exclude_dev must be true or false, got {exclude_dev!r}")
-    if config == CONFIG_AH_D and exclude_dev:
-        raise ValueError(EXCLUDE_DEV_WITH_AH_D)
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which items a run or a score is about: one config of one release, exactly.
-
-    Recorded in every run record and rebuilt from it by every reader, so
-    ``score``, ``leaderboard``, ``report`` and ``plot`` see the items the run
-    was made on. Validated once, on construction (:func:`check_selection`).
-
-    Attributes
-    ----------
-    config : {"AH", "AH-S", "AH-D", "all"}
-        The config name.
-    dev_groups : int, default=50
-        Pair groups in AH-D (used by AH-D and ``exclude_dev``).
-    dev_manifest : str or None
-        A file of trajectory ids defining AH-D instead of the derivation.
-    dev_manifest_sha256 : str or None
-        sha256 of that file's bytes, so a changed manifest is noticed.
-    exclude_dev : bool, default=False
-        AH-D items left out of AH, AH-S or all.
-    label_manifest_sha256 : str or None
-        sha256 of the selected items' label manifest
-        (:func:`agenthorizon.release.labels.manifest_sha256`); ``None`` for a
-        blind run scored without labels.
-
-    Examples
-    --------
-    >>> Selection("AH").to_dict()["config"]
-    'AH'
-    >>> Selection.from_dict({"config": "AH-D", "exclude_dev": True}, "run.json")
-    Traceback (most recent call last):
-    ...
-    ValueError: run.json: exclude_dev removes the AH-D items from AH, AH-S and all; it cannot be combined with config 'AH-D'
-    """
-
-    config: str
-    dev_groups: int = DEV_GROUPS
-    dev_manifest: str | None = None
-    dev_manifest_sha256: str | None = None
-    exclude_dev: bool = False
-    label_manifest_sha256: str | None = None
-
-    def __post_init__(self) -> None:
-        check_selection(self.config, dev_groups=self.dev_groups, exclude_dev=self.exclude_dev)
-
-    def load_options(self) -> dict[str, Any]:
-        """Keyword arguments of ``load_dataset`` / ``load_references`` that select these items."""
-        return {"dev_groups": self.dev_groups, "dev_manifest": self.dev_manifest, "exclude_dev": self.exclude_dev}
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON object, as recorded in ``run.json``."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> Selection:
-        """Validate a recorded selection; errors start with ``where``."""
-        if not isinstance(data, Mapping):
-            raise ValueError(f"{where}: expected a selection object with a config, got {type(data).__name__}")
-        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValueError(f"{where}: unknown selection field(s) {', '.join(unknown)}")
-        if "config" not in data:
-            raise ValueError(f"{where}: expected a selection object with a config")
-        try:
-            return cls(**data)
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-
-    def contradiction(self, other: Selection) -> list[str]:
-        """The fields (besides hashes that are ``None`` on one side) where ``other`` differs."""
-        differing = []
-        for name, mine in asdict(self).items():
-            theirs = getattr(other, name)
-            if name.endswith("sha256") and (mine is None or theirs is None):
-                continue
-            if mine != theirs:
-                differing.append(f"{name}: {mine!r} vs {theirs!r}")
-        return differing
-
-
-def resolve_selection(
-    recorded: Mapping[str, Selection | None], given: Mapping[str, Any], *, default_config: str | None
-) -> Selection:
-    """The one selection of some runs, checked against options given by the user.
-
-    ``recorded`` maps each run (its folder) to its recorded selection
-    (``None`` when it has no record); they must agree. ``given`` holds the
-    options the user passed (``config``, ``exclude_dev``, ``dev_groups``,
-    ``dev_manifest``; ``None`` for not given): each must agree with the runs,
-    and fills in when no run records a selection. ``default_config`` is used
-    when neither names a config (``None``: that is an error).
-
-    >>> runs = {"runs/a": Selection("AH"), "runs/b": None}
-    >>> resolve_selection(runs, {"config": None}, default_config="AH-D").config
-    'AH'
-    >>> resolve_selection(runs, {"config": "AH-S"}, default_config=None)
-    Traceback (most recent call last):
-    ...
-    ValueError: --config AH-S contradicts the recorded config 'AH' of runs/a; drop --config to use the run's
-    """
-    known = [(where, selection) for where, selection in recorded.items() if selection is not None]
-    options = {key: value for key, value in given.items() if value is not None}
-    if not known:
-        config = options.pop("config", default_config)
-        if config is None:
-            raise ValueError("the runs have no run.json naming their config; pass --config")
-        return Selection(config, **options)
-    first, chosen = known[0]
-    for where, selection in known[1:]:
-        differing = chosen.contradiction(selection)
-        if differing:
-            raise ValueError(
-                f"{where} was run on other items than {first} ({'; '.join(differing)}); "
-                "compare runs of one config and selection"
-            )
-    for key, value in options.items():
-        recorded_value = getattr(chosen, key)
-        if key == "dev_manifest":
-            from pathlib import Path
-
-            value = str(Path(value).resolve())
-        if value != recorded_value:
-            flag = "--" + key.replace("_", "-")
-            raise ValueError(
-                f"{flag} {given[key]} contradicts the recorded {key} {recorded_value!r} of {first}; "
-                f"drop {flag} to use the run's"
-            )
-    return chosen
 
 
 @dataclass(frozen=True)
@@ -218,7 +70,12 @@ class DevSet:
     trajectory_ids: frozenset[str]
 
 
-def dev_groups(rows: Iterable[Mapping[str, str]], n_groups: int = DEV_GROUPS) -> list[tuple[str, ...]]:
+def dev_groups(
+    rows: Iterable[Mapping[str, str]],
+    n_groups: int = DEV_GROUPS,
+    *,
+    groups: Mapping[str, tuple[str, ...]] | None = None,
+) -> list[tuple[str, ...]]:
     """The pair groups of AH-D, in the authors' order.
 
     The authors' harness forms groups as connected components of deliverable
@@ -236,6 +93,9 @@ def dev_groups(rows: Iterable[Mapping[str, str]], n_groups: int = DEV_GROUPS) ->
     n_groups : int, default=50
         How many groups to take (``schema.DEV_GROUPS``, the paper's 50); 0
         gives an empty list.
+    groups : mapping, optional
+        :func:`~agenthorizon.release.labels.pair_groups` of ``rows``, when the
+        caller has it already (computed here otherwise).
 
     Returns
     -------
@@ -267,13 +127,20 @@ def dev_groups(rows: Iterable[Mapping[str, str]], n_groups: int = DEV_GROUPS) ->
     """
     if n_groups < 0:
         raise ValueError(f"dev_groups must be a non-negative integer, got {n_groups}")
-    groups = {group for group in pair_groups(rows).values() if len(group) == DEV_GROUP_SIZE}
-    ordered = sorted(groups, key=group_key)
+    if groups is None:
+        groups = pair_groups(rows)
+    two_deliverables = {group for group in groups.values() if len(group) == DEV_GROUP_SIZE}
+    ordered = sorted(two_deliverables, key=group_key)
     random.Random(DEV_SEED).shuffle(ordered)
     return ordered[:n_groups]
 
 
-def derive_dev_set(rows: Iterable[Mapping[str, str]], n_groups: int = DEV_GROUPS) -> DevSet:
+def derive_dev_set(
+    rows: Iterable[Mapping[str, str]],
+    n_groups: int = DEV_GROUPS,
+    *,
+    groups: Mapping[str, tuple[str, ...]] | None = None,
+) -> DevSet:
     """AH-D: every item (from either label file) whose pair group is a dev group.
 
     Parameters
@@ -283,6 +150,9 @@ def derive_dev_set(rows: Iterable[Mapping[str, str]], n_groups: int = DEV_GROUPS
         ``instruction_id``, ``steps_id``), both label files.
     n_groups : int, default=50
         Number of dev groups, as in :func:`dev_groups`.
+    groups : mapping, optional
+        :func:`~agenthorizon.release.labels.pair_groups` of ``rows``, when the
+        caller has it already.
 
     Returns
     -------
@@ -314,14 +184,21 @@ def derive_dev_set(rows: Iterable[Mapping[str, str]], n_groups: int = DEV_GROUPS
     ((('a', 'b'),), ['n1', 'n2', 'p'])
     """
     rows = list(rows)
-    chosen = dev_groups(rows, n_groups)
+    if groups is None:
+        groups = pair_groups(rows)
+    chosen = dev_groups(rows, n_groups, groups=groups)
     chosen_set = set(chosen)
-    groups = pair_groups(rows)
     ids = frozenset(row["trajectory_id"] for row in rows if groups[row["trajectory_id"]] in chosen_set)
     return DevSet(groups=tuple(chosen), trajectory_ids=ids)
 
 
-def dev_set_from_manifest(rows: Sequence[Mapping[str, str]], manifest_ids: Iterable[str], where: str) -> DevSet:
+def dev_set_from_manifest(
+    rows: Sequence[Mapping[str, str]],
+    manifest_ids: Iterable[str],
+    where: str,
+    *,
+    groups: Mapping[str, tuple[str, ...]] | None = None,
+) -> DevSet:
     """AH-D given by a list of trajectory ids (a dev manifest), validated against the labels.
 
     Use it when a dev set was fixed elsewhere (e.g. a file shipped with a
@@ -337,6 +214,9 @@ def dev_set_from_manifest(rows: Sequence[Mapping[str, str]], manifest_ids: Itera
         surrounding white space is stripped and blank entries are skipped.
     where : str
         What to call the manifest in errors (usually its file path).
+    groups : mapping, optional
+        :func:`~agenthorizon.release.labels.pair_groups` of ``rows``, when the
+        caller has it already.
 
     Returns
     -------
@@ -378,7 +258,8 @@ def dev_set_from_manifest(rows: Sequence[Mapping[str, str]], manifest_ids: Itera
             f"{where}: {len(unknown)} trajectory id(s) are in no label file: {shown}; "
             "expected every dev manifest id to be a release item"
         )
-    groups = pair_groups(rows)
+    if groups is None:
+        groups = pair_groups(rows)
     ids = frozenset(manifest)
     member_groups = sorted({groups[trajectory_id] for trajectory_id in ids}, key=group_key)
     return DevSet(groups=tuple(member_groups), trajectory_ids=ids)
@@ -447,3 +328,104 @@ def select_config(
     if exclude_dev:
         rows = [row for row in rows if row["trajectory_id"] not in dev.trajectory_ids]
     return rows
+
+
+def annotate(
+    rows: Iterable[Mapping[str, Any]], dev: DevSet, groups: Mapping[str, tuple[str, ...]]
+) -> list[dict[str, Any]]:
+    """Copies of ``rows`` with ``pair_group_id`` and ``in_dev`` added.
+
+    ``groups`` is :func:`~agenthorizon.release.labels.pair_groups` of the
+    whole release (an item's group is defined over both label files).
+
+    >>> rows = [{"trajectory_id": "p", "instruction_id": "a", "steps_id": "a"}]
+    >>> annotate(rows, DevSet((), frozenset({"p"})), pair_groups(rows))
+    [{'trajectory_id': 'p', 'instruction_id': 'a', 'steps_id': 'a', 'pair_group_id': '86f7e437faa5', 'in_dev': True}]
+    """
+    group_ids: dict[tuple[str, ...], str] = {}
+    annotated = []
+    for row in rows:
+        group = groups[row["trajectory_id"]]
+        if group not in group_ids:
+            group_ids[group] = pair_group_id(group)
+        annotated.append(
+            {**row, "pair_group_id": group_ids[group], "in_dev": row["trajectory_id"] in dev.trajectory_ids}
+        )
+    return annotated
+
+
+def select_rows(
+    rows: Iterable[Mapping[str, Any]],
+    selection: Selection,
+    *,
+    dev_manifest_ids: Iterable[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of a selection's config, annotated: the one definition every route uses.
+
+    AH-D (for ``AH-D`` itself, ``in_dev`` and ``exclude_dev``) is drawn from
+    the whole release, from the dev manifest's ids when the selection names a
+    manifest and by :func:`derive_dev_set` otherwise; then the config's rows
+    are picked (:func:`select_config`) and annotated (:func:`annotate`). Pair
+    groups are computed once.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        The whole release's label rows (both label files), in release order,
+        each with the seven label fields and ``difficulty`` (as
+        :func:`agenthorizon.release.files.read_labels` gives them; other
+        keys, such as ``location``, are kept).
+    selection : Selection
+        Which items. Its ``label_manifest_sha256`` is not checked here:
+        whether the labels are the ones a run recorded is a note for the
+        reader of the run, not a different selection.
+    dev_manifest_ids : iterable of str, optional
+        The ids listed in ``selection.dev_manifest`` (required when it names
+        one; :func:`agenthorizon.release.files.read_config_rows` reads them).
+
+    Returns
+    -------
+    list of dict
+        Copies of the selected rows, in release order, each with
+        ``pair_group_id`` (12 hex digits) and ``in_dev`` (bool) added.
+
+    Raises
+    ------
+    ValueError
+        A dev manifest naming an id no label row has, or
+        ``dev_manifest_ids`` missing for a selection with a manifest (or
+        given for one without).
+
+    See Also
+    --------
+    agenthorizon.release.files.read_config_rows : the same, reading the release.
+    derive_dev_set, select_config, annotate : the steps.
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"trajectory_id": "p", "instruction_id": "a", "steps_id": "a", "difficulty": "hard"},
+    ...     {"trajectory_id": "n", "instruction_id": "a", "steps_id": "b", "difficulty": "hard"},
+    ...     {"trajectory_id": "e", "instruction_id": "c", "steps_id": "c", "difficulty": "easy"},
+    ... ]
+    >>> [(row["trajectory_id"], row["in_dev"]) for row in select_rows(rows, Selection("AH"))]
+    [('p', True), ('n', True)]
+    >>> [row["trajectory_id"] for row in select_rows(rows, Selection("all", exclude_dev=True))]
+    ['e']
+    >>> [row["trajectory_id"] for row in select_rows(rows, Selection("AH-D", dev_manifest="dev.txt"), dev_manifest_ids=["n"])]
+    ['n']
+    """
+    rows = list(rows)
+    groups = pair_groups(rows)
+    if selection.dev_manifest is not None:
+        if dev_manifest_ids is None:
+            raise ValueError(
+                f"the selection names the dev manifest {selection.dev_manifest}; expected its trajectory ids "
+                "(agenthorizon.release.files.read_config_rows reads them)"
+            )
+        dev = dev_set_from_manifest(rows, dev_manifest_ids, selection.dev_manifest, groups=groups)
+    else:
+        if dev_manifest_ids is not None:
+            raise ValueError("dev manifest ids given for a selection without a dev manifest; expected none")
+        dev = derive_dev_set(rows, selection.dev_groups, groups=groups)
+    return annotate(select_config(rows, selection.config, dev, exclude_dev=selection.exclude_dev), dev, groups)

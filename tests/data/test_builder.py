@@ -296,7 +296,7 @@ def test_a_changed_release_never_reuses_a_stale_cache(tiny_copy, datasets_cache,
 
 def test_builder_refuses_labels_that_do_not_match_its_manifest(tiny_root, datasets_cache):
     builder = AgentHorizon(
-        cache_dir=str(datasets_cache), config_name="AH", data_dir=str(tiny_root), label_manifest_sha256="0" * 64
+        cache_dir=str(datasets_cache), config_name="AH", data_dir=str(tiny_root), release_label_sha256="0" * 64
     )
     with pytest.raises(ValueError, match="expected 0{64}; they changed"):
         builder.download_and_prepare()
