@@ -37,6 +37,8 @@ _EXPORTS = {
     "ScoreReport": "agenthorizon.scoring.metrics",
     "compare": "agenthorizon.scoring.compare",
     "Comparison": "agenthorizon.scoring.compare",
+    "leaderboard": "agenthorizon.report.leaderboard",
+    "Leaderboard": "agenthorizon.report.leaderboard",
     "load_metric": "agenthorizon.scoring.metric",
     "METRIC_PATH": "agenthorizon.scoring.metric",
     # publishing

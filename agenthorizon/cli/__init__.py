@@ -62,7 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError, MissingExtraError) as error:
         # Bad input is reported as one clear line, not a traceback. Every
         # reader names its file; UnicodeDecodeError is a ValueError.
-        return _error(args.command, _scrubbed(error))
+        from agenthorizon.cli._common import flag_wording
+
+        return _error(args.command, _scrubbed(flag_wording(error)))
     except RecursionError:
         # Readers turn deep nesting into a ValueError naming the file; this
         # catches what no reader anticipated.
@@ -82,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a dead server (circuit breaker), a full disk.
         from agenthorizon.cli._common import EXIT_INCOMPLETE
 
-        _error(args.command, _scrubbed(error))
+        _error(args.command, _scrubbed(str(error)))
         return EXIT_INCOMPLETE
 
 
@@ -119,11 +121,11 @@ def _run_errors() -> tuple[type[BaseException], ...]:
     return (JudgeError, RunAborted, OSError)
 
 
-def _scrubbed(error: BaseException) -> str:
-    """The error's message without any registered secret, on one line."""
+def _scrubbed(message: str) -> str:
+    """An error message without any registered secret, on one line."""
     from agenthorizon.judging.secrets import scrub
 
-    return scrub(str(error)).replace("\n", " ")
+    return scrub(message).replace("\n", " ")
 
 
 if __name__ == "__main__":  # pragma: no cover

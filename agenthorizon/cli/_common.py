@@ -1,10 +1,13 @@
-"""What several commands share: argument types, the item selection, reading runs and references.
+"""What several commands share: argument types, the item selection options, exit codes, output.
 
 One definition each: ``judge``, ``score``, ``leaderboard``, ``report`` and
 ``plot`` take their selection options from :func:`add_selection_arguments`,
 check counts with :func:`non_negative_int`, and rebuild the selection a run
 was made on with :func:`resolve_selection`, so no two commands can pick a
-different default config or honour ``--exclude-dev`` differently.
+different default config or honour ``--exclude-dev`` differently. What the
+commands compute lives in the library (:mod:`agenthorizon.report.references`,
+:mod:`agenthorizon.report.notes`, :mod:`agenthorizon.report.leaderboard`);
+:func:`flag_wording` says the library's selection errors in flag words.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS, LABEL_FIELDS, SPLIT_NAME
+from agenthorizon.schema import CONFIG_AH_D, CONFIG_NAMES, DEV_GROUPS
 
 EXIT_OK = 0
 """``judge`` / ``score``: every item has a result (a valid verdict, or the judge's own invalid answer)."""
@@ -31,10 +34,6 @@ DEFAULT_CONFIG = CONFIG_AH_D
 """The config ``judge`` runs on, and ``score`` scores against, when neither a
 run record nor ``--config`` names one: the development set, so a first try is
 cheap and never touches the test configs by accident."""
-
-# Slices that read fields of the trajectory files; the others are label fields.
-_TRAJECTORY_SLICES = {"os", "step_bucket", "num_applications"}
-_SHOWN = 10
 
 
 def non_negative_int(text: str) -> int:
@@ -109,109 +108,36 @@ def selection_options(args: argparse.Namespace) -> dict[str, Any]:
 def resolve_selection(args: argparse.Namespace, recorded: dict[str, Any]) -> Any:
     """The selection to read runs with: the runs' recorded one, checked against the options given.
 
-    See :func:`agenthorizon.release.splits.resolve_selection`; results without
+    See :func:`agenthorizon.report.references.run_selection`; results without
     a run record fall back to the options, then to :data:`DEFAULT_CONFIG`.
     """
-    from agenthorizon.release.splits import resolve_selection as resolve
+    from agenthorizon.report.references import run_selection
 
-    return resolve(recorded, selection_options(args), default_config=DEFAULT_CONFIG)
+    return run_selection(recorded, selection_options(args), default_config=DEFAULT_CONFIG)
 
 
-def load_selection_references(
-    root: str | os.PathLike[str], selection: Any, slices: Sequence[str] = ()
-) -> tuple[Any, list[dict[str, Any]]]:
-    """References to score with, and the label rows of the selection.
+def flag_wording(error: BaseException) -> str:
+    """The message of ``error`` for the command line: a selection conflict names the flag to drop or pass.
 
-    Label rows suffice unless a slice reads the trajectory files (os, steps,
-    applications); then the dataset itself is loaded (without images).
+    >>> from agenthorizon.release.item_selection import SelectionConflict
+    >>> flag_wording(SelectionConflict("config", "AH-S", "AH", "runs/a"))
+    "--config AH-S contradicts the recorded config 'AH' of runs/a; drop --config to use the run's"
+    >>> flag_wording(SelectionConflict("config", None, None, None))
+    'the runs have no run.json naming their config; pass --config'
+    >>> flag_wording(ValueError("bad"))
+    'bad'
     """
-    if _TRAJECTORY_SLICES.intersection(slices):
-        import agenthorizon
+    from agenthorizon.release.item_selection import SelectionConflict
 
-        dataset = agenthorizon.load_dataset(root, selection.config, split=SPLIT_NAME, images=None, **selection.load_options())
-        label_rows = dataset.select_columns(list(LABEL_FIELDS)).to_list()
-        return dataset, label_rows
-    from agenthorizon.release.files import load_references
-
-    rows = load_references(root, selection.config, **selection.load_options())
-    return rows, rows
-
-
-def manifest_of(config: str, label_rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """``{"config", "n_items", "sha256"}`` of the labels a report was scored against."""
-    from agenthorizon.release.labels import manifest_sha256
-
-    return {"config": config, "n_items": len(label_rows), "sha256": manifest_sha256(label_rows)}
-
-
-def manifest_warnings(recorded: dict[str, Any], manifest: dict[str, Any]) -> list[str]:
-    """A note for each run whose recorded label manifest differs from the one scored against."""
-    notes = []
-    for folder, selection in recorded.items():
-        sha = None if selection is None else selection.label_manifest_sha256
-        if sha and sha != manifest["sha256"]:
-            notes.append(
-                f"{folder}: run.json records label manifest {sha[:12]}..., but {manifest['config']} here has "
-                f"{manifest['sha256'][:12]}...; its numbers are not comparable to the published ones"
-            )
-    return notes
-
-
-def predictions_from_results(result_set: Any, wanted_ids: set[str]) -> tuple[dict[str, Any], list[str]]:
-    """Predictions by trajectory id for the ``wanted_ids``, and the unexpected ids."""
-    return result_set.predictions(wanted_ids), sorted(result_set.ids() - wanted_ids)
-
-
-def ignored_files(result_set: Any) -> list[str]:
-    """Files in result directories that are neither results nor run records (nor locks)."""
-    from agenthorizon.judging.runs.folder import LOCK_SUFFIX
-    from agenthorizon.judging.runs.records import is_record_name
-
-    return [
-        path for path in result_set.ignored
-        if not is_record_name(Path(path).name) and not Path(path).name.endswith(LOCK_SUFFIX)
-    ]
-
-
-def _listing(values: Sequence[str]) -> str:
-    return ", ".join(values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")
-
-
-def result_notes(result_set: Any, unexpected: Sequence[str], n_missing: int) -> list[str]:
-    """Provenance lines about the result files: missing, unreadable, untrusted, unexpected, ignored."""
-    notes = [f"Results found: {len(result_set.ids())}; items without a result (scored as missing): {n_missing}"]
-    if result_set.unreadable:
-        notes.append(f"Unreadable result files (scored as malformed_json): {len(result_set.unreadable)}")
-    for reason, what in (("id_mismatch", "holding another item's result"), ("judge_mismatch", "written by another judge")):
-        messages = [message for r, message in result_set.untrusted.values() if r == reason]
-        if messages:
-            notes.append(f"Result files {what} (scored as {reason}): {len(messages)}: {_listing(messages)}")
-    if unexpected:
-        notes.append(f"Unexpected results for items outside the config (not scored): {len(unexpected)}: {_listing(list(unexpected))}")
-    names = [Path(path).name for path in ignored_files(result_set)]
-    if names:
-        notes.append(f"Ignored files (not <uuid>.json): {len(names)}: {_listing(names)}")
-    return notes
-
-
-def score_noting_shapes(predictions: Any, references: Any, **options: Any) -> tuple[Any, list[str]]:
-    """:func:`agenthorizon.score`, and its prediction-shape warnings as report notes.
-
-    Scores stay strict; the notes say which predictions look like a known
-    wrong shape (0/1, "true", {"prediction": b}) and how to fix them.
-    """
-    import warnings
-
-    from agenthorizon.scoring.metrics import score
-    from agenthorizon.scoring.predictions import PredictionShapeWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PredictionShapeWarning)
-        report = score(predictions, references, **options)
-    notes = [f"Warning: {w.message}" for w in caught if issubclass(w.category, PredictionShapeWarning)]
-    for other in (w for w in caught if not issubclass(w.category, PredictionShapeWarning)):
-        warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
-    return report, notes
+    if not isinstance(error, SelectionConflict):
+        return str(error)
+    flag = "--" + error.field.replace("_", "-")
+    if error.run is None:
+        return f"the runs have no run.json naming their {error.field}; pass {flag}"
+    return (
+        f"{flag} {error.given} contradicts the recorded {error.field} {error.recorded!r} of {error.run}; "
+        f"drop {flag} to use the run's"
+    )
 
 
 def incomplete(counts: dict[str, int], command: str) -> int:

@@ -21,22 +21,13 @@ usage or input error.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any
 
 from agenthorizon.cli._common import (
     RESUMABLE_REASONS,
     add_bootstrap_arguments,
     add_selection_arguments,
-    load_selection_references,
-    manifest_of,
-    manifest_warnings,
-    predictions_from_results,
-    ignored_files,
     incomplete,
     resolve_selection,
-    result_notes,
-    score_noting_shapes,
     write_output,
 )
 
@@ -71,33 +62,26 @@ def parse_slices(text: str) -> list[str]:
     return check_slices([name.strip() for name in text.split(",") if name.strip()])
 
 
-def recorded_selections(paths: list[str]) -> dict[str, Any]:
-    """Each run folder's recorded selection (``None`` without a record); JSONL files have none."""
-    from agenthorizon.judging.runs.records import read_run_record
-
-    recorded: dict[str, Any] = {}
-    for path in paths:
-        if Path(path).is_dir():
-            record = read_run_record(path)
-            recorded[path] = None if record is None else record.selection
-    return recorded
-
-
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.report.notes import ignored_files, predictions_from_results, result_notes, score_noting_shapes
+    from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references, recorded_selections
     from agenthorizon.report.tables import render_report
+    from agenthorizon.scoring.slices import SLICES
 
     slices = parse_slices(args.slices)
     recorded = recorded_selections(args.results)
     selection = resolve_selection(args, recorded)
-    references, label_rows = load_selection_references(args.data, selection, slices)
-    wanted = {row["trajectory_id"] for row in label_rows}
+    # Label rows suffice unless a slice reads the trajectory files (os, steps, applications).
+    fields = (*LABEL_ROW_FIELDS, *(SLICES[name][0] for name in slices))
+    references = load_run_references(args.data, selection, recorded, fields=fields)
+    wanted = references.ids()
     result_set = read_results(args.results)
     predictions, unexpected = predictions_from_results(result_set, wanted)
-    report, shape_notes = score_noting_shapes(predictions, references, bootstrap=args.bootstrap, seed=args.seed, slices=slices)
-    manifest = manifest_of(selection.config, label_rows)
-    notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + manifest_warnings(recorded, manifest)
-    notes += shape_notes
+    report, shape_notes = score_noting_shapes(
+        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices
+    )
+    notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + references.notes + shape_notes
     extra = {
         "results": [str(path) for path in args.results],
         "selection": selection.to_dict(),
@@ -105,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         "ignored_files": ignored_files(result_set),
     }
     text = render_report(
-        report, args.format, title=f"AgentHorizon score ({selection.config})", manifest=manifest, notes=notes, extra=extra
+        report, args.format, title=f"AgentHorizon score ({selection.config})", manifest=references.manifest,
+        notes=notes, extra=extra,
     )
     write_output(text, args.out)
     unresolved = {reason: report.invalid_by_reason[reason] for reason in RESUMABLE_REASONS}

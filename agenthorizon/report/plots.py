@@ -28,10 +28,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
+from agenthorizon.report.references import LABEL_ROW_FIELDS
 from agenthorizon.report.style import SHORT_MISTAKE_TYPES, run_color
 from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES, STEP_BUCKETS
+
+if TYPE_CHECKING:
+    from agenthorizon.report.runs import RunSet
+    from agenthorizon.scoring.metrics import ScoreReport
 
 __all__ = [
     "FIGURES",
@@ -49,6 +54,9 @@ NO_CONFIDENCE = "none"
 """Confidence bucket of items whose verdict states none (or is invalid)."""
 
 CONFIDENCE_BUCKETS = (*CONFIDENCE_VALUES, NO_CONFIDENCE)
+
+FIGURE_FIELDS = (*LABEL_ROW_FIELDS, "num_steps")
+"""The row fields the figures read: the label rows and the step count (the ``step_bucket`` slice)."""
 
 FIGURE_WIDTH = 6.5  # inches: a paper's text width
 DPI = 200
@@ -90,11 +98,11 @@ class RunScores:
     """
 
     label: str
-    report: Any
+    report: ScoreReport
     confidence: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def score_runs(run_set: Any, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
+def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
     """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
     from agenthorizon.scoring.metrics import item_outcomes, score
     from agenthorizon.scoring.predictions import prediction_verdict
@@ -304,7 +312,9 @@ def make_plots(
     from agenthorizon.report.runs import load_runs
 
     _matplotlib()  # fail before any work when the extra is missing
-    run_set = load_runs(run_dirs, data_root, config=config, images=None, selection_options=selection_options)
+    run_set = load_runs(
+        run_dirs, data_root, config=config, images=None, selection_options=selection_options, fields=FIGURE_FIELDS
+    )
     runs = score_runs(run_set, bootstrap=bootstrap, seed=seed)
     written = {}
     for stem, plot in FIGURES.items():

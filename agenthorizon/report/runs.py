@@ -1,9 +1,11 @@
-"""A run directory joined with the references it is scored against.
+"""Run directories joined with the references they are scored against.
 
-The HTML report and the plots both start from the same question: given a run
-directory (result files plus ``run.json``) and a release root, which items,
+The HTML report and the plots both start from the same question: given run
+directories (result files plus ``run.json``) and a release root, which items,
 which labels, which predictions? :func:`load_runs` answers it once, the same
-way for both, and refuses to mix runs of different configs.
+way for both, on the references loader every command uses
+(:mod:`agenthorizon.report.references`), and refuses to mix runs of
+different selections.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.judging.runs.records import ResultSet, RunRecord, distinct_labels, read_results, read_run_record
-from agenthorizon.release.splits import Selection, resolve_selection
+from agenthorizon.release.item_selection import Selection
+from agenthorizon.report.references import load_run_references, run_selection
 
 __all__ = ["JudgedRun", "RunSet", "load_runs", "read_run_record", "run_label"]
 
@@ -40,7 +43,11 @@ class JudgedRun:
 
 @dataclass
 class RunSet:
-    """Runs of one selection, the dataset rows they are scored against and those rows' label manifest sha256."""
+    """Runs of one selection, the dataset rows they are scored against and those rows' label manifest sha256.
+
+    ``warnings`` holds a note per run whose recorded label manifest differs
+    from the release's (:func:`agenthorizon.report.references.manifest_notes`).
+    """
 
     config: str
     runs: list[JudgedRun]
@@ -58,6 +65,7 @@ def load_runs(
     config: str | None = None,
     images: str | None = "paths",
     selection_options: dict[str, Any] | None = None,
+    fields: Sequence[str] | None = None,
 ) -> RunSet:
     """Read run directories and the dataset rows of their selection.
 
@@ -65,15 +73,21 @@ def load_runs(
     ``run.json`` (``config`` only fills in when no record names one, and
     must agree otherwise; so must ``selection_options``: ``exclude_dev``,
     ``dev_groups``, ``dev_manifest``), so the items are the ones the runs
-    were made on.
+    were made on. ``fields`` are the row fields the caller reads (``None``:
+    every field; see :func:`agenthorizon.report.references.load_run_references`).
     A run whose recorded label manifest differs from the one loaded here gets
     a warning, because its numbers would not be comparable to the published
     ones.
-    """
-    from agenthorizon.data.load import load_dataset
-    from agenthorizon.release.labels import manifest_sha256
-    from agenthorizon.schema import LABEL_FIELDS
 
+    Raises
+    ------
+    agenthorizon.release.item_selection.SelectionConflict
+        ``config`` or ``selection_options`` contradict the runs' selection,
+        or no config is named anywhere.
+    ValueError
+        A run holds results for items outside its config, or the runs record
+        different selections.
+    """
     if not run_dirs:
         raise ValueError("no run directory given; expected one or more")
     runs = []
@@ -83,27 +97,18 @@ def load_runs(
         runs.append(JudgedRun(path=path, record=record, label=run_label(record, path), results=read_results([path])))
     # Runs of one model (two harnesses, two temperatures) get distinguishable
     # labels; two runs of the very same judge are told apart by their folders.
-    recorded = [run for run in runs if run.record is not None]
-    for run, label in zip(recorded, distinct_labels([run.record for run in recorded])):
+    with_record = [run for run in runs if run.record is not None]
+    for run, label in zip(with_record, distinct_labels([run.record for run in with_record])):
         run.label = label
     labels = [run.label for run in runs]
     for run in runs:
         if labels.count(run.label) > 1:
             run.label = f"{run.label} ({run.path.name})"
-    recorded = {str(run.path): None if run.record is None else run.record.selection for run in runs}
-    selection = resolve_selection(recorded, {**(selection_options or {}), "config": config}, default_config=None)
-    dataset = load_dataset(data_root, selection.config, split="test", images=images, **selection.load_options())
-    rows = [dict(row) for row in dataset]
-    warnings = []
-    manifest = manifest_sha256([{name: row[name] for name in LABEL_FIELDS} for row in rows])
-    known = {row["trajectory_id"] for row in rows}
+    selections = {str(run.path): None if run.record is None else run.record.selection for run in runs}
+    selection = run_selection(selections, {**(selection_options or {}), "config": config})
+    references = load_run_references(data_root, selection, selections, fields=fields, images=images)
+    known = references.ids()
     for run in runs:
-        recorded = None if run.record is None or run.record.selection is None else run.record.selection.label_manifest_sha256
-        if recorded and recorded != manifest:
-            warnings.append(
-                f"{run.label}: run.json records label manifest {recorded[:12]}…, "
-                f"but {selection.config} in {data_root} has {manifest[:12]}…"
-            )
         extra = sorted(run.results.ids() - known)
         if extra:
             raise ValueError(
@@ -111,6 +116,6 @@ def load_runs(
                 f"(e.g. {extra[0]}); expected results of that config only"
             )
     return RunSet(
-        config=selection.config, runs=runs, rows=rows, data_root=Path(data_root), manifest_sha256=manifest,
-        warnings=warnings, selection=selection,
+        config=selection.config, runs=runs, rows=references.rows, data_root=Path(data_root),
+        manifest_sha256=references.manifest["sha256"], warnings=references.notes, selection=selection,
     )

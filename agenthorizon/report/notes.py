@@ -1,0 +1,85 @@
+"""Provenance notes of a score: what the result files held, and which predictions had a known wrong shape.
+
+Every command that scores run folders states, beside its numbers, how many
+results it found, which files it could not read or trust, which results
+were for items outside the config, which files it ignored
+(:func:`result_notes`), and which predictions look like a known wrong shape
+(:func:`score_noting_shapes`). The notes never change a number: an
+unreadable or untrusted result still scores as invalid.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+from agenthorizon.judging.runs.folder import LOCK_SUFFIX
+from agenthorizon.judging.runs.records import ResultSet, is_record_name
+from agenthorizon.scoring.metrics import ScoreReport, score
+from agenthorizon.scoring.predictions import PredictionShapeWarning
+
+__all__ = ["ignored_files", "predictions_from_results", "result_notes", "score_noting_shapes"]
+
+SHOWN = 10
+"""How many names a note lists before it says "..."."""
+
+
+def predictions_from_results(result_set: ResultSet, wanted_ids: set[str]) -> tuple[dict[str, Any], list[str]]:
+    """Predictions by trajectory id for the ``wanted_ids``, and the unexpected ids (results for other items), sorted."""
+    return result_set.predictions(wanted_ids), sorted(result_set.ids() - wanted_ids)
+
+
+def ignored_files(result_set: ResultSet) -> list[str]:
+    """Files in result directories that are neither results nor run records (nor locks)."""
+    return [
+        path for path in result_set.ignored
+        if not is_record_name(Path(path).name) and not Path(path).name.endswith(LOCK_SUFFIX)
+    ]
+
+
+def _listing(values: Sequence[str]) -> str:
+    return ", ".join(values[:SHOWN]) + (", ..." if len(values) > SHOWN else "")
+
+
+def result_notes(result_set: ResultSet, unexpected: Sequence[str], n_missing: int) -> list[str]:
+    """Provenance lines about the result files: found, missing, unreadable, untrusted, unexpected, ignored.
+
+    >>> result_notes(ResultSet(), [], 3)
+    ['Results found: 0; items without a result (scored as missing): 3']
+    """
+    notes = [f"Results found: {len(result_set.ids())}; items without a result (scored as missing): {n_missing}"]
+    if result_set.unreadable:
+        notes.append(f"Unreadable result files (scored as malformed_json): {len(result_set.unreadable)}")
+    for reason, what in (("id_mismatch", "holding another item's result"), ("judge_mismatch", "written by another judge")):
+        messages = [message for r, message in result_set.untrusted.values() if r == reason]
+        if messages:
+            notes.append(f"Result files {what} (scored as {reason}): {len(messages)}: {_listing(messages)}")
+    if unexpected:
+        notes.append(
+            f"Unexpected results for items outside the config (not scored): {len(unexpected)}: {_listing(list(unexpected))}"
+        )
+    names = [Path(path).name for path in ignored_files(result_set)]
+    if names:
+        notes.append(f"Ignored files (not <uuid>.json): {len(names)}: {_listing(names)}")
+    return notes
+
+
+def score_noting_shapes(predictions: Any, references: Any, **options: Any) -> tuple[ScoreReport, list[str]]:
+    """:func:`agenthorizon.score`, and its prediction-shape warnings as report notes.
+
+    Scores stay strict; the notes say which predictions look like a known
+    wrong shape (0/1, "true", {"prediction": b}) and how to fix them. Other
+    warnings are passed on.
+
+    >>> report, notes = score_noting_shapes([1, True], ["positive", "positive"])
+    >>> report.n_invalid, notes[0].startswith("Warning: 1 of 2 predictions are integers 0/1")
+    (1, True)
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PredictionShapeWarning)
+        report = score(predictions, references, **options)
+    notes = [f"Warning: {w.message}" for w in caught if issubclass(w.category, PredictionShapeWarning)]
+    for other in (w for w in caught if not issubclass(w.category, PredictionShapeWarning)):
+        warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+    return report, notes

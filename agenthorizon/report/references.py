@@ -1,0 +1,224 @@
+"""The references a set of runs is scored against, loaded one way for every command.
+
+``score``, ``leaderboard``, ``report`` and ``plot`` all start from the same
+question: these runs recorded a selection; which rows of the release at
+``data_root`` are they scored against, what is those rows' label manifest,
+and do the runs' recorded manifests agree with it?
+:func:`run_selection` rebuilds the selection (the runs' recorded one,
+checked against options a user gave), and :func:`load_run_references`
+answers the rest, reading only what the caller's ``fields`` need: the label
+files alone for scoring, the dataset (without images unless asked) when a
+field comes from the trajectory files.
+
+``data_root`` is a release root on disk (a Hub snapshot folder that
+:func:`agenthorizon.resolve_release` returned is one).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from agenthorizon.judging.runs.records import read_run_record
+from agenthorizon.release.files import dev_manifest_path, local_root, read_config_rows
+from agenthorizon.release.hub import resolve_release
+from agenthorizon.release.labels import manifest_sha256
+from agenthorizon.release.item_selection import Selection, resolve_selection
+from agenthorizon.schema import LABEL_FIELDS, SPLIT_NAME
+
+__all__ = [
+    "LABEL_ROW_FIELDS",
+    "RunReferences",
+    "label_manifest",
+    "load_run_references",
+    "manifest_notes",
+    "recorded_selections",
+    "run_selection",
+]
+
+LABEL_ROW_FIELDS = (*LABEL_FIELDS, "difficulty", "pair_group_id", "in_dev")
+"""The fields of a config's label rows (:func:`agenthorizon.release.files.load_references`):
+what can be scored and sliced without reading a trajectory file."""
+
+
+def recorded_selections(paths: Iterable[str | os.PathLike[str]]) -> dict[str, Selection | None]:
+    """Each run folder's recorded selection (``None`` without a record); JSONL result files have none.
+
+    >>> recorded_selections([])
+    {}
+    """
+    recorded: dict[str, Selection | None] = {}
+    for path in paths:
+        if Path(path).is_dir():
+            record = read_run_record(path)
+            recorded[os.fspath(path)] = None if record is None else record.selection
+    return recorded
+
+
+def run_selection(
+    recorded: Mapping[str, Selection | None],
+    given: Mapping[str, Any] | None = None,
+    *,
+    default_config: str | None = None,
+) -> Selection:
+    """The selection some runs were made on, checked against the options a user gave.
+
+    :func:`agenthorizon.release.item_selection.resolve_selection` after putting a
+    given ``dev_manifest`` in the form runs record it
+    (:func:`agenthorizon.release.files.dev_manifest_path`), so a relative or
+    ``~`` path names the same file a run recorded.
+
+    Raises
+    ------
+    agenthorizon.release.item_selection.SelectionConflict
+        A given option contradicts a run's, or no config is named anywhere
+        and ``default_config`` is ``None``.
+
+    Examples
+    --------
+    >>> run_selection({"runs/a": Selection("AH")}, {"config": None}).config
+    'AH'
+    >>> run_selection({}, {"exclude_dev": True}, default_config="AH").to_dict()["exclude_dev"]
+    True
+    """
+    options = dict(given or {})
+    if options.get("dev_manifest") is not None:
+        options["dev_manifest"] = dev_manifest_path(options["dev_manifest"])
+    return resolve_selection(recorded, options, default_config=default_config)
+
+
+def label_manifest(config: str, label_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``{"config", "n_items", "sha256"}`` of the labels a score is computed against.
+
+    ``sha256`` is :func:`agenthorizon.release.labels.manifest_sha256` of the
+    rows, the hash a run records for its items.
+
+    >>> row = {"trajectory_id": "t", "label": "positive", "instruction_id": "a", "instruction_source": "parent",
+    ...        "steps_id": "a", "steps_source": "parent", "mistake_type": ""}
+    >>> label_manifest("AH", [row])["n_items"]
+    1
+    """
+    return {"config": config, "n_items": len(label_rows), "sha256": manifest_sha256(label_rows)}
+
+
+def manifest_notes(
+    recorded: Mapping[str, Selection | None], manifest: Mapping[str, Any], data_root: str | os.PathLike[str]
+) -> list[str]:
+    """A note for each run whose recorded label manifest differs from ``manifest``, the one scored against.
+
+    Such a run was judged on other labels than the release at ``data_root``
+    holds now (another release version, or labels edited since), so its
+    numbers are not comparable with published ones; it is scored all the
+    same, and the note says so. A run that records no manifest (a blind run
+    scored without labels) gets no note.
+
+    >>> manifest = {"config": "AH", "n_items": 2, "sha256": "b" * 64}
+    >>> manifest_notes({"runs/a": Selection("AH", label_manifest_sha256="a" * 64)}, manifest, "release")
+    ['runs/a: run.json records label manifest aaaaaaaaaaaa..., but AH in release has bbbbbbbbbbbb...; its numbers are not comparable to the published ones']
+    """
+    notes = []
+    for run, selection in recorded.items():
+        sha = None if selection is None else selection.label_manifest_sha256
+        if sha and sha != manifest["sha256"]:
+            notes.append(
+                f"{run}: run.json records label manifest {sha[:12]}..., but {manifest['config']} in {data_root} "
+                f"has {manifest['sha256'][:12]}...; its numbers are not comparable to the published ones"
+            )
+    return notes
+
+
+@dataclass(frozen=True)
+class RunReferences:
+    """What runs of one selection are scored against.
+
+    Attributes
+    ----------
+    selection : Selection
+        The items.
+    rows : list of dict
+        One row per item, in release order, with the fields asked for (the
+        references :func:`agenthorizon.score` takes).
+    manifest : dict
+        :func:`label_manifest` of the items' labels.
+    notes : list of str
+        :func:`manifest_notes` of the runs.
+    """
+
+    selection: Selection
+    rows: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def ids(self) -> set[str]:
+        """The items' trajectory ids."""
+        return {row["trajectory_id"] for row in self.rows}
+
+
+def load_run_references(
+    data_root: str | os.PathLike[str],
+    selection: Selection,
+    recorded: Mapping[str, Selection | None] | None = None,
+    *,
+    fields: Sequence[str] | None = LABEL_ROW_FIELDS,
+    images: str | None = None,
+) -> RunReferences:
+    """The rows ``selection`` picks from the release at ``data_root``, their label manifest, and notes on the runs.
+
+    Parameters
+    ----------
+    data_root : str or os.PathLike
+        A local release root; for a read of the dataset also a Hub repo id,
+        as :func:`agenthorizon.load_dataset` takes it.
+    selection : Selection
+        The runs' selection (:func:`run_selection`). A dev manifest it records
+        must still hash to its recorded sha256.
+    recorded : mapping of str to Selection or None, optional
+        The runs (their folders) and their recorded selections, for
+        :func:`manifest_notes`; their config must be ``selection.config``.
+    fields : sequence of str or None, default LABEL_ROW_FIELDS
+        The fields the caller reads. Within :data:`LABEL_ROW_FIELDS` only
+        the label files are read; otherwise the dataset is loaded
+        (:func:`agenthorizon.load_dataset`) and only these columns are
+        kept, or every column for ``None``.
+    images : {None, "paths", "lazy", "eager"}, default None
+        The ``images`` mode of that load (``None``: no screenshots).
+
+    Returns
+    -------
+    RunReferences
+
+    Raises
+    ------
+    ValueError, FileNotFoundError
+        What reading the release raises, naming the file.
+
+    Examples
+    --------
+    >>> import tempfile, agenthorizon
+    >>> root = agenthorizon.generate_sample(tempfile.mkdtemp() + "/release", preset="tiny").root
+    >>> references = load_run_references(root, Selection("AH"))
+    >>> references.manifest["n_items"] == len(references.rows), sorted(references.rows[0])[:3]
+    (True, ['difficulty', 'in_dev', 'instruction_id'])
+    """
+    reads_dataset = fields is None or not set(fields) <= set(LABEL_ROW_FIELDS)
+    if reads_dataset:
+        # As load_dataset resolves it: a Hub repo id is fetched, only what the config needs.
+        root = resolve_release(
+            data_root, selection.config, images=images, dev_groups=selection.dev_groups, dev_manifest=selection.dev_manifest
+        )
+    else:
+        root = local_root(data_root)
+    label_rows = read_config_rows(root, selection).references()
+    manifest = label_manifest(selection.config, label_rows)
+    rows = label_rows
+    if reads_dataset:
+        from agenthorizon.data.load import load_dataset
+
+        dataset = load_dataset(root, selection.config, split=SPLIT_NAME, images=images, **selection.load_options())
+        if fields is None:
+            rows = [dict(row) for row in dataset]
+        else:
+            rows = dataset.select_columns(list(dict.fromkeys(("trajectory_id", *fields)))).to_list()
+    return RunReferences(selection, rows, manifest, manifest_notes(recorded or {}, manifest, data_root))
