@@ -15,13 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from agenthorizon.data.step_selection import SELECTION_STRATEGIES, STRATEGY_ALL
-from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
+from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_PER_STEP, MODEL_IMAGE_MODES
 
 __all__ = ["ImageSettings", "PreparedImage", "PreparedImages", "reading_order_sentence"]
-
-MODE_PER_STEP = IMAGE_MODE_PER_STEP
-MODE_MOSAIC = IMAGE_MODE_MOSAIC
-MODE_NONE = IMAGE_MODE_NONE
 
 FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
 DEFAULT_SIZE = (512, 332)
@@ -62,7 +58,7 @@ class ImageSettings:
     {'grid': [2, 2], 'order': 'row-major', 'size': [1024, 664]}
     """
 
-    mode: str = MODE_PER_STEP
+    mode: str = IMAGE_MODE_PER_STEP
     size: tuple[int, int] = DEFAULT_SIZE
     format: str = "jpeg"
     quality: int = DEFAULT_QUALITY
@@ -104,7 +100,7 @@ class ImageSettings:
         """Most steps that may be shown: the image budget, times four for mosaics."""
         if self.budget is None:
             return None
-        return self.budget * (TILES_PER_MOSAIC if self.mode == MODE_MOSAIC else 1)
+        return self.budget * (TILES_PER_MOSAIC if self.mode == IMAGE_MODE_MOSAIC else 1)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description for the run record (``images`` key)."""
@@ -118,10 +114,10 @@ class ImageSettings:
             "every": self.every,
             "mosaic": (
                 {"grid": list(MOSAIC_GRID), "order": "row-major", "size": list(self.mosaic_size)}
-                if self.mode == MODE_MOSAIC
+                if self.mode == IMAGE_MODE_MOSAIC
                 else None
             ),
-            "reading_order": reading_order_sentence() if self.mode == MODE_MOSAIC else None,
+            "reading_order": reading_order_sentence() if self.mode == IMAGE_MODE_MOSAIC else None,
         }
 
 

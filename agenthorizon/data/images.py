@@ -53,8 +53,6 @@ from agenthorizon.data.image_settings import (
     DEFAULT_QUALITY,
     DEFAULT_SIZE,
     FORMATS,
-    MODE_MOSAIC,
-    MODE_NONE,
     MOSAIC_GRID,
     TILES_PER_MOSAIC,
     ImageSettings,
@@ -70,7 +68,7 @@ from agenthorizon.release.image_files import (
     check_image,
     open_image,
 )
-from agenthorizon.schema import MODEL_IMAGE_MODES
+from agenthorizon.schema import IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, MODEL_IMAGE_MODES
 
 __all__ = [
     "CACHE_ENV",
@@ -402,7 +400,7 @@ def prepare_images(
         raise ValueError(f"executor must be 'thread' or 'process', got {executor!r}")
 
     sources, skipped = _as_sources(screenshots, step_ids)
-    if settings.mode == MODE_NONE:
+    if settings.mode == IMAGE_MODE_NONE:
         return PreparedImages(settings=settings, skipped_steps=skipped)
 
     by_step = {source.step: source for source in sources}
@@ -438,8 +436,8 @@ def prepare_images(
 
 def _plan_jobs(chosen: list[_Source], settings: ImageSettings, cache: ImageCache, workers: int) -> list[_Job]:
     """One job per image to send: a step, or four consecutive chosen steps for a mosaic, keyed by content."""
-    per_image = TILES_PER_MOSAIC if settings.mode == MODE_MOSAIC else 1
-    kind = "mosaic" if settings.mode == MODE_MOSAIC else "step"
+    per_image = TILES_PER_MOSAIC if settings.mode == IMAGE_MODE_MOSAIC else 1
+    kind = "mosaic" if settings.mode == IMAGE_MODE_MOSAIC else "step"
     groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
     if cache.root is None:
         # Content addresses only serve the cache: without one, reading every

@@ -31,7 +31,6 @@ import datetime as _dt
 import json
 import os
 import warnings as _warnings
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -39,29 +38,12 @@ from typing import Any, Sequence
 
 from agenthorizon.report import sections
 from agenthorizon.report.items import item_views, run_views
+from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.runs import RunSet, load_runs
 from agenthorizon.schema import POSITIVE
 from agenthorizon.scoring.metrics import score
 
 __all__ = ["ReportOptions", "build_report", "write_report"]
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    """Knobs of the report.
-
-    ``bootstrap``: resamples for intervals and the comparison (0: none).
-    ``thumbnails``: screenshots per item (first, middle, last for 3; 0: none).
-    ``thumbnail_size``: box each thumbnail is downscaled to fit.
-    ``thumbnail_quality``: JPEG quality of thumbnails.
-    """
-
-    bootstrap: int = 1000
-    seed: int = 0
-    thumbnails: int = 3
-    thumbnail_size: tuple[int, int] = (384, 249)
-    thumbnail_quality: int = 70
-    title: str = "AgentHorizon judge report"
 
 
 def _json_for_script(payload: Any) -> str:

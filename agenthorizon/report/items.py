@@ -10,15 +10,13 @@ the raw output, how its screenshots went to the judge).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.runs import RunSet
 from agenthorizon.schema import step_bucket
 from agenthorizon.scoring.metrics import item_outcomes
 from agenthorizon.scoring.predictions import prediction_verdict, validate_prediction
-
-if TYPE_CHECKING:
-    from agenthorizon.report.html import ReportOptions
 
 __all__ = ["images_sent", "item_views", "run_views", "thumbnails"]
 

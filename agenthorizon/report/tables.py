@@ -14,10 +14,14 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from agenthorizon.report.style import SHORT_MISTAKE_TYPES
 from agenthorizon.schema import MISTAKE_TYPES
+
+if TYPE_CHECKING:  # annotations only: rendering a table needs no scoring code
+    from agenthorizon.scoring.compare import Comparison
+    from agenthorizon.scoring.metrics import ScoreReport
 
 FORMATS = ("table", "json", "markdown", "csv", "latex")
 """Every output format of :func:`render_report`."""
@@ -178,11 +182,11 @@ def render_table(table: Table, fmt: str, *, json_payload: Any = None, csv_extra:
 # --- what the tables hold ---------------------------------------------------------------
 
 
-def _interval(report: Any, name: str) -> tuple[float, float] | None:
+def _interval(report: ScoreReport, name: str) -> tuple[float, float] | None:
     return None if report.intervals is None else report.intervals.get(name)
 
 
-def _rate(report: Any, name: str) -> Rate:
+def _rate(report: ScoreReport, name: str) -> Rate:
     return Rate(getattr(report, name), _interval(report, name))
 
 
@@ -194,7 +198,7 @@ def manifest_note(manifest: Mapping[str, Any] | None) -> list[str]:
     return [f"Label manifest: {config}{manifest['n_items']} items, sha256 {manifest['sha256']}"]
 
 
-def report_table(report: Any, *, title: str = "AgentHorizon score", notes: Sequence[str] = ()) -> Table:
+def report_table(report: ScoreReport, *, title: str = "AgentHorizon score", notes: Sequence[str] = ()) -> Table:
     """The main metrics of a :class:`~agenthorizon.scoring.metrics.ScoreReport` as a table."""
     rows: list[list[Any]] = [
         ["balanced accuracy", _rate(report, "balanced_accuracy"), report.n],
@@ -222,7 +226,7 @@ def report_table(report: Any, *, title: str = "AgentHorizon score", notes: Seque
     return Table(title=title, header=["metric", "value", "denominator"], rows=rows, notes=notes)
 
 
-def slices_table(report: Any) -> Table:
+def slices_table(report: ScoreReport) -> Table:
     """Per-slice metrics of a report that was computed with ``slices``."""
     rows = []
     for name, values in report.slices.items():
@@ -243,7 +247,7 @@ def slices_table(report: Any) -> Table:
 
 
 def render_report(
-    report: Any,
+    report: ScoreReport,
     fmt: str = "table",
     *,
     title: str = "AgentHorizon score",
@@ -271,7 +275,7 @@ def render_report(
     return text
 
 
-def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) -> Table:
+def comparison_table(comparison: Comparison, *, names: tuple[str, str] = ("A", "B")) -> Table:
     """A :class:`~agenthorizon.scoring.compare.Comparison` as a table."""
     a, b = names
     c = comparison
@@ -291,7 +295,7 @@ def comparison_table(comparison: Any, *, names: tuple[str, str] = ("A", "B")) ->
     return Table(title=f"{a} vs {b}", header=["quantity", "value"], rows=rows, notes=notes)
 
 
-def render_comparison(comparison: Any, fmt: str = "table", *, names: tuple[str, str] = ("A", "B")) -> str:
+def render_comparison(comparison: Comparison, fmt: str = "table", *, names: tuple[str, str] = ("A", "B")) -> str:
     """Render a :class:`~agenthorizon.scoring.compare.Comparison` in ``fmt``."""
     payload = {**comparison.to_dict(), "names": list(names)}
     return render_table(comparison_table(comparison, names=names), fmt, json_payload=payload)
@@ -309,8 +313,8 @@ class LeaderboardRow:
     """
 
     judge: str
-    reports: dict[str, Any]
-    recall: Any
+    reports: dict[str, ScoreReport | None]
+    recall: ScoreReport | None
     judge_key: str | None = None
     runs: list[str] = field(default_factory=list)
 

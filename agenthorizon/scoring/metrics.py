@@ -17,12 +17,12 @@ points are :func:`score`, :class:`ScoreReport` and :func:`item_outcomes`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from agenthorizon.scoring import bootstrap as stats
+from agenthorizon.scoring.bootstrap import bootstrap_accuracies, check_bootstrap, cluster_codes
 from agenthorizon.scoring.predictions import validate_prediction, warn_shapes
 from agenthorizon.scoring.references import align_predictions, reference_record, reference_records, reference_rows
 from agenthorizon.scoring.slices import SLICES, check_slices, slice_order, slice_values
@@ -148,7 +148,7 @@ def _clusters(records: list[dict[str, Any]]) -> np.ndarray:
             f"references[{position}]: has no pair_group_id while other references do; "
             "expected every reference to carry one (bootstrap clusters) or none"
         )
-    return stats.cluster_codes(groups)
+    return cluster_codes(groups)
 
 
 def item_outcomes(predictions: Any, references: Any) -> ItemOutcomes:
@@ -233,10 +233,36 @@ class ScoreReport:
     bootstrap: dict[str, Any] | None = None
     slices: dict[str, dict[str, ScoreReport]] = field(default_factory=dict)
 
+    DETAIL_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "n_positive", "n_negative", "confusion", "n_untyped_negatives", "n_unmatched_mistake_types",
+            "intervals", "bootstrap", "slices",
+        }
+    )
+    """Fields that describe the items, the resampling or a breakdown rather than being a metric:
+    every other field is one, and :meth:`metric_values` reports it."""
+
     @property
     def invalid_rate(self) -> float:
         """Share of items whose prediction is invalid, in [0, 1] (lower is better)."""
         return self.n_invalid / self.n
+
+    def metric_values(self) -> dict[str, Any]:
+        """The metrics, as the ``evaluate`` module's ``compute`` returns them.
+
+        Every field not in :attr:`DETAIL_FIELDS`, plus ``invalid_rate``;
+        ``mistake_type_recall`` maps each type to its recall alone. Derived
+        from the fields, so a metric added to the report reaches
+        ``metric.compute`` too.
+
+        >>> sorted(score([True, False], ["positive", "positive"]).metric_values())[:3]
+        ['accuracy', 'balanced_accuracy', 'invalid_by_reason']
+        """
+        values = {item.name: getattr(self, item.name) for item in fields(self) if item.name not in self.DETAIL_FIELDS}
+        values["invalid_rate"] = self.invalid_rate
+        values["invalid_by_reason"] = dict(self.invalid_by_reason)
+        values["mistake_type_recall"] = {name: value["recall"] for name, value in self.mistake_type_recall.items()}
+        return values
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict of every number in the report."""
@@ -295,7 +321,7 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
     intervals = None
     bootstrap_info = None
     if n_bootstrap:
-        intervals = stats.bootstrap_accuracies(
+        intervals = bootstrap_accuracies(
             outcomes.positive, outcomes.correct, outcomes.clusters, n_resamples=n_bootstrap, seed=seed,
             level=CONFIDENCE_LEVEL,
         )
@@ -419,7 +445,7 @@ def score(
     >>> score([verdict], rows).mistake_type_recall["Misunderstanding of the Instructions"]
     {'correct': 1, 'total': 1, 'recall': 1.0}
     """
-    stats.check_bootstrap(bootstrap)
+    check_bootstrap(bootstrap)
     slice_names = check_slices(slices or ())
     rows = reference_rows(references, [SLICES[name][0] for name in slice_names])
     records = [reference_record(row, position) for position, row in enumerate(rows)]

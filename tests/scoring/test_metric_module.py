@@ -136,3 +136,20 @@ def test_add_batch_in_several_batches_equals_one_compute(metric):
     for start in range(0, len(REFERENCES), 3):  # batches of 3, 3 and 2
         metric.add_batch(predictions=PREDICTIONS[start : start + 3], references=REFERENCES[start : start + 3])
     assert metric.compute() == _expected(PREDICTIONS, REFERENCES)
+
+
+def test_compute_returns_the_report_metrics_so_a_new_one_reaches_it(metric):
+    import dataclasses
+
+    from agenthorizon.scoring.metrics import ScoreReport
+
+    assert metric.compute(predictions=PREDICTIONS, references=REFERENCES) == score(PREDICTIONS, REFERENCES).metric_values()
+
+    # A metric added as a field of ScoreReport is among metric_values (and so in compute) without another edit.
+    @dataclasses.dataclass
+    class WithANewMetric(ScoreReport):
+        new_rate: float | None = None
+
+    report = score(PREDICTIONS, REFERENCES)
+    wider = WithANewMetric(**{f.name: getattr(report, f.name) for f in dataclasses.fields(report)}, new_rate=0.25)
+    assert wider.metric_values() == {**report.metric_values(), "new_rate": 0.25}

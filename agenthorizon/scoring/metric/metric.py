@@ -13,6 +13,7 @@ from typing import Any
 
 import datasets
 import evaluate
+from evaluate.utils.file_utils import add_start_docstrings
 
 from agenthorizon.schema import CITATION_BIBTEX
 from agenthorizon.scoring.metrics import score
@@ -51,8 +52,10 @@ Returns:
         error, id_mismatch, judge_mismatch);
     n: number of references;
     mistake_type_recall: {type: recall in [0, 1] or None};
-    mistake_type_recall_macro: mean of the defined type recalls.
+    mistake_type_recall_macro: mean of the defined type recalls;
+    and any metric added to ScoreReport (ScoreReport.metric_values).
 Examples:
+    >>> import agenthorizon
     >>> metric = agenthorizon.load_metric()
     >>> metric.compute(predictions=[True, "true"], references=["positive", "negative"])["balanced_accuracy"]
     0.5
@@ -84,6 +87,7 @@ def _encode_references(references: Any) -> Any:
     return [json.dumps(record) for record in reference_records(references)]
 
 
+@add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class AgentHorizonMetric(evaluate.Metric):
     """Strict AgentHorizon scoring (balanced accuracy, invalid rate, mistake-type recall)."""
 
@@ -122,16 +126,4 @@ class AgentHorizonMetric(evaluate.Metric):
         )
 
     def _compute(self, predictions: list[str], references: list[str]) -> dict[str, Any]:
-        report = score([json.loads(p) for p in predictions], [json.loads(r) for r in references])
-        return {
-            "balanced_accuracy": report.balanced_accuracy,
-            "positive_accuracy": report.positive_accuracy,
-            "negative_accuracy": report.negative_accuracy,
-            "accuracy": report.accuracy,
-            "invalid_rate": report.invalid_rate,
-            "n_invalid": report.n_invalid,
-            "invalid_by_reason": dict(report.invalid_by_reason),
-            "n": report.n,
-            "mistake_type_recall": {name: value["recall"] for name, value in report.mistake_type_recall.items()},
-            "mistake_type_recall_macro": report.mistake_type_recall_macro,
-        }
+        return score([json.loads(p) for p in predictions], [json.loads(r) for r in references]).metric_values()

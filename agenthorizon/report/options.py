@@ -1,0 +1,30 @@
+"""The knobs of the HTML report (:class:`ReportOptions`).
+
+Its own module so that :mod:`agenthorizon.report.html`, which takes it, and
+:mod:`agenthorizon.report.items`, which reads its thumbnail settings, both
+import it from below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ReportOptions"]
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Knobs of the report.
+
+    ``bootstrap``: resamples for intervals and the comparison (0: none).
+    ``thumbnails``: screenshots per item (first, middle, last for 3; 0: none).
+    ``thumbnail_size``: box each thumbnail is downscaled to fit.
+    ``thumbnail_quality``: JPEG quality of thumbnails.
+    """
+
+    bootstrap: int = 1000
+    seed: int = 0
+    thumbnails: int = 3
+    thumbnail_size: tuple[int, int] = (384, 249)
+    thumbnail_quality: int = 70
+    title: str = "AgentHorizon judge report"
