@@ -3,7 +3,8 @@
 Every other module imports its configs, label values, mistake types, release
 paths and field lists from here, so that a spelling lives in exactly one place.
 This module does no I/O and imports nothing heavier than the standard library;
-:func:`features` imports :mod:`datasets` only when called.
+the ``datasets.Features`` of a row are built from these names in
+:mod:`agenthorizon.data.features`.
 """
 
 from __future__ import annotations
