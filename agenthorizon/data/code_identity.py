@@ -24,7 +24,8 @@ _PACKAGE = Path(__file__).resolve().parents[1]  # the agenthorizon folder
 # functions count): `from agenthorizon.x import a, b` (names possibly in
 # parentheses over several lines) or `import agenthorizon.x`. Found with
 # str.find and read with a regular expression anchored there, not with `ast`:
-# parsing the modules took 65-200 ms a process, on every first load_dataset.
+# parsing the modules cost tens of milliseconds a process, on every first
+# load_dataset (docs/performance.md, "Label reads and the code hash").
 _FROM_IMPORT = re.compile(r"from[ \t]+(agenthorizon(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)")
 _IMPORT = re.compile(r"import[ \t]+(agenthorizon(?:\.\w+)*)")
 

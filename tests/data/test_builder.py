@@ -261,19 +261,6 @@ def test_arrow_cache_holds_paths_never_pixels(tiny_root, datasets_cache):
 # --- cache reuse -------------------------------------------------------------------------------------
 
 
-@pytest.fixture()
-def generation_count(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    calls: list[str] = []
-    real = AgentHorizon._generate_tables
-
-    def counting(self, **kwargs):
-        calls.append(self.config.name)
-        yield from real(self, **kwargs)
-
-    monkeypatch.setattr(AgentHorizon, "_generate_tables", counting)
-    return calls
-
-
 def test_loading_again_reuses_the_cache(tiny_copy, datasets_cache, generation_count):
     first = _load(tiny_copy, datasets_cache, "AH")
     second = _load(tiny_copy, datasets_cache, "AH")

@@ -40,30 +40,17 @@ def counts(monkeypatch):
     return {"label reads": spy(monkeypatch, files.read_labels), "pair groups": spy(monkeypatch, labels.pair_groups)}
 
 
-@pytest.fixture()
-def builds(monkeypatch):
-    calls: list[str] = []
-    real = AgentHorizon._generate_tables
-
-    def counting(self, **kwargs):
-        calls.append(self.config.name)
-        yield from real(self, **kwargs)
-
-    monkeypatch.setattr(AgentHorizon, "_generate_tables", counting)
-    return calls
-
-
 @pytest.mark.parametrize("config, options", [("AH", {}), ("AH-D", {}), ("all", {"exclude_dev": True})])
 def test_a_load_reads_the_label_files_once_and_draws_pair_groups_once(
-    tiny_root, tmp_path, counts, builds, config, options
+    tiny_root, tmp_path, counts, generation_count, config, options
 ):
     cold = load_dataset(tiny_root, config, split="test", images=None, cache_dir=tmp_path, **options)
-    assert builds == [config]  # the cache was built in this call
+    assert generation_count == [config]  # the cache was built in this call
     assert {name: len(calls) for name, calls in counts.items()} == {"label reads": 1, "pair groups": 1}
     for calls in counts.values():
         calls.clear()
     warm = load_dataset(tiny_root, config, split="test", images=None, cache_dir=tmp_path, **options)
-    assert builds == [config]  # served from the cache
+    assert generation_count == [config]  # served from the cache
     assert {name: len(calls) for name, calls in counts.items()} == {"label reads": 1, "pair groups": 1}
     assert warm["trajectory_id"] == cold["trajectory_id"]
     expected = load_references(tiny_root, config, **options)
