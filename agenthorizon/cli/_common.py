@@ -13,7 +13,6 @@ commands compute lives in the library (:mod:`agenthorizon.report.references`,
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
