@@ -37,10 +37,13 @@ from agenthorizon.scoring.verdicts import parse_verdict
 
 __all__ = [
     "PredictionShapeWarning",
+    "RESULT_STATUS",
+    "is_result_record",
     "prediction_record",
     "prediction_shape",
     "prediction_verdict",
     "shape_warnings",
+    "result_prediction",
     "validate_prediction",
     "warn_shapes",
 ]
@@ -71,14 +74,36 @@ def _validate_verdict(verdict: Any) -> tuple[bool | None, str | None, str]:
     return bool(success), _mistake_type_text(verdict.get("mistake_type")), STATUS_OK
 
 
-def _is_result_record(value: Mapping) -> bool:
-    return "parse_status" in value and "verdict" in value
+RESULT_STATUS = "parse_status"
+"""The key that makes a mapping a result record (see :func:`is_result_record`)."""
+
+
+def is_result_record(value: Any) -> bool:
+    """True when ``value`` has the shape of a result record: a mapping with a ``parse_status``.
+
+    The one definition every reader uses: the scorer here, and the run-folder
+    reader (:mod:`agenthorizon.judging.runs.folder`) deciding which files are
+    runner results. A missing ``verdict`` is ``null``.
+
+    >>> is_result_record({"parse_status": "no_json"}), is_result_record({"success": True})
+    (True, False)
+    """
+    return isinstance(value, Mapping) and RESULT_STATUS in value
+
+
+def result_prediction(parse_status: str, verdict: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A prediction in the result-record shape: what a runner result gives scoring.
+
+    >>> validate_prediction(result_prediction("ok", {"success": False}))
+    (False, None, 'ok')
+    """
+    return {RESULT_STATUS: parse_status, "verdict": verdict}
 
 
 def _is_raw_output(value: Mapping) -> bool:
     # {"trajectory_id": ..., "raw_output": "<the judge's text>"}: a JSONL row
     # of raw answers, parsed the way the runner parses them.
-    return "success" not in value and "parse_status" not in value and isinstance(value.get("raw_output"), str)
+    return "success" not in value and RESULT_STATUS not in value and isinstance(value.get("raw_output"), str)
 
 
 def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
@@ -95,7 +120,8 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
       the verdict object is read);
     - ``{"raw_output": text}`` (e.g. a JSONL row of raw answers), parsed the same way;
     - a result record as written by the runner (a dict with ``parse_status``
-      and ``verdict``, see :mod:`agenthorizon.judging.runs.records`): valid only when its
+      and, when ``ok``, ``verdict``; :func:`is_result_record`, and
+      :mod:`agenthorizon.judging.runs.records`): valid only when its
       ``parse_status`` is ``"ok"`` and its verdict carries a Boolean
       ``success``; otherwise invalid with its own ``parse_status`` as reason.
 
@@ -151,10 +177,10 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
             return None, None, verdict.status
         return verdict.success, verdict.mistake_type, STATUS_OK
     if isinstance(prediction, Mapping):
-        if _is_result_record(prediction):
-            status = prediction["parse_status"]
+        if is_result_record(prediction):
+            status = prediction[RESULT_STATUS]
             if status == STATUS_OK:
-                return _validate_verdict(prediction["verdict"])
+                return _validate_verdict(prediction.get("verdict"))
             return None, None, status if status in INVALID_STATUSES else STATUS_ERROR
         return _validate_verdict(prediction)
     if isinstance(prediction, (int, float, np.number)):
@@ -191,8 +217,8 @@ def prediction_verdict(prediction: Any) -> Mapping | None:
         return verdict.to_dict() if verdict.status == STATUS_OK else None
     if not isinstance(prediction, Mapping):
         return None
-    if _is_result_record(prediction):
-        verdict = prediction["verdict"]
+    if is_result_record(prediction):
+        verdict = prediction.get("verdict")
         return verdict if isinstance(verdict, Mapping) else None
     return prediction
 
@@ -212,7 +238,7 @@ def prediction_record(prediction: Any) -> dict[str, Any]:
     """
     success, mistake_type, status = validate_prediction(prediction)
     verdict = {"success": success, "mistake_type": mistake_type} if status == STATUS_OK else None
-    return {"parse_status": status, "verdict": verdict}
+    return result_prediction(status, verdict)
 
 
 # --- known wrong shapes ----------------------------------------------------------------
@@ -255,7 +281,7 @@ def prediction_shape(prediction: Any) -> str | None:
         if word in _LABEL_WORDS:
             return _SHAPE_LABELS
         return None
-    if isinstance(prediction, Mapping) and "success" not in prediction and not _is_result_record(prediction):
+    if isinstance(prediction, Mapping) and "success" not in prediction and not is_result_record(prediction):
         for key in _OTHER_KEYS:
             if key in prediction:
                 return f'{{"{key}": ...}} objects'
