@@ -234,7 +234,7 @@ def main() -> None:
                 started, cpu, loop_cpu = time.perf_counter(), _cpu(), time.thread_time()
                 summary = run_judge(judge, rows, out, config=args.config, concurrency=args.concurrency, progress=False)
                 wall, cpu, loop_cpu = time.perf_counter() - started, _cpu() - cpu, time.thread_time() - loop_cpu
-                assert summary.counts["ok"] == args.n, summary.counts
+                assert summary.counts.ok == args.n, summary.counts
                 resume = ""
                 if not isinstance(judge, NoWriteStub) and repeat == 0:  # without files there is nothing to resume from
                     # A resumed run over a finished directory judges nothing.

@@ -64,7 +64,7 @@ def main() -> None:
           f"positive {100 * report.positive_accuracy:.1f}%, negative {100 * report.negative_accuracy:.1f}%")
     # Running again resumes: nothing left to judge.
     again = agenthorizon.run_judge(LastTypedTextJudge(), dev, out, config="AH-D", progress=False)
-    assert again.judged == 0 and again.counts["skipped"] == len(dev)
+    assert again.judged == 0 and again.counts.skipped == len(dev)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ def summarise(name: str, dataset) -> str:
 def run(args: argparse.Namespace) -> int:
     import agenthorizon
     from agenthorizon.report.tables import Rate, Table, render_comparison, render_table
-    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.judging.runs.folder import read_results
     from agenthorizon.judging.runs.runner import run_judge
     from agenthorizon.release.sample import generate
     from agenthorizon.scoring.compare import compare
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                                 bootstrap=args.bootstrap)
             runs[spec, config] = summary
             print(f"  {spec:14s} on {config:4s}: {summary.n_selected} items "
-                  f"({summary.counts['skipped']} reused) -> {run_dir}")
+                  f"({summary.counts.skipped} reused) -> {run_dir}")
 
     rows = []
     for (spec, config), summary in runs.items():

@@ -291,5 +291,5 @@ def run(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(render_report(summary.score, "table", title=f"Score of {args.out} ({scope})", manifest=manifest))
     sys.stdout.flush()
-    unresolved = {"error": summary.counts["error"], "missing": summary.counts["missing"]}
+    unresolved = {"error": summary.counts.error, "missing": summary.counts.missing}
     return incomplete(unresolved, "the same command")

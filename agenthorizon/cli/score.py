@@ -63,7 +63,7 @@ def parse_slices(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.judging.runs.folder import read_results
     from agenthorizon.report.notes import ignored_files, predictions_from_results, result_notes, score_noting_shapes
     from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references, recorded_selections
     from agenthorizon.report.tables import render_report

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from agenthorizon.judging.runs.records import ResultRecord, Telemetry
 from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.runs import RunSet
 from agenthorizon.schema import step_bucket
@@ -77,44 +78,43 @@ def _placeholder(size: tuple[int, int]) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def images_sent(telemetry: dict[str, Any]) -> str | None:
+def images_sent(telemetry: Telemetry) -> str | None:
     """How an item's screenshots went to a direct judge, from its result's telemetry; ``None`` when not recorded.
 
-    >>> images_sent({"images_mode_used": "mosaic", "merged": True, "merge_reason": "count", "n_images": 8})
+    >>> images_sent(Telemetry(merged=True, merge_reason="count", extra={"images_mode_used": "mosaic", "n_images": 8}))
     '8 image(s) as 2x2 mosaics (merged: count)'
-    >>> images_sent({"images_mode_used": "per-step", "merged": False, "n_images": 30})
+    >>> images_sent(Telemetry(merged=False, extra={"images_mode_used": "per-step", "n_images": 30}))
     '30 image(s) as per-step (not merged)'
     """
-    mode = telemetry.get("images_mode_used")
+    mode = telemetry.extra.get("images_mode_used")
     if not isinstance(mode, str):
         return None
     if mode == "none":
         return "none (text only)"
     shape = "2x2 mosaics" if mode == "mosaic" else mode
-    if telemetry.get("merged") is True:
-        reason = telemetry.get("merge_reason")
-        merged = f"merged: {reason}" if isinstance(reason, str) else "merged: mosaics requested"
+    if telemetry.merged is True:
+        reason = telemetry.merge_reason
+        merged = f"merged: {reason}" if reason is not None else "merged: mosaics requested"
     else:
         merged = "not merged"
-    return f"{telemetry.get('n_images')} image(s) as {shape} ({merged})"
+    return f"{telemetry.extra.get('n_images')} image(s) as {shape} ({merged})"
 
 
-def _verdict_view(result: Any, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
+def _verdict_view(prediction: Any, result: ResultRecord | None, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
     # Whatever form the prediction took (result record, bare verdict, JSON
-    # text), show the verdict's own fields; fall back to the raw judge output.
-    verdict = prediction_verdict(result) or {}
+    # text), show the verdict's own fields; a runner's result (``result``)
+    # adds its raw output, error and how its screenshots were sent.
+    verdict = prediction_verdict(prediction) or {}
     reasoning = verdict.get("reasoning")
     raw = False
     if not isinstance(reasoning, str) or not reasoning:
-        output = result.get("raw_output") if isinstance(result, dict) else None
-        reasoning = output[:_RAW_OUTPUT_LIMIT] if isinstance(output, str) and output else None
+        output = None if result is None else result.raw_output
+        reasoning = output[:_RAW_OUTPUT_LIMIT] if output else None
         raw = reasoning is not None
     mistake_type = verdict.get("mistake_type")
     confidence = verdict.get("confidence")
-    error = result.get("error") if isinstance(result, dict) else None
-    telemetry = result.get("telemetry") if isinstance(result, dict) else None
     return {
-        "images": images_sent(telemetry) if isinstance(telemetry, dict) else None,
+        "images": None if result is None else images_sent(result.telemetry),
         "outcome": outcome,
         "status": status,
         "success": success,
@@ -122,7 +122,7 @@ def _verdict_view(result: Any, status: str, success: bool | None, outcome: str) 
         "confidence": confidence if isinstance(confidence, str) else None,
         "reasoning": reasoning,
         "reasoning_is_raw": raw,
-        "error": error if isinstance(error, str) else None,
+        "error": None if result is None else result.error,
     }
 
 
@@ -136,9 +136,10 @@ def run_views(run_set: RunSet) -> list[dict[str, Any]]:
         outcomes = item_outcomes(predictions, run_set.rows)
         verdicts = []
         for row, outcome in zip(run_set.rows, outcomes.outcome_classes()):
-            result = predictions.get(row["trajectory_id"])
-            success, _named, status = validate_prediction(result)
-            verdicts.append(_verdict_view(result, status, success, outcome))
+            prediction = predictions.get(row["trajectory_id"])
+            success, _named, status = validate_prediction(prediction)
+            result = run.results.records.get(row["trajectory_id"])
+            verdicts.append(_verdict_view(prediction, result, status, success, outcome))
         views.append({"label": run.label, "verdicts": verdicts})
     return views
 

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from agenthorizon.judging.runs.records import RunRecord, distinct_labels, read_results, read_run_record
+from agenthorizon.judging.runs.folder import read_results, read_run_record
+from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.report.notes import predictions_from_results, result_notes
 from agenthorizon.report.references import label_manifest, load_run_references, manifest_notes
@@ -94,8 +95,8 @@ def _shards_of_one_run(a: RunRecord, b: RunRecord) -> bool:
     return (
         a.shard is not None
         and b.shard is not None
-        and a.shard.get("count") == b.shard.get("count")
-        and a.shard.get("index") != b.shard.get("index")
+        and a.shard.count == b.shard.count
+        and a.shard.index != b.shard.index
     )
 
 

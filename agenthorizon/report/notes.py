@@ -14,8 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from agenthorizon.judging.runs.folder import LOCK_SUFFIX
-from agenthorizon.judging.runs.records import ResultSet, is_record_name
+from agenthorizon.judging.runs.folder import LOCK_SUFFIX, ResultSet, is_record_name
 from agenthorizon.scoring.metrics import ScoreReport, score
 from agenthorizon.scoring.predictions import PredictionShapeWarning
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from agenthorizon.judging.runs.records import read_run_record
+from agenthorizon.judging.runs.folder import read_run_record
 from agenthorizon.release.files import dev_manifest_path, local_root, read_config_rows
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.labels import manifest_sha256

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from agenthorizon.judging.runs.records import ResultSet, RunRecord, distinct_labels, read_results, read_run_record
+from agenthorizon.judging.runs.folder import ResultSet, read_results, read_run_record
+from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.report.references import load_run_references, run_selection
 

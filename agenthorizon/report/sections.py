@@ -226,8 +226,10 @@ def run_facts(run: JudgedRun) -> str:
         if isinstance(images, dict) and images.get("mode"):
             quality = f", JPEG quality {images['quality']}" if images.get("quality") else ""
             parts.append(f"images {images['mode']}{quality}")
+        if record.interruption is not None:  # a run that did not finish says so, and why
+            parts.append(f"{record.status} ({record.interruption.cause})")
         if record.counts:
-            parts.append(", ".join(f"{key} {value}" for key, value in record.counts.items()))
+            parts.append(", ".join(f"{key} {value}" for key, value in record.counts.to_dict().items()))
     parts.append(str(run.path))
     return " · ".join(parts)
 

@@ -24,7 +24,8 @@ import agenthorizon
 from agenthorizon.cli import main
 from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs import durable, progress
-from agenthorizon.judging.runs.records import ResultRecord, is_result_name, read_results
+from agenthorizon.judging.runs.folder import is_result_name, read_results
+from agenthorizon.judging.runs.records import ResultRecord
 from agenthorizon.judging.runs.rows import RowReader
 from agenthorizon.judging.runs.runner import run_judge
 
@@ -81,9 +82,9 @@ def test_a_killed_runner_leaves_only_valid_results_and_the_resume_scores_as_an_u
         ResultRecord.from_dict(json.loads(path.read_text(encoding="ascii")), str(path))
     found = read_results([out])
     assert not found.unreadable and not found.untrusted
-    assert set(found.results) == {p.stem for p in on_disk}
+    assert set(found.records) == {p.stem for p in on_disk}
     record = json.loads((out / "run.json").read_text())
-    assert record["finished_at"] is None  # it never got to say it finished
+    assert record["status"] == "running" and record["ended_at"] is None  # it never got to say it finished
 
     with pytest.warns(UserWarning):  # --sandbox none warns; not what is tested here
         assert main(_judge_argv(tiny_root, script, out)) == 0
@@ -96,7 +97,7 @@ def test_a_killed_runner_leaves_only_valid_results_and_the_resume_scores_as_an_u
     with pytest.warns(UserWarning):
         assert main(_judge_argv(tiny_root, script, whole)) == 0
     assert _score(tiny_root, out, capsys) == _score(tiny_root, whole, capsys)
-    verdicts = [{tid: r["verdict"] for tid, r in read_results([folder]).results.items()} for folder in (out, whole)]
+    verdicts = [{tid: r.verdict for tid, r in read_results([folder]).records.items()} for folder in (out, whole)]
     assert verdicts[0] == verdicts[1]
 
 
@@ -182,17 +183,17 @@ def test_no_result_is_counted_before_its_file_and_the_folder_are_fsynced(commits
         monkeypatch.setattr(os, "replace", replace)
     real_update = progress.Progress.update
 
-    def update(self, payload):
-        tid = payload["trajectory_id"]
+    def update(self, result):
+        tid = result.trajectory_id
         # Observed as the bar counts it: the file is already there, whole.
-        assert ResultRecord.from_dict(json.loads((out / f"{tid}.json").read_text()), tid).trajectory_id == tid
+        assert ResultRecord.from_dict(json.loads((out / f"{tid}.json").read_text()), tid) == result
         _note(log, f"counted {tid}")
-        real_update(self, payload)
+        real_update(self, result)
 
     monkeypatch.setattr(progress.Progress, "update", update)
     ids = list(dataset["trajectory_id"])
     summary = run_judge(Staggered(ids), dataset, out, progress=False, concurrency=8)
-    assert summary.counts["ok"] == len(ids)
+    assert summary.counts.ok == len(ids)
 
     events = [tuple(line.split(" ", 1)) for line in log.read_text().splitlines()]
     assert sorted(tid for kind, tid in events if kind == "counted") == sorted(ids)
@@ -215,7 +216,7 @@ def test_temporary_files_of_a_killed_commit_are_ignored_and_removed_by_the_next_
     first = run_judge("constant:true", dataset, out, progress=False, shard="1/2")
     mine = sorted(tid for tid in dataset["trajectory_id"] if (out / f"{tid}.json").exists())
     theirs = sorted(set(dataset["trajectory_id"]) - set(mine))
-    assert first.counts["ok"] == len(mine) and theirs
+    assert first.counts.ok == len(mine) and theirs
     # What a commit killed between writing and renaming leaves: temporary files, one of them cut short.
     debris = [out / f".{mine[0]}.json.k3j_x9a1.tmp", out / f".{mine[1]}.json.0pq7zz2b.tmp", out / ".run-shard-1-of-2.json.aaaa1111.tmp"]
     debris[0].write_text('{"format_version": 2, "trajectory_id": "')
@@ -226,11 +227,11 @@ def test_temporary_files_of_a_killed_commit_are_ignored_and_removed_by_the_next_
     (out / f"{mine[2]}.json").unlink()  # and one result that never made it
 
     found = read_results([out])
-    assert set(found.results) == set(mine) - {mine[2]} and not found.unreadable
+    assert set(found.records) == set(mine) - {mine[2]} and not found.unreadable
     assert {Path(p).name for p in found.ignored} >= {p.name for p in [*debris, other_shard]}
 
     again = run_judge("constant:true", dataset, out, progress=False, shard="1/2")
-    assert again.judged == 1 and again.counts["ok"] == len(mine)
+    assert again.judged == 1 and again.counts.ok == len(mine)
     assert not any(p.exists() for p in debris)
     assert other_shard.exists()
 
@@ -305,7 +306,7 @@ def test_a_row_that_cannot_be_read_fails_only_its_item(dataset, tmp_path):
 
     rows = Rows(dataset.to_list())
     summary = run_judge("constant:true", rows, tmp_path / "run", progress=False)
-    assert summary.counts["error"] == 1 and summary.counts["ok"] == len(rows) - 1
+    assert summary.counts.error == 1 and summary.counts.ok == len(rows) - 1
     assert "row 2 is damaged" in summary.errors[list.__getitem__(rows, 2)["trajectory_id"]]
 
 

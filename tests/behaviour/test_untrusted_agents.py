@@ -20,7 +20,7 @@ import pytest
 
 import agenthorizon
 from agenthorizon.judging.judges import CommandJudge
-from agenthorizon.judging.runs.records import is_result_name
+from agenthorizon.judging.runs.folder import is_result_name
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.schema import LABEL_FILES
 
@@ -166,7 +166,7 @@ def test_an_agents_setsid_grandchild_never_outlives_the_item(bubblewrap, tiny_ro
                             retries=0)
     finally:
         del os.environ["AH_FAST"]
-    assert summary.counts["ok"] == 2 and summary.counts["error"] == 2
+    assert summary.counts.ok == 2 and summary.counts.error == 2
     assert all("timed out after 3 s" in message for message in summary.errors.values())
     assert wait_until(lambda: not survivors(mark), 10), survivors(mark)
     assert list(workdirs.iterdir()) == []
@@ -207,8 +207,10 @@ def test_stopping_a_run_stops_every_agent_and_keeps_the_answers(bubblewrap, tiny
     kept = results(out)
     assert list(kept) == [first] and kept[first]["verdict"]["reasoning"] == "quick"  # the answer is kept
     record = json.loads((out / "run.json").read_text())
-    assert record["finished_at"] is None and record["counts"]["ok"] == 1
-    assert record["interrupted"]["reason"] == ("KeyboardInterrupt" if signals[0] == "SIGINT" else "RunInterrupted: interrupted by SIGTERM")
+    assert record["status"] == "interrupted" and record["counts"]["ok"] == 1
+    assert record["interruption"] == {
+        "cause": "signal", "reason": "KeyboardInterrupt" if signals[0] == "SIGINT" else "RunInterrupted: interrupted by SIGTERM"
+    }
 
 
 def test_sandbox_modes_warn_or_refuse_when_bubblewrap_is_missing_or_unusable(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ import pytest
 import agenthorizon
 from agenthorizon.cli import main
 from agenthorizon.judging.judges import BaseJudge, JudgeOutput
-from agenthorizon.judging.runs.records import is_result_name
+from agenthorizon.judging.runs.folder import is_result_name
 from agenthorizon.judging.runs.runner import run_judge
 from loopback import StubServer
 
@@ -94,12 +94,12 @@ def test_any_judge_answer_is_written_and_only_its_item_fails(dataset, tmp_path):
     # ASCII on disk: the surrogate is an escape, not bytes UTF-8 cannot hold
     raw = (tmp_path / "run" / f"{ids[0]}.json").read_bytes()
     assert b"\\ud83d" in raw and raw.isascii()
-    assert summary.counts["error"] == len(summary.errors) == sum(p % 4 in (1, 2) for p in range(len(ids)))
+    assert summary.counts.error == len(summary.errors) == sum(p % 4 in (1, 2) for p in range(len(ids)))
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert record["finished_at"] and record["interrupted"] is None
+    assert record["status"] == "finished" and record["ended_at"] and record["interruption"] is None
     # the resume skips the answered surrogate item instead of failing on it again
     again = run_judge(Hostile(ids), dataset, tmp_path / "run", progress=False)
-    assert again.counts["skipped"] == len(ids) - summary.counts["error"]
+    assert again.counts.skipped == len(ids) - summary.counts.error
 
 
 @pytest.fixture()
@@ -128,8 +128,8 @@ def test_a_full_disk_stops_the_run_with_one_line_and_run_json_says_why(tiny_root
     errors = [line for line in captured.err.splitlines() if "error" in line]
     assert len(errors) == 1 and "no space left" in errors[0] and "re-run" in errors[0]
     record = json.loads((out / "run.json").read_text())
-    assert record["finished_at"] is None
-    assert "no space left" in record["interrupted"]["reason"]
+    assert record["status"] == "stopped" and record["interruption"]["cause"] == "io_error"
+    assert "no space left" in record["interruption"]["reason"]
     written = results(out)
     assert record["counts"]["ok"] == len(written) < 8  # counts match what is on disk, every file parses
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
@@ -234,7 +234,8 @@ def test_retries_zero_is_one_attempt_and_a_dead_server_trips_the_breaker(tiny_ro
     assert len(stub.requests) == 5  # one attempt per item, five items, then the breaker
     assert "stopped after 5 consecutive items failed to reach the judge" in err and "Traceback" not in err
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert "consecutive" in record["interrupted"]["reason"]
+    assert record["status"] == "stopped" and record["interruption"]["cause"] == "breaker"
+    assert "consecutive" in record["interruption"]["reason"]
     assert record["counts"]["error"] == 5 and record["counts"]["missing"] == 3
 
     # --retries 2: three attempts per item, one layer only (not 3 x the judge's own 6)
@@ -263,7 +264,9 @@ def test_max_cost_stops_starting_items_once_the_recorded_cost_would_pass_it(tiny
     cost = sum(r["telemetry"]["cost_usd"] for r in written.values())
     assert len(written) == 3 and cost == pytest.approx(0.06)  # a fourth would pass $0.07
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert "max cost reached" in record["interrupted"]["reason"] and record["counts"]["missing"] == 5
+    assert record["status"] == "stopped" and record["interruption"]["cause"] == "max_cost"
+    assert "max cost reached" in record["interruption"]["reason"] and record["counts"]["missing"] == 5
+    assert record["totals"]["cost_usd"] == {"total": pytest.approx(0.06), "known": pytest.approx(0.06), "unknown_items": 0}
     assert "stopped early: max cost reached" in out.out
     # resuming with a higher limit carries on from the recorded cost
     assert judge_cli(tiny_root, tmp_path / "run", *args[:-1], "0.13") == 1

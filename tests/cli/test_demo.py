@@ -6,7 +6,7 @@ import re
 import shutil
 
 from agenthorizon.cli import main
-from agenthorizon.judging.runs.records import is_result_name
+from agenthorizon.judging.runs.folder import is_result_name
 
 
 def test_demo_runs_end_to_end_and_prints_scores(small_root, tmp_path, capsys):

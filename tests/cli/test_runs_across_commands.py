@@ -140,7 +140,7 @@ def test_report_labels_runs_by_model_and_spec(fleet, tmp_path, capsys):
     html = out.read_text()
     for label in ("alpha", "beta", fleet["specs"]["yes"], fleet["specs"]["no"]):
         assert label in html
-    from agenthorizon.judging.runs.records import read_run_record
+    from agenthorizon.judging.runs.folder import read_run_record
 
     assert read_run_record(runs["alpha", "AH"]).judge_key in html  # the run facts name the key
 
@@ -231,7 +231,7 @@ def test_a_result_under_another_items_name_or_from_another_judge_is_invalid_and_
     assert "written by another judge (scored as judge_mismatch): 1" in table
 
     summary = run_judge("constant:true", dataset, mine, data_root=tiny_root, progress=False)
-    assert summary.judged == 2 and summary.counts["skipped"] == len(ids) - 2
+    assert summary.judged == 2 and summary.counts.skipped == len(ids) - 2
     for tid in ids[1:3]:
         result = json.loads((mine / f"{tid}.json").read_text())
         assert result["trajectory_id"] == tid and result["verdict"]["success"] is True
@@ -307,13 +307,13 @@ def test_shards_of_one_run_can_work_in_one_folder_at_once(tiny_root, tmp_path):
 def test_the_same_raw_text_scores_the_same_on_every_route(fleet, tmp_path, capsys):
     # Alpha answers fenced JSON, beta prose followed by the verdict object.
     import agenthorizon
-    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.judging.runs.folder import read_results
 
     root = fleet["root"]
     rows = load_references(root, "AH")
     for name, text in (("alpha", ALPHA), ("beta", BETA)):
         runner = json.loads((fleet["runs"][name, "AH"] / "run.json").read_text())
-        assert runner["counts"]["invalid"] == 0
+        assert runner["counts"]["unparseable"] == 0
         from_runner = agenthorizon.score(read_results([fleet["runs"][name, "AH"]]).predictions(), rows)
         from_text = agenthorizon.score([text] * len(rows), rows)
         metric = agenthorizon.load_metric().compute(predictions=[text] * len(rows), references=rows)

@@ -1,39 +1,55 @@
-"""`agenthorizon score` and `agenthorizon leaderboard` on result directories."""
+"""`agenthorizon score` and `agenthorizon leaderboard` on result directories made by the real runner."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import uuid
+import shutil
 from pathlib import Path
 
 import pytest
 
 from agenthorizon.cli import main
+from agenthorizon.data.load import load_dataset
+from agenthorizon.judging.judges import BaseJudge, JudgeOutput
+from agenthorizon.judging.runs.runner import run_judge
+from agenthorizon.release.files import load_references
 from agenthorizon.release.labels import manifest_sha256
-from agenthorizon.judging.runs.records import write_json_atomic
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, POSITIVE
 from agenthorizon.scoring.metrics import score
-from agenthorizon.release.files import load_references
 
 
-def _result(trajectory_id: str, success, *, status: str = "ok", mistake_type=None) -> dict:
-    verdict = None if status != "ok" else {"success": success, "mistake_type": mistake_type, "reasoning": "r"}
-    return {"trajectory_id": trajectory_id, "judge": "test", "parse_status": status, "verdict": verdict}
+class Answers(BaseJudge):
+    """A stub judge answering each item with a fixed verdict (it gets them from the test, never from its input)."""
+
+    name = "answers"
+
+    def __init__(self, answers: dict[str, bool]) -> None:
+        self.answers = answers
+
+    def judge(self, judge_input):
+        success = self.answers[judge_input.trajectory_id]
+        return JudgeOutput(text=json.dumps({"success": success, "reasoning": "r"}), input_tokens=10, output_tokens=2)
+
+    def spec(self):
+        return {"name": self.name, "spec": "answers"}
 
 
-def _write_run(run_dir: Path, rows, *, judge: str, config: str, wrong_every: int = 0) -> dict[str, dict]:
-    """A run directory answering every row (wrong on every `wrong_every`-th)."""
-    written = {}
+def _answers(rows, wrong_every: int = 0) -> dict[str, bool]:
+    """The label of every row as a verdict, wrong on every `wrong_every`-th."""
+    answers = {}
     for i, row in enumerate(rows):
         truth = row["label"] == POSITIVE
-        answer = (not truth) if wrong_every and i % wrong_every == 0 else truth
-        record = _result(row["trajectory_id"], answer, mistake_type=row["mistake_type"] or None)
-        write_json_atomic(run_dir / f"{row['trajectory_id']}.json", record)
-        written[row["trajectory_id"]] = record
-    write_json_atomic(run_dir / "run.json", {"judge": {"name": judge}, "config": config})
-    return written
+        answers[row["trajectory_id"]] = (not truth) if wrong_every and i % wrong_every == 0 else truth
+    return answers
+
+
+def _run(root: Path, run_dir: Path, config: str, answers: dict[str, bool], **options) -> None:
+    """A run folder of the stub judge on `config`, written by run_judge."""
+    dataset = load_dataset(root, config, split="test", images="paths", cache_dir=run_dir.parent / "cache")
+    summary = run_judge(Answers(answers), dataset, run_dir, config=config, data_root=root, progress=False, **options)
+    assert summary.record.status == "finished"
 
 
 @pytest.fixture()
@@ -42,18 +58,23 @@ def ah_rows(tiny_root):
 
 
 @pytest.fixture()
-def damaged_run(tmp_path, ah_rows):
-    """Results for AH with one missing, one malformed, one unexpected file and a stray note."""
+def damaged_run(tiny_root, tmp_path, ah_rows):
+    """A runner's folder for AH with one result missing, one malformed, one of an item outside AH and a stray note."""
     run_dir = tmp_path / "run"
-    written = _write_run(run_dir, ah_rows, judge="test", config=CONFIG_AH, wrong_every=3)
+    answers = _answers(ah_rows, wrong_every=3)
+    _run(tiny_root, run_dir, CONFIG_AH, answers)
+    written = dict(answers)
     missing_id = ah_rows[0]["trajectory_id"]
     (run_dir / f"{missing_id}.json").unlink()
     del written[missing_id]
     malformed_id = ah_rows[1]["trajectory_id"]
     (run_dir / f"{malformed_id}.json").write_text('{"parse_status": "ok", "verd', encoding="utf-8")
     written[malformed_id] = None
-    unexpected_id = str(uuid.UUID(int=12345))
-    write_json_atomic(run_dir / f"{unexpected_id}.json", _result(unexpected_id, True))
+    # The same judge's result for an AH-S item, copied in: a result outside the config.
+    ah_s_rows = load_references(tiny_root, CONFIG_AH_S)
+    _run(tiny_root, tmp_path / "other", CONFIG_AH_S, _answers(ah_s_rows))
+    unexpected_id = next(row["trajectory_id"] for row in ah_s_rows if row["trajectory_id"] not in answers)
+    shutil.copy(tmp_path / "other" / f"{unexpected_id}.json", run_dir)
     (run_dir / "notes.txt").write_text("not a result", encoding="utf-8")
     return run_dir, written, missing_id, malformed_id, unexpected_id
 
@@ -69,8 +90,10 @@ def test_score_json_counts_missing_malformed_and_lists_unexpected(tiny_root, dam
     assert data["manifest"] == {"config": CONFIG_AH, "n_items": len(ah_rows), "sha256": manifest_sha256(ah_rows)}
     assert data["unexpected_ids"] == [unexpected_id]
     assert [Path(p).name for p in data["ignored_files"]] == ["notes.txt"]
+    # Computed from the stub's answers, not from the files: what the folder must score.
     expected = score({k: v if v is not None else "{" for k, v in written.items()}, ah_rows)
     assert data["balanced_accuracy"] == pytest.approx(expected.balanced_accuracy)
+    assert data["n_invalid"] == expected.n_invalid == 2
 
 
 def test_score_table_states_manifest_and_problems(tiny_root, damaged_run, ah_rows, capsys):
@@ -85,17 +108,44 @@ def test_score_table_states_manifest_and_problems(tiny_root, damaged_run, ah_row
 
 
 def test_shards_are_merged_and_jsonl_is_read(tiny_root, tmp_path, ah_rows, capsys):
-    half = len(ah_rows) // 2
-    _write_run(tmp_path / "shard0", ah_rows[:half], judge="j", config=CONFIG_AH)
+    # A shard's folder from the runner, the other shard's items as JSONL lines.
+    _run(tiny_root, tmp_path / "shard1", CONFIG_AH, _answers(ah_rows), shard="1/2")
+    in_shard = {path.stem for path in (tmp_path / "shard1").glob("*-*-*-*-*.json")}
+    assert (tmp_path / "shard1" / "run-shard-1-of-2.json").is_file() and 0 < len(in_shard) < len(ah_rows)
     jsonl = tmp_path / "rest.jsonl"
     jsonl.write_text(
-        "".join(json.dumps({"trajectory_id": r["trajectory_id"], "success": r["label"] == POSITIVE}) + "\n" for r in ah_rows[half:]),
+        "".join(json.dumps({"trajectory_id": r["trajectory_id"], "success": r["label"] == POSITIVE}) + "\n"
+                for r in ah_rows if r["trajectory_id"] not in in_shard),
         encoding="utf-8",
     )
-    args = ["score", str(tmp_path / "shard0"), str(jsonl), "--data", str(tiny_root), "--format", "json"]
+    args = ["score", str(tmp_path / "shard1"), str(jsonl), "--data", str(tiny_root), "--format", "json"]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["balanced_accuracy"] == 1.0 and data["n_invalid"] == 0
+    assert data["balanced_accuracy"] == 1.0 and data["n_invalid"] == 0 and data["n"] == len(ah_rows)
+
+
+def test_a_result_shaped_jsonl_line_scores_as_its_status_like_the_same_file_in_a_folder(tiny_root, tmp_path, ah_rows, capsys):
+    # One definition of "a result record": {"parse_status": "no_json"} without a verdict is an
+    # unparseable answer whether it is a file of a run folder or a line of a JSONL file.
+    run_dir = tmp_path / "run"
+    _run(tiny_root, run_dir, CONFIG_AH, _answers(ah_rows))
+    target = ah_rows[0]["trajectory_id"]
+    result = json.loads((run_dir / f"{target}.json").read_text())
+    del result["verdict"]
+    result["parse_status"] = "no_json"
+    (run_dir / f"{target}.json").write_text(json.dumps(result), encoding="utf-8")
+    jsonl = tmp_path / "rows.jsonl"
+    jsonl.write_text(
+        "".join(json.dumps({"trajectory_id": r["trajectory_id"], "parse_status": "no_json"} if r["trajectory_id"] == target
+                           else {"trajectory_id": r["trajectory_id"], "success": r["label"] == POSITIVE}) + "\n"
+                for r in ah_rows),
+        encoding="utf-8",
+    )
+    reasons = []
+    for source in (run_dir, jsonl):
+        assert main(["score", str(source), "--data", str(tiny_root), "--config", CONFIG_AH, "--format", "json"]) == 0
+        reasons.append(json.loads(capsys.readouterr().out)["invalid_by_reason"])
+    assert reasons[0] == reasons[1] and reasons[0]["no_json"] == 1
 
 
 def test_score_bootstrap_csv_and_out_file(tiny_root, damaged_run, tmp_path):
@@ -138,7 +188,7 @@ def real_runs(tiny_root, tmp_path_factory):
 
 
 def test_leaderboard_groups_runs_by_judge(tiny_root, real_runs, ah_rows, capsys):
-    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.judging.runs.folder import read_results
 
     capsys.readouterr()
     ah_s_rows = load_references(tiny_root, CONFIG_AH_S)
@@ -187,25 +237,3 @@ def test_leaderboard_refuses_shards_of_two_judges_in_one_folder(tiny_root, tmp_p
     assert main(["leaderboard", str(folder), "--data", str(tiny_root)]) == 2
     error = capsys.readouterr().err
     assert "run-shard-2-of-2.json" in error and "judge" in error and "differs" in error
-
-
-def test_a_run_folder_written_before_typed_records_still_reads():
-    # tests/golden/run-v1: lexical on AH with --exclude-dev --limit 3, written by
-    # agenthorizon before format_version 2 (run.json without selection or
-    # judge_key, results without judge_key).
-    from agenthorizon.judging.runs.records import judge_key, read_results, read_run_record
-    from agenthorizon.release.splits import Selection
-
-    folder = Path(__file__).resolve().parents[1] / "golden" / "run-v1"
-    record = read_run_record(folder)
-    assert record.format_version == 1 and record.label == "lexical"
-    assert record.selection == Selection(
-        CONFIG_AH, exclude_dev=True, label_manifest_sha256=json.loads((folder / "run.json").read_text())["data"]["manifest_sha256"]
-    )
-    # The same judge today has the same key, so old and new runs share a leaderboard row.
-    from agenthorizon.judging.judges import make_judge
-
-    assert record.judge_key == judge_key(make_judge("lexical").spec())
-    results = read_results([folder])
-    assert len(results.results) == 3 and not results.unreadable and not results.untrusted
-    assert record.to_dict()["format_version"] == 2  # rewritten in the current format

@@ -15,7 +15,7 @@ import pytest
 import agenthorizon
 from agenthorizon.judging.judges import make_judge
 from agenthorizon.judging.judges.presets import HARNESSES
-from agenthorizon.judging.runs.records import read_results
+from agenthorizon.judging.runs.folder import read_results
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.schema import CRITICAL_MISTAKE, FRAMEWORK_FILES, LABEL_FILES, PROMPT_FILE
 
@@ -101,7 +101,7 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
     judge = make_judge(f"{name}:{MODELS[name]}", workdir_root=str(work), config_dirs=[str(log)])
     summary = run_judge(judge, dataset.select(range(3)), tmp_path / "run", data_root=tiny_root, progress=False,
                         concurrency=2)
-    assert summary.counts["ok"] == 3 and not summary.errors
+    assert summary.counts.ok == 3 and not summary.errors
     assert not list(work.iterdir())  # working directories and answer files are cleaned up
 
     framework = (tiny_root / FRAMEWORK_FILES[0]).read_text(encoding="utf-8")
@@ -135,15 +135,15 @@ def test_preset_runs_its_cli_non_interactively_in_a_sandbox_like_directory(name,
             assert value not in everything, f"{name}: {value} reached the working directory or argv"
 
     # Parsed verdicts and each CLI's token and cost report, per item.
-    results = read_results([tmp_path / "run"]).results
+    results = read_results([tmp_path / "run"]).records
     tokens_in, tokens_out, cost = TELEMETRY[name]
     for result in results.values():
-        assert result["verdict"]["success"] is False and result["verdict"]["mistake_type"] == CRITICAL_MISTAKE
-        telemetry = result["telemetry"]
-        assert (telemetry["input_tokens"], telemetry["output_tokens"], telemetry["cost_usd"]) == (tokens_in, tokens_out, cost)
-        assert telemetry["harness"] == name
+        assert result.verdict["success"] is False and result.verdict["mistake_type"] == CRITICAL_MISTAKE
+        telemetry = result.telemetry
+        assert (telemetry.input_tokens, telemetry.output_tokens, telemetry.cost_usd) == (tokens_in, tokens_out, cost)
+        assert telemetry.extra["harness"] == name
         if name in ("claude", "gemini"):  # the CLIs that name the model that answered
-            assert telemetry["models"] == [MODELS[name]]
+            assert telemetry.extra["models"] == [MODELS[name]]
     # The run record: harness, version, argv template, the release prompt's provenance.
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert record["model"] == MODELS[name]
@@ -184,7 +184,7 @@ def test_preset_cli_errors_are_item_errors_with_the_clis_message(fake_clis, data
     )
     summary = run_judge("claude:claude-opus-4-7", dataset.select(range(1)), tmp_path / "run", data_root=tiny_root,
                         progress=False)
-    assert summary.counts["error"] == 1
+    assert summary.counts.error == 1
     assert "Credit balance is too low" in next(iter(summary.errors.values()))
 
 
@@ -216,7 +216,7 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(fake_clis, hub
         judge = agenthorizon.make_judge("gemini:gemini-3.1-pro", config_dirs=[{str(log)!r}])
         summary = run_judge(judge, dataset.select(range(1)), {str(tmp_path / "run")!r},
                             data_root={repo_id!r}, progress=False)
-        result = summary.counts["ok"]
+        result = summary.counts.ok
         """,
         tmp_path / "hf",
     )

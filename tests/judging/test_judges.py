@@ -259,7 +259,7 @@ def test_a_key_the_server_quotes_back_never_reaches_result_files_or_messages(stu
     rows = [{k: v for k, v in make_row("x", trajectory_id=f"{TID[:-1]}{i}").items() if k not in ("label", "mistake_type")}
             for i in range(2)]
     summary = run_judge(judge, rows, tmp_path / "run", progress=False, concurrency=1)
-    assert summary.counts["error"] == 2 and len(stub.requests) == 3
+    assert summary.counts.error == 2 and len(stub.requests) == 3
     assert all(r["headers"]["Authorization"] == f"Bearer {secret}" for r in stub.requests)  # it was sent
     assert all("[API key]" in message for message in summary.errors.values())
     written = [path.read_text() for path in (tmp_path / "run").iterdir()]
@@ -512,7 +512,7 @@ def test_extra_body_reaches_the_server_and_thinking_stays_out_of_the_verdict(stu
 def test_cli_judge_against_a_vllm_like_server_records_merging_in_run_json(tiny_root, tmp_path, capsys):
     import agenthorizon
     from agenthorizon.cli import main
-    from agenthorizon.judging.runs.records import read_results
+    from agenthorizon.judging.runs.folder import read_results
 
     server = StubServer(image_limit=8)
     out = tmp_path / "run"
@@ -534,11 +534,11 @@ def test_cli_judge_against_a_vllm_like_server_records_merging_in_run_json(tiny_r
 
     dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")
     shown = {row["trajectory_id"]: sum(s["screenshot"] is not None for s in row["steps"]) for row in dataset}
-    results = read_results([out]).results
+    results = read_results([out]).records
     over = [tid for tid in results if shown[tid] > 8]
     assert over and len(over) < len(results)  # the tiny corpus has items on both sides of the limit
     for tid, result in results.items():
-        assert result["telemetry"]["merged"] is (tid in over)
+        assert result.telemetry.merged is (tid in over)
     assert record["merging"] == {"merged_items": len(over), "by_reason": {"count": len(over)}}
     # A resumed run judges nothing and still counts the merged items it finds.
     assert main(argv) == 0

@@ -17,7 +17,7 @@ import pytest
 import agenthorizon
 from agenthorizon.judging.judges import BaseJudge, JudgeOutput, make_judge
 from agenthorizon.release.labels import manifest_sha256
-from agenthorizon.judging.runs.records import is_result_name, read_results
+from agenthorizon.judging.runs.folder import is_result_name, read_results
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.judging.runs.shards import shard_ids
 from agenthorizon.schema import PARSE_STATUSES
@@ -79,7 +79,7 @@ def test_resume_after_a_crash_mid_run_loses_duplicates_and_corrupts_nothing(tiny
     before = result_files(out)
     assert 4 <= len(before) < len(dataset), "the crash must come mid-run"
     record = json.loads((out / "run.json").read_text())
-    assert record["finished_at"] is None  # the record written at the start survives the crash
+    assert record["status"] == "running" and record["ended_at"] is None  # the record written at the start survives the crash
 
     sys.path.insert(0, str(tmp_path))
     try:
@@ -91,15 +91,16 @@ def test_resume_after_a_crash_mid_run_loses_duplicates_and_corrupts_nothing(tiny
     after = result_files(out)
     ids = list(dataset["trajectory_id"])
     assert sorted(after) == sorted(ids)  # nothing lost, nothing extra
-    assert len(read_results([out]).results) == len(ids)  # no duplicates, all readable
+    assert len(read_results([out]).records) == len(ids)  # no duplicates, all readable
     for trajectory_id, result in before.items():
         assert after[trajectory_id] == result  # finished items were not judged again
-    assert summary.counts["skipped"] == len(before)
+    assert summary.counts.skipped == len(before)
     assert summary.judged == len(ids) - len(before)
-    assert summary.counts["ok"] == len(ids)
+    assert summary.counts.ok == len(ids)
     assert all(r["parse_status"] in PARSE_STATUSES for r in after.values())
     record = json.loads((out / "run.json").read_text())
-    assert record["finished_at"] is not None and record["counts"]["ok"] == len(ids)
+    assert record["status"] == "finished" and record["ended_at"] is not None and record["counts"]["ok"] == len(ids)
+    assert record["totals"]["wall_time_s"] is None  # the killed invocation's time was never written
 
 
 class FlakyJudge(BaseJudge):
@@ -133,7 +134,7 @@ def test_rerun_retries_errors_and_corrupt_files_and_keeps_answered_items(dataset
     out = tmp_path / "run"
     first = FlakyJudge(fail=ids[:2], prose=ids[2:3])
     summary = run_judge(first, dataset, out, progress=False)
-    assert summary.counts == {"ok": len(ids) - 3, "invalid": 1, "error": 2, "missing": 0, "skipped": 0}
+    assert summary.counts.to_dict() == {"ok": len(ids) - 3, "unparseable": 1, "error": 2, "missing": 0, "skipped": 0}
     failed = json.loads((out / f"{ids[0]}.json").read_text())
     assert failed["parse_status"] == "error" and "server exploded" in failed["error"]
     assert json.loads((out / f"{ids[2]}.json").read_text())["parse_status"] == "no_json"
@@ -142,8 +143,8 @@ def test_rerun_retries_errors_and_corrupt_files_and_keeps_answered_items(dataset
     second = FlakyJudge()
     summary = run_judge(second, dataset, out, progress=False)
     assert sorted(second.calls) == sorted([ids[0], ids[1], ids[3]])  # errors and the corrupt file only
-    assert summary.counts["ok"] == len(ids) - 1 and summary.counts["invalid"] == 1
-    assert summary.counts["skipped"] == len(ids) - 3
+    assert summary.counts.ok == len(ids) - 1 and summary.counts.unparseable == 1
+    assert summary.counts.skipped == len(ids) - 3
 
 
 def test_per_item_timeout_records_an_error_and_the_run_goes_on(dataset, tmp_path):
@@ -155,7 +156,7 @@ def test_per_item_timeout_records_an_error_and_the_run_goes_on(dataset, tmp_path
     result = json.loads((tmp_path / "run" / f"{ids[0]}.json").read_text())
     assert result["parse_status"] == "error" and "timed out after 0.5 s" in result["error"]
     assert judge.calls.count(ids[0]) == 2  # one retry
-    assert summary.counts["ok"] == len(ids) - 1
+    assert summary.counts.ok == len(ids) - 1
     # The hung calls did not hold up the run: had it waited for them, it would take 60 s or more.
     assert time.monotonic() - started < 30
     judge.released.set()
@@ -219,7 +220,7 @@ def test_run_record_has_the_provenance_and_no_secret(tiny_root, dataset, tmp_pat
 
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     for key in ("judge", "model", "base_url", "prompt", "sampling", "images", "config", "data", "versions",
-                "git_revision", "started_at", "finished_at", "counts", "shard"):
+                "git_revision", "status", "started_at", "ended_at", "counts", "totals", "shard"):
         assert key in record, key
     assert record["judge"]["spec"] == "openai:stub-model" and record["model"] == "stub-model"
     assert record["base_url"] == server.base_url
@@ -280,7 +281,7 @@ def test_runner_and_sync_judging_work_inside_a_running_event_loop(dataset, tmp_p
         return summary, output
 
     summary, output = asyncio.run(inside_a_loop())
-    assert summary.counts["ok"] == 3 and output.text == VERDICT
+    assert summary.counts.ok == 3 and output.text == VERDICT
 
 
 def test_ctrl_c_mid_run_keeps_the_results_and_the_record_says_the_run_did_not_finish(dataset, tmp_path):
@@ -300,21 +301,21 @@ def test_ctrl_c_mid_run_keeps_the_results_and_the_record_says_the_run_did_not_fi
     with pytest.raises(KeyboardInterrupt):
         run_judge(Interrupted(), dataset, out, concurrency=1, progress=False)
     record = json.loads((out / "run.json").read_text())
-    assert record["finished_at"] is None
-    assert record["interrupted"]["reason"] == "KeyboardInterrupt" and record["interrupted"]["at"]
-    assert record["counts"] == {"ok": 3, "invalid": 0, "error": 0, "missing": len(ids) - 3, "skipped": 0}
+    assert record["status"] == "interrupted" and record["ended_at"]
+    assert record["interruption"] == {"cause": "signal", "reason": "KeyboardInterrupt"}
+    assert record["counts"] == {"ok": 3, "unparseable": 0, "error": 0, "missing": len(ids) - 3, "skipped": 0}
     assert len(result_files(out)) == 3  # every file written so far parses
 
     summary = run_judge(Interrupted(), dataset, out, concurrency=1, progress=False)
     record = json.loads((out / "run.json").read_text())
-    assert record["interrupted"] is None and record["finished_at"]
-    assert summary.counts["skipped"] == 3 and summary.counts["ok"] == len(ids)
+    assert record["status"] == "finished" and record["interruption"] is None and record["ended_at"]
+    assert summary.counts.skipped == 3 and summary.counts.ok == len(ids)
 
 
 def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tmp_path, monkeypatch):
     # Result files are read once, at the start (to resume); counts, merging and
     # the score at the end are derived from those and the payloads just written.
-    import agenthorizon.judging.runs.records
+    import agenthorizon.judging.runs.folder
 
     ids = list(dataset["trajectory_id"])
 
@@ -329,17 +330,17 @@ def test_final_counts_merging_and_score_come_from_what_the_run_knows(dataset, tm
     run_judge(Mosaics(), dataset, out, progress=False, limit=2)  # ids[0], ids[1]: merged, then resumed
 
     reads = []
-    original = agenthorizon.judging.runs.records.read_result
+    original = agenthorizon.judging.runs.folder.read_result
     monkeypatch.setattr(
-        agenthorizon.judging.runs.records,
+        agenthorizon.judging.runs.folder,
         "read_result",
         lambda run_dir, tid: reads.append(f"{tid}.json") or original(run_dir, tid),
     )
-    monkeypatch.setattr(agenthorizon.judging.runs.records, "read_results", lambda *a, **k: pytest.fail("result files re-read"))
+    monkeypatch.setattr(agenthorizon.judging.runs.folder, "read_results", lambda *a, **k: pytest.fail("result files re-read"))
     summary = run_judge(Mosaics(), dataset, out, progress=False)
     assert sorted(reads) == sorted(f"{tid}.json" for tid in ids[:2])  # each file there once, no others tried
-    assert summary.record.merging == {"merged_items": 3, "by_reason": {"count": 3}}
-    assert summary.counts["skipped"] == 2 and summary.score.n == len(ids)
+    assert summary.record.merging.to_dict() == {"merged_items": 3, "by_reason": {"count": 3}}
+    assert summary.counts.skipped == 2 and summary.score.n == len(ids)
     # ... and the score is the one the files on disk give
     from agenthorizon.scoring.metrics import score
 
@@ -353,3 +354,54 @@ def test_half_labelled_rows_get_a_clear_error(tmp_path):
              "steps": [], "markdown": ""}]
     with pytest.raises(ValueError, match="label fields .*instruction_id.*expected full rows"):
         run_judge("constant:true", rows, tmp_path / "run", progress=False)
+
+
+def test_a_judge_not_deriving_from_basejudge_gets_every_hook_called_through_one_adapter(tiny_root, dataset, tmp_path):
+    from agenthorizon.judging.retry import RetryPolicy
+
+    calls = []
+
+    class Duck:  # the Judge protocol's members, written by hand
+        retry = RetryPolicy(retries=0)
+
+        def bind_release(self, root):
+            calls.append(("bind_release", Path(root) == tiny_root))
+
+        def preflight(self):
+            calls.append(("preflight",))
+
+        async def apreflight(self):
+            calls.append(("apreflight",))
+
+        async def ajudge(self, judge_input):
+            calls.append(("ajudge",))
+            raise agenthorizon.judging.judges.TransientJudgeError("busy")
+
+        async def aclose(self):
+            calls.append(("aclose",))
+
+        def spec(self):
+            return {"name": "duck", "spec": "duck"}
+
+    summary = run_judge(Duck(), dataset, tmp_path / "run", data_root=tiny_root, progress=False, limit=2, retries=3,
+                        concurrency=1)
+    # Its own retry policy: one attempt per item from the runner, not four.
+    assert calls == [("bind_release", True), ("preflight",), ("apreflight",), ("ajudge",), ("ajudge",), ("aclose",)]
+    assert summary.counts.error == 2
+    failed = next(iter(summary.errors))
+    assert json.loads((tmp_path / "run" / f"{failed}.json").read_text())["judge"] == "Duck"
+    with pytest.raises(ValueError, match="is not a judge: expected an object with judge/ajudge/spec"):
+        run_judge(object(), dataset, tmp_path / "other", progress=False)
+
+
+def test_a_judge_that_needs_the_release_refuses_to_start_without_data_root(dataset, tmp_path):
+    class ReleasePrompt(BaseJudge):
+        name = "release-prompt"
+        needs_release = True
+
+        def judge(self, judge_input):
+            return JudgeOutput(text=VERDICT)
+
+    with pytest.raises(ValueError, match=r"pass data_root="):
+        run_judge(ReleasePrompt(), dataset, tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()  # refused before anything was written

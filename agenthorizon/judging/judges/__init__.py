@@ -28,6 +28,7 @@ from agenthorizon.judging.judges.base import (
     PreflightError,
     TransientJudgeError,
     TransportError,
+    as_judge,
 )
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
 from agenthorizon.judging.judges.command import CommandJudge
@@ -54,6 +55,7 @@ __all__ = [
     "TransientJudgeError",
     "TransportError",
     "JUDGE_SPECS",
+    "as_judge",
     "judge_option_names",
     "make_judge",
     "prompt_sha256",

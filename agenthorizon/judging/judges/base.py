@@ -1,26 +1,43 @@
-"""The judge protocol: what the runner needs from any judge.
+"""The judge contract: every hook the runner calls, declared on :class:`BaseJudge` with its default.
 
 A judge turns one blind :class:`~agenthorizon.judging.inputs.JudgeInput` into a
 :class:`JudgeOutput`: the raw text it produced plus telemetry. It does not
 parse its own text; the runner does that with
-:func:`agenthorizon.scoring.verdicts.parse_verdict`, so every judge is held to the same
-strict verdict rules.
+:func:`agenthorizon.scoring.verdicts.parse_verdict`, so every judge is held to
+the same strict verdict rules.
 
 Write a judge by subclassing :class:`BaseJudge` and implementing *either*
 ``judge`` (blocking code: a local model, a subprocess) *or* ``ajudge``
-(asyncio code: HTTP clients); the base class derives the other one.
+(asyncio code: HTTP clients); the base class derives the other one, and its
+docstring lists the other hooks, which have working defaults. Objects that
+do not derive from it but have ``ajudge`` and ``spec`` are wrapped once by
+:func:`as_judge`, so the runner only ever calls :class:`BaseJudge` methods.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict, dataclass, field, fields
+import os
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from agenthorizon.judging.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Judge", "BaseJudge", "JudgeOutput", "JudgeError", "PreflightError", "TransientJudgeError", "TransportError", "run_sync"]
+__all__ = [
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "BaseJudge",
+    "Judge",
+    "JudgeError",
+    "JudgeOutput",
+    "PreflightError",
+    "TransientJudgeError",
+    "TransportError",
+    "as_judge",
+    "run_sync",
+]
 
 
 def run_sync(coroutine: Any) -> Any:
@@ -105,9 +122,16 @@ class JudgeOutput:
 
 @runtime_checkable
 class Judge(Protocol):
-    """Anything the runner can run: a name, a spec, and sync + async judging."""
+    """Everything the runner uses of a judge; :class:`BaseJudge` declares each member with its default."""
 
     name: str
+    retry: RetryPolicy | None
+
+    @property
+    def is_async(self) -> bool: ...
+
+    @property
+    def needs_release(self) -> bool: ...
 
     def judge(self, judge_input: JudgeInput) -> JudgeOutput: ...
 
@@ -115,21 +139,85 @@ class Judge(Protocol):
 
     def spec(self) -> dict[str, Any]: ...
 
+    def bind_release(self, root: str | os.PathLike[str]) -> None: ...
+
+    def preflight(self) -> None: ...
+
+    async def apreflight(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
 
 class BaseJudge:
-    """Base class deriving ``judge`` from ``ajudge`` or the other way round.
+    """The base of every judge: the hooks the runner calls, each with a default.
 
-    Subclasses set ``name`` and implement one of the two methods. ``spec()``
-    describes the judge for run records; override it to add settings, and never
-    put a secret (API key, token) in it. Recognised keys the runner lifts to the
-    top of ``run.json``: ``model``, ``base_url``, ``prompt`` (``{"sha256",
-    "text"}``), ``sampling`` and ``images``.
+    Implement ``judge`` *or* ``ajudge``; override the rest only when the
+    default does not fit. In the order the runner uses them:
 
-    ``is_async`` tells the runner whether ``ajudge`` is native (run on the event
-    loop) or derived (``judge`` runs in a worker thread).
+    ``name`` : str
+        A short name, written into each result (``"judge"`` by default).
+    ``spec()`` -> dict
+        A JSON-able description recorded in ``run.json``: ``name`` and
+        ``spec`` (the string ``make_judge`` builds it from) at least. The keys
+        ``model``, ``base_url``, ``prompt`` (``{"sha256", "text"}``),
+        ``sampling`` and ``images`` are lifted to the top of the record and,
+        with ``spec``, make the judge key: two runs are the same experiment
+        exactly when these agree. Never put a secret (API key, token) here.
+    ``needs_release`` : bool, default False
+        True when the judge cannot work without the release's own texts (a
+        ``prompt="release"``): the runner then refuses to start without
+        ``data_root``.
+    ``bind_release(root)``, default: nothing
+        Called once before the first item with the local release root the run
+        judges, whenever the runner knows it: read the release's texts (its
+        prompt, framework files) here.
+    ``preflight()``, default: nothing
+        Blocking checks of local prerequisites, before the run record is
+        written (is the program installed, can the sandbox be built); raise
+        :class:`PreflightError` (or ``ValueError`` for bad settings).
+    ``apreflight()``, default: nothing
+        Awaited once, only when there is something to judge, before the first
+        item: does the model answer, is the key accepted; raise
+        :class:`PreflightError`.
+    ``judge(judge_input)`` / ``ajudge(judge_input)`` -> JudgeOutput
+        One item: return the raw text and telemetry. Raise
+        :class:`TransientJudgeError` for a failure worth retrying (rate
+        limit, lost connection), :class:`TransportError` when the model could
+        not be reached at all (the runner's breaker counts those); any other
+        exception records the item as ``error``, judged again on resume.
+    ``retry`` : RetryPolicy or None, default None
+        ``None``: the runner retries a failed item (``retries=``). A judge
+        that retries inside (per HTTP request) sets its own
+        :class:`~agenthorizon.judging.retry.RetryPolicy` and the runner then
+        makes exactly one attempt.
+    ``aclose()``, default: nothing
+        Awaited once after the last item: release what is bound to the event
+        loop (HTTP connections).
+    ``is_async`` : bool (derived)
+        Whether ``ajudge`` is native (run on the event loop) or derived from
+        ``judge`` (run in a worker thread).
+
+    Examples
+    --------
+    >>> import json
+    >>> class Always(BaseJudge):
+    ...     name = "always"
+    ...
+    ...     def __init__(self, answer: bool) -> None:
+    ...         self.answer = answer
+    ...
+    ...     def judge(self, judge_input):
+    ...         return JudgeOutput(text=json.dumps({"success": self.answer}), input_tokens=0, cost_usd=0.0)
+    ...
+    ...     def spec(self):
+    ...         return {"name": self.name, "spec": f"always:{self.answer}"}
+    >>> judge = Always(True)
+    >>> judge.judge(None).text, judge.is_async, judge.needs_release, judge.retry is None
+    ('{"success": true}', False, False, True)
     """
 
     name: str = "judge"
+    retry: RetryPolicy | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -139,6 +227,14 @@ class BaseJudge:
     @property
     def is_async(self) -> bool:
         return type(self).ajudge is not BaseJudge.ajudge
+
+    @property
+    def needs_release(self) -> bool:
+        """Whether the judge cannot work without :meth:`bind_release` (default: it can)."""
+        return False
+
+    def bind_release(self, root: str | os.PathLike[str]) -> None:
+        """Read what the judge uses of the release under ``root`` before the first item (default: nothing)."""
 
     def judge(self, judge_input: JudgeInput) -> JudgeOutput:
         """Judge one item, blocking. Derived from :meth:`ajudge` when not overridden."""
@@ -156,7 +252,7 @@ class BaseJudge:
         return await asyncio.to_thread(self.judge, judge_input)
 
     async def aclose(self) -> None:
-        """Release resources bound to the running event loop (HTTP connections)."""
+        """Release resources bound to the running event loop (HTTP connections); default: nothing."""
 
     def preflight(self) -> None:
         """Check the judge's local prerequisites once, before the run record is written (default: none).
@@ -182,3 +278,91 @@ class BaseJudge:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec().get('spec', self.name)!r})"
+
+
+class _Adapted(BaseJudge):
+    """An object with ``ajudge`` and ``spec`` that does not derive from :class:`BaseJudge`, seen through the contract.
+
+    Its own members are used where it has them (``name``, ``judge``,
+    ``needs_release``, ``bind_release``, ``preflight``, ``apreflight``,
+    ``retry``, ``aclose``), :class:`BaseJudge`'s defaults otherwise; its
+    ``ajudge`` runs on the event loop.
+    """
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+        self.name = str(getattr(wrapped, "name", type(wrapped).__name__))
+        retry = getattr(wrapped, "retry", None)
+        self.retry = retry if isinstance(retry, RetryPolicy) else None
+        self._sync = getattr(wrapped, "judge", None)
+
+    @property
+    def is_async(self) -> bool:
+        return True
+
+    @property
+    def needs_release(self) -> bool:
+        return bool(getattr(self.wrapped, "needs_release", False))
+
+    def _hook(self, name: str) -> Any:
+        hook = getattr(self.wrapped, name, None)
+        return hook if callable(hook) else None
+
+    def bind_release(self, root: str | os.PathLike[str]) -> None:
+        if (hook := self._hook("bind_release")) is not None:
+            hook(root)
+
+    def judge(self, judge_input: JudgeInput) -> JudgeOutput:
+        if callable(self._sync):
+            return self._sync(judge_input)
+        return super().judge(judge_input)
+
+    async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
+        return await self.wrapped.ajudge(judge_input)
+
+    def preflight(self) -> None:
+        if (hook := self._hook("preflight")) is not None:
+            hook()
+
+    async def apreflight(self) -> None:
+        if (hook := self._hook("apreflight")) is not None:
+            await hook()
+
+    async def aclose(self) -> None:
+        if (hook := self._hook("aclose")) is not None:
+            await hook()
+
+    def spec(self) -> dict[str, Any]:
+        return self.wrapped.spec()
+
+    def __repr__(self) -> str:
+        return repr(self.wrapped)
+
+
+def as_judge(judge: Any) -> BaseJudge:
+    """``judge`` as a :class:`BaseJudge`: itself, or wrapped once when it only has ``ajudge`` and ``spec``.
+
+    Raises
+    ------
+    ValueError
+        If ``judge`` has no callable ``ajudge`` and ``spec``.
+
+    Examples
+    --------
+    >>> class Duck:
+    ...     async def ajudge(self, judge_input):
+    ...         return JudgeOutput(text='{"success": false}')
+    ...
+    ...     def spec(self):
+    ...         return {"name": "duck", "spec": "duck"}
+    >>> judge = as_judge(Duck())
+    >>> isinstance(judge, BaseJudge), judge.name, judge.is_async, judge.retry
+    (True, 'Duck', True, None)
+    >>> judge.judge(None).text
+    '{"success": false}'
+    """
+    if isinstance(judge, BaseJudge):
+        return judge
+    if not callable(getattr(judge, "ajudge", None)) or not callable(getattr(judge, "spec", None)):
+        raise ValueError(f"{judge!r} is not a judge: expected an object with judge/ajudge/spec (agenthorizon.judging.judges.Judge)")
+    return _Adapted(judge)

@@ -240,6 +240,11 @@ class CommandJudge(BaseJudge):
             return {"sha256": None, "text": None, "source": PROMPT_RELEASE}
         return prompt_record(self.prompt, self.release if self.prompt_source == PROMPT_RELEASE else None)
 
+    @property
+    def needs_release(self) -> bool:
+        """Whether the judge cannot work without :meth:`bind_release`: with ``prompt="release"``."""
+        return self.prompt_source == PROMPT_RELEASE
+
     def bind_release(self, root: str | os.PathLike[str]) -> None:
         """Read the release's judge texts under ``root``: framework files for every item's directory,
         and with ``prompt="release"`` the prompt (``sandbox/prompt.md``).

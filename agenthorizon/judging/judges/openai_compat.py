@@ -297,8 +297,8 @@ class OpenAICompatibleJudge(BaseJudge):
         return prompt_record(self.prompt, self.release if self.prompt_source == PROMPT_RELEASE else None)
 
     @property
-    def wants_release(self) -> bool:
-        """Whether :meth:`bind_release` has anything to read (only with ``prompt="release"``)."""
+    def needs_release(self) -> bool:
+        """Whether the judge needs :meth:`bind_release` (only with ``prompt="release"``)."""
         return self.prompt_source == PROMPT_RELEASE
 
     def bind_release(self, root: str | os.PathLike[str]) -> None:

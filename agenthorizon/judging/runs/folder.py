@@ -1,30 +1,337 @@
-"""One runner per run folder: the lock, the resume check, the folder's record and results.
+"""Run folders: the names of their files, the one listing of them, their readers and writers, the runner's lock.
+
+A run folder holds one ``<trajectory_id>.json`` per finished item (a
+:class:`~agenthorizon.judging.runs.records.ResultRecord`), the run record
+``run.json`` (``run-shard-I-of-N.json`` for a shard; a
+:class:`~agenthorizon.judging.runs.records.RunRecord`) and, while a runner
+works in it, a lock file. Every reader -- the runner's resume, ``score``,
+``leaderboard``, ``report``, ``plot``, the demo -- goes through
+:func:`read_results` and :func:`read_run_record`, so a file is validated the
+same way wherever it is read (the records and their migration are in
+:mod:`agenthorizon.judging.runs.records`).
+
+Nothing is trusted by name: a result file whose ``trajectory_id`` is not its
+file name is invalid (reason ``id_mismatch``), and one whose ``judge_key`` is
+not its run's is invalid (reason ``judge_mismatch``); both are shown in a
+score and judged again on resume.
+
+Files are written atomically (temporary file in the same directory, fsync,
+rename, directory fsync; :mod:`agenthorizon.judging.runs.durable`), so a
+crash leaves either the old file, the new file or nothing, never a truncated
+one; a temporary file left by a crash (``.<name>.<random>.tmp``) is not a
+result, and the runner removes its own when it resumes. Files whose stem is
+not a UUID (run records, notes) are not results.
 
 :class:`RunDirectory` is the runner's view of its output folder. Its lock
 (``run.lock``, or ``run-shard-I-of-N.lock`` beside a shard's record) holds
 the runner's pid, host and start time: a second runner on the same folder
 and shard fails at once naming the holder, and the lock of a process that is
-no longer alive on this host is taken over. Every file it reads or writes
-goes through :mod:`agenthorizon.judging.runs.records`.
+no longer alive on this host is taken over.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from agenthorizon.judging.runs import records
-from agenthorizon.judging.runs.durable import remove_temp_files
-from agenthorizon.judging.runs.records import RUN_RECORD_NAME, ResultRecord, RunRecord, is_record_name
-from agenthorizon.judging.runs.run_record import _read_json
+from agenthorizon.judging.runs.durable import commit_texts, encode_json, remove_temp_files
+from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_shard_records
+from agenthorizon.schema import STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH, STATUS_MALFORMED_JSON, UUID_PATTERN
+from agenthorizon.scoring.predictions import is_result_record, result_prediction
 
-__all__ = ["LOCK_SUFFIX", "RunDirectory", "RunLockedError"]
+__all__ = [
+    "LOCK_SUFFIX",
+    "RECORD_SPARE_BYTES",
+    "RUN_RECORD_NAME",
+    "ResultSet",
+    "RunDirectory",
+    "RunLockedError",
+    "is_record_name",
+    "is_result_name",
+    "read_result",
+    "read_results",
+    "read_run_record",
+    "record_name",
+    "record_paths",
+    "result_path",
+    "write_json_atomic",
+]
 
+RUN_RECORD_NAME = "run.json"
 LOCK_SUFFIX = ".lock"
+RECORD_SPARE_BYTES = 16384
+"""Trailing spaces after a run record's JSON: room to rewrite it in place on a full disk."""
+_SHARD_RECORD = re.compile(r"^run-shard-(\d+)-of-(\d+)\.json$")
+
+
+# --- file names and the listing -----------------------------------------------------------
+
+
+def record_name(shard: tuple[int, int] | None) -> str:
+    """``run.json``, or ``run-shard-I-of-N.json`` for shard ``(I, N)``.
+
+    >>> record_name(None), record_name((2, 4))
+    ('run.json', 'run-shard-2-of-4.json')
+    """
+    return RUN_RECORD_NAME if shard is None else f"run-shard-{shard[0]}-of-{shard[1]}.json"
+
+
+def is_record_name(name: str) -> bool:
+    """True for ``run.json`` and ``run-shard-I-of-N.json``."""
+    return name == RUN_RECORD_NAME or bool(_SHARD_RECORD.match(name))
+
+
+def is_result_name(path: Path) -> bool:
+    """True when ``path`` is named ``<uuid>.json``: a per-item result file."""
+    return path.suffix == ".json" and bool(UUID_PATTERN.fullmatch(path.stem))
+
+
+def result_path(run_dir: str | os.PathLike[str], trajectory_id: str) -> Path:
+    """Where the result of ``trajectory_id`` lives in ``run_dir``."""
+    return Path(run_dir) / f"{trajectory_id}.json"
+
+
+def record_paths(run_dir: str | os.PathLike[str]) -> list[Path]:
+    """The run records of a folder, sorted: ``run.json`` and every shard's record (the one listing of them)."""
+    directory = Path(run_dir)
+    return sorted(path for path in directory.iterdir() if is_record_name(path.name) and path.is_file())
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def write_json_atomic(path: Path, payload: Mapping[str, Any], *, spare: int = 0) -> None:
+    """Write ``payload`` as JSON to ``path`` durably, so that readers never see a partial file.
+
+    The text is :func:`~agenthorizon.judging.runs.durable.encode_json`'s:
+    ASCII, registered secrets scrubbed (:mod:`agenthorizon.judging.secrets`).
+    Encoding happens before the disk is touched, so ``TypeError``/``ValueError``
+    mean the payload, ``OSError`` the disk. One file is one group commit of
+    :func:`~agenthorizon.judging.runs.durable.commit_texts`; the runner
+    commits its result files in batches instead
+    (:mod:`agenthorizon.judging.runs.writer`).
+
+    ``spare`` adds that many trailing spaces (still valid JSON). When the disk
+    is full, a file written with spare bytes is overwritten in place instead
+    (no new blocks needed) if the new text fits: how a run record still says
+    why the run stopped.
+    """
+    text = encode_json(payload, spare=spare)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    _, error = commit_texts([(Path(path), text)])
+    if error is not None:
+        if not (spare and error.errno in _DISK_FULL and _overwrite_in_place(Path(path), text.rstrip(" "))):
+            raise error
+
+
+_DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _overwrite_in_place(path: Path, text: str) -> bool:
+    """Overwrite ``path``'s existing bytes with ``text`` padded by spaces to the same size; False if it does not fit."""
+    try:
+        size = path.stat().st_size
+        if len(text) > size:
+            return False
+        with path.open("r+", encoding="ascii") as handle:
+            handle.write(text + " " * (size - len(text)))
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError:
+        return False
+    return True
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not valid JSON ({error}); expected {what}") from None
+
+
+def _read_record(path: Path) -> RunRecord:
+    return RunRecord.from_dict(_read_json(path, "a run record object"), str(path))
+
+
+def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
+    """The run record of a run folder: ``run.json``, else its shard records merged.
+
+    Shard records are merged by
+    :func:`~agenthorizon.judging.runs.records.merge_shard_records` (they
+    must agree on the judge key and the selection). A folder without any
+    record gives ``None`` (its results alone are still scoreable).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a directory.
+    ValueError
+        If a record is not valid JSON or not a valid record (file and field
+        named), or shard records disagree.
+    """
+    directory = Path(path)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory}: run directory not found; expected a folder of <trajectory_id>.json results")
+    paths = record_paths(directory)
+    main = directory / RUN_RECORD_NAME
+    if main in paths:
+        paths = [main]
+    if not paths:
+        return None
+    return merge_shard_records([(p.name, _read_record(p)) for p in paths])
+
+
+def read_result(run_dir: str | os.PathLike[str], trajectory_id: str) -> ResultRecord | None:
+    """The result of ``trajectory_id`` in ``run_dir``; ``None`` when missing or unreadable."""
+    path = result_path(run_dir, trajectory_id)
+    try:
+        return ResultRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+    except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError is a ValueError
+        return None
+
+
+@dataclass
+class ResultSet:
+    """Results read from one or more run directories or JSONL files.
+
+    ``records`` maps trajectory id to its :class:`ResultRecord` (the runner's
+    result files); ``values`` maps trajectory id to a prediction that is not a
+    runner result (a bare verdict file in a folder, a JSONL line's object);
+    ``unreadable`` maps trajectory id to a message for result files that
+    exist but cannot be read as a result (they score as invalid, reason
+    ``malformed_json``); ``untrusted`` maps trajectory id to
+    ``(reason, message)`` for results that are not what their name claims
+    (reason ``id_mismatch`` or ``judge_mismatch``); ``sources`` maps
+    trajectory id to the file (and line) it came from; ``ignored`` lists the
+    files of a folder that are not ``<uuid>.json``.
+    """
+
+    records: dict[str, ResultRecord] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    untrusted: dict[str, tuple[str, str]] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+
+    def _claim(self, trajectory_id: str, where: str) -> None:
+        if trajectory_id in self.sources:
+            raise ValueError(
+                f"{where}: duplicate result for trajectory {trajectory_id} "
+                f"(already read from {self.sources[trajectory_id]}); "
+                "expected each item once across all result paths"
+            )
+        self.sources[trajectory_id] = where
+
+    def ids(self) -> set[str]:
+        """Trajectory ids with a result, readable or not."""
+        return set(self.records) | set(self.values) | set(self.unreadable) | set(self.untrusted)
+
+    def predictions(self, wanted_ids: Iterable[str] | None = None) -> dict[str, Any]:
+        """Trajectory id -> prediction, in the form :func:`agenthorizon.score` takes: scoring's boundary.
+
+        A runner result gives :meth:`ResultRecord.prediction`; a result file
+        that exists but cannot be read is an invalid prediction
+        (``malformed_json``), an untrusted one is invalid with its own reason;
+        neither is ever a missing one. Ids without any file are absent here and
+        score as ``missing``. ``wanted_ids`` keeps only those ids.
+        """
+        predictions: dict[str, Any] = {tid: record.prediction() for tid, record in self.records.items()}
+        predictions.update(self.values)
+        for trajectory_id in self.unreadable:
+            predictions[trajectory_id] = result_prediction(STATUS_MALFORMED_JSON, None)
+        for trajectory_id, (reason, _) in self.untrusted.items():
+            predictions[trajectory_id] = result_prediction(reason, None)
+        if wanted_ids is not None:
+            wanted = set(wanted_ids)
+            predictions = {key: value for key, value in predictions.items() if key in wanted}
+        return predictions
+
+
+def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:
+    """Read result directories and/or JSONL files into one :class:`ResultSet`.
+
+    A directory contributes every ``<uuid>.json`` in it (other files are listed
+    in ``ignored``): one with the shape of a result record
+    (:func:`agenthorizon.scoring.predictions.is_result_record`) is validated
+    as a :class:`ResultRecord` and checked against its name and its folder's
+    run record (``untrusted``), any other object is a prediction for the
+    scorer to judge. A ``.jsonl`` file contributes one object per non-blank
+    line, each carrying ``trajectory_id``. An item that appears twice raises,
+    because silently keeping either copy would change a score.
+    """
+    found = ResultSet()
+    for raw_path in paths:
+        path = Path(raw_path)
+        if path.is_dir():
+            _read_directory(path, found)
+        elif path.is_file():
+            _read_jsonl(path, found)
+        else:
+            raise FileNotFoundError(f"{path}: no such results directory or JSONL file")
+    return found
+
+
+def _read_directory(path: Path, found: ResultSet) -> None:
+    record = read_run_record(path)
+    expected_key = None if record is None else record.judge_key
+    for child in sorted(path.iterdir()):
+        if not child.is_file():
+            continue
+        if not is_result_name(child):
+            found.ignored.append(str(child))
+            continue
+        found._claim(child.stem, str(child))
+        try:
+            value = _read_json(child, "a result object")
+            if not isinstance(value, dict):
+                raise ValueError(f"{child}: expected a JSON object, got {type(value).__name__}")
+            result = ResultRecord.from_dict(value, str(child)) if is_result_record(value) else None
+        except ValueError as error:
+            found.unreadable[child.stem] = str(error)
+            continue
+        claimed = value.get("trajectory_id", child.stem) if result is None else result.trajectory_id
+        if claimed != child.stem:
+            found.untrusted[child.stem] = (STATUS_ID_MISMATCH, f"{child}: holds the result of {claimed}")
+        elif result is None:
+            found.values[child.stem] = value  # a bare verdict ({"success": ...}): the scorer judges it
+        elif result.trust_problem(child.stem, expected_key) == STATUS_JUDGE_MISMATCH:
+            found.untrusted[child.stem] = (
+                STATUS_JUDGE_MISMATCH, f"{child}: written by judge key {result.judge_key}, the run's is {expected_key}"
+            )
+        else:
+            found.records[child.stem] = result
+
+
+def _read_jsonl(path: Path, found: ResultSet) -> None:
+    with path.open(encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_number}"
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(
+                    f"{where}: not valid JSON ({error.msg}); expected one object per line "
+                    "with a trajectory_id"
+                ) from None
+            trajectory_id = value.get("trajectory_id") if isinstance(value, dict) else None
+            if not isinstance(trajectory_id, str) or not trajectory_id:
+                raise ValueError(f"{where}: expected a JSON object with a string trajectory_id")
+            found._claim(trajectory_id, where)
+            found.values[trajectory_id] = value
+
+
+# --- the runner's view ------------------------------------------------------------------------------
 
 
 class RunLockedError(ValueError):
@@ -133,25 +440,30 @@ class RunDirectory:
                 self.lock_path.unlink(missing_ok=True)
             self._locked = False
 
-    def check_resume(self, record: RunRecord) -> None:
-        """Refuse to continue a run folder with different settings, naming the keys.
+    def check_resume(self, record: RunRecord) -> RunRecord | None:
+        """Refuse to continue a run folder with different settings, naming the keys; the record this run continues.
 
-        Every run record in the folder (the shards' too) must have the same
-        judge spec, model, prompt, config, sampling (temperature, token limit,
-        extra request fields) and image settings as ``record``, and the same
-        item selection.
+        Every run record in the folder (the shards' too, :func:`record_paths`)
+        must have the same judge spec, model, prompt, config, sampling
+        (temperature, token limit, extra request fields) and image settings as
+        ``record``, and the same item selection. Returns the folder's existing
+        record of this runner's name (``None`` for a new run).
         """
-        for path in sorted(p for p in self.path.glob("run*.json") if is_record_name(p.name)):
-            previous = RunRecord.from_dict(_read_json(path, "a run record object"), str(path))
-            old, new = previous.settings(), record.settings()
+        previous = None
+        for path in record_paths(self.path) if self.path.is_dir() else []:
+            existing = _read_record(path)
+            old, new = existing.settings(), record.settings()
             different = [line for key in old for line in _differences(key, old[key], new[key])]
-            if previous.selection is not None and record.selection is not None:
-                different += [f"selection {item}" for item in previous.selection.contradiction(record.selection)]
+            if existing.selection is not None and record.selection is not None:
+                different += [f"selection {item}" for item in existing.selection.contradiction(record.selection)]
             if different:
                 raise ValueError(
                     f"{self.path} already holds a different run ({path.name}: {'; '.join(different)}); "
                     "resume with the same settings, or use another output directory to keep experiments apart"
                 )
+            if path.name == self.name:
+                previous = existing
+        return previous
 
     def remove_temp_files(self, trajectory_ids: Iterable[str]) -> int:
         """Remove the temporary files a killed runner left for these items' results and this record.
@@ -161,7 +473,7 @@ class RunDirectory:
         results, and the next runner of the same items removes them. Only
         this runner's names are touched: the shards of a run share a folder.
         """
-        names = [records.result_path(self.path, tid).name for tid in trajectory_ids]
+        names = [result_path(self.path, tid).name for tid in trajectory_ids]
         return remove_temp_files(self.path, [*names, self.name])
 
     def load_results(self, trajectory_ids: Iterable[str]) -> dict[str, ResultRecord | None]:
@@ -172,10 +484,10 @@ class RunDirectory:
         except FileNotFoundError:
             present = set()
         return {
-            trajectory_id: records.read_result(self.path, trajectory_id) if f"{trajectory_id}.json" in present else None
+            trajectory_id: read_result(self.path, trajectory_id) if f"{trajectory_id}.json" in present else None
             for trajectory_id in trajectory_ids
         }
 
     def write_record(self, record: RunRecord) -> None:
         """Write the run record atomically, with spare bytes so that it can be rewritten in place on a full disk."""
-        records.write_json_atomic(self.record_path, record.to_dict(), spare=records.RECORD_SPARE_BYTES)
+        write_json_atomic(self.record_path, record.to_dict(), spare=RECORD_SPARE_BYTES)

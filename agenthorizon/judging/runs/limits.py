@@ -6,7 +6,10 @@ Both are pure bookkeeping over finished items, kept apart from the event loop
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from agenthorizon.judging.runs.records import ResultRecord
 
 __all__ = ["Breaker", "CostBudget"]
 
@@ -51,8 +54,10 @@ class CostBudget:
     have one; a new item may start while ``spent + expected * (in_flight + 1)``
     stays within ``limit``.
 
+    >>> from agenthorizon.judging.runs.records import ResultRecord, Telemetry
     >>> budget = CostBudget(0.05, spent=0.0, items_with_cost=0)
-    >>> budget.add({"telemetry": {"cost_usd": 0.02}}); budget.add({"telemetry": {"cost_usd": 0.02}})
+    >>> paid = ResultRecord("t", "ok", telemetry=Telemetry(cost_usd=0.02))
+    >>> budget.add(paid); budget.add(paid)
     >>> budget.stop_reason(in_flight=0).startswith("max cost reached")
     True
     >>> CostBudget(0.07, spent=0.04, items_with_cost=2).stop_reason(in_flight=0) is None
@@ -64,9 +69,10 @@ class CostBudget:
         self.spent = spent
         self.items = items_with_cost
 
-    def add(self, payload: Mapping[str, Any]) -> None:
-        cost = (payload.get("telemetry") or {}).get("cost_usd")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+    def add(self, result: ResultRecord) -> None:
+        """Count one result's cost (a result whose cost is unknown adds nothing)."""
+        cost = result.telemetry.cost_usd
+        if cost is not None:
             self.spent += cost
             self.items += 1
 
@@ -83,10 +89,10 @@ class CostBudget:
         return None
 
     @classmethod
-    def from_records(cls, limit: float | None, records: Mapping[str, Mapping[str, Any] | None]) -> CostBudget:
+    def from_records(cls, limit: float | None, results: Iterable[ResultRecord | None]) -> CostBudget:
         """A budget that starts from the cost recorded in a run folder's results (a resumed run counts them)."""
         budget = cls(limit, 0.0, 0)
-        for record in records.values():
-            if isinstance(record, Mapping):
-                budget.add(record)
+        for result in results:
+            if result is not None:
+                budget.add(result)
         return budget

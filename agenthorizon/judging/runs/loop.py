@@ -30,24 +30,29 @@ import asyncio
 import concurrent.futures
 import contextlib
 import errno
+import functools
 import gc
 import random
 import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator
 
-from agenthorizon.judging.runs.limits import Breaker, CostBudget
-from agenthorizon.judging.runs.provenance import now
-from agenthorizon.judging.runs.records import ResultRecord
+from agenthorizon.judging.judges.base import BaseJudge, TransientJudgeError, TransportError
 from agenthorizon.judging.retry import RetryPolicy
+from agenthorizon.judging.runs.limits import Breaker, CostBudget
+from agenthorizon.judging.runs.progress import Progress
+from agenthorizon.judging.runs.provenance import now
+from agenthorizon.judging.runs.records import Interruption, ResultRecord, Telemetry
 from agenthorizon.judging.runs.rows import RowReader
+from agenthorizon.judging.runs.summary import RunResults
 from agenthorizon.judging.runs.writer import ResultWriter
 from agenthorizon.judging.secrets import scrub
 from agenthorizon.schema import STATUS_ERROR, STATUS_OK
+from agenthorizon.scoring.verdicts import parse_verdict
 
-__all__ = ["DEFAULT_BREAKER", "RunAborted", "RunIOError", "RunInterrupted", "RunSignals", "judge_items", "result_payload"]
+__all__ = ["DEFAULT_BREAKER", "RunAborted", "RunIOError", "RunInterrupted", "RunSignals", "judge_items", "result_record"]
 
 DEFAULT_BREAKER = 5
 """Consecutive transport failures (no answer from the judge's server) that stop a run."""
@@ -77,31 +82,33 @@ class RunInterrupted(KeyboardInterrupt):
         return f"interrupted by {self.signal_name}"
 
 
-def result_payload(
-    trajectory_id: str, judge_name: str, output: Any, error: str | None, judge_key: str | None = None
-) -> dict[str, Any]:
-    """The result file of one item (:class:`ResultRecord`): the parsed answer, or an ``error`` result with ``error``'s text.
+def result_record(
+    trajectory_id: str, judge_name: str, output: Any, error: str | None, judge_key: str | None = None,
+    attempts: int | None = None,
+) -> ResultRecord:
+    """The result of one item: the parsed answer of ``output``, or, with ``error``, an ``error`` result saying so.
 
     ``output`` is the judge's :class:`~agenthorizon.judging.judges.base.JudgeOutput`
-    (or, with an error, a telemetry mapping such as ``{"attempts": 2}``).
-    Anything else a judge returns is an error result saying what was expected.
+    (ignored with an error, whose telemetry holds only ``attempts``). Anything
+    else a judge returns, or telemetry of the wrong type, is an error result
+    saying what was expected.
     """
-    from agenthorizon.scoring.verdicts import parse_verdict
-
     if error is None and not isinstance(getattr(output, "text", None), str):
         error = (
             f"the judge returned {type(output).__name__}"
             + (f" with text of type {type(output.text).__name__}" if hasattr(output, "text") else "")
             + "; expected a JudgeOutput whose text is a str"
         )
-        output = None
+    if error is None:
+        try:
+            telemetry = Telemetry.from_output(output)
+        except (ValueError, TypeError) as problem:
+            error = f"trajectory {trajectory_id}: the judge's telemetry could not be recorded ({problem})"
     if error is not None:
-        telemetry = {"input_tokens": None, "output_tokens": None, "latency_s": None, "cost_usd": None}
-        telemetry.update(output or {})
         return ResultRecord(
             trajectory_id=trajectory_id, judge=judge_name, judge_key=judge_key, parse_status=STATUS_ERROR,
-            error=scrub(error), telemetry=telemetry, finished_at=now(),
-        ).to_dict()
+            error=scrub(error), telemetry=Telemetry(attempts=attempts), finished_at=now(),
+        )
     verdict = parse_verdict(output.text)
     return ResultRecord(
         trajectory_id=trajectory_id,
@@ -111,22 +118,21 @@ def result_payload(
         verdict=verdict.to_dict() if verdict.status == STATUS_OK else None,
         raw_output=output.text,
         parse_detail=verdict.detail,
-        telemetry=output.telemetry(),
+        telemetry=telemetry,
         finished_at=now(),
-    ).to_dict()
+    )
 
 
-def _unwritable(payload: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
+def _unwritable(result: ResultRecord, error: BaseException) -> ResultRecord:
     """An error result for an item whose answer could not be encoded as JSON."""
-    telemetry = payload.get("telemetry")
-    attempts = telemetry.get("attempts") if isinstance(telemetry, Mapping) else None
-    return result_payload(
-        str(payload["trajectory_id"]),
-        str(payload.get("judge")),
-        {"attempts": attempts if isinstance(attempts, int) else None},
-        f"trajectory {payload['trajectory_id']}: the judge's answer could not be written as JSON "
+    return result_record(
+        result.trajectory_id,
+        str(result.judge),
+        None,
+        f"trajectory {result.trajectory_id}: the judge's answer could not be written as JSON "
         f"({type(error).__name__}: {str(error)[:300]})",
-        payload.get("judge_key"),
+        result.judge_key,
+        attempts=result.telemetry.attempts,
     )
 
 
@@ -134,7 +140,7 @@ def _unwritable(payload: Mapping[str, Any], error: BaseException) -> dict[str, A
 class _Run:
     """What the workers of one run share."""
 
-    judge: Any
+    judge: BaseJudge
     ids: list[str]
     rows: RowReader
     writer: ResultWriter
@@ -145,7 +151,6 @@ class _Run:
     breaker: Breaker
     budget: CostBudget
     judge_key: str | None = None
-    errors: dict[str, str] = field(default_factory=dict)
     in_flight: int = 0
     stop: str | None = None
     abort: str | None = None
@@ -158,8 +163,6 @@ class _Run:
 
 async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int, str | None]:
     """Judge one item with the runner's retries: (output, error text, attempts, transport failure)."""
-    from agenthorizon.judging.judges.base import TransientJudgeError, TransportError
-
     loop = asyncio.get_running_loop()
     attempts = 1 if run.policy is None else run.policy.attempts
     failure, transport = "", None
@@ -189,15 +192,15 @@ async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int
     return None, failure, attempts, transport
 
 
-async def _judge_position(run: _Run, position: int, row: Any) -> tuple[dict[str, Any], str | None]:
-    """The result payload of one dataset position and its transport failure, if any; never raises for the item.
+async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRecord, str | None]:
+    """The result of one dataset position and its transport failure, if any; never raises for the item.
 
     ``row`` is the position's row, or the exception reading it raised (:class:`RowReader`).
     """
     from agenthorizon.judging.inputs import build_judge_input
 
     trajectory_id = run.ids[position]
-    judge_name = getattr(run.judge, "name", type(run.judge).__name__)
+    judge_name = run.judge.name
     transport = None
     try:
         if isinstance(row, Exception):
@@ -208,17 +211,14 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[dict[str,
     else:
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
     try:
-        if error_text is not None:
-            payload = result_payload(trajectory_id, judge_name, {"attempts": attempts}, error_text, run.judge_key)
-        else:
-            payload = result_payload(trajectory_id, judge_name, output, None, run.judge_key)
-    except Exception as error:  # the answer broke the parser or the telemetry: the item's problem
-        payload = result_payload(
-            trajectory_id, judge_name, {"attempts": attempts},
+        result = result_record(trajectory_id, judge_name, output, error_text, run.judge_key, attempts=attempts)
+    except Exception as error:  # the answer broke the parser: the item's problem
+        result = result_record(
+            trajectory_id, judge_name, None,
             f"trajectory {trajectory_id}: the judge's answer could not be recorded ({type(error).__name__}: {error})",
-            run.judge_key,
+            run.judge_key, attempts=attempts,
         )
-    return payload, transport
+    return result, transport
 
 
 async def _worker(run: _Run) -> None:
@@ -234,13 +234,13 @@ async def _worker(run: _Run) -> None:
         position, row = item
         run.in_flight += 1
         try:
-            payload, transport = await _judge_position(run, position, row)
+            result, transport = await _judge_position(run, position, row)
         finally:
             run.in_flight -= 1
         if run.abort is not None:
             return  # the run was stopped while this item was judged: keep the file as it was
-        run.budget.add(payload)  # now, not when written: the next item's check must see it
-        await run.writer.submit(run.ids[position], payload)
+        run.budget.add(result)  # now, not when written: the next item's check must see it
+        await run.writer.submit(result)
         tripped = run.breaker.record(run.ids[position], transport)
         if tripped is not None:
             run.abort = tripped
@@ -337,7 +337,7 @@ class RunSignals:
 
 
 async def judge_items(
-    judge: Any,
+    judge: BaseJudge,
     dataset: Any,
     positions: list[int],
     ids: list[str],
@@ -346,49 +346,39 @@ async def judge_items(
     concurrency: int,
     timeout: float | None,
     retry: RetryPolicy,
-    progress: Any,
-    records: dict[str, Mapping[str, Any] | None],
+    progress: Progress,
+    results: RunResults,
     judge_key: str | None = None,
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     signals: RunSignals | None = None,
-) -> tuple[int, dict[str, str], str | None]:
-    """Judge ``positions`` of ``dataset`` into ``out_dir``; (items written, errors by id, stop reason).
+) -> Interruption | None:
+    """Judge ``positions`` of ``dataset`` into ``out_dir``; why the run stopped early, or ``None``.
 
-    ``records`` maps every selected id to its result (``None``: none yet) and
-    is updated as results are written; ``retry`` is the runner's policy, used
-    only for judges without their own ``retry`` (those retry inside). The
-    stop reason is ``None`` when every position was judged, else why not
-    (``max_cost``); ``judge_key`` is written into every result. Raises
-    :class:`RunIOError`, :class:`RunAborted` or :class:`RunInterrupted` as the
-    module docstring says; ``signals`` (entered by the caller, so that it also covers
-    writing the run record afterwards) turns Ctrl-C and SIGTERM into a clean stop.
+    ``results`` holds every selected item's result and takes each new one
+    once durable (also counting the items judged and the failures); ``retry``
+    is the runner's policy, used only for judges without their own ``retry``
+    (those retry inside). The :class:`~agenthorizon.judging.runs.records.Interruption`
+    returned says why not every position was judged (``max_cost``);
+    ``judge_key`` is written into every result. Raises :class:`RunIOError`,
+    :class:`RunAborted`, :class:`~agenthorizon.judging.judges.base.PreflightError`
+    or :class:`RunInterrupted` as the module docstring says; ``signals``
+    (entered by the caller, so that it also covers writing the run record
+    afterwards) turns Ctrl-C and SIGTERM into a clean stop.
     """
-    from agenthorizon.judging.judges.base import BaseJudge
-
-    if positions and callable(getattr(judge, "apreflight", None)):
+    if positions:
         await judge.apreflight()  # the server answers, the key and model are known: or one clear error now
-    judged = 0
-
-    def written(payload: dict[str, Any]) -> None:
-        nonlocal judged
-        judged += 1
-        records[payload["trajectory_id"]] = payload
-        if payload["parse_status"] == STATUS_ERROR:
-            run.errors[payload["trajectory_id"]] = payload["error"]
-        progress.update(payload)
-
     run = _Run(
         judge=judge,
         ids=ids,
         rows=RowReader(dataset, positions),
-        writer=ResultWriter(out_dir, concurrency, written, _unwritable),
-        policy=None if isinstance(getattr(judge, "retry", None), RetryPolicy) else retry,
+        writer=ResultWriter(out_dir, concurrency, functools.partial(_written, results, progress), _unwritable),
+        policy=None if judge.retry is not None else retry,
         timeout=timeout,
-        use_thread=isinstance(judge, BaseJudge) and not judge.is_async,
+        use_thread=not judge.is_async,
         judge_pool=concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge"),
         breaker=Breaker(breaker),
-        budget=CostBudget.from_records(max_cost, records),
+        budget=CostBudget.from_records(max_cost, results),
         judge_key=judge_key,
     )
     signals = signals or RunSignals()
@@ -413,18 +403,22 @@ async def judge_items(
     if signals.received is not None:
         raise RunInterrupted(signals.received)
     if run.writer.failure is not None:
-        raise _io_error(run.writer.failure, out_dir, judged)
+        raise _io_error(run.writer.failure, out_dir, results.judged)
     if run.abort is not None:
         raise RunAborted(run.abort)
-    return judged, run.errors, run.stop
+    return None if run.stop is None else Interruption("max_cost", run.stop)
+
+
+def _written(results: RunResults, progress: Progress, result: ResultRecord) -> None:
+    """The writer made ``result`` durable: the run holds it and the bar counts it."""
+    results.written(result)
+    progress.update(result)
 
 
 async def _close(run: _Run) -> None:
     """Wait for pending writes and release the judge's connections."""
     await run.writer.drain()
-    close = getattr(run.judge, "aclose", None)
-    if close is not None:
-        await close()
+    await run.judge.aclose()
 
 
 def _io_error(failure: OSError, out_dir: Path, judged: int) -> RunIOError:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from typing import TYPE_CHECKING
 
 from agenthorizon.schema import STATUS_ERROR
+
+if TYPE_CHECKING:
+    from agenthorizon.judging.runs.records import ResultRecord
 
 __all__ = ["Progress"]
 
@@ -13,12 +16,12 @@ __all__ = ["Progress"]
 class Progress:
     """tqdm bar with tokens and cost in its postfix; a no-op when disabled.
 
-    :meth:`update` takes each result payload as it is written (its
-    ``telemetry`` and ``parse_status``); the totals are kept even when the bar
-    is disabled.
+    :meth:`update` takes each result as it is written (its telemetry and
+    parse status); the totals are kept even when the bar is disabled.
 
+    >>> from agenthorizon.judging.runs.records import ResultRecord, Telemetry
     >>> bar = Progress(total=2, initial=0, enabled=False, description="constant:true")
-    >>> bar.update({"parse_status": "error", "telemetry": {"input_tokens": 10, "output_tokens": 5}})
+    >>> bar.update(ResultRecord("t", "error", telemetry=Telemetry(input_tokens=10, output_tokens=5)))
     >>> bar.tokens, bar.errors
     (15, 1)
     """
@@ -38,12 +41,12 @@ class Progress:
 
             self.bar = tqdm(total=total, initial=initial, desc=description, unit="item", dynamic_ncols=True)
 
-    def update(self, payload: Mapping[str, Any]) -> None:
+    def update(self, result: ResultRecord) -> None:
         """Count one written result and advance the bar."""
-        telemetry = payload.get("telemetry") or {}
-        self.tokens += (telemetry.get("input_tokens") or 0) + (telemetry.get("output_tokens") or 0)
-        self.cost += telemetry.get("cost_usd") or 0.0
-        self.errors += payload["parse_status"] == STATUS_ERROR
+        telemetry = result.telemetry
+        self.tokens += (telemetry.input_tokens or 0) + (telemetry.output_tokens or 0)
+        self.cost += telemetry.cost_usd or 0.0
+        self.errors += result.parse_status == STATUS_ERROR
         if self.bar is not None:
             now = time.monotonic()
             if now - self.postfix_at >= self.POSTFIX_INTERVAL_S:

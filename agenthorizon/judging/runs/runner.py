@@ -19,12 +19,14 @@
    :class:`~agenthorizon.judging.runs.records.RunRecord`) records how the run
    was made (judge spec without secrets, its judge key, prompt hash and
    text, sampling, image preprocessing, the item selection with its label
-   manifest sha256, versions, git revision, times, counts, how many items had
-   their screenshots merged into mosaics);
-   it is written when the run starts and again when it ends. A run stopped
-   by an exception (Ctrl-C included) still rewrites it on the way out, with
-   the counts so far, ``finished_at`` null and ``interrupted`` saying when and
-   why; the exception is then re-raised.
+   manifest sha256, versions, git revision, times) and how it ended (its
+   ``status``, counts, totals, how many items had their screenshots merged
+   into mosaics); it is written when the run starts (status ``running``)
+   and again when it ends, by :func:`_finish` only: ``finished``, ``stopped``
+   (the cost cap, a dead server, a failed preflight, a full disk) or
+   ``interrupted`` (a signal, an unexpected exception), the last two with an
+   ``interruption`` saying why. The exception that stopped a run is then
+   re-raised.
 
 One runner at a time: the run folder is locked for the run (``run.lock``,
 per shard record), and a second runner fails at once naming the holder.
@@ -52,25 +54,39 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from agenthorizon.judging.runs.folder import RunDirectory
-from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunInterrupted, RunSignals, judge_items
+from agenthorizon.judging.judges.base import BaseJudge, PreflightError, as_judge, run_sync
+from agenthorizon.judging.retry import RetryPolicy
+from agenthorizon.judging.runs.folder import RunDirectory, record_name
+from agenthorizon.judging.runs.loop import (
+    DEFAULT_BREAKER,
+    RunAborted,
+    RunInterrupted,
+    RunIOError,
+    RunSignals,
+    judge_items,
+)
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
-from agenthorizon.judging.runs.records import RunRecord, needs_judging
-from agenthorizon.judging.retry import RetryPolicy
+from agenthorizon.judging.runs.records import Interruption, RunRecord, ShardInfo, needs_judging
 from agenthorizon.judging.runs.selection import (
     PROVENANCE_OPTIONS,
     config_name,
     resolve_references,
     select_items,
 )
-from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard, record_name
-from agenthorizon.judging.runs.summary import RunSummary, count_statuses, merging
+from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard
+from agenthorizon.judging.runs.summary import RunResults, RunSummary
+from agenthorizon.judging.secrets import scrub
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import CONFIG_ALL
+
+if TYPE_CHECKING:
+    from agenthorizon.judging.judges.base import Judge
+    from agenthorizon.scoring.metrics import ScoreReport
 
 __all__ = ["RunSummary", "run_judge"]
 
@@ -90,30 +106,26 @@ def _local_root(data_root: Any, config: str | None, data_options: Mapping[str, A
     return resolve_release(data_root, config or CONFIG_ALL, images=None, **dev)
 
 
-def _prepare_judge(judge: Any, data_root: Any) -> None:
+def _prepare_judge(judge: BaseJudge, data_root: Any) -> None:
     """Give the judge the release it judges, then let it check its own prerequisites.
 
-    A judge with ``bind_release(root)`` (command judges, ``prompt="release"``)
-    reads the release's judge texts from the local root ``data_root``; one with ``preflight()`` (the harness
-    presets: is the CLI installed, which version) runs it before any item,
-    so a missing tool fails the run at once instead of every item.
+    ``bind_release`` (command judges, ``prompt="release"``) reads the
+    release's judge texts from the local root ``data_root``; ``preflight``
+    (the harness presets: is the CLI installed, which version) runs before
+    any item, so a missing tool fails the run at once instead of every item.
     """
-    bind = getattr(judge, "bind_release", None)
-    if callable(bind) and getattr(judge, "wants_release", True):
-        if data_root is not None:
-            bind(data_root)  # a local folder: run_judge resolved a Hub repo id to its snapshot
-        elif getattr(judge, "prompt", "") is None:
-            raise ValueError(
-                f"{judge!r} uses the release's own prompt (prompt='release'), read from the release it judges: "
-                "pass data_root= (the release root or Hub repo id) to run_judge"
-            )
-    preflight = getattr(judge, "preflight", None)
-    if callable(preflight):
-        preflight()
+    if data_root is not None:
+        judge.bind_release(data_root)  # a local folder: run_judge resolved a Hub repo id to its snapshot
+    elif judge.needs_release:
+        raise ValueError(
+            f"{judge!r} uses the release's own prompt (prompt='release'), read from the release it judges: "
+            "pass data_root= (the release root or Hub repo id) to run_judge"
+        )
+    judge.preflight()
 
 
 def run_judge(
-    judge: Any,
+    judge: Judge | str,
     dataset: Any,
     out_dir: str | os.PathLike[str],
     *,
@@ -146,7 +158,9 @@ def run_judge(
     Parameters
     ----------
     judge : Judge or str
-        A judge object (see :mod:`agenthorizon.judging.judges`) or a spec for
+        A judge object (a :class:`~agenthorizon.judging.judges.base.BaseJudge`,
+        or any object with ``ajudge`` and ``spec``, see
+        :func:`~agenthorizon.judging.judges.base.as_judge`) or a spec for
         :func:`agenthorizon.judging.judges.make_judge` (``"lexical"``, ``"openai:MODEL"``...).
     dataset : datasets.Dataset or sequence of rows
         Rows of :func:`agenthorizon.load_dataset` (full or blind), each with a
@@ -197,13 +211,15 @@ def run_judge(
     max_cost : float, optional
         US dollars: no new item starts once the recorded cost (this run folder's
         results) plus the expected cost of the items in flight would pass it;
-        the run record then says so under ``interrupted``.
+        the run record's status is then ``stopped``, its ``interruption`` cause
+        ``max_cost``.
 
     Returns
     -------
     RunSummary
-        Counts (``ok``, ``invalid``, ``error``, ``missing``, ``skipped``), the
-        run record and its path, and the strict
+        Counts (:class:`~agenthorizon.judging.runs.records.RunCounts`: ``ok``,
+        ``unparseable``, ``error``, ``missing``, ``skipped``), the run record
+        and its path, and the strict
         :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items
         (``None`` for a blind dataset without ``data_root``).
 
@@ -215,6 +231,17 @@ def run_judge(
         ``trajectory_id`` or repeat one (named), or ``out_dir`` already holds
         a different run. A failing judge does not raise: its items get status
         ``error`` and are judged again on the next run.
+    RunLockedError
+        If another runner holds ``out_dir`` (a ``ValueError``;
+        :mod:`agenthorizon.judging.runs.folder`).
+    PreflightError
+        If the judge cannot work at all (missing program, dead server, refused
+        key), before any item.
+    RunAborted, RunIOError, RunInterrupted
+        If ``breaker`` consecutive items could not reach the judge's server,
+        the run folder cannot be written, or Ctrl-C / SIGTERM stopped the run
+        (:mod:`agenthorizon.judging.runs.loop`). The run record is rewritten
+        first, saying why.
 
     See Also
     --------
@@ -232,9 +259,9 @@ def run_judge(
     >>> root = generate(tmp / "release", preset="tiny").root
     >>> dataset = load_dataset(root, "AH", split="test", cache_dir=tmp / "cache")
     >>> summary = run_judge("constant:true", dataset, tmp / "run", progress=False)
-    >>> summary.counts["ok"], summary.score.balanced_accuracy
-    (8, 0.5)
-    >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts["skipped"]  # resumed
+    >>> summary.counts.ok, summary.record.status, summary.score.balanced_accuracy
+    (8, 'finished', 0.5)
+    >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts.skipped  # resumed
     8
     """
     judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost)
@@ -254,9 +281,11 @@ def run_judge(
     )
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
-        directory.check_resume(record)
-        records, judged, errors, record, stopped = _judge_into(
-            judge, dataset, directory, record, ids, positions,
+        previous = directory.check_resume(record)
+        results, todo = _load_trusted(directory, selected_ids, ids, positions, record.judge_key)
+        outcome = _judge_and_finish(
+            judge, dataset, directory, record, results, ids, todo,
+            _Clock(started, _earlier_wall_time(previous)),
             concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
             progress=progress, breaker=breaker, max_cost=max_cost,
         )
@@ -265,25 +294,21 @@ def run_judge(
     return RunSummary(
         out_dir=directory.path,
         record_path=directory.record_path,
-        record=record,
-        counts=dict(record.counts or {}),
+        record=outcome.record,
+        counts=outcome.record.counts,
         n_selected=len(selected_ids),
-        judged=judged,
-        score=None if references is None else _score(records, references, selected_ids, bootstrap),
+        judged=outcome.results.judged,
+        score=None if references is None else _score(outcome.results, references, selected_ids, bootstrap),
         wall_time_s=time.perf_counter() - started,
-        errors=errors,
-        stopped=stopped,
+        errors=outcome.results.errors,
     )
 
 
-def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None) -> Any:
-    """The judge ``judge`` names (a spec string goes through ``make_judge``), once the run settings are valid."""
-    from agenthorizon.judging.judges import make_judge
+def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None) -> BaseJudge:
+    """The judge ``judge`` names (a spec string goes through ``make_judge``; see :func:`as_judge`), once the run settings are valid."""
+    from agenthorizon.judging.judges.factory import make_judge  # the factory imports every judge kind
 
-    if isinstance(judge, str):
-        judge = make_judge(judge)
-    if not callable(getattr(judge, "ajudge", None)) or not callable(getattr(judge, "spec", None)):
-        raise ValueError(f"{judge!r} is not a judge: expected an object with judge/ajudge/spec (agenthorizon.judging.judges.Judge)")
+    judge = as_judge(make_judge(judge) if isinstance(judge, str) else judge)
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     if retries < 0:
@@ -296,7 +321,7 @@ def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, 
 
 
 def _start_record(
-    judge: Any,
+    judge: BaseJudge,
     selection: Selection | None,
     data_root: str | os.PathLike[str] | None,
     data_options: Mapping[str, Any] | None,
@@ -306,7 +331,7 @@ def _start_record(
     n_selected: int,
     runner: dict[str, Any],
 ) -> RunRecord:
-    """The run record as the run starts: judge, selection, data provenance, runner settings, versions."""
+    """The run record as the run starts (status ``running``): judge, selection, data provenance, runner settings, versions."""
     return RunRecord.build(
         judge.spec(),
         selection,
@@ -319,36 +344,75 @@ def _start_record(
             **{key: value for key, value in (data_options or {}).items() if key in PROVENANCE_OPTIONS},
         },
         runner=runner,
-        shard=None if shard is None else {"index": shard[0], "count": shard[1], "assignment": ASSIGNMENT},
+        shard=None if shard is None else ShardInfo(shard[0], shard[1], ASSIGNMENT),
         versions=versions(),
         git_revision=git_revision(),
         started_at=now(),
     )
 
 
-def _score(
-    records: Mapping[str, Mapping[str, Any] | None],
-    references: list[dict[str, Any]],
-    selected_ids: list[str],
-    bootstrap: int,
-) -> Any:
+def _score(results: RunResults, references: list[dict[str, Any]], selected_ids: list[str], bootstrap: int) -> ScoreReport:
     """The strict :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items."""
-    from agenthorizon.scoring.metrics import score
+    from agenthorizon.scoring.metrics import score  # numpy, only when there are labels to score against
 
     wanted = set(selected_ids)
-    # After a complete run every selected item has a record (skipped ones
-    # were read at the start, the others were just written).
-    predictions = {tid: records[tid] for tid in selected_ids if records[tid] is not None}
-    return score(predictions, [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
+    return score(results.predictions(), [row for row in references if row["trajectory_id"] in wanted], bootstrap=bootstrap)
 
 
-def _judge_into(
-    judge: Any,
+@dataclass(frozen=True)
+class RunOutcome:
+    """What judging a run folder came to: the record as last written, and every selected item's result."""
+
+    record: RunRecord
+    results: RunResults
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """The wall time a record states: this invocation's, plus the earlier invocations' (``None``: not known)."""
+
+    started: float
+    earlier_s: float | None
+
+    def wall_time_s(self) -> float | None:
+        return None if self.earlier_s is None else self.earlier_s + time.perf_counter() - self.started
+
+
+def _earlier_wall_time(previous: RunRecord | None) -> float | None:
+    """Seconds the invocations before this one spent on the record (0 for a new run, ``None`` when not known)."""
+    if previous is None:
+        return 0.0
+    if previous.totals is None:  # killed outright (status running), or written before version 3
+        return None
+    return previous.totals.wall_time_s
+
+
+def _load_trusted(
+    directory: RunDirectory, selected_ids: list[str], ids: list[str], positions: list[int], key: str
+) -> tuple[RunResults, list[int]]:
+    """The folder's trustworthy results of the selected items, and the positions still to judge.
+
+    Every selected item's result file is read once, here (debris of a killed
+    run removed first, never taken for a result); results that cannot be
+    trusted (another item's, another judge key's) count as missing. The items
+    to judge are those without a trustworthy answer (:func:`needs_judging`).
+    """
+    directory.remove_temp_files(selected_ids)
+    loaded = directory.load_results(selected_ids)
+    trusted = {tid: result for tid, result in loaded.items() if result is not None and not result.trust_problem(tid, key)}
+    redo = {tid for tid, result in loaded.items() if needs_judging(result, tid, key)}
+    return RunResults(selected_ids, trusted), [p for p in positions if ids[p] in redo]
+
+
+def _judge_and_finish(
+    judge: BaseJudge,
     dataset: Any,
     directory: RunDirectory,
     record: RunRecord,
+    results: RunResults,
     ids: list[str],
-    positions: list[int],
+    todo: list[int],
+    clock: _Clock,
     *,
     concurrency: int,
     timeout: float | None,
@@ -357,45 +421,20 @@ def _judge_into(
     progress: bool,
     breaker: int | None,
     max_cost: float | None,
-) -> tuple[dict[str, Mapping[str, Any] | None], int, dict[str, str], RunRecord, str | None]:
-    """Judge the items of ``positions`` that need it, writing results and the run record.
+) -> RunOutcome:
+    """Judge the dataset positions ``todo`` (``ids``: every position's id) into ``results``; write the run record at the start and the end.
 
-    Returns every selected item's result (``None``: none), how many were
-    judged now, the failures by id, the final record and why the run stopped
-    early (``None``: it did not).
+    A run that stops on an exception (Ctrl-C, SIGTERM, a full disk, a dead
+    server) rewrites the record on the way out, saying why, and re-raises.
     """
-    from agenthorizon.judging.judges.base import run_sync
-
-    selected_ids = [ids[p] for p in positions]
-    key = record.judge_key
-    # Every selected item's result (None: no trustworthy file), read once here
-    # and replaced by each payload as it is written: the counts, the merging
-    # counts (SPEC section 3) and the score at the end are derived from it,
-    # so no result file is read twice.
-    directory.remove_temp_files(selected_ids)  # debris of a killed run; never taken for results
-    loaded = directory.load_results(selected_ids)
-    redo = {tid for tid, result in loaded.items() if needs_judging(result, tid, key)}
-    records: dict[str, Mapping[str, Any] | None] = {
-        tid: None if result is None or result.trust_problem(tid, key) else result.to_dict()
-        for tid, result in loaded.items()
-    }
-    todo = [p for p in positions if ids[p] in redo]
-    skipped = len(positions) - len(todo)
+    skipped = len(results.selected_ids) - len(todo)
     directory.write_record(record)  # a record exists even if the run is killed
-
-    def finish(**state: Any) -> RunRecord:
-        counts = count_statuses(records, selected_ids)
-        counts["skipped"] = skipped
-        final = record.replace(counts=counts, merging=merging(records, selected_ids), **state)
-        directory.write_record(final)
-        return final
-
-    bar = Progress(len(positions), skipped, progress, record.spec)
+    bar = Progress(len(results.selected_ids), skipped, progress, record.spec)
     # Ctrl-C / SIGTERM stop the run cleanly; a second one cannot cut short the
     # record below (see RunSignals).
     with RunSignals() as signals:
         try:
-            judged, errors, stopped = run_sync(
+            stop = run_sync(
                 judge_items(
                     judge,
                     dataset,
@@ -406,34 +445,46 @@ def _judge_into(
                     timeout=timeout,
                     retry=RetryPolicy(retries, backoff_base, backoff_max=max(60.0, backoff_base)),
                     progress=bar,
-                    records=records,
-                    judge_key=key,
+                    results=results,
+                    judge_key=record.judge_key,
                     breaker=breaker,
                     max_cost=max_cost,
                     signals=signals,
                 )
             )
-        except BaseException as stop:
-            # Ctrl-C, SIGTERM, or a failure outside any one item (a full disk):
-            # the results written so far are intact; the record says the run
-            # did not finish, why, and what it had done (finished_at stays null).
-            if isinstance(stop, KeyboardInterrupt) and not isinstance(stop, RunInterrupted) and signals.received:
-                stop = RunInterrupted(signals.received)  # SIGTERM must not read as Ctrl-C
-                finish(interrupted={"at": now(), "reason": _stop_reason(stop)})
-                raise stop from None
-            finish(interrupted={"at": now(), "reason": _stop_reason(stop)})
+        except BaseException as error:
+            # The results written so far are intact; the record says the run
+            # did not finish, why, and what it had done.
+            if isinstance(error, KeyboardInterrupt) and not isinstance(error, RunInterrupted) and signals.received:
+                error = RunInterrupted(signals.received)  # SIGTERM must not read as Ctrl-C
+                _finish(directory, record, results, skipped, clock, _interruption(error))
+                raise error from None
+            _finish(directory, record, results, skipped, clock, _interruption(error))
             raise
         finally:
             bar.close()
-    if stopped is not None:  # stopped on purpose (--max-cost): not finished, and run.json says why
-        return records, judged, errors, finish(interrupted={"at": now(), "reason": stopped}), stopped
-    return records, judged, errors, finish(finished_at=now(), interrupted=None), None
+    return RunOutcome(_finish(directory, record, results, skipped, clock, stop), results)
 
 
-def _stop_reason(stop: BaseException) -> str:
-    """run.json's ``interrupted.reason`` for an exception that stopped the run (secrets scrubbed)."""
-    from agenthorizon.judging.secrets import scrub
+def _finish(
+    directory: RunDirectory, record: RunRecord, results: RunResults, skipped: int, clock: _Clock,
+    interruption: Interruption | None,
+) -> RunRecord:
+    """Write the record of the ended run: the one place a run's status is set (:meth:`RunRecord.ended`)."""
+    final = record.ended(
+        now(), results.counts(skipped), results.merging(), results.totals(clock.wall_time_s()), interruption
+    )
+    directory.write_record(final)
+    return final
 
+
+def _interruption(stop: BaseException) -> Interruption:
+    """Why an exception stopped the run, as ``run.json`` states it (secrets scrubbed)."""
     if isinstance(stop, KeyboardInterrupt) and getattr(stop, "signal_name", "SIGINT") == "SIGINT":
-        return "KeyboardInterrupt"  # Ctrl-C
-    return scrub(f"{type(stop).__name__}: {stop}".rstrip(": "))
+        return Interruption("signal", "KeyboardInterrupt")  # Ctrl-C
+    reason = scrub(f"{type(stop).__name__}: {stop}".rstrip(": "))
+    for kind, cause in ((KeyboardInterrupt, "signal"), (RunAborted, "breaker"), (RunIOError, "io_error"),
+                        (PreflightError, "preflight")):
+        if isinstance(stop, kind):
+            return Interruption(cause, reason)
+    return Interruption("exception", reason)

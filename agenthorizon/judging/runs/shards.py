@@ -1,4 +1,4 @@
-"""Shards of a run: which items shard ``I/N`` judges, and the name of its run record.
+"""Shards of a run: which items shard ``I/N`` judges.
 
 ``shard="i/n"`` (1 <= i <= n) selects the items whose position in the
 *sorted* list of the dataset's trajectory ids is congruent to ``i - 1`` modulo
@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from agenthorizon.judging.runs.records import record_name as _record_file_name
-
-__all__ = ["ASSIGNMENT", "parse_shard", "record_name", "shard_ids"]
+__all__ = ["ASSIGNMENT", "parse_shard", "shard_ids"]
 
 ASSIGNMENT = "sorted-id position mod count"
 """How items are assigned to shards, as recorded under ``shard.assignment`` in the run record."""
@@ -52,11 +50,3 @@ def shard_ids(trajectory_ids: Sequence[str], shard: str | tuple[int, int] | None
     index, count = parsed
     return {tid for position, tid in enumerate(sorted(trajectory_ids)) if position % count == index - 1}
 
-
-def record_name(shard: str | tuple[int, int] | None) -> str:
-    """``run.json``, or ``run-shard-I-of-N.json`` for a shard (``"I/N"`` accepted).
-
-    >>> record_name("2/4")
-    'run-shard-2-of-4.json'
-    """
-    return _record_file_name(parse_shard(shard))

@@ -1,96 +1,151 @@
-"""What a run did: the counts and mosaic merging of its record, and :class:`RunSummary`.
+"""What a run did: its results as the run goes (:class:`RunResults`), the record's counts, merging and totals, and :class:`RunSummary`.
 
-The counts (``ok``, ``invalid``, ``error``, ``missing``) and ``merging``
-fields of ``run.json`` are derived here from the results the runner holds,
-and :class:`RunSummary` is what :func:`~agenthorizon.judging.runs.runner.run_judge`
-returns (its ``str`` is the line ``agenthorizon judge`` prints).
+:class:`RunResults` holds every selected item's trusted result: read once when
+the run starts, replaced by each result as the writer makes it durable. The
+counts (:class:`~agenthorizon.judging.runs.records.RunCounts`), mosaic
+merging and totals of ``run.json`` are derived from it, as is the score, so
+no result file is read twice. :class:`RunSummary` is what
+:func:`~agenthorizon.judging.runs.runner.run_judge` returns (its ``str`` is the
+line ``agenthorizon judge`` prints).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from agenthorizon.judging.runs.records import RunRecord
+from agenthorizon.judging.runs.records import (
+    STOPPED,
+    Merging,
+    ResultRecord,
+    RunCounts,
+    RunRecord,
+    RunTotals,
+)
 from agenthorizon.schema import STATUS_ERROR, STATUS_OK
 
-__all__ = ["RunSummary", "count_statuses", "merging"]
+if TYPE_CHECKING:
+    from agenthorizon.scoring.metrics import ScoreReport
+
+__all__ = ["RunResults", "RunSummary", "count_statuses", "merging"]
 
 
-def count_statuses(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, int]:
-    """Counts by parse status of the results of ``selected_ids`` (``None``: missing or unreadable).
+def count_statuses(results: Iterable[ResultRecord | None]) -> RunCounts:
+    """Counts by parse status of these results (``None``: missing, unreadable or untrusted); ``skipped`` is 0.
 
-    >>> count_statuses({"a": {"parse_status": "ok"}, "b": {"parse_status": "no_json"}, "c": None}, ["a", "b", "c"])
-    {'ok': 1, 'invalid': 1, 'error': 0, 'missing': 1}
+    >>> ok, no_json = ResultRecord("a", "ok"), ResultRecord("b", "no_json")
+    >>> count_statuses([ok, no_json, None])
+    RunCounts(ok=1, unparseable=1, error=0, missing=1, skipped=0)
     """
-    counts = {"ok": 0, "invalid": 0, "error": 0, "missing": 0}
-    for trajectory_id in selected_ids:
-        record = records.get(trajectory_id)
-        status = None if record is None else record.get("parse_status")
-        if status is None:
-            counts["missing"] += 1
-        elif status == STATUS_OK:
-            counts["ok"] += 1
-        elif status == STATUS_ERROR:
-            counts["error"] += 1
+    ok = unparseable = error = missing = 0
+    for result in results:
+        if result is None:
+            missing += 1
+        elif result.parse_status == STATUS_OK:
+            ok += 1
+        elif result.parse_status == STATUS_ERROR:
+            error += 1
         else:
-            counts["invalid"] += 1
-    return counts
+            unparseable += 1
+    return RunCounts(ok=ok, unparseable=unparseable, error=error, missing=missing)
 
 
-def _merge_of(record: Mapping[str, Any] | None) -> str | bool:
-    """Whether a result's screenshots were merged into mosaics: its ``merge_reason``, True, or False."""
-    telemetry = (record or {}).get("telemetry")
-    if not isinstance(telemetry, Mapping) or telemetry.get("merged") is not True:
-        return False
-    reason = telemetry.get("merge_reason")
-    return reason if isinstance(reason, str) else True
-
-
-def merging(records: Mapping[str, Mapping[str, Any] | None], selected_ids: Sequence[str]) -> dict[str, Any]:
+def merging(results: Iterable[ResultRecord | None]) -> Merging:
     """``run.json``'s ``merging``: items whose screenshots went as 2x2 mosaics, by reason.
 
-    >>> merged = lambda reason: {"telemetry": {"merged": True, "merge_reason": reason}}
-    >>> records = {"a": merged("count"), "b": {"telemetry": {"merged": False}}, "c": merged("server_limit"), "d": merged(None)}
-    >>> merging(records, ["a", "b", "c", "d", "e"])
-    {'merged_items': 3, 'by_reason': {'count': 1, 'server_limit': 1}}
+    >>> from agenthorizon.judging.runs.records import Telemetry
+    >>> merged = lambda reason: ResultRecord("t", "ok", telemetry=Telemetry(merged=True, merge_reason=reason))
+    >>> merging([merged("count"), ResultRecord("t", "ok", telemetry=Telemetry(merged=False)), merged("server_limit"), merged(None), None])
+    Merging(merged_items=3, by_reason={'count': 1, 'server_limit': 1})
     """
-    reasons = [_merge_of(records.get(tid)) for tid in selected_ids]
+    merged = 0
     by_reason: dict[str, int] = {}
-    for reason in reasons:
-        if isinstance(reason, str):
+    for result in results:
+        if result is None or result.telemetry.merged is not True:
+            continue
+        merged += 1
+        reason = result.telemetry.merge_reason
+        if reason is not None:
             by_reason[reason] = by_reason.get(reason, 0) + 1
-    return {"merged_items": sum(reason is not False for reason in reasons), "by_reason": dict(sorted(by_reason.items()))}
+    return Merging(merged_items=merged, by_reason=dict(sorted(by_reason.items())))
+
+
+class RunResults:
+    """Every selected item's trusted result as the run knows it (``None``: none yet).
+
+    Built from the results read when the run starts; the writer hands it each
+    result once durable (:meth:`written`), which also counts the items judged
+    now and notes the failures by id.
+    """
+
+    def __init__(self, selected_ids: Sequence[str], loaded: Mapping[str, ResultRecord | None]) -> None:
+        self.selected_ids = list(selected_ids)
+        self.results: dict[str, ResultRecord | None] = {tid: loaded.get(tid) for tid in self.selected_ids}
+        self.judged = 0
+        self.errors: dict[str, str] = {}
+
+    def written(self, result: ResultRecord) -> None:
+        """Take a result the writer made durable."""
+        self.judged += 1
+        self.results[result.trajectory_id] = result
+        if result.parse_status == STATUS_ERROR:
+            self.errors[result.trajectory_id] = str(result.error)
+
+    def __iter__(self):
+        """The selected items' results, in selection order (``None`` for a missing one)."""
+        return iter(self.results.values())
+
+    def counts(self, skipped: int) -> RunCounts:
+        """The record's counts, ``skipped`` being the items kept from before this invocation."""
+        counts = count_statuses(self)
+        return RunCounts(counts.ok, counts.unparseable, counts.error, counts.missing, skipped)
+
+    def merging(self) -> Merging:
+        return merging(self)
+
+    def totals(self, wall_time_s: float | None) -> RunTotals:
+        """The record's totals over the results held (missing items contribute nothing)."""
+        return RunTotals.of((result.telemetry for result in self if result is not None), wall_time_s)
+
+    def predictions(self) -> dict[str, dict]:
+        """Every result held as scoring takes it (:meth:`ResultRecord.prediction`); missing items are absent."""
+        return {tid: result.prediction() for tid, result in self.results.items() if result is not None}
 
 
 @dataclass
 class RunSummary:
     """What a run did: where, how many, and the score when labels were available.
 
-    ``counts`` covers every selected item after the run (``ok``, ``invalid``,
-    ``error``, ``missing``) plus ``skipped``: items already finished before this
-    invocation. ``score`` is a :class:`~agenthorizon.scoring.metrics.ScoreReport` of
-    the selected items (``None`` for a blind dataset without ``data_root``).
+    ``counts`` covers every selected item after the run plus ``skipped``:
+    items already finished before this invocation. ``score`` is a
+    :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items
+    (``None`` for a blind dataset without ``data_root``).
     """
 
     out_dir: Path
     record_path: Path
     record: RunRecord
-    counts: dict[str, int]
+    counts: RunCounts
     n_selected: int
     judged: int
-    score: Any = None
+    score: ScoreReport | None = None
     wall_time_s: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
-    stopped: str | None = None
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the runner stopped the run early (``--max-cost``), from the record; ``None`` when it did not."""
+        if self.record.status != STOPPED or self.record.interruption is None:
+            return None
+        return self.record.interruption.reason
 
     def __str__(self) -> str:
         c = self.counts
         text = (
             f"{self.record.spec} on {self.record.config}: "
-            f"{self.n_selected} items, {c['ok']} ok, {c['invalid']} invalid, {c['error']} error "
-            f"({c['skipped']} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
+            f"{self.n_selected} items, {c.ok} ok, {c.unparseable} unparseable, {c.error} error "
+            f"({c.skipped} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
         )
         if self.stopped is not None:
             text += f"\nstopped early: {self.stopped}"

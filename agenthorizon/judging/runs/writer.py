@@ -1,10 +1,11 @@
 """The runner's result writer: group commits, in a process of their own, acknowledged once durable.
 
-:class:`ResultWriter` takes each result payload as a worker finishes it and
-writes ``<out_dir>/<trajectory_id>.json``. What it guarantees:
+:class:`ResultWriter` takes each :class:`~agenthorizon.judging.runs.records.ResultRecord`
+as a worker finishes it and writes ``<out_dir>/<trajectory_id>.json``: the
+one place a result becomes JSON. What it guarantees:
 
 - **A result is acknowledged only once durable.** ``on_written`` (the run
-  counts it, shows it, puts it in ``records``) is called only after its
+  counts it, shows it, keeps it in its results) is called only after its
   commit returned: file written, fsynced, renamed, folder fsynced
   (:func:`~agenthorizon.judging.runs.durable.commit_texts`).
 - **Group commits.** Results queue while a commit is on the disk; the next
@@ -39,10 +40,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Callable
 
 from agenthorizon.judging.runs import durable
-from agenthorizon.judging.runs.records import result_path
+from agenthorizon.judging.runs.folder import result_path
+from agenthorizon.judging.runs.records import ResultRecord
 
 __all__ = ["ResultWriter", "commit_command"]
 
@@ -154,7 +156,7 @@ class _ThreadCommits:
 class ResultWriter:
     """Writes result files in group commits while the workers go on judging (module docstring).
 
-    ``unwritable(payload, error)`` gives the error result that replaces an
+    ``unwritable(result, error)`` gives the error result that replaces an
     answer JSON cannot encode.
     """
 
@@ -162,12 +164,12 @@ class ResultWriter:
         self,
         out_dir: Path,
         concurrency: int,
-        on_written: Callable[[dict[str, Any]], None],
-        unwritable: Callable[[Mapping[str, Any], BaseException], dict[str, Any]],
+        on_written: Callable[[ResultRecord], None],
+        unwritable: Callable[[ResultRecord, BaseException], ResultRecord],
     ) -> None:
         self.out_dir = out_dir
         self.slots = asyncio.Semaphore(2 * concurrency)
-        self.queued: list[tuple[str, dict[str, Any]]] = []
+        self.queued: list[ResultRecord] = []
         self.commit: asyncio.Future | None = None
         self.failure: OSError | None = None
         self.on_written = on_written
@@ -182,36 +184,36 @@ class ResultWriter:
         except (OSError, NotImplementedError, RuntimeError):
             self.commits = _ThreadCommits()
 
-    async def submit(self, trajectory_id: str, payload: dict[str, Any]) -> None:
-        """Queue ``payload`` for ``<out_dir>/<trajectory_id>.json``; waits only for a free slot."""
+    async def submit(self, result: ResultRecord) -> None:
+        """Queue ``result`` for ``<out_dir>/<trajectory_id>.json``; waits only for a free slot."""
         await self.slots.acquire()
         if self.failure is not None:  # the run is stopping: nothing more is written
             self.slots.release()
             return
-        self.queued.append((trajectory_id, payload))
+        self.queued.append(result)
         if self.commit is None:
             self._start_commit()
 
     def _start_commit(self) -> None:
         assert self.commits is not None, "start() first"
         batch, self.queued = self.queued, []
-        encoded = [self._encoded(payload) for _, payload in batch]
-        items = [(result_path(self.out_dir, trajectory_id), text) for (trajectory_id, _), (_, text) in zip(batch, encoded)]
+        encoded = [self._encoded(result) for result in batch]
+        items = [(result_path(self.out_dir, result.trajectory_id), text) for result, text in encoded]
         self.commit = self.commits.commit(items)
-        self.commit.add_done_callback(functools.partial(self._committed, [payload for payload, _ in encoded]))
+        self.commit.add_done_callback(functools.partial(self._committed, [result for result, _ in encoded]))
 
-    def _encoded(self, payload: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """The payload and its compact JSON (the commit indents it); an unwritable answer becomes an error result."""
+    def _encoded(self, result: ResultRecord) -> tuple[ResultRecord, str]:
+        """The result and its compact JSON (the commit indents it); an unwritable answer becomes an error result."""
         try:
-            return payload, durable.encode_compact(payload)
+            return result, durable.encode_compact(result.to_dict())
         except (TypeError, ValueError, RecursionError) as error:
             # Raised while encoding, before the disk is touched: the answer's fault, not the run's.
-            payload = self.unwritable(payload, error)
-            return payload, durable.encode_compact(payload)
+            result = self.unwritable(result, error)
+            return result, durable.encode_compact(result.to_dict())
 
-    def _committed(self, payloads: list[dict[str, Any]], future: asyncio.Future) -> None:
+    def _committed(self, results: list[ResultRecord], future: asyncio.Future) -> None:
         self.commit = None
-        for _ in payloads:
+        for _ in results:
             self.slots.release()
         if future.cancelled():
             error: BaseException | None = OSError("the result writes were cancelled")
@@ -219,8 +221,8 @@ class ResultWriter:
             error = future.exception()  # not an item's answer (those become error results): the run's failure
         else:
             committed, error = future.result()
-            for payload in payloads[:committed]:
-                self.on_written(payload)
+            for result in results[:committed]:
+                self.on_written(result)
         if error is None:
             if self.queued and self.failure is None:
                 self._start_commit()
