@@ -37,7 +37,7 @@ async def check_server(
     """
     import httpx
 
-    from agenthorizon.judging.judges.openai_compat import public_url
+    from agenthorizon.judging.judges.openai_protocol import public_url
 
     where = public_url(base_url)
     budget = httpx.Timeout(timeout)
