@@ -229,10 +229,15 @@ class Telemetry:
         values: dict[str, Any] = {}
         extra = {}
         for key, value in data.items():
-            if key not in _TELEMETRY_FIELDS:
+            kinds = _TELEMETRY_TYPES.get(key)
+            if kinds is None:
                 extra[key] = value
             elif value is not None:
-                values[key] = _TELEMETRY_FIELDS[key](f"{where}: telemetry", key, value)
+                # The common case checked inline (once per result, on the runner's event loop);
+                # anything else goes through the checker that names what was expected.
+                if type(value) not in kinds or kinds in _NUMBERS and not 0 <= value < math.inf:
+                    value = _TELEMETRY_FIELDS[key](f"{where}: telemetry", key, value)
+                values[key] = value
         return cls(**values, extra=extra)
 
     @classmethod
@@ -245,6 +250,11 @@ class Telemetry:
         return dataclasses.replace(self, **changes)
 
 
+_FLAG, _TEXT_TYPE, _COUNT, _AMOUNT = (bool,), (str,), (int,), (int, float)
+_NUMBERS = (_COUNT, _AMOUNT)
+# Field -> the exact types a valid value has (no NaN, infinity or negative number besides).
+_TELEMETRY_TYPES = {**{name: _COUNT for name in _TELEMETRY_COUNTS}, **{name: _AMOUNT for name in _TELEMETRY_AMOUNTS},
+                    "merged": _FLAG, "merge_reason": _TEXT_TYPE}
 _TELEMETRY_FIELDS: dict[str, Any] = {
     **{name: _count for name in _TELEMETRY_COUNTS},
     **{name: _amount for name in _TELEMETRY_AMOUNTS},
