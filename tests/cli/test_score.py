@@ -222,6 +222,19 @@ def test_leaderboard_rejects_a_directory_without_run_record(tiny_root, tmp_path,
     assert "no run.json" in capsys.readouterr().err
 
 
+def test_leaderboard_takes_the_shards_of_one_run_from_separate_folders_as_one_row(tiny_root, tmp_path, ah_rows, capsys):
+    answers = _answers(ah_rows, wrong_every=3)
+    for index in (1, 2):
+        _run(tiny_root, tmp_path / f"shard{index}", CONFIG_AH, answers, shard=f"{index}/2")
+    capsys.readouterr()
+    assert main(["leaderboard", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--data", str(tiny_root),
+                 "--format", "json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["judges"]
+    report = entry["reports"][CONFIG_AH]
+    assert report["n"] == len(ah_rows) and report["n_invalid"] == 0
+    assert report["balanced_accuracy"] == pytest.approx(score(answers, ah_rows).balanced_accuracy)
+
+
 def test_leaderboard_refuses_shards_of_two_judges_in_one_folder(tiny_root, tmp_path, capsys):
     # The runner refuses a second judge in a folder; a copied record file is how
     # two experiments end up mixed, and reading must catch it.
