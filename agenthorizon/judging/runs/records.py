@@ -161,10 +161,11 @@ _TIME = ((str,), "an ISO time")
 
 # --- telemetry ----------------------------------------------------------------------------
 
-# Telemetry fields that are counts, and those that are amounts (seconds, dollars).
-_TELEMETRY_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
-                     "attempts", "turns", "tool_calls")
+# Telemetry fields that are counts, amounts (seconds, dollars) and texts.
+_TELEMETRY_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
+                     "attempts", "turns", "tool_calls", "truncated_bytes")
 _TELEMETRY_AMOUNTS = ("latency_s", "cost_usd")
+_TELEMETRY_TEXTS = ("cost_source", "merge_reason")
 
 
 @dataclass(frozen=True)
@@ -188,20 +189,24 @@ class Telemetry:
     """Tokens the model wrote for this item, over all attempts."""
     reasoning_tokens: int | None = None
     """Reasoning (thinking) tokens, as the model's API counts them (part of ``output_tokens`` for most APIs)."""
-    cache_read_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
     """Input tokens served from the provider's prompt cache (part of ``input_tokens``)."""
-    cache_write_tokens: int | None = None
+    cache_write_input_tokens: int | None = None
     """Input tokens written to the provider's prompt cache."""
     latency_s: float | None = None
     """Wall-clock seconds of the judge call, retries included."""
     cost_usd: float | None = None
     """US dollars this item cost; ``None`` when unknown (no price, or a harness that cannot know it)."""
+    cost_source: str | None = None
+    """What ``cost_usd`` is when the judge says: ``cli_estimate`` (an agentic CLI's own price table, not a bill), ``unknown``."""
     attempts: int | None = None
     """Calls made for this item (the runner's attempts or the judge's own retries); 0 when it never reached the judge."""
     turns: int | None = None
     """Model turns of an agentic harness."""
     tool_calls: int | None = None
     """Tool calls an agentic harness made."""
+    truncated_bytes: int | None = None
+    """Bytes of the answer dropped by the output cap (its start; the end, where verdicts are, is kept); 0: none."""
     merged: bool | None = None
     """Direct judges: whether the screenshots went as 2x2 mosaics; ``None``: no images, or not a direct judge."""
     merge_reason: str | None = None
@@ -213,10 +218,10 @@ class Telemetry:
         """The flat ``telemetry`` object of a result file: declared fields, then ``extra``'s keys."""
         out = {
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-            "reasoning_tokens": self.reasoning_tokens, "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens, "latency_s": self.latency_s, "cost_usd": self.cost_usd,
-            "attempts": self.attempts, "turns": self.turns, "tool_calls": self.tool_calls,
-            "merged": self.merged, "merge_reason": self.merge_reason,
+            "reasoning_tokens": self.reasoning_tokens, "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_write_input_tokens": self.cache_write_input_tokens, "latency_s": self.latency_s, "cost_usd": self.cost_usd,
+            "cost_source": self.cost_source, "attempts": self.attempts, "turns": self.turns, "tool_calls": self.tool_calls,
+            "truncated_bytes": self.truncated_bytes, "merged": self.merged, "merge_reason": self.merge_reason,
         }
         if self.extra:
             out.update(self.extra)
@@ -254,12 +259,12 @@ _FLAG, _TEXT_TYPE, _COUNT, _AMOUNT = (bool,), (str,), (int,), (int, float)
 _NUMBERS = (_COUNT, _AMOUNT)
 # Field -> the exact types a valid value has (no NaN, infinity or negative number besides).
 _TELEMETRY_TYPES = {**{name: _COUNT for name in _TELEMETRY_COUNTS}, **{name: _AMOUNT for name in _TELEMETRY_AMOUNTS},
-                    "merged": _FLAG, "merge_reason": _TEXT_TYPE}
+                    **{name: _TEXT_TYPE for name in _TELEMETRY_TEXTS}, "merged": _FLAG}
 _TELEMETRY_FIELDS: dict[str, Any] = {
     **{name: _count for name in _TELEMETRY_COUNTS},
     **{name: _amount for name in _TELEMETRY_AMOUNTS},
+    **{name: lambda where, name, value: _expect(where, name, value, (str,), "a string or null") for name in _TELEMETRY_TEXTS},
     "merged": lambda where, name, value: _expect(where, name, value, (bool,), "true, false or null"),
-    "merge_reason": lambda where, name, value: _expect(where, name, value, (str,), "a string or null"),
 }
 
 
@@ -458,7 +463,7 @@ class Total:
 
 
 # The telemetry values a run record totals.
-TOTALLED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens",
+TOTALLED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
             "cost_usd", "latency_s", "turns", "tool_calls")
 
 
@@ -481,8 +486,8 @@ class RunTotals:
     input_tokens: Total = field(default_factory=Total)
     output_tokens: Total = field(default_factory=Total)
     reasoning_tokens: Total = field(default_factory=Total)
-    cache_read_tokens: Total = field(default_factory=Total)
-    cache_write_tokens: Total = field(default_factory=Total)
+    cache_read_input_tokens: Total = field(default_factory=Total)
+    cache_write_input_tokens: Total = field(default_factory=Total)
     cost_usd: Total = field(default_factory=Total)
     """US dollars; its ``total`` is null as soon as one item's cost is unknown."""
     latency_s: Total = field(default_factory=Total)
