@@ -163,31 +163,36 @@ class BaseJudge:
 
     ``name`` : str
         A short name, written into each result (``"judge"`` by default).
-    ``spec()`` -> dict
-        A JSON-able description recorded in ``run.json``: ``name`` and
-        ``spec`` (the string ``make_judge`` builds it from) at least. The keys
-        ``model``, ``base_url``, ``prompt`` (``{"sha256", "text"}``),
-        ``sampling`` and ``images`` are lifted to the top of the record and,
-        with ``spec``, make the judge key: two runs are the same experiment
-        exactly when these agree. Never put a secret (API key, token) here.
     ``needs_release`` : bool, default False
         True when the judge cannot work without the release's own texts (a
         ``prompt="release"``): the runner then refuses to start without
         ``data_root``.
     ``bind_release(root)``, default: nothing
-        Called once before the first item with the local release root the run
+        Called once before anything else with the local release root the run
         judges, whenever the runner knows it: read the release's texts (its
         prompt, framework files) here.
     ``preflight()``, default: nothing
         Blocking checks of local prerequisites, before the run record is
         written (is the program installed, can the sandbox be built); raise
         :class:`PreflightError` (or ``ValueError`` for bad settings).
+    ``spec()`` -> dict
+        A JSON-able description recorded in ``run.json`` (asked once bound):
+        ``name`` and ``spec`` (the string ``make_judge`` builds it from) at
+        least. The keys ``model``, ``base_url``, ``prompt`` (``{"sha256",
+        "text"}``), ``sampling`` and ``images`` are lifted to the top of the
+        record and, with ``spec``, make the judge key: two runs are the same
+        experiment exactly when these agree. Never put a secret (API key,
+        token) here.
     ``apreflight()``, default: nothing
         Awaited once, only when there is something to judge, before the first
         item: does the model answer, is the key accepted; raise
         :class:`PreflightError`.
     ``judge(judge_input)`` / ``ajudge(judge_input)`` -> JudgeOutput
-        One item: return the raw text and telemetry. Raise
+        One item: return the raw text and its telemetry, ``None`` for what the
+        judge cannot know (never 0); values without a :class:`JudgeOutput`
+        field go in ``extra``, under the names of the result's
+        :class:`~agenthorizon.judging.runs.records.Telemetry` where one fits
+        (``reasoning_tokens``, ``turns``, ``cost_source``...). Raise
         :class:`TransientJudgeError` for a failure worth retrying (rate
         limit, lost connection), :class:`TransportError` when the model could
         not be reached at all (the runner's breaker counts those); any other
