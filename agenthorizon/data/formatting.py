@@ -4,7 +4,10 @@
 dataset it returns. It is ``datasets``' own Python format with one change: the
 ``screenshots`` column becomes one
 :class:`~agenthorizon.data.screenshots.LazyScreenshots` per row, built from the
-stored paths, so nothing is decoded until a screenshot is indexed.
+stored paths, so nothing is decoded until a screenshot is indexed. Blind
+datasets (``load_dataset(blind=True)``) get the ``"agenthorizon-blind"``
+format, the same with a :class:`~agenthorizon.data.screenshots.BlindScreenshots`
+per row, which shows no path.
 
 Why a format rather than ``set_transform``: ``datasets`` hands a transform the
 whole row, and it reads even a single column (``ds["label"]``) through it row
@@ -30,7 +33,7 @@ import pyarrow as pa
 from datasets.formatting import _register_formatter
 from datasets.formatting.formatting import PythonFormatter
 
-from agenthorizon.data.screenshots import LazyScreenshots
+from agenthorizon.data.screenshots import BlindScreenshots, LazyScreenshots
 
 __all__ = [
     "BLIND_FORMAT_TYPE",
@@ -42,23 +45,27 @@ __all__ = [
 
 FORMAT_TYPE = "agenthorizon"
 BLIND_FORMAT_TYPE = "agenthorizon-blind"
-"""The same format for blind rows: screenshots decode without a file name."""
+"""The same format for blind rows: ``screenshots`` is a :class:`BlindScreenshots`, which shows no path."""
 _COLUMN = "screenshots"
 
 
-def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray, *, blind: bool = False) -> list[LazyScreenshots | None]:
+def lazy_screenshots_column(
+    column: pa.Array | pa.ChunkedArray, *, blind: bool = False
+) -> list[LazyScreenshots | BlindScreenshots | None]:
     """One :class:`LazyScreenshots` per row of an Arrow ``screenshots`` column (``None`` for a null row).
 
     ``column`` is a list of image structs (``{"bytes", "path"}``, as stored for
     ``images="lazy"``) or of path strings; a null entry is a step without a
-    screenshot.
+    screenshot. ``blind=True`` gives :class:`BlindScreenshots` of the blind
+    names a blind build stores, which show no path.
 
     >>> column = pa.array([[{"bytes": None, "path": "/a/step_1.png"}, None], None])
     >>> lazy_screenshots_column(column)[0].paths, lazy_screenshots_column(column)[1]
     (('/a/step_1.png', None), None)
     """
+    make = BlindScreenshots.of_blind_paths if blind else LazyScreenshots.of_paths
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    result: list[LazyScreenshots | None] = []
+    result: list[LazyScreenshots | BlindScreenshots | None] = []
     for chunk in chunks:
         # offsets index chunk.values (not the slice): read only the values this slice covers
         offsets = chunk.offsets.to_pylist()
@@ -74,9 +81,7 @@ def lazy_screenshots_column(column: pa.Array | pa.ChunkedArray, *, blind: bool =
             if valid is not None and not valid[index]:
                 result.append(None)
             else:
-                result.append(
-                    LazyScreenshots.of_paths(tuple(paths[offsets[index] - start : offsets[index + 1] - start]), blind=blind)
-                )
+                result.append(make(tuple(paths[offsets[index] - start : offsets[index + 1] - start])))
     return result
 
 
@@ -136,7 +141,11 @@ def _without_screenshots(pa_table: pa.Table) -> pa.Table:
 
 
 class BlindLazyScreenshotsFormatter(LazyScreenshotsFormatter):
-    """:class:`LazyScreenshotsFormatter` for blind rows: screenshots decode from bytes, without a file name."""
+    """:class:`LazyScreenshotsFormatter` for blind rows: ``screenshots`` as :class:`BlindScreenshots`.
+
+    Meant for datasets built blind (``load_dataset(blind=True)``), whose
+    ``screenshots`` column holds blind names: their folder is the trajectory id.
+    """
 
     blind = True
 

@@ -87,9 +87,11 @@ def load_dataset(
         (``schema.HIDDEN_FIELDS``), and build rows whose image references in
         ``markdown`` and ``steps[].screenshot`` name the item's own id instead
         of the steps-id folder, as judge inputs do (a cache of its own, so
-        every access path is blind); lazily decoded screenshots carry no file
-        name. The ``screenshots`` column keeps the real file locations a
-        program needs to read them: do not show those to a model.
+        every access path is blind). ``screenshots`` holds those blind names
+        too (``images="paths"``), or a
+        :class:`~agenthorizon.data.screenshots.BlindScreenshots` per row
+        (``images="lazy"``) that decodes the real files on access and shows
+        no path; ``images="eager"`` is refused.
     exclude_dev : bool, default False
         Remove the AH-D items from AH, AH-S and all.
     dev_manifest : path, optional
@@ -123,7 +125,8 @@ def load_dataset(
     Raises
     ------
     ValueError
-        An unknown config, split or images mode; ``exclude_dev`` with
+        An unknown config, split or images mode; ``images="eager"`` with
+        ``blind=True``; ``exclude_dev`` with
         ``"AH-D"``; a bad label row, trajectory json (not UTF-8, nested too
         deeply, wrong fields) or dev manifest; a release file that is a link
         out of the release (the message names the file and line or label row).
@@ -154,6 +157,13 @@ def load_dataset(
     if split not in (None, SPLIT_NAME):
         raise ValueError(f"unknown split {split!r}; AgentHorizon has the single split {SPLIT_NAME!r}")
     check_images(images)
+    if blind and images == "eager":
+        # datasets' Image feature opens each file by its stored path, and a blind row stores none.
+        raise ValueError(
+            "images='eager' with blind=True: datasets decodes screenshots by their file paths, and a blind row "
+            "keeps none (the real folder is the steps id); use images='lazy' (the default), whose blind screenshots "
+            "decode on access, e.g. list(row['screenshots'])"
+        )
     hub_cache = None if cache_dir is None else os.path.join(os.fspath(cache_dir), "hub")
     root = resolve_release(
         path,

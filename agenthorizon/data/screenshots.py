@@ -3,22 +3,37 @@
 A trajectory of the release has one screenshot per step (median 121 steps, up
 to 358), each a full-resolution desktop capture. Decoding a whole row's
 screenshots to look at one of them, or at none (reading the instruction),
-costs seconds and hundreds of megabytes; :class:`LazyScreenshots` makes a row
-cheap to access and pays for exactly the screenshots that are indexed.
+costs seconds and hundreds of megabytes; both sequences here make a row cheap
+to access and pay for exactly the screenshots that are indexed.
+
+* :class:`LazyScreenshots`, in full rows, shows each file's path.
+* :class:`BlindScreenshots`, in blind rows and judge inputs, shows none: the
+  release keeps an item's screenshots in ``media/images/<steps_id>/``, and the
+  steps id is a pairing field (the positive and the negative of one recording
+  share that folder). A blind row stores each screenshot under its *blind
+  name*, ``<root>/sandbox/data/media/images/<trajectory_id>/step_N.png``
+  (where a judge's sandbox has it; no such file exists), and reading it
+  finds the real file through the item's own trajectory json, at that moment.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Sequence
-from typing import Any, Iterable, overload
+from typing import Any, Iterable, Iterator, overload
 
-from agenthorizon.release.image_files import open_image
+from agenthorizon.release.blind import blind_screenshot_paths, repoint_images
+from agenthorizon.release.confine import open_confined
+from agenthorizon.release.files import read_trajectory, screenshot_paths
+from agenthorizon.release.image_files import ScreenshotError, ScreenshotNotFoundError, open_image
+from agenthorizon.schema import IMAGES_DIR, SANDBOX_DIR, json_relpath
 
-__all__ = ["LazyScreenshots", "decode_screenshot"]
+__all__ = ["BlindScreenshots", "LazyScreenshots", "decode_screenshot"]
 
 
-def decode_screenshot(path: str, *, blind: bool = False) -> Any:
+def decode_screenshot(path: str) -> Any:
     """Decode the image file at ``path`` to a fully loaded ``PIL.Image.Image``.
 
     This is the only place that decodes screenshots for :class:`LazyScreenshots`,
@@ -28,18 +43,8 @@ def decode_screenshot(path: str, *, blind: bool = False) -> Any:
     Raises ``ScreenshotNotFoundError`` (a ``FileNotFoundError``) naming ``path``
     when the file does not exist, and ``ScreenshotError`` (a ``ValueError``)
     naming it when the file is over the pixel budget, truncated or not an image.
-
-    With ``blind=True`` the image is decoded from the file's bytes, so its
-    ``filename`` (whose folder is the steps id, a pairing field) stays empty.
     """
-    if not blind:
-        return open_image(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return open_image(path)  # raises the error that names the file
-    return open_image(data, name=path)
+    return open_image(path)
 
 
 class LazyScreenshots(Sequence):
@@ -53,10 +58,7 @@ class LazyScreenshots(Sequence):
     gives the file paths without touching the files.
 
     A missing file raises ``FileNotFoundError`` naming its path, only when that
-    screenshot is indexed. ``blind=True`` (rows of ``load_dataset(blind=True)``)
-    decodes images that carry no file name; :attr:`paths` still gives the
-    real file locations, which a program needs to read the files but which
-    must not be shown to a model (their folder is the steps id).
+    screenshot is indexed. Blind rows hold :class:`BlindScreenshots` instead.
 
     >>> screens = LazyScreenshots(["/data/step_1.png", None, "/data/step_3.png"])
     >>> len(screens), screens[1]
@@ -67,14 +69,13 @@ class LazyScreenshots(Sequence):
     LazyScreenshots(3 steps, 2 with a screenshot)
     """
 
-    __slots__ = ("_paths", "_blind")
+    __slots__ = ("_paths",)
 
-    def __init__(self, paths: Iterable[str | os.PathLike[str] | None], *, blind: bool = False) -> None:
+    def __init__(self, paths: Iterable[str | os.PathLike[str] | None]) -> None:
         self._paths: tuple[str | None, ...] = tuple(None if p is None else os.fspath(p) for p in paths)
-        self._blind = blind
 
     @classmethod
-    def of_paths(cls, paths: tuple[str | None, ...], *, blind: bool = False) -> LazyScreenshots:
+    def of_paths(cls, paths: tuple[str | None, ...]) -> LazyScreenshots:
         """A sequence over ``paths``, already a tuple of ``str`` or ``None`` (no per-path conversion).
 
         >>> LazyScreenshots.of_paths(("/data/step_1.png", None))
@@ -82,7 +83,6 @@ class LazyScreenshots(Sequence):
         """
         screens = cls.__new__(cls)
         screens._paths = paths
-        screens._blind = blind
         return screens
 
     @property
@@ -101,17 +101,14 @@ class LazyScreenshots(Sequence):
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return LazyScreenshots(self._paths[index], blind=self._blind)
+            return LazyScreenshots.of_paths(self._paths[index])
         path = self._paths[index]
-        return None if path is None else self._decode(path)
+        # decode_screenshot is looked up at call time, so counting (or monkeypatching) it sees every decode.
+        return None if path is None else decode_screenshot(path)
 
     def __iter__(self):
         for path in self._paths:
-            yield None if path is None else self._decode(path)
-
-    def _decode(self, path: str) -> Any:
-        # Looked up at call time, so counting (or monkeypatching) decode_screenshot sees every decode.
-        return decode_screenshot(path, blind=True) if self._blind else decode_screenshot(path)
+            yield None if path is None else decode_screenshot(path)
 
     def __eq__(self, other: object) -> bool:
         # Compare by the files they point at, so equal rows compare equal
@@ -126,3 +123,255 @@ class LazyScreenshots(Sequence):
     def __repr__(self) -> str:
         present = sum(path is not None for path in self._paths)
         return f"LazyScreenshots({len(self._paths)} steps, {present} with a screenshot)"
+
+
+_IMAGES_MARKER = os.sep + IMAGES_DIR.replace("/", os.sep) + os.sep
+_SANDBOX_IMAGES = IMAGES_DIR[len(SANDBOX_DIR) + 1 :]  # "data/media/images", as a judge's sandbox has it
+_STEP_FILE = re.compile(r"step_([0-9]+)\.png")
+
+
+class BlindScreenshots(Sequence):
+    """The screenshots of one trajectory, aligned with its steps, showing no file path.
+
+    Item ``k`` is the screenshot of step ``k`` decoded to a ``PIL.Image.Image``
+    on access (``None`` when the step has none); a slice is another lazy
+    sequence. Images are decoded from the file's bytes, so not even
+    ``image.filename`` shows where the file lives, and errors name the
+    trajectory and the step (``data/media/images/<trajectory_id>/step_N.png``,
+    as a judge's sandbox lays it out), never the file. :meth:`read_bytes`,
+    :meth:`prepare` and :meth:`link_to` give the encoded file, model-ready
+    images and a hard link, for judges that copy, send or hash screenshots.
+
+    Parameters
+    ----------
+    sources : sequence
+        One entry per step: ``None``, a decoded PIL image, or a file path.
+        A path whose folder under ``sandbox/data/media/images/`` is
+        ``trajectory_id`` is a *blind name*, which is how a blind row stores
+        its screenshots (:func:`agenthorizon.release.blind.blind_screenshot_paths`):
+        its real file is found, when it is read, from the item's trajectory
+        json in that release. Any other path is read as it is.
+    trajectory_id : str, optional
+        The item's id: it tells blind names apart and names the item in errors.
+
+    Blindness is per item: two sequences whose screenshots are the same files
+    still give the same bytes, so a program can compare two items by content.
+
+    >>> screens = BlindScreenshots([None, "/r/sandbox/data/media/images/T/step_2.png"], trajectory_id="T")
+    >>> screens, screens.present, screens.has(0)
+    (BlindScreenshots(2 steps, 1 with a screenshot), [1], False)
+    >>> screens[1]
+    Traceback (most recent call last):
+    ...
+    agenthorizon.release.image_files.ScreenshotNotFoundError: trajectory T, step 1 (data/media/images/T/step_2.png): its trajectory json sandbox/data/jsons/T.json is not in the release
+    """
+
+    __slots__ = ("__sources", "__trajectory_id")
+
+    def __init__(self, sources: Sequence[Any], trajectory_id: str | None = None) -> None:
+        self.__sources = tuple(sources)
+        self.__trajectory_id = trajectory_id
+
+    @classmethod
+    def of_blind_paths(cls, paths: tuple[str | None, ...]) -> BlindScreenshots:
+        """The screenshots of a blind row, from its stored blind names (whose folder is the trajectory id).
+
+        >>> BlindScreenshots.of_blind_paths(("/r/sandbox/data/media/images/T/step_1.png", None)).trajectory_id
+        'T'
+        """
+        trajectory_id = None
+        for path in paths:
+            if path is not None:
+                at = path.rfind(_IMAGES_MARKER)
+                if at >= 0:
+                    trajectory_id = path[at + len(_IMAGES_MARKER) :].split(os.sep, 1)[0]
+                break
+        return cls(paths, trajectory_id)
+
+    @property
+    def trajectory_id(self) -> str | None:
+        """The id of the item these screenshots belong to (``None`` when not given)."""
+        return self.__trajectory_id
+
+    def __len__(self) -> int:
+        return len(self.__sources)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> BlindScreenshots: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return BlindScreenshots(self.__sources[index], self.__trajectory_id)  # still lazy: decodes nothing
+        source = self.__sources[index]
+        if source is None:
+            return None
+        if isinstance(source, (str, os.PathLike)):
+            # Decoded from bytes and named by step: neither the image nor an error carries the path.
+            return open_image(self.read_bytes(index), name=self._name(index))
+        return source.copy()  # an already decoded image: a copy carries no file name
+
+    def __iter__(self) -> Iterator[Any]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def has(self, index: int) -> bool:
+        """True when step ``index`` has a screenshot."""
+        return self.__sources[index] is not None
+
+    @property
+    def present(self) -> list[int]:
+        """Indices of the steps that have a screenshot."""
+        return [i for i, s in enumerate(self.__sources) if s is not None]
+
+    def read_bytes(self, index: int) -> bytes | None:
+        """The encoded screenshot of step ``index`` (the file's bytes; PNG for a decoded image), or ``None``.
+
+        Raises ``ScreenshotNotFoundError`` (a ``FileNotFoundError``) naming the
+        trajectory and step when the file is missing.
+        """
+        source = self.__sources[index]
+        if source is None:
+            return None
+        if not isinstance(source, (str, os.PathLike)):
+            import io
+
+            buffer = io.BytesIO()
+            source.save(buffer, format="PNG")
+            return buffer.getvalue()
+        root, path = self._file(index)
+        name = self._name(index)
+        try:
+            with open(path, "rb") if root is None else open_confined(root, path, "screenshot") as handle:
+                return handle.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            failure: Exception = ScreenshotNotFoundError(f"{name}: screenshot file not found; expected an image file")
+        except (OSError, ValueError) as error:  # unreadable, or a link out of the release
+            failure = ScreenshotError(self._blinded(str(error).replace(path, name)))
+        raise failure  # outside the handler: no chained error keeps the real path
+
+    def prepare(self, **settings: Any) -> Any:
+        """Model-ready images of these screenshots: :func:`agenthorizon.data.images.prepare_images`.
+
+        The preprocessor reads the files (its cache hashes their bytes); the
+        judge gets encoded images and step ids only, and errors name the step,
+        not the file. ``settings`` are passed through (``mode``, ``size``,
+        ``budget``, ``step_ids``, ``cache_dir``, ...).
+        """
+        from agenthorizon.data.images import prepare_images
+
+        files = {
+            index: self._file(index)[1]
+            for index, source in enumerate(self.__sources)
+            if isinstance(source, (str, os.PathLike))
+        }
+        try:
+            return prepare_images([files.get(index, source) for index, source in enumerate(self.__sources)], **settings)
+        except ScreenshotError as error:
+            message = str(error)
+            for index, path in files.items():
+                message = message.replace(path, self._name(index))
+            failure = type(error)(self._blinded(message))
+        raise failure  # outside the handler: no chained error keeps the real path
+
+    def link_to(self, index: int, target: Any) -> bool:
+        """Hard-link step ``index``'s file to ``target``; False when that is not possible.
+
+        A hard link shares the file's content without recording where it came
+        from (unlike a symbolic link, whose target shows the steps-id folder).
+        """
+        source = self.__sources[index]
+        if not isinstance(source, (str, os.PathLike)):
+            return False
+        try:
+            os.link(self._file(index)[1], target)
+        except (OSError, ValueError):  # another file system, links not supported, or not found: copy instead
+            return False
+        return True
+
+    def _file(self, index: int) -> tuple[str | None, str]:
+        """(release root or None, real path) of the file of step ``index``; a blind name is looked up."""
+        path = os.fspath(self.__sources[index])
+        trajectory_id = self.__trajectory_id
+        at = path.rfind(_IMAGES_MARKER)
+        if trajectory_id is None or at < 0 or not path.startswith(trajectory_id + os.sep, at + len(_IMAGES_MARKER)):
+            return None, path
+        root = path[:at]
+        real = _real_files(root, trajectory_id, self._name(index)).get(path)
+        if real is None:
+            raise ScreenshotNotFoundError(
+                f"{self._name(index)}: the item's trajectory json no longer lists this screenshot "
+                "(the release changed since the dataset was built; load it again)"
+            )
+        return root, real
+
+    def _name(self, index: int) -> str:
+        """How errors and decoded images name step ``index``'s screenshot: by trajectory and step."""
+        source = self.__sources[index]
+        trajectory_id = self.__trajectory_id
+        if trajectory_id is None:
+            return f"screenshot of step index {index}"
+        if not isinstance(source, (str, os.PathLike)):
+            return f"trajectory {trajectory_id}, step {index}"
+        name = os.path.basename(os.fspath(source))
+        match = _STEP_FILE.fullmatch(name)
+        step = int(match.group(1)) - 1 if match else index  # file names are 1-based, step ids 0-based
+        return f"trajectory {trajectory_id}, step {step} ({_SANDBOX_IMAGES}/{trajectory_id}/{name})"
+
+    def _blinded(self, message: str) -> str:
+        return message if self.__trajectory_id is None else repoint_images(message, self.__trajectory_id)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (BlindScreenshots, (self.__sources, self.__trajectory_id))
+
+    def __repr__(self) -> str:
+        return f"BlindScreenshots({len(self)} steps, {len(self.present)} with a screenshot)"
+
+    def __eq__(self, other: object) -> bool:
+        # By what they show, so equal blind rows compare equal without reading a file.
+        if isinstance(other, BlindScreenshots):
+            return (self.__trajectory_id, self.__sources) == (other.__trajectory_id, other.__sources)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.__trajectory_id, len(self.__sources)))
+
+
+def _real_files(root: str, trajectory_id: str, name: str) -> dict[str, str]:
+    """Blind name -> real path of every screenshot of ``trajectory_id``, from its trajectory json.
+
+    Read the way the build reads it (so the same files, confined to the
+    release), and kept for the json's current size and modification time, so
+    a loop over a trajectory parses its json once and a changed json is read
+    again. Errors name the item and step (``name``), never the steps-id folder.
+    """
+    relpath = json_relpath(trajectory_id)
+    json_path = root + os.sep + relpath.replace("/", os.sep)
+    failure: Exception | None = None
+    try:
+        stat = os.stat(json_path)
+        return _real_files_of(root, json_path, trajectory_id, stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    except FileNotFoundError:
+        failure = ScreenshotNotFoundError(f"{name}: its trajectory json {relpath} is not in the release")
+    except (OSError, ValueError) as error:
+        message = repoint_images(str(error), trajectory_id)
+        failure = ScreenshotError(f"{name}: its trajectory json {relpath} does not locate it ({message})")
+    raise failure
+
+
+@functools.lru_cache(maxsize=64)
+def _real_files_of(root: str, json_path: str, trajectory_id: str, *stat: int) -> dict[str, str]:
+    where = f"trajectory {trajectory_id}"
+    steps = read_trajectory(root, json_path, where)["steps"]
+    references = [step.get("screenshot") if isinstance(step, dict) else None for step in steps]
+    real = screenshot_paths(root, json_path, references, json_path)
+    files: dict[str, str] = {}
+    for blind, path in zip(blind_screenshot_paths(root, real, trajectory_id), real):
+        if blind is not None and files.setdefault(blind, path) != path:
+            raise ValueError(
+                f"two screenshots of {where} are both named {os.path.basename(blind)}, in different folders; "
+                "expected one screenshot folder per trajectory (agenthorizon verify reports this)"
+            )
+    return files

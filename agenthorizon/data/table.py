@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agenthorizon.data.parameters import encode_each, json_lines, text_column, typed_columns
-from agenthorizon.release.blind import repoint_images
+from agenthorizon.release.blind import blind_screenshot_paths, repoint_images
 from agenthorizon.release.files import (
     escaping_screenshots,
     link_out_message,
@@ -77,9 +77,11 @@ def build_table(
     (the first bad item, in order).
 
     ``blind=True`` writes blind rows: the image references in ``markdown``
-    and ``steps[].screenshot`` name the item's own trajectory id instead of
-    the steps-id folder (:func:`agenthorizon.release.blind.repoint_images`),
-    while ``screenshots`` keeps the real file paths it needs to read them.
+    name the item's own trajectory id instead of the steps-id folder
+    (:func:`agenthorizon.release.blind.repoint_images`), and so do the paths
+    in ``steps[].screenshot`` and ``screenshots``
+    (:func:`agenthorizon.release.blind.blind_screenshot_paths`): names of
+    the files in a judge's sandbox, not of files on disk.
     ``folder_listings`` is a dict the caller keeps across the batches of one
     build, so that each screenshot folder is checked for links once.
     """
@@ -165,7 +167,7 @@ class _Batch:
         self.screenshots += screenshots
         if self.blind:
             # Per-step work only for blind builds: their references must not name the steps id.
-            self.step_screenshots += [None if path is None else repoint_images(path, trajectory_id) for path in screenshots]
+            self.step_screenshots += blind_screenshot_paths(root, screenshots, trajectory_id)
         if parameters:
             self.parameter_lines.append(json_lines(parameters))
             self.step_count += len(parameters)
@@ -201,14 +203,16 @@ class _Batch:
         # One JSON text of every step's parameters, a line each: the lossless
         # `parameters` strings and, read by pyarrow, the typed columns.
         lines = "\n".join(self.parameter_lines).encode("ascii")
-        paths = pa.array(self.screenshots, pa.string())
+        # Blind rows name no steps-id folder, in any column: `screenshots` holds the
+        # blind names too, and BlindScreenshots reads the real files through the release.
+        paths = pa.array(self.step_screenshots if self.blind else self.screenshots, pa.string())
         step_columns = {
             "step_id": pa.array(self.step_ids, pa.int32()),
             "action_type": pa.array(self.action_types, pa.string()),
             **self._typed_columns(lines),
             "parameters": text_column(lines, count),
             "timestamp_us": pa.array(self.timestamps, pa.int64()),
-            "screenshot": pa.array(self.step_screenshots, pa.string()) if self.blind else paths,
+            "screenshot": paths,
         }
         offsets = pa.array(self.offsets, pa.int32())
         steps = pa.ListArray.from_arrays(

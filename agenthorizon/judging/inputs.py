@@ -250,7 +250,7 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
         trajectory_id=trajectory_id,
         instruction=instruction,
         markdown=markdown,
-        screenshots=BlindScreenshots(sources),
+        screenshots=sources if isinstance(sources, BlindScreenshots) else BlindScreenshots(sources, trajectory_id),
         step_columns=StepColumns(tuple(step_ids), tuple(action_types), tuple(parameters), tuple(timestamps_us)),
         environment=environment,
         task=task,

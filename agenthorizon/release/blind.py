@@ -5,14 +5,18 @@ and its Markdown and JSON name that folder. The steps id is a pairing field
 (a negative shows a sibling's steps), so anything blind, be it a judge's input
 (:func:`agenthorizon.judging.inputs.build_judge_input`) or a ``blind=True``
 dataset row (:func:`agenthorizon.load_dataset`), names the folder after the
-item's own trajectory id instead, with :func:`repoint_images`.
+item's own trajectory id instead: :func:`repoint_images` in text,
+:func:`blind_screenshot_paths` in screenshot file paths.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
-__all__ = ["repoint_images"]
+from agenthorizon.schema import IMAGES_DIR
+
+__all__ = ["blind_screenshot_paths", "repoint_images"]
 
 # Re-pointing matches ``media/images/`` with either path separator, so no
 # other spelling of the reference (no ``../``, an HTML ``<img src>``, Windows
@@ -60,3 +64,34 @@ def repoint_images(text: str, trajectory_id: str) -> str:
             if text.count(prefix) == text.count(blind):
                 break  # every reference re-pointed: skip the rest in one C-level check
     return text
+
+
+def blind_screenshot_paths(root: str, paths: list[str | None], trajectory_id: str) -> list[str | None]:
+    """The blind name of each screenshot file of one trajectory (``None`` stays ``None``).
+
+    ``paths`` are screenshot paths as the build reads them,
+    ``<root>/sandbox/data/media/images/<folder>/<name>``; each becomes
+    ``<root>/sandbox/data/media/images/<trajectory_id>/<name>``, where the
+    item's files sit in a judge's sandbox. Only the folder right under the
+    images directory is replaced, by position rather than by searching the
+    text, so a root that itself holds ``media/images/`` keeps it. The names
+    are of no existing file: a blind row's screenshots read the real one
+    (:class:`agenthorizon.data.screenshots.BlindScreenshots`).
+
+    >>> blind_screenshot_paths("/r", ["/r/sandbox/data/media/images/0001-d/step_2.png", None], "T")
+    ['/r/sandbox/data/media/images/T/step_2.png', None]
+    >>> blind_screenshot_paths("/media/images/x/", ["/media/images/x/sandbox/data/media/images/d/a/b.png"], "T")
+    ['/media/images/x/sandbox/data/media/images/T/a/b.png']
+    """
+    images = os.path.normpath(os.path.join(root, IMAGES_DIR.replace("/", os.sep))) + os.sep
+    cut = len(images)
+    blind = []
+    for path in paths:
+        if path is None:
+            blind.append(None)
+            continue
+        if not path.startswith(images):
+            raise ValueError(f"{path}: not a screenshot of the release at {root}; expected a path under {images}")
+        folder, separator, rest = path[cut:].partition(os.sep)
+        blind.append(images + trajectory_id + os.sep + (rest if separator else folder))
+    return blind

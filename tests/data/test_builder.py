@@ -19,7 +19,7 @@ from agenthorizon.data.builder import AgentHorizon
 from agenthorizon.data.features import features
 from agenthorizon.data.load import load_dataset
 from agenthorizon.schema import HIDDEN_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, json_relpath, markdown_relpath
-from agenthorizon.data.screenshots import LazyScreenshots
+from agenthorizon.data.screenshots import BlindScreenshots, LazyScreenshots
 from agenthorizon.release.files import read_labels
 from agenthorizon.release.splits import derive_dev_set
 
@@ -117,7 +117,7 @@ def test_blind_rows_have_no_revealing_field(tiny_root, datasets_cache):
     for field in HIDDEN_FIELDS:
         assert field not in ds.column_names
         assert field not in row
-    assert row["instruction"] and isinstance(row["screenshots"], LazyScreenshots)
+    assert row["instruction"] and isinstance(row["screenshots"], BlindScreenshots)
 
 
 def test_features_are_the_documented_ones():
