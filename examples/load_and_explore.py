@@ -49,6 +49,11 @@ def main(path: str | None = None) -> None:
     # What a judge may see: no label, pairing or difficulty field.
     blind = agenthorizon.load_dataset(path, "AH", split="test", blind=True)
     print("blind columns:", ", ".join(blind.column_names))
+    # Its screenshots show no path (the release's folder would name the steps id):
+    # they decode on access, and name the item and step in errors.
+    screens = blind[0]["screenshots"]
+    image = screens[screens.present[0]]
+    print(f"{screens}: first decoded {image.size[0]}x{image.size[1]}, file name {image.filename!r}")
 
 
 if __name__ == "__main__":
