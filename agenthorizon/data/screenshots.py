@@ -26,7 +26,7 @@ from typing import Any, Iterable, Iterator, overload
 
 from agenthorizon.release.blind import blind_screenshot_paths, repoint_images
 from agenthorizon.release.confine import open_confined
-from agenthorizon.release.files import read_trajectory, screenshot_paths
+from agenthorizon.release.item_files import read_trajectory, screenshot_paths
 from agenthorizon.release.image_files import ScreenshotError, ScreenshotNotFoundError, open_image
 from agenthorizon.schema import IMAGES_DIR, SANDBOX_DIR, json_relpath
 
