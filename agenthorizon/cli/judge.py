@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, incomplete, non_negative_int
+from agenthorizon.judging.judges.presets import AGENT_TOOLS
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
 from agenthorizon.schema import JUDGE_IMAGE_MODES
@@ -135,9 +136,14 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         help="auto (default: bubblewrap when installed), bwrap, or none (agents run unconfined; warns)",
     )
     agents.add_argument(
+        "--agent-tools", choices=AGENT_TOOLS,
+        help="what a harness preset's agent may do: paper (default: the authors' permission flags, shell tools "
+        "included, inside the sandbox) or read-only (file-reading tools only)",
+    )
+    agents.add_argument(
         "--config-dir", action="append", metavar="DIR",
-        help="a config folder (the harness's login) passed into the sandbox read-write, e.g. ~/.claude; repeatable "
-        "(the presets pass their own)",
+        help="a folder passed into the sandbox read-write and shared by every item, for a command judge's own "
+        "files; repeatable (harness presets need none: each item gets a private home with copies of their login)",
     )
 
 
@@ -171,6 +177,7 @@ _JUDGE_FLAGS = (
     ("--price-in", "price_in", "price_input_per_1m"),
     ("--price-out", "price_out", "price_output_per_1m"),
     ("--sandbox", "sandbox", "sandbox"),
+    ("--agent-tools", "agent_tools", "agent_tools"),
     ("--config-dir", "config_dir", "config_dirs"),
 )
 _KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}

@@ -5,6 +5,7 @@ release sandbox, holding only that item's files::
 
     <workdir>/
       AGENTS.md, CLAUDE.md, GEMINI.md      (the release's judge framework)
+      prompt.md                            (the release's request, as its sandbox holds it)
       data/markdowns/<trajectory_id>.md
       data/jsons/<trajectory_id>.json
       data/media/images/<trajectory_id>/step_N.png
@@ -26,8 +27,9 @@ run without a shell.
 The command runs confined (:mod:`agenthorizon.judging.judges.sandbox`): under
 bubblewrap by default when it is installed, in a private PID namespace and a
 file system holding only the system folders (read-only), its own
-installation, the harness's config folders, this working directory and the
-private answer folder. The end of the command, a timeout, or a cancelled item
+installation, this working directory, the private answer and temporary
+folders, and for harness presets a private home
+(:mod:`agenthorizon.judging.judges.agent_home`). The end of the command, a timeout, or a cancelled item
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 """
@@ -43,6 +45,7 @@ import shutil
 import tempfile
 import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -73,7 +76,7 @@ from agenthorizon.schema import IMAGES_DIR, JSONS_DIR, MARKDOWNS_DIR, SANDBOX_DI
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["CommandJudge", "write_framework", "write_workdir"]
+__all__ = ["AgentSetup", "CommandJudge", "write_framework", "write_workdir"]
 
 LINK_MODES = ("copy", "hardlink")
 # Copy by default: agentic CLIs have file-writing tools, and a write through a
@@ -273,15 +276,27 @@ class CommandJudge(BaseJudge):
             _check_template(template)
             self.prompt = template
 
-    def command_line(self, prompt: str, scratch: Path) -> tuple[list[str], str | None]:
+    def command_line(self, prompt: str, scratch: Path, workdir: Path, trajectory_id: str) -> tuple[list[str], str | None]:
         """The argv to run for one item and the text for its stdin (``None``: no stdin).
 
         ``scratch`` is a private directory outside the working directory for
-        files the command writes (an answer file). This judge: its command,
-        the prompt on stdin. Presets (:mod:`agenthorizon.judging.judges.presets`)
-        override it.
+        files the command writes (an answer file); ``workdir`` is the item's
+        working directory. This judge: its command, the prompt on stdin.
+        Presets (:mod:`agenthorizon.judging.judges.presets`) override it.
         """
         return list(self.argv), prompt
+
+    def agent_setup(self, base: Path, workdir: Path) -> AgentSetup:
+        """The environment and extra mounts of one item's agent, made under its private folder ``base``.
+
+        This judge: a private temporary folder (``TMPDIR``; the sandbox's own
+        ``/tmp`` is empty and private too) and ``PWD`` naming the working
+        directory (CLIs that read ``PWD`` instead of asking the kernel would
+        otherwise work in the runner's folder). Presets add a private home.
+        """
+        tmp = base / "tmp"
+        tmp.mkdir()
+        return AgentSetup(env={"TMPDIR": str(tmp), "PWD": str(workdir)}, read_write=[tmp])
 
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         """Turn a successful run's output into a :class:`JudgeOutput` (this judge: stdout is the answer)."""
@@ -317,12 +332,15 @@ class CommandJudge(BaseJudge):
         if self.release is not None:
             write_framework(workdir, self.release)
 
-    def confine(self, argv: list[str], workdir: Path, scratch: Path) -> list[str]:
-        """``argv`` wrapped in bubblewrap when sandboxed: ``workdir`` and ``scratch`` read-write (see the module docstring)."""
+    def confine(self, argv: list[str], workdir: Path, scratch: Path, setup: AgentSetup | None = None) -> list[str]:
+        """``argv`` wrapped in bubblewrap when sandboxed: ``workdir``, ``scratch`` and the setup's folders
+        read-write, the setup's read-only paths on top (see the module docstring)."""
         if self.sandbox != SANDBOX_BWRAP:
             return argv
+        setup = setup or AgentSetup()
         read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
-        return [*bwrap_argv(workdir, read_only=read_only, read_write=[*self.config_dirs, scratch]), *argv]
+        read_write = [*self.config_dirs, scratch, *setup.read_write]
+        return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only), *argv]
 
     async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
         if self.prompt is None:
@@ -339,10 +357,14 @@ class CommandJudge(BaseJudge):
             workdir.mkdir()
             scratch.mkdir()
             prompt = render_prompt(self.prompt, judge_input)
-            argv, stdin_text = self.command_line(prompt, scratch)
+            argv, stdin_text = self.command_line(prompt, scratch, workdir, judge_input.trajectory_id)
             await asyncio.to_thread(self.write_workdir, judge_input, workdir)
+            setup = await asyncio.to_thread(self.agent_setup, base, workdir)
             (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
-            returncode = await self._run(self.confine(argv, workdir, scratch), base, workdir, judge_input.trajectory_id)
+            env = {**self._environment(), **setup.env}
+            returncode = await self._run(
+                self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
+            )
             stdout = (base / "stdout").read_text(encoding="utf-8", errors="replace")
             stderr = (base / "stderr").read_text(encoding="utf-8", errors="replace")
             if returncode != 0:
@@ -356,7 +378,7 @@ class CommandJudge(BaseJudge):
             if not self.keep_workdir:
                 shutil.rmtree(base, ignore_errors=True)
 
-    async def _run(self, argv: list[str], base: Path, workdir: Path, trajectory_id: str) -> int:
+    async def _run(self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]) -> int:
         """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation."""
         marker = secrets.token_hex(8)
         # Files, not pipes: a descendant that keeps a pipe open could block the read forever.
@@ -368,7 +390,7 @@ class CommandJudge(BaseJudge):
                     stdin=stdin,
                     stdout=stdout,
                     stderr=stderr,
-                    env={**self._environment(), MARKER_VARIABLE: marker},
+                    env={**env, MARKER_VARIABLE: marker},
                     start_new_session=True,  # its own process group: killed as one
                 )
             except (FileNotFoundError, PermissionError) as error:
@@ -386,6 +408,19 @@ class CommandJudge(BaseJudge):
             if process.returncode is None:
                 await process.wait()
         return process.returncode
+
+
+@dataclass(frozen=True)
+class AgentSetup:
+    """What one item's agent gets besides its working directory: variables, and folders in the sandbox.
+
+    ``env`` overrides the inherited environment; ``read_write`` folders are
+    mounted writable, then ``read_only`` paths read-only on top of them.
+    """
+
+    env: dict[str, str] = field(default_factory=dict)
+    read_write: list[Path] = field(default_factory=list)
+    read_only: list[Path] = field(default_factory=list)
 
 
 def _check_template(prompt: str) -> None:

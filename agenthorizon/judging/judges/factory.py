@@ -46,15 +46,19 @@ def judge_option_names(kind: str) -> frozenset[str]:
     """The options ``make_judge`` accepts for judges of ``kind``: keyword arguments of its constructor.
 
     Baselines take none (their only setting is in the spec); harness presets
-    (``codex``, ``claude``...) take the command judge's.
+    (``codex``, ``claude``...) take the command judge's and their own (``agent_tools``).
 
     >>> "base_url" in judge_option_names("openai"), "sandbox" in judge_option_names("command")
     (True, True)
+    >>> "agent_tools" in judge_option_names("claude"), "agent_tools" in judge_option_names("command")
+    (True, False)
     >>> judge_option_names("lexical")
     frozenset()
     """
     if kind in HARNESSES:
-        kind = "command"
+        own = inspect.signature(HarnessJudge.__init__).parameters
+        extra = {name for name, p in own.items() if p.kind is p.KEYWORD_ONLY and name != "prompt"}
+        return judge_option_names("command") | extra
     if kind not in _NOT_OPTIONS:
         return frozenset()
     parameters = inspect.signature(JUDGE_KINDS[kind].__init__).parameters

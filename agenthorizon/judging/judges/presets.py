@@ -2,74 +2,82 @@
 ``gemini:MODEL``, ``opencode:MODEL``.
 
 Each preset is one :class:`Harness` entry of :data:`HARNESSES` -- data, not
-code: the CLI's argv template, whether the prompt goes on stdin or in the
-argv, whether the CLI writes its final message to a file, which
-:data:`READERS` entry turns its output into the answer plus tokens and cost,
-and the npm package that installs it. A new harness is one more entry (and a
+code: the CLI's argv template, how the prompt reaches it, which
+:data:`~agenthorizon.judging.judges.harness_readers.READERS` entry turns its
+output into the answer and telemetry, the permission flags of each
+``agent_tools`` setting, the login and settings files an item's private home
+gets (:mod:`agenthorizon.judging.judges.agent_home`), the npm package and
+the version the test suite runs. A new harness is one more entry (and a
 reader only if its output format is new). :class:`HarnessJudge` runs an entry
 through :class:`~agenthorizon.judging.judges.command.CommandJudge`: per item a
-private working directory laid out like the release sandbox (framework files
-``AGENTS.md`` / ``CLAUDE.md`` / ``GEMINI.md``, the trajectory Markdown and JSON,
-the screenshots), the release's prompt by default, no label or pairing data.
+private working directory laid out like the release sandbox, a private home,
+the release's prompt (``prompt.md`` stripped, as the authors ran it), no
+label or pairing data.
 
-Argv templates use ``{model}``, ``{prompt}`` and ``{answer_file}`` (a path in a
-private directory outside the working directory). The flags come from each
-CLI's documentation of its non-interactive mode:
+``agent_tools`` says what the agent may do:
 
-* Codex: ``codex exec`` reads the prompt from stdin when given ``-``,
-  ``--output-last-message FILE`` writes the final message, ``--json`` prints
-  JSONL events whose ``turn.completed`` carries ``usage`` (``input_tokens``,
-  ``cached_input_tokens``, ``output_tokens``); ``--sandbox read-only`` lets it
-  read but not write or reach the network; ``--skip-git-repo-check`` because
-  the working directory is not a git repository.
-* Claude Code: ``claude -p`` (print mode) takes the prompt on stdin;
-  ``--output-format json`` prints one object with ``result``, ``is_error``,
-  ``usage`` and ``total_cost_usd``; ``--allowedTools Read,Glob,Grep`` grants
-  the read-only tools without a permission prompt.
-* Gemini CLI: ``--prompt`` runs headless; ``--output-format json`` prints
-  ``{"response", "stats": {"models": {NAME: {"tokens": {...}}}}, "error"?}``.
-* OpenCode: ``opencode run MESSAGE`` with ``--format json`` prints JSONL
-  events: ``text`` parts hold the answer, ``step_finish`` parts ``tokens``
-  and ``cost``.
+* ``"paper"`` (default): the authors' settings (SPEC section 5). Claude Code
+  runs with every tool, Bash included (``--dangerously-skip-permissions``);
+  Gemini CLI approves every tool (``--approval-mode yolo``) and reads the
+  screenshots folder (``--include-directories``); OpenCode and Codex run with
+  their own defaults (Codex's shell commands in its own read-only sandbox;
+  OpenCode's tools as its default permissions allow, with a 65,536-token
+  output limit). Shell tools are safe here only because the whole CLI runs
+  inside this project's sandbox (:mod:`agenthorizon.judging.judges.sandbox`):
+  the agent sees its item's files, its private home and the system folders,
+  nothing else.
+* ``"read-only"``: tools that read files only, where the CLI can say so
+  (Claude Code: ``Read``, ``Glob``, ``Grep``; Gemini CLI: its default
+  approval mode, in which a headless run offers no shell or editing tool;
+  OpenCode: editing, shell and web tools denied; Codex: ``--sandbox
+  read-only``, its default made explicit).
+
+Argv templates use ``{model}``, ``{prompt}``, ``{answer_file}`` (a path in a
+private directory outside the working directory), ``{screenshots}`` (the
+item's screenshots folder) and ``{tools}`` (replaced by the arguments of the
+``agent_tools`` setting). Session persistence is off where the CLI has a flag
+(``codex exec --ephemeral``, ``claude --no-session-persistence``); the
+private home makes it moot everywhere else.
 
 ``preflight()`` (run by the runner before the first item) finds the
 executable on ``PATH`` -- a missing one fails with its install command -- and
 records its ``--version``; the run record's judge block holds the harness
-name, version, argv template (never the environment's values) and install
-command.
+name, version, argv template, the tools setting, the environment variables
+it sets (names only) and the files an item's home gets.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Mapping
 
-from agenthorizon.judging.judges.base import JudgeError, JudgeOutput
-from agenthorizon.judging.judges.command import CommandJudge
+from agenthorizon.judging.judges.agent_home import ConfigFolder, make_agent_home
+from agenthorizon.judging.judges.base import JudgeOutput, PreflightError
+from agenthorizon.judging.judges.command import AgentSetup, CommandJudge
+from agenthorizon.judging.judges.harness_readers import READERS, Reading
 from agenthorizon.judging.judges.release_prompt import PROMPT_RELEASE
+from agenthorizon.judging.judges.sandbox import SANDBOX_BWRAP
+from agenthorizon.schema import IMAGES_DIR, SANDBOX_DIR
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["HARNESSES", "READERS", "Harness", "HarnessJudge", "Reading"]
+__all__ = ["AGENT_TOOLS", "HARNESSES", "READERS", "Harness", "HarnessJudge", "Reading", "install_command"]
 
 ANSWER_FILE = "answer.txt"
+AGENT_TOOLS = ("paper", "read-only")
+"""The ``agent_tools`` settings: the authors' permission flags, or file-reading tools only."""
+DEFAULT_AGENT_TOOLS = "paper"
 _VERSION_TIMEOUT_S = 60.0
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What a reader found in a CLI's output: the answer text, tokens, cost (USD), more telemetry."""
-
-    text: str
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+_IMAGES = Path(IMAGES_DIR).relative_to(SANDBOX_DIR)
+# Gemini CLI reads the prompt on stdin and appends its -p text to it (SPEC section 5).
+_GEMINI_REQUEST = "Carry out the request above."
+# The files OpenCode writes into its config folder at start; present beforehand, so that the
+# folder can stay read-only (a writable one gets npm packages installed into it at every start).
+_OPENCODE_GITIGNORE = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n"
 
 
 @dataclass(frozen=True)
@@ -82,47 +90,64 @@ class Harness:
         The preset's spec prefix (``codex`` in ``codex:MODEL``).
     title : str
         The CLI's name for people (``Codex CLI``).
-    argv : tuple of str
-        The command line; ``argv[0]`` is the executable. ``{model}``,
-        ``{prompt}`` and ``{answer_file}`` are replaced per item.
-    prompt_on_stdin : bool
-        Send the prompt on stdin (else it must appear in ``argv`` as ``{prompt}``).
-    reader : str
-        Key of :data:`READERS`: how the answer, tokens and cost are read.
     package : str
         The npm package that installs the CLI.
+    tested_version : str
+        The version this project's test suite runs (the one place it is
+        written: the tests install it and docs/judges.md's install command
+        is checked against it).
+    argv : tuple of str
+        The command line; ``argv[0]`` is the executable. Placeholders: see the module docstring.
+    stdin : str or None
+        What goes on stdin: ``"{prompt}"`` for the prompt, ``None`` for nothing.
+    reader : str
+        Key of :data:`READERS`: how the answer, tokens and cost are read.
+    tools : mapping of str to tuple of str
+        The arguments ``{tools}`` stands for, per :data:`AGENT_TOOLS` setting.
+    env : mapping of str to str
+        Environment variables the CLI always gets.
+    tools_env : mapping of str to mapping
+        More variables per :data:`AGENT_TOOLS` setting.
+    sandboxed_env : mapping of str to str
+        Variables set only when the CLI runs inside the sandbox (they tell it so).
+    home : tuple of ConfigFolder
+        The login and settings files an item's private home gets.
     answer_file : bool
         The CLI writes its final message to ``{answer_file}``; the reader gets its text.
-    config_dirs : tuple of str
-        Where the CLI keeps its login and settings (``~`` expanded): passed
-        read-write into the command judge's sandbox so that the CLI stays
-        logged in (:mod:`agenthorizon.judging.judges.sandbox`).
     """
 
     name: str
     title: str
-    argv: tuple[str, ...]
-    prompt_on_stdin: bool
-    reader: str
     package: str
+    tested_version: str
+    argv: tuple[str, ...]
+    stdin: str | None
+    reader: str
+    tools: Mapping[str, tuple[str, ...]]
+    env: Mapping[str, str] = field(default_factory=dict)
+    tools_env: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    sandboxed_env: Mapping[str, str] = field(default_factory=dict)
+    home: tuple[ConfigFolder, ...] = ()
     answer_file: bool = False
-    config_dirs: tuple[str, ...] = ()
 
     @property
     def install(self) -> str:
-        """The command that installs the CLI."""
-        return f"npm install -g {self.package}"
+        """The command that installs the CLI at the tested version."""
+        return f"npm install -g {self.package}@{self.tested_version}"
 
     def describe(self) -> dict[str, Any]:
-        """The harness block of the judge's spec (without the version)."""
+        """The harness block of the judge's spec (without the installed version)."""
         return {
             "name": self.name,
             "title": self.title,
             "argv": list(self.argv),
-            "prompt_via": "stdin" if self.prompt_on_stdin else "argv",
+            "tools": {mode: list(arguments) for mode, arguments in self.tools.items()},
+            "prompt_via": "stdin" if self.stdin == "{prompt}" else "argv",
             "answer": "answer file" if self.answer_file else "stdout",
             "reader": self.reader,
+            "home_files": [f"{folder.path}/{name}".lstrip("/") for folder in self.home for name in folder.files],
             "install": self.install,
+            "tested_version": self.tested_version,
         }
 
 
@@ -130,217 +155,75 @@ HARNESSES: dict[str, Harness] = {
     "codex": Harness(
         name="codex",
         title="Codex CLI",
-        argv=(
-            "codex", "exec", "--skip-git-repo-check", "--sandbox", "read-only", "--model", "{model}",
-            "--json", "--output-last-message", "{answer_file}", "-",
-        ),
-        prompt_on_stdin=True,
-        reader="codex_events",
         package="@openai/codex",
-        answer_file=True,
-        config_dirs=("~/.codex",),
+        tested_version="0.171.0",
+        argv=("codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "{tools}", "-m", "{model}", "--",
+              "{prompt}"),
+        stdin=None,
+        reader="codex_events",
+        tools={"paper": (), "read-only": ("--sandbox", "read-only")},
+        home=(ConfigFolder(".codex", ("config.toml", "auth.json"), env="CODEX_HOME"),),
     ),
     "claude": Harness(
         name="claude",
         title="Claude Code",
-        argv=("claude", "-p", "--model", "{model}", "--output-format", "json", "--allowedTools", "Read,Glob,Grep"),
-        prompt_on_stdin=True,
-        reader="claude_json",
         package="@anthropic-ai/claude-code",
-        config_dirs=("~/.claude", "~/.claude.json"),
+        tested_version="2.1.197",
+        argv=("claude", "-p", "{tools}", "--model", "{model}", "--output-format", "json", "--no-session-persistence",
+              "--", "{prompt}"),
+        stdin=None,
+        reader="claude_json",
+        tools={"paper": ("--dangerously-skip-permissions",), "read-only": ("--tools", "Read,Glob,Grep")},
+        # Claude Code refuses --dangerously-skip-permissions as root unless told it is sandboxed; it is.
+        sandboxed_env={"IS_SANDBOX": "1"},
+        home=(
+            ConfigFolder(".claude", (".credentials.json", "settings.json", ".claude.json"), env="CLAUDE_CONFIG_DIR"),
+            ConfigFolder("", (".claude.json",)),
+        ),
     ),
     "gemini": Harness(
         name="gemini",
         title="Gemini CLI",
-        argv=("gemini", "--model", "{model}", "--output-format", "json", "--prompt", "{prompt}"),
-        prompt_on_stdin=False,
-        reader="gemini_json",
         package="@google/gemini-cli",
-        config_dirs=("~/.gemini",),
+        tested_version="0.61.0",
+        argv=("gemini", "{tools}", "-m", "{model}", "--output-format", "json", "-p", _GEMINI_REQUEST),
+        stdin="{prompt}",
+        reader="gemini_json",
+        tools={"paper": ("--approval-mode", "yolo", "--include-directories", "{screenshots}"),
+               "read-only": ("--approval-mode", "default", "--include-directories", "{screenshots}")},
+        # A fresh working folder is untrusted: without this, every item exits 55.
+        env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+        home=(ConfigFolder(".gemini", ("settings.json", "oauth_creds.json", "google_accounts.json", ".env")),),
     ),
     "opencode": Harness(
         name="opencode",
         title="OpenCode",
-        argv=("opencode", "run", "--model", "{model}", "--format", "json", "{prompt}"),
-        prompt_on_stdin=False,
-        reader="opencode_events",
         package="opencode-ai",
-        config_dirs=("~/.config/opencode", "~/.local/share/opencode"),
+        tested_version="1.18.33",
+        argv=("opencode", "run", "--format", "json", "-m", "{model}", "{tools}", "--", "{prompt}"),
+        stdin=None,
+        reader="opencode_events",
+        tools={"paper": (), "read-only": ()},
+        env={"OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX": "65536"},
+        tools_env={"read-only": {"OPENCODE_PERMISSION": '{"edit": "deny", "bash": "deny", "webfetch": "deny"}'}},
+        home=(
+            ConfigFolder(".config/opencode", ("opencode.json", "opencode.jsonc", "config.json"), xdg="XDG_CONFIG_HOME",
+                         read_only=True, made={".gitignore": _OPENCODE_GITIGNORE}),
+            ConfigFolder(".local/share/opencode", ("auth.json",), xdg="XDG_DATA_HOME"),
+        ),
     ),
 }
 """The presets, by spec prefix."""
 
 
-# --- readers: output -> Reading ------------------------------------------------------------
+def install_command(names: tuple[str, ...] | None = None) -> str:
+    """One ``npm install -g`` of the harnesses ``names`` (default: all) at their tested versions.
 
-
-def _json_object(stdout: str, where: str) -> dict[str, Any]:
-    """The JSON object a CLI printed (text before its first ``{``, such as a notice, is skipped)."""
-    start = stdout.find("{")
-    try:
-        value, _ = json.JSONDecoder().raw_decode(stdout[start:]) if start >= 0 else (None, 0)
-    except json.JSONDecodeError as error:
-        raise JudgeError(f"{where}: expected one JSON object on stdout, got invalid JSON ({error.msg}): {stdout[:300]!r}") from None
-    if not isinstance(value, dict):
-        raise JudgeError(f"{where}: expected one JSON object on stdout, got {stdout[:300]!r}")
-    return value
-
-
-def _events(stdout: str) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL stream; lines that are not JSON objects are skipped."""
-    events = []
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def read_codex_events(stdout: str, answer: str | None, where: str) -> Reading:
-    """Codex: the answer file's text; tokens summed over the ``turn.completed`` events.
-
-    >>> out = '{"type": "turn.completed", "usage": {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3}}'
-    >>> reading = read_codex_events(out, '{"success": true}', "codex")
-    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.extra
-    ('{"success": true}', 10, 3, {'cached_input_tokens': 4, 'turns': 1})
+    >>> install_command(("codex", "claude"))
+    'npm install -g @openai/codex@0.171.0 @anthropic-ai/claude-code@2.1.197'
     """
-    if answer is None:
-        raise JudgeError(f"{where}: codex wrote no answer file (--output-last-message); stdout: {stdout[-300:]!r}")
-    turns = [event for event in _events(stdout) if event.get("type") == "turn.completed"]
-    usages = [event.get("usage") if isinstance(event.get("usage"), dict) else {} for event in turns]
-    if not usages:
-        return Reading(answer)
-    return Reading(
-        answer,
-        input_tokens=sum(_int(usage.get("input_tokens")) for usage in usages),
-        output_tokens=sum(_int(usage.get("output_tokens")) for usage in usages),
-        extra={"cached_input_tokens": sum(_int(usage.get("cached_input_tokens")) for usage in usages), "turns": len(turns)},
-    )
-
-
-def read_claude_json(stdout: str, answer: str | None, where: str) -> Reading:
-    """Claude Code: ``result`` of its JSON object; input tokens include cache reads and writes.
-
-    ``modelUsage`` names the models that answered (recorded as ``models``).
-
-    >>> out = json.dumps({"type": "result", "is_error": False, "result": "ok", "total_cost_usd": 0.25, "num_turns": 4,
-    ...                   "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "output_tokens": 7},
-    ...                   "modelUsage": {"claude-opus-4-7": {"inputTokens": 5}}})
-    >>> reading = read_claude_json(out, None, "claude")
-    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.cost_usd, reading.extra["models"]
-    ('ok', 105, 7, 0.25, ['claude-opus-4-7'])
-    """
-    payload = _json_object(stdout, where)
-    if payload.get("is_error"):
-        raise JudgeError(f"{where}: Claude Code reported an error: {str(payload.get('result'))[:300]}")
-    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    return Reading(
-        str(payload.get("result") or ""),
-        input_tokens=sum(_int(usage.get(key)) for key in keys) if usage else None,
-        output_tokens=_int(usage.get("output_tokens")) if usage else None,
-        cost_usd=_number(payload.get("total_cost_usd")),
-        extra={
-            "num_turns": payload.get("num_turns"),
-            "cache_read_input_tokens": _int(usage.get("cache_read_input_tokens")),
-            "models": sorted(payload["modelUsage"]) if isinstance(payload.get("modelUsage"), dict) else None,
-        },
-    )
-
-
-def read_gemini_json(stdout: str, answer: str | None, where: str) -> Reading:
-    """Gemini CLI: ``response`` of its JSON object; tokens summed over ``stats.models``.
-
-    >>> out = json.dumps({"response": "ok", "stats": {"models": {"gemini-x": {"tokens": {
-    ...     "prompt": 50, "candidates": 6, "cached": 20, "thoughts": 9}}}}})
-    >>> reading = read_gemini_json(out, None, "gemini")
-    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.extra
-    ('ok', 50, 6, {'thoughts_tokens': 9, 'cached_input_tokens': 20, 'models': ['gemini-x']})
-    """
-    payload = _json_object(stdout, where)
-    error = payload.get("error")
-    if error:
-        message = error.get("message") if isinstance(error, dict) else error
-        raise JudgeError(f"{where}: Gemini CLI reported an error: {str(message)[:300]}")
-    stats = payload.get("stats") if isinstance(payload.get("stats"), dict) else {}
-    models = stats.get("models") if isinstance(stats.get("models"), dict) else {}
-    tokens = [m.get("tokens") for m in models.values() if isinstance(m, dict) and isinstance(m.get("tokens"), dict)]
-    if not tokens:
-        return Reading(str(payload.get("response") or ""))
-    return Reading(
-        str(payload.get("response") or ""),
-        input_tokens=sum(_int(t.get("prompt")) for t in tokens),
-        output_tokens=sum(_int(t.get("candidates")) for t in tokens),
-        extra={
-            "thoughts_tokens": sum(_int(t.get("thoughts")) for t in tokens),
-            "cached_input_tokens": sum(_int(t.get("cached")) for t in tokens),
-            "models": sorted(models),
-        },
-    )
-
-
-def read_opencode_events(stdout: str, answer: str | None, where: str) -> Reading:
-    """OpenCode: its ``text`` parts joined; tokens and cost summed over ``step_finish`` parts.
-
-    >>> out = "\\n".join(json.dumps(e) for e in [
-    ...     {"type": "text", "part": {"type": "text", "text": '{"success": false}'}},
-    ...     {"type": "step_finish", "part": {"cost": 0.5, "tokens": {"input": 30, "output": 4}}}])
-    >>> reading = read_opencode_events(out, None, "opencode")
-    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.cost_usd
-    ('{"success": false}', 30, 4, 0.5)
-    """
-    texts, steps = [], []
-    for event in _events(stdout):
-        part = event.get("part") if isinstance(event.get("part"), dict) else {}
-        kind = event.get("type")
-        if kind == "error":
-            raise JudgeError(f"{where}: OpenCode reported an error: {json.dumps(event.get('error', event))[:300]}")
-        if kind == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind == "step_finish":
-            steps.append(part)
-    tokens = [step.get("tokens") for step in steps if isinstance(step.get("tokens"), dict)]
-    costs = [_number(step.get("cost")) for step in steps]
-    return Reading(
-        "\n".join(texts),
-        input_tokens=sum(_int(t.get("input")) for t in tokens) if tokens else None,
-        output_tokens=sum(_int(t.get("output")) for t in tokens) if tokens else None,
-        cost_usd=sum(c for c in costs if c is not None) if any(c is not None for c in costs) else None,
-        extra={"steps": len(steps)},
-    )
-
-
-def read_text(stdout: str, answer: str | None, where: str) -> Reading:
-    """A CLI without a JSON mode: the answer file's text when there is one, else stdout; no usage.
-
-    >>> read_text("Verdict: {'success': true}", None, "cli").text, read_text("log", "the answer", "cli").text
-    ("Verdict: {'success': true}", 'the answer')
-    """
-    return Reading(stdout if answer is None else answer)
-
-
-READERS: dict[str, Callable[[str, str | None, str], Reading]] = {
-    "text": read_text,
-    "codex_events": read_codex_events,
-    "claude_json": read_claude_json,
-    "gemini_json": read_gemini_json,
-    "opencode_events": read_opencode_events,
-}
-"""Output rules: ``(stdout, answer file text or None, where) -> Reading``."""
+    chosen = [HARNESSES[name] for name in (names or tuple(HARNESSES))]
+    return "npm install -g " + " ".join(f"{harness.package}@{harness.tested_version}" for harness in chosen)
 
 
 class HarnessJudge(CommandJudge):
@@ -357,48 +240,63 @@ class HarnessJudge(CommandJudge):
     prompt : str
         ``"release"`` (default: the release's ``sandbox/prompt.md``, as the
         paper ran these harnesses), ``"project"`` or a template.
+    agent_tools : {"paper", "read-only"}
+        What the agent may do (module docstring); part of the judge's identity.
     **options
         ``timeout``, ``link``, ``workdir_root``, ``keep_workdir``, ``env``, ``sandbox``, ``config_dirs``, ``read_only_paths``:
         as for :class:`~agenthorizon.judging.judges.command.CommandJudge`.
 
     >>> judge = HarnessJudge("codex", "gpt-5.5")
     >>> judge.spec()["spec"], judge.spec()["harness"]["install"]
-    ('codex:gpt-5.5', 'npm install -g @openai/codex')
+    ('codex:gpt-5.5 --agent-tools paper', 'npm install -g @openai/codex@0.171.0')
     """
 
-    def __init__(self, harness: str | Harness, model: str, *, prompt: str = PROMPT_RELEASE, **options: Any) -> None:
+    def __init__(
+        self, harness: str | Harness, model: str, *, prompt: str = PROMPT_RELEASE,
+        agent_tools: str = DEFAULT_AGENT_TOOLS, **options: Any,
+    ) -> None:
         if isinstance(harness, str):
             if harness not in HARNESSES:
                 raise ValueError(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
             harness = HARNESSES[harness]
         if harness.reader not in READERS:
             raise ValueError(f"harness {harness.name}: unknown reader {harness.reader!r}; expected one of {', '.join(READERS)}")
-        if not harness.prompt_on_stdin and not any("{prompt}" in part for part in harness.argv):
-            raise ValueError(f"harness {harness.name}: the prompt goes in the argv, but no argument holds {{prompt}}")
+        if harness.stdin is None and not any("{prompt}" in part for part in harness.argv):
+            raise ValueError(f"harness {harness.name}: no argument and no stdin holds {{prompt}}")
+        if agent_tools not in AGENT_TOOLS or agent_tools not in harness.tools:
+            raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(AGENT_TOOLS)}, got {agent_tools!r}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
-        options["config_dirs"] = (*harness.config_dirs, *options.get("config_dirs", ()))
         super().__init__(list(harness.argv), prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
+        self.agent_tools = agent_tools
         self.name = harness.name
         self.version: str | None = None
         self.executable: str | None = None
+
+    def _harness_env(self) -> dict[str, str]:
+        env = {**self.harness.env, **self.harness.tools_env.get(self.agent_tools, {})}
+        if self.sandbox == SANDBOX_BWRAP:
+            env.update(self.harness.sandboxed_env)
+        return env
 
     def spec(self) -> dict[str, Any]:
         spec = super().spec()
         spec.update(
             name=self.harness.name,
-            spec=f"{self.harness.name}:{self.model}",
+            spec=f"{self.harness.name}:{self.model} --agent-tools {self.agent_tools}",
             model=self.model,
-            command=self._argv(prompt="{prompt}", answer_file="{answer_file}"),
+            agent_tools=self.agent_tools,
+            command=self._argv(prompt="{prompt}", answer_file="{answer_file}", screenshots="{screenshots}"),
+            env=sorted({*self.env, *self._harness_env()}),
             harness={**self.harness.describe(), "version": self.version, "executable": self.executable},
         )
         return spec
 
     def preflight(self) -> None:
         """Find the CLI on ``PATH`` and record its ``--version``; a missing CLI names its install command."""
-        executable = shutil.which(self.harness.argv[0], path=(self.env or {}).get("PATH"))
+        executable = shutil.which(self.harness.argv[0], path=self._environment().get("PATH"))
         if executable is None:
             raise FileNotFoundError(
                 f"{self.harness.argv[0]!r} is not on PATH: the {self.harness.name}:MODEL judge runs the "
@@ -410,30 +308,44 @@ class HarnessJudge(CommandJudge):
                 errors="replace",
             )
         except (OSError, subprocess.TimeoutExpired) as error:
-            raise ValueError(f"{executable} --version failed: {error}") from None
+            raise PreflightError(f"{executable} --version failed: {error}") from None
         lines = [line.strip() for line in (done.stdout or done.stderr).splitlines() if line.strip()]
         if done.returncode != 0 or not lines:
-            raise ValueError(
+            raise PreflightError(
                 f"{executable} --version exited with status {done.returncode}: "
                 f"{(done.stderr or done.stdout).strip()[-300:] or '(no output)'}; is the {self.harness.title} installed correctly?"
             )
         self.executable, self.version = executable, lines[0]
         self.check_sandbox()
 
-    def _argv(self, *, prompt: str, answer_file: str) -> list[str]:
-        values = {"{model}": self.model, "{prompt}": prompt, "{answer_file}": answer_file}
+    def _argv(self, *, prompt: str, answer_file: str, screenshots: str) -> list[str]:
+        values = {"{model}": self.model, "{prompt}": prompt, "{answer_file}": answer_file, "{screenshots}": screenshots}
         argv = []
         for part in self.harness.argv:
-            for placeholder, value in values.items():
-                part = part.replace(placeholder, value)
-            argv.append(part)
+            for piece in self.harness.tools[self.agent_tools] if part == "{tools}" else (part,):
+                for placeholder, value in values.items():
+                    piece = piece.replace(placeholder, value)
+                argv.append(piece)
         return argv
 
-    def command_line(self, prompt: str, scratch: Path) -> tuple[list[str], str | None]:
-        argv = self._argv(prompt=prompt, answer_file=str(scratch / ANSWER_FILE))
+    def command_line(self, prompt: str, scratch: Path, workdir: Path, trajectory_id: str) -> tuple[list[str], str | None]:
+        screenshots = workdir / _IMAGES / trajectory_id
+        argv = self._argv(prompt=prompt, answer_file=str(scratch / ANSWER_FILE), screenshots=str(screenshots))
         if self.executable is not None:
             argv[0] = self.executable
-        return argv, (prompt if self.harness.prompt_on_stdin else None)
+        return argv, (None if self.harness.stdin is None else self.harness.stdin.replace("{prompt}", prompt))
+
+    def agent_setup(self, base: Path, workdir: Path) -> AgentSetup:
+        """The command judge's setup plus a private home (:func:`~agenthorizon.judging.judges.agent_home.make_agent_home`)
+        and the harness's variables."""
+        setup = super().agent_setup(base, workdir)
+        home = make_agent_home(base / "home", self.harness.home, self._environment())
+        return AgentSetup(
+            # The user's own variables win over the preset's, the private home over both.
+            env={**setup.env, **self._harness_env(), **self.env, **home.env},
+            read_write=[*setup.read_write, home.path],
+            read_only=[*setup.read_only, *home.read_only],
+        )
 
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         answer = None
@@ -448,5 +360,5 @@ class HarnessJudge(CommandJudge):
             output_tokens=reading.output_tokens,
             cost_usd=reading.cost_usd,
             latency_s=latency,
-            extra={"harness": self.harness.name, **reading.extra},
+            extra={"harness": self.harness.name, "agent_tools": self.agent_tools, **reading.extra},
         )

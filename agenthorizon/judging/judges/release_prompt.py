@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from agenthorizon.schema import FRAMEWORK_FILES, PROMPT_FILE, PROMPT_PLACEHOLDER, WORKDIR_FRAMEWORK_NAMES
@@ -149,21 +149,32 @@ def direct_template(files: ReleaseFiles) -> str:
 
 
 def command_template(files: ReleaseFiles) -> str:
-    """The agentic judge's template: the release's ``prompt.md``, as it is."""
-    return files.prompt
+    """The agentic judge's template: the release's ``prompt.md`` without surrounding whitespace.
+
+    The authors' harness strips the file before replacing ``{{TRAJECTORY_ID}}``
+    and handing it to the CLI (SPEC section 5), so the trailing newline the
+    file ends with is not part of the prompt.
+
+    >>> command_template(ReleaseFiles("r", "\\nJudge {{TRAJECTORY_ID}}.\\n", "F", "F", {}))
+    'Judge {{TRAJECTORY_ID}}.'
+    """
+    return files.prompt.strip()
 
 
 def framework_files(files: ReleaseFiles) -> dict[str, str]:
     """File name -> text for a command judge's working directory.
 
-    ``AGENTS.md`` and ``CLAUDE.md`` as the sandbox holds them, and
+    ``AGENTS.md``, ``CLAUDE.md`` and ``prompt.md`` as the release's sandbox
+    holds them (the prompt file as it is, placeholder included), and
     ``GEMINI.md`` with the framework text too (Gemini CLI's context file).
 
     >>> sorted(framework_files(ReleaseFiles("r", "p {{TRAJECTORY_ID}}", "F", "F", {})))
-    ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md']
+    ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md', 'prompt.md']
     """
     texts = {"AGENTS.md": files.framework, "CLAUDE.md": files.claude}
-    return {name: texts.get(name, files.framework) for name in WORKDIR_FRAMEWORK_NAMES}
+    placed = {name: texts.get(name, files.framework) for name in WORKDIR_FRAMEWORK_NAMES}
+    placed[PurePosixPath(PROMPT_FILE).name] = files.prompt
+    return placed
 
 
 def prompt_record(template: str, files: ReleaseFiles | None) -> dict[str, Any]:

@@ -158,8 +158,13 @@ def bwrap_argv(
     *,
     read_only: Iterable[Path] = (),
     read_write: Iterable[Path] = (),
+    read_only_over: Iterable[Path] = (),
 ) -> list[str]:
-    """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring)."""
+    """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring).
+
+    ``read_only_over`` are mounted read-only last, on top of the writable
+    folders that hold them (an agent's private home and the login copies in it).
+    """
     argv = [
         "bwrap",
         "--die-with-parent",  # the harness dies (even SIGKILL): the namespace dies
@@ -179,7 +184,10 @@ def bwrap_argv(
         argv += ["--ro-bind-try", str(path), str(path)]
     for path in read_write:
         argv += ["--bind-try", str(path), str(path)]
-    argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--"]
+    argv += ["--bind", str(workdir), str(workdir)]
+    for path in read_only_over:
+        argv += ["--ro-bind", str(path), str(path)]
+    argv += ["--chdir", str(workdir), "--"]
     return argv
 
 
