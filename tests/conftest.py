@@ -36,7 +36,7 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 # agentic CLIs), a second virtual environment from the package registry. Every
 # test that uses one is marked `system`, so `pytest -m "not system"` is a quick
 # run that installs nothing; the README's test command (and CI) runs them all.
-PROVISIONING_FIXTURES = frozenset({"bubblewrap", "chromium", "datasets3_python"})
+PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -106,3 +106,13 @@ def bubblewrap() -> str:
 
     ensure_debian_packages(["bubblewrap"], lambda: shutil.which("bwrap") is not None, "the sandbox tests")
     return shutil.which("bwrap")
+
+
+@pytest.fixture(scope="session")
+def agent_clis() -> Path:
+    """The ``bin`` folder of the real Codex, Claude Code, Gemini CLI and OpenCode at their tested
+    versions, installed from the npm registry into a per-user cache once per machine (tests/agent_clis.py)."""
+    from agent_clis import install_clis
+
+    prefix, _ = install_clis()
+    return prefix / "bin"

@@ -50,11 +50,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from agenthorizon.judging.judges.agent_home import ConfigFolder, make_agent_home
+from agenthorizon.judging.judges.agent_home import XDG_FOLDERS, ConfigFolder, make_agent_home
 from agenthorizon.judging.judges.base import JudgeOutput, PreflightError
 from agenthorizon.judging.judges.command import AgentSetup, CommandJudge
 from agenthorizon.judging.judges.harness_readers import READERS, Reading
@@ -302,13 +303,17 @@ class HarnessJudge(CommandJudge):
                 f"{self.harness.argv[0]!r} is not on PATH: the {self.harness.name}:MODEL judge runs the "
                 f"{self.harness.title}; install it with `{self.harness.install}` (and log in or set its API key)"
             )
-        try:
-            done = subprocess.run(
-                [executable, "--version"], capture_output=True, text=True, timeout=_VERSION_TIMEOUT_S, check=False,
-                errors="replace",
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise PreflightError(f"{executable} --version failed: {error}") from None
+        # In a throwaway home: some CLIs create their state folders at any start, --version included.
+        with tempfile.TemporaryDirectory(prefix="agenthorizon-version-") as scratch:
+            env = {**self._environment(), **{name: str(Path(scratch) / sub) for name, sub in XDG_FOLDERS.items()},
+                   "HOME": scratch}
+            try:
+                done = subprocess.run(
+                    [executable, "--version"], capture_output=True, text=True, timeout=_VERSION_TIMEOUT_S, check=False,
+                    errors="replace", env=env, cwd=scratch,
+                )
+            except (OSError, subprocess.TimeoutExpired) as error:
+                raise PreflightError(f"{executable} --version failed: {error}") from None
         lines = [line.strip() for line in (done.stdout or done.stderr).splitlines() if line.strip()]
         if done.returncode != 0 or not lines:
             raise PreflightError(

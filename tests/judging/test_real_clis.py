@@ -1,0 +1,203 @@
+"""The four harness presets run the real CLIs, installed from npm at their tested versions
+(tests/agent_clis.py), through the real runner and the default sandbox (bubblewrap, as root
+here and in CI), each pointed at a model server on 127.0.0.1 that speaks the CLI's own wire
+protocol (tests/agent_servers.py).
+
+The server plays a model that, in the tool scenario, first runs a shell command -- list the
+work folder, read the release's label file by its absolute path, list the CLI's own folders
+in its home, search everything it can read for the other item's id -- and then answers; the
+command reaches the CLI base64-encoded, the way a model would get around a CLI that screens
+the paths in a command, so what stops it is the sandbox. Each test checks what a user would
+notice: the verdicts, the run record, what reached the model, and what the agent could see.
+
+How each CLI is pointed at the server (``USER_CONFIG``) is what docs/judges.md shows users.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shlex
+import stat
+from pathlib import Path
+
+import pytest
+
+import agenthorizon
+from agent_servers import AgentModelServer, Script, USAGE
+from agenthorizon.judging.judges import make_judge
+from agenthorizon.judging.judges.presets import HARNESSES
+from agenthorizon.judging.runs.records import read_results
+from agenthorizon.judging.runs.runner import run_judge
+from agenthorizon.schema import CRITICAL_MISTAKE, FRAMEWORK_FILES
+
+VERDICT = {"success": False, "reasoning": "the typed date differs from the goal's", "confidence": "high",
+           "mistake_type": CRITICAL_MISTAKE}
+ANSWER = "Verdict:\n```json\n" + json.dumps(VERDICT) + "\n```"
+PROTOCOLS = {"codex": "responses", "claude": "messages", "gemini": "gemini", "opencode": "chat"}
+MODELS = {"codex": "judge-model", "claude": "judge-model", "gemini": "judge-model", "opencode": "loopback/judge-model"}
+# Where each CLI keeps its state in a home: listed by the agent, so any earlier item's files would show.
+OWN_FOLDERS = {"codex": "~/.codex", "claude": "~/.claude ~/.claude.json", "gemini": "~/.gemini",
+               "opencode": "~/.config/opencode ~/.local/share/opencode"}
+LEAK = "LEAK: "
+SEARCHED = "SEARCH-DONE"
+
+
+def user_config(name: str, url: str, home: Path) -> dict[str, str]:
+    """Point the CLI ``name`` at ``url`` the way a user would: its config files under ``home``
+    (the user's home) and the environment variables it returns. docs/judges.md shows these."""
+    if name == "codex":
+        (home / ".codex").mkdir(parents=True)
+        (home / ".codex" / "config.toml").write_text(
+            'model_provider = "loopback"\n\n'
+            "[model_providers.loopback]\n"
+            'name = "loopback"\n'
+            f'base_url = "{url}/v1"\n'
+            'wire_api = "responses"\n'
+            'env_key = "LOOPBACK_API_KEY"\n',
+            encoding="utf-8",
+        )
+        return {"LOOPBACK_API_KEY": "sk-loopback"}
+    if name == "claude":
+        return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-loopback"}
+    if name == "gemini":
+        (home / ".gemini").mkdir(parents=True)
+        (home / ".gemini" / "settings.json").write_text(
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}), encoding="utf-8")
+        return {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "sk-loopback"}
+    (home / ".config" / "opencode").mkdir(parents=True)
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "loopback",
+                "options": {"baseURL": f"{url}/v1", "apiKey": "{env:LOOPBACK_API_KEY}"},
+                "models": {"judge-model": {"name": "judge model"}}}
+    (home / ".config" / "opencode" / "opencode.json").write_text(
+        json.dumps({"$schema": "https://opencode.ai/config.json", "provider": {"loopback": provider}}), encoding="utf-8")
+    # No machine here reaches models.dev (OpenCode's model catalogue); it would wait for it at every start.
+    return {"LOOPBACK_API_KEY": "sk-loopback", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
+
+
+@pytest.fixture(scope="module")
+def dataset(tiny_root, tmp_path_factory):
+    return agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths",
+                                     cache_dir=tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture()
+def user_home(tmp_path, monkeypatch):
+    """A home of the user's own, holding the CLIs' config; never the machine's ``~/.codex``..."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "CODEX_HOME",
+                     "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(variable, raising=False)
+    return home
+
+
+@pytest.fixture()
+def on_path(agent_clis, bubblewrap, monkeypatch):
+    monkeypatch.setenv("PATH", f"{agent_clis}{os.pathsep}{os.environ['PATH']}")
+    return agent_clis
+
+
+def look_around(name: str, label_file: Path, others: list[str], prefix: Path) -> str:
+    """The agent's shell command: what a curious or hostile agent would try, base64-wrapped."""
+    needles = " ".join(f"-e {shlex.quote(needle)}" for needle in others)
+    script = "\n".join([
+        "ls -la . data/markdowns",
+        f"cat '{label_file}' 2>&1 | head -c 300",
+        f"ls -la {OWN_FOLDERS[name]} 2>&1 | head -40",
+        f"grep -rlaF {needles} / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr --exclude-dir=opt "
+        f"--exclude-dir=etc --exclude-dir={prefix.name} 2>/dev/null | sed 's/^/{LEAK}/' | head -20",
+        f"echo {SEARCHED}",
+    ])
+    encoded = base64.b64encode(script.encode()).decode()
+    return f"echo {encoded} | base64 -d | bash"
+
+
+def items_named(text: str, rows: list[dict]) -> list[str]:
+    return [row["trajectory_id"] for row in rows if row["trajectory_id"] in text]
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
+    name, on_path, user_home, dataset, tiny_root, tmp_path
+):
+    rows = [dict(row) for row in dataset.select(range(2))]
+    label_file = tiny_root / "AgentHorizon.jsonl"
+    first_label_line = label_file.read_text(encoding="utf-8").splitlines()[0]
+
+    def script(text: str) -> Script:
+        named = items_named(text, rows)
+        if len(named) != 1:  # a side request (a title), or one that names two items: answer only
+            return Script(ANSWER)
+        own = next(row for row in rows if row["trajectory_id"] == named[0])
+        others = [row["trajectory_id"] for row in rows if row is not own]
+        others += [row["instruction"] for row in rows if row is not own and row["instruction"] != own["instruction"]]
+        return Script(ANSWER, look_around(name, label_file, others, on_path.parent), read_path=str(label_file))
+
+    server = AgentModelServer(PROTOCOLS[name], script)
+    try:
+        env = user_config(name, server.url, user_home)
+        work = tmp_path / "items"
+        work.mkdir()
+        judge = make_judge(f"{name}:{MODELS[name]}", env=env, workdir_root=str(work), keep_workdir=True, timeout=300)
+        summary = run_judge(judge, dataset.select(range(2)), tmp_path / "run", data_root=tiny_root, progress=False,
+                            concurrency=1)
+    finally:
+        server.close()
+    assert summary.counts["ok"] == 2 and not summary.errors, summary.errors
+
+    # Verdicts parsed from each CLI's final message, with its own telemetry.
+    results = read_results([tmp_path / "run"]).results
+    for result in results.values():
+        assert result["verdict"]["success"] is False and result["verdict"]["mistake_type"] == CRITICAL_MISTAKE
+        telemetry = result["telemetry"]
+        assert telemetry["harness"] == name and telemetry["agent_tools"] == "paper"
+        assert telemetry["input_tokens"] >= 2 * USAGE["input"] and telemetry["output_tokens"] >= 2 * USAGE["output"]
+        if name == "claude":  # Claude Code prices any model at its own table: its estimate, labelled so
+            assert telemetry["cost_source"] == "cli_estimate" and telemetry["cost_usd"] > 0
+        else:  # no cost reported (Codex, Gemini), or 0 for a model without a price (OpenCode): unknown, not $0
+            assert telemetry["cost_source"] == "unknown" and telemetry["cost_usd"] is None
+        assert telemetry["cache_read_input_tokens"] >= 2 * USAGE["cached"]
+        if name != "claude":  # the Messages protocol has no reasoning count
+            assert telemetry["reasoning_tokens"] >= 2 * USAGE["reasoning"]
+
+    # The run record: the CLI's version as it reports it, the argv template, the tools setting.
+    record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    harness = HARNESSES[name]
+    assert harness.tested_version in record["judge"]["harness"]["version"]
+    assert record["judge"]["harness"]["executable"] == str(on_path / name)
+    assert record["judge"]["harness"]["argv"] == list(harness.argv)
+    assert record["judge"]["agent_tools"] == "paper" and record["judge"]["spec"].endswith("--agent-tools paper")
+
+    framework = (tiny_root / FRAMEWORK_FILES[0]).read_text(encoding="utf-8")
+    framework_line = "A clean, coherent run of a"
+    assert framework_line in framework
+    main = [request for request in server.requests if request.reply == "tool"]
+    assert sorted(items_named(request.texts(), rows)[0] for request in main) == sorted(r["trajectory_id"] for r in rows)
+    for request in main:
+        assert framework_line in request.texts(), f"{name}: the framework file did not reach the model"
+    results_seen = [request for request in server.requests if request.tool_results]
+    assert len(results_seen) >= 2
+    for request in server.requests:
+        # No request carries two items: nothing of one item reached the other's conversation.
+        assert len(items_named(request.texts(), rows)) <= 1, f"{name}: a request named both items"
+        assert first_label_line not in request.texts()
+    for request in results_seen:
+        output = "\n".join(request.tool_results)
+        assert f"{label_file}: No such file or directory" in output, output[-2000:]
+        assert SEARCHED in output and LEAK not in output, output[-2000:]
+
+    # The private homes: the user's config copied read-only, and nothing fetched at run time.
+    homes = sorted(work.glob("*/home"))
+    assert len(homes) == 2 and all(home.parent.joinpath("work").is_dir() for home in homes)
+    for home in homes:
+        for copied in {"codex": [".codex/config.toml"], "gemini": [".gemini/settings.json"],
+                       "opencode": [".config/opencode/opencode.json"], "claude": []}[name]:
+            assert (home / copied).read_bytes() == (user_home / copied).read_bytes()
+            assert not (home / copied).stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+        assert not (home / ".npm").exists() and not list(home.rglob("node_modules"))
+    assert sorted(path.name for path in user_home.iterdir()) == sorted(
+        {"codex": [".codex"], "gemini": [".gemini"], "opencode": [".config"], "claude": []}[name]
+    ), "a CLI wrote into the user's own home"
