@@ -201,3 +201,74 @@ def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
     assert sorted(path.name for path in user_home.iterdir()) == sorted(
         {"codex": [".codex"], "gemini": [".gemini"], "opencode": [".config"], "claude": []}[name]
     ), "a CLI wrote into the user's own home"
+
+
+SHELLS = {"exec_command", "shell", "Bash", "run_shell_command", "bash"}
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_real_cli_with_read_only_tools_gets_no_shell_and_cannot_read_the_labels(
+    name, on_path, user_home, dataset, tiny_root, tmp_path
+):
+    label_file = tiny_root / "AgentHorizon.jsonl"
+    tid = dataset[0]["trajectory_id"]
+
+    def script(text: str) -> Script:
+        if tid not in text:
+            return Script(ANSWER)
+        return Script(ANSWER, look_around(name, label_file, ["no-such-needle"], on_path.parent), read_path=str(label_file))
+
+    server = AgentModelServer(PROTOCOLS[name], script)
+    try:
+        judge = make_judge(f"{name}:{MODELS[name]}", env=user_config(name, server.url, user_home),
+                           agent_tools="read-only", timeout=300)
+        summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
+    finally:
+        server.close()
+    assert summary.counts["ok"] == 1 and not summary.errors, summary.errors
+    record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert record["judge"]["agent_tools"] == "read-only" and record["judge"]["spec"].endswith("--agent-tools read-only")
+    calls = [request for request in server.requests if request.reply == "tool"]
+    assert len(calls) == 1, [request.path for request in server.requests]
+    results = [request for request in server.requests if request.tool_results]
+    output = "\n".join(text for request in results for text in request.tool_results)
+    print(name, calls[0].tool, output[-1500:])
+    label_text = label_file.read_text(encoding="utf-8").splitlines()[0]
+    assert label_text not in output
+    if name == "codex":  # Codex keeps its shell, in its own read-only sandbox inside ours
+        assert calls[0].tool == "exec_command" and f"{label_file}: No such file or directory" in output
+    else:  # the others offer no shell at all: the model's only way in is a file read, refused
+        offered = {name for request in calls for name in server.protocol.tools(request.body)}
+        assert not offered & SHELLS, offered
+        assert calls[0].tool in ("Read", "read_file", "read") and results
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_real_cli_answering_at_once_through_agenthorizon_judge(name, on_path, user_home, tiny_root, tmp_path, monkeypatch):
+    from agenthorizon.cli import main
+
+    server = AgentModelServer(PROTOCOLS[name], lambda text: Script(ANSWER))
+    try:
+        for variable, value in user_config(name, server.url, user_home).items():
+            monkeypatch.setenv(variable, value)  # as a user exports them before running the command
+        code = main(["judge", "--data", str(tiny_root), "--config", "all", "--judge", f"{name}:{MODELS[name]}",
+                     "--limit", "1", "--no-progress", "--out", str(tmp_path / "run")])
+    finally:
+        server.close()
+    assert code == 0
+    results = read_results([tmp_path / "run"]).results
+    assert [result["verdict"]["success"] for result in results.values()] == [False]
+    assert not any(request.tool_results for request in server.requests)
+    record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert record["judge"]["agent_tools"] == "paper"
+    # The prompt is prompt.md stripped, the trajectory id filled in, and it reached the model whole.
+    prompt = (tiny_root / "sandbox" / "prompt.md").read_text(encoding="utf-8").strip()
+    assert record["prompt"]["text"] == prompt
+    tid = next(iter(results))
+    assert any(prompt.replace("{{TRAJECTORY_ID}}", tid) in request.texts() for request in server.requests)
+    if name == "codex":  # the report names the harness, its version and the tools setting
+        html = tmp_path / "report.html"
+        assert main(["report", str(tmp_path / "run"), "--data", str(tiny_root), "--out", str(html),
+                     "--bootstrap", "0", "--thumbnails", "0"]) == 0
+        page = html.read_text(encoding="utf-8")
+        assert f"harness codex {record['judge']['harness']['version']}" in page and "--agent-tools paper" in page

@@ -206,7 +206,7 @@ HARNESSES: dict[str, Harness] = {
         reader="opencode_events",
         tools={"paper": (), "read-only": ()},
         env={"OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX": "65536"},
-        tools_env={"read-only": {"OPENCODE_PERMISSION": '{"edit": "deny", "bash": "deny", "webfetch": "deny"}'}},
+        tools_env={"read-only": {"OPENCODE_PERMISSION": '{"edit": "deny", "bash": "deny", "webfetch": "deny", "external_directory": "deny"}'}},
         home=(
             ConfigFolder(".config/opencode", ("opencode.json", "opencode.jsonc", "config.json"), xdg="XDG_CONFIG_HOME",
                          read_only=True, made={".gitignore": _OPENCODE_GITIGNORE}),
