@@ -66,6 +66,7 @@ class Script:
     answer: str
     command: str | None = None
     read_path: str | None = None
+    error: str | None = None  # answer with HTTP 400 and this message instead
 
     def tool_call(self, tools: set[str]) -> tuple[str, dict[str, Any]] | None:
         if self.command is None:
@@ -399,6 +400,14 @@ class AgentModelServer:
         record = Recorded(handler.path, body, "answer", tool_results=protocol.tool_results(body))
         model = str(body.get("model") or handler.path.split("/models/")[-1].split(":")[0])
         script = self.script(record.texts())
+        if script.error is not None:
+            record.reply = "error"
+            with self.lock:
+                self.requests.append(record)
+            # One body every protocol's clients read a message from (Anthropic's shape, with "message" inside).
+            handler.send_json(400, {"type": "error", "error": {"type": "invalid_request_error", "code": 400,
+                                                              "status": "INVALID_ARGUMENT", "message": script.error}})
+            return
         call = None if record.tool_results else script.tool_call(protocol.tools(body))
         if call is not None:
             record.reply, record.tool = "tool", call[0]

@@ -456,7 +456,7 @@ def test_one_model_under_two_harnesses_is_labelled_by_harness():
     records = [RunRecord.build(make_judge(spec).spec(), None) for spec in ("codex:gpt-5.5", "opencode:gpt-5.5")]
     assert records[0].label == records[1].label == "gpt-5.5"
     assert records[0].judge_key != records[1].judge_key
-    assert distinct_labels(records) == ["codex:gpt-5.5", "opencode:gpt-5.5"]
+    assert distinct_labels(records) == ["codex:gpt-5.5 --agent-tools paper", "opencode:gpt-5.5 --agent-tools paper"]
 
 
 def test_a_dev_manifest_is_recorded_and_rebuilt_by_score(tiny_root, tmp_path, capsys):

@@ -272,3 +272,16 @@ def test_real_cli_answering_at_once_through_agenthorizon_judge(name, on_path, us
                      "--bootstrap", "0", "--thumbnails", "0"]) == 0
         page = html.read_text(encoding="utf-8")
         assert f"harness codex {record['judge']['harness']['version']}" in page and "--agent-tools paper" in page
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_a_model_servers_refusal_is_an_item_error_with_its_message(name, on_path, user_home, dataset, tiny_root, tmp_path):
+    refusal = "model judge-model is not served by this endpoint"
+    server = AgentModelServer(PROTOCOLS[name], lambda text: Script(ANSWER, error=refusal))
+    try:
+        judge = make_judge(f"{name}:{MODELS[name]}", env=user_config(name, server.url, user_home), timeout=300)
+        summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
+    finally:
+        server.close()
+    assert summary.counts["error"] == 1
+    assert refusal in next(iter(summary.errors.values()))

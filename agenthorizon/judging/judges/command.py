@@ -298,6 +298,10 @@ class CommandJudge(BaseJudge):
         tmp.mkdir()
         return AgentSetup(env={"TMPDIR": str(tmp), "PWD": str(workdir)}, read_write=[tmp])
 
+    def failure_detail(self, stdout: str, stderr: str) -> str:
+        """What a failed run said about its failure (this judge: the end of its stderr)."""
+        return stderr.strip()[-500:] or "(no stderr)"
+
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         """Turn a successful run's output into a :class:`JudgeOutput` (this judge: stdout is the answer)."""
         return JudgeOutput(text=stdout, latency_s=latency, extra={"returncode": 0})
@@ -368,10 +372,9 @@ class CommandJudge(BaseJudge):
             stdout = (base / "stdout").read_text(encoding="utf-8", errors="replace")
             stderr = (base / "stderr").read_text(encoding="utf-8", errors="replace")
             if returncode != 0:
-                tail = stderr.strip()[-500:]
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
-                    f"{judge_input.trajectory_id}: {tail or '(no stderr)'}"
+                    f"{judge_input.trajectory_id}: {self.failure_detail(stdout, stderr)}"
                 )
             return self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
         finally:

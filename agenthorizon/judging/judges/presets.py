@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from agenthorizon.judging.judges.agent_home import XDG_FOLDERS, ConfigFolder, make_agent_home
-from agenthorizon.judging.judges.base import JudgeOutput, PreflightError
+from agenthorizon.judging.judges.base import JudgeError, JudgeOutput, PreflightError
 from agenthorizon.judging.judges.command import AgentSetup, CommandJudge
 from agenthorizon.judging.judges.harness_readers import READERS, Reading
 from agenthorizon.judging.judges.release_prompt import PROMPT_RELEASE
@@ -351,6 +351,17 @@ class HarnessJudge(CommandJudge):
             read_write=[*setup.read_write, home.path],
             read_only=[*setup.read_only, *home.read_only],
         )
+
+    def failure_detail(self, stdout: str, stderr: str) -> str:
+        """The CLI's own error report when its output format holds one (the CLIs print their errors
+        on stdout in JSON mode), else the end of stderr."""
+        try:
+            READERS[self.harness.reader](stdout, None, self.harness.title)
+        except JudgeError as error:
+            return f"{error}" + (f"; stderr: {stderr.strip()[-300:]}" if stderr.strip() else "")
+        except Exception:  # noqa: BLE001 - a reader must never hide the failure it is asked about
+            pass
+        return super().failure_detail(stdout, stderr)
 
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         answer = None
