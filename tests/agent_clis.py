@@ -18,24 +18,18 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from debian_packages import cache_root, ensure_debian_packages
 
 from agenthorizon.judging.judges.presets import HARNESSES
 
 _MARKER = "installed.txt"
 _NODE_MAJOR = 20  # Gemini CLI 0.61 declares engines.node >= 20
-
-
-def cache_root() -> Path:
-    """The per-user cache of what the tests install."""
-    configured = os.environ.get("AGENTHORIZON_TEST_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "agenthorizon-tests"
 
 
 def packages() -> list[str]:
@@ -54,8 +48,6 @@ def _node_ok() -> bool:
 
 
 def ensure_node() -> None:
-    from debian_packages import ensure_debian_packages
-
     ensure_debian_packages(["nodejs", "npm"], lambda: shutil.which("npm") is not None, "the real-CLI tests")
     if not _node_ok():
         found = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()

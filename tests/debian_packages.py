@@ -12,13 +12,23 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-_LOCK = Path(tempfile.gettempdir()) / "agenthorizon-tests-apt.lock"
+
+
+def cache_root() -> Path:
+    """The per-user folder of what the tests install, shared by every worker and every run of the suite:
+    ``$AGENTHORIZON_TEST_CACHE`` or ``~/.cache/agenthorizon-tests``."""
+    configured = os.environ.get("AGENTHORIZON_TEST_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "agenthorizon-tests"
+
+
+# Not under the temporary folder: tests/conftest.py gives each xdist worker a temporary folder
+# of its own, and a lock there would let two workers run apt-get at once.
+_LOCK_NAME = "apt.lock"
 
 
 def ensure_debian_packages(packages: Sequence[str], present: Callable[[], bool], why: str) -> None:
@@ -31,7 +41,8 @@ def ensure_debian_packages(packages: Sequence[str], present: Callable[[], bool],
     wanted = f"Debian's {' and '.join(packages)} (apt-get install -y {' '.join(packages)})"
     if os.geteuid() != 0:
         pytest.fail(f"{why} need {wanted}; not root, so they cannot be installed here", pytrace=False)
-    with open(_LOCK, "w") as lock:
+    cache_root().mkdir(parents=True, exist_ok=True)
+    with open(cache_root() / _LOCK_NAME, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be installing right now
         if present():
             return
