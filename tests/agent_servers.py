@@ -29,8 +29,10 @@ import json
 import threading
 import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Iterator
+
+from loopback import send_json, serve
 
 # Token counts every answer reports: distinct numbers, so that a test can tell
 # which of them a CLI's own report passed on.
@@ -363,7 +365,7 @@ class AgentModelServer:
             def do_GET(self):
                 with server.lock:
                     server.requests.append(Recorded(self.path, {}, "404"))
-                self.send_json(404, {"error": {"message": f"no such endpoint {self.path}"}})
+                send_json(self, 404, {"error": {"message": f"no such endpoint {self.path}"}})
 
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -373,21 +375,7 @@ class AgentModelServer:
                     body = {"unparsed": raw.decode("utf-8", "replace")}
                 server.answer(self, body)
 
-            def send_json(self, status, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 64
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+        self.server, self.thread = serve(Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def answer(self, handler: BaseHTTPRequestHandler, body: dict) -> None:
@@ -395,7 +383,7 @@ class AgentModelServer:
         if not protocol.serves(handler.path):
             with self.lock:
                 self.requests.append(Recorded(handler.path, body, "404"))
-            handler.send_json(404, {"error": {"message": f"no such endpoint {handler.path}"}})
+            send_json(handler, 404, {"error": {"message": f"no such endpoint {handler.path}"}})
             return
         record = Recorded(handler.path, body, "answer", tool_results=protocol.tool_results(body))
         model = str(body.get("model") or handler.path.split("/models/")[-1].split(":")[0])
@@ -405,7 +393,7 @@ class AgentModelServer:
             with self.lock:
                 self.requests.append(record)
             # One body every protocol's clients read a message from (Anthropic's shape, with "message" inside).
-            handler.send_json(400, {"type": "error", "error": {"type": "invalid_request_error", "code": 400,
+            send_json(handler, 400, {"type": "error", "error": {"type": "invalid_request_error", "code": 400,
                                                               "status": "INVALID_ARGUMENT", "message": script.error}})
             return
         call = None if record.tool_results else script.tool_call(protocol.tools(body))
@@ -414,7 +402,7 @@ class AgentModelServer:
         with self.lock:
             self.requests.append(record)
         if not protocol.streamed(handler.path, body):
-            handler.send_json(200, protocol.whole(model, script.answer))
+            send_json(handler, 200, protocol.whole(model, script.answer))
             return
         events = protocol.tool_events(model, *call) if call else protocol.text_events(model, script.answer)
         handler.send_response(200)

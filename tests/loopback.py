@@ -16,6 +16,31 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Mapping
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: object, headers: Mapping[str, str] = {}) -> None:
+    """Answer ``handler``'s request with ``payload`` as JSON (a ``str`` is sent as it is)."""
+    data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+    handler.send_response(status)
+    for key, value in headers.items():
+        handler.send_header(key, value)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, threading.Thread]:
+    """A threading server on a free port of 127.0.0.1, serving in a daemon thread."""
+
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 128  # concurrent clients must not wait for a SYN retry
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    return server, thread
+
+
 class ModelServer:
     """Serves ``/v1/chat/completions``; ``answers[model](request_body)`` is the reply text."""
 
@@ -42,20 +67,9 @@ class ModelServer:
                                      "message": {"role": "assistant", "content": answer(body)}}],
                         "usage": {"prompt_tokens": 1000, "completion_tokens": 50},
                     }
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, payload)
 
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 128
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
+        self.server, self.thread = serve(Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def close(self) -> None:
@@ -114,25 +128,12 @@ class StubServer:
                 self.reply(status, headers, payload)
 
             def reply(self, status, headers, payload):
-                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
-                    self.send_response(status)
-                    for key, value in headers.items():
-                        self.send_header(key, value)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    send_json(self, status, payload, headers)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 128  # concurrent clients must not wait for a SYN retry
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
+        self.server, self.thread = serve(Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     @staticmethod
