@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pwd
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,9 +22,10 @@ import pytest
 
 def cache_root() -> Path:
     """The per-user folder of what the tests install, shared by every worker and every run of the suite:
-    ``$AGENTHORIZON_TEST_CACHE`` or ``~/.cache/agenthorizon-tests``."""
+    ``$AGENTHORIZON_TEST_CACHE`` or ``~/.cache/agenthorizon-tests`` (the user's home from the password
+    database: tests give CLIs a ``HOME`` of their own)."""
     configured = os.environ.get("AGENTHORIZON_TEST_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "agenthorizon-tests"
+    return Path(configured) if configured else Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "agenthorizon-tests"
 
 
 # Not under the temporary folder: tests/conftest.py gives each xdist worker a temporary folder
