@@ -90,7 +90,7 @@ def test_preset_specs_and_options():
     with pytest.raises(ValueError, match="does not take option"):
         make_judge("command:cat", agent_tools="paper")
     # The tools setting is part of the judge's identity: two settings, two leaderboard rows.
-    from agenthorizon.judging.runs.run_record import judge_key
+    from agenthorizon.judging.runs.records import judge_key
 
     keys = {mode: judge_key(make_judge("claude:claude-opus-4-7", agent_tools=mode).spec()) for mode in AGENT_TOOLS}
     assert len(set(keys.values())) == len(AGENT_TOOLS)

@@ -28,7 +28,7 @@ import agenthorizon
 from agent_servers import AgentModelServer, Script, USAGE
 from agenthorizon.judging.judges import make_judge
 from agenthorizon.judging.judges.presets import HARNESSES
-from agenthorizon.judging.runs.records import read_results
+from agenthorizon.judging.runs.folder import read_results
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.schema import CRITICAL_MISTAKE, FRAMEWORK_FILES
 
@@ -146,22 +146,22 @@ def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
                             concurrency=1)
     finally:
         server.close()
-    assert summary.counts["ok"] == 2 and not summary.errors, summary.errors
+    assert summary.counts.ok == 2 and not summary.errors, summary.errors
 
     # Verdicts parsed from each CLI's final message, with its own telemetry.
-    results = read_results([tmp_path / "run"]).results
+    results = read_results([tmp_path / "run"]).records
     for result in results.values():
-        assert result["verdict"]["success"] is False and result["verdict"]["mistake_type"] == CRITICAL_MISTAKE
-        telemetry = result["telemetry"]
-        assert telemetry["harness"] == name and telemetry["agent_tools"] == "paper"
-        assert telemetry["input_tokens"] >= 2 * USAGE["input"] and telemetry["output_tokens"] >= 2 * USAGE["output"]
+        assert result.verdict["success"] is False and result.verdict["mistake_type"] == CRITICAL_MISTAKE
+        telemetry = result.telemetry
+        assert telemetry.extra["harness"] == name and telemetry.extra["agent_tools"] == "paper"
+        assert telemetry.input_tokens >= 2 * USAGE["input"] and telemetry.output_tokens >= 2 * USAGE["output"]
         if name == "claude":  # Claude Code prices any model at its own table: its estimate, labelled so
-            assert telemetry["cost_source"] == "cli_estimate" and telemetry["cost_usd"] > 0
+            assert telemetry.cost_source == "cli_estimate" and telemetry.cost_usd > 0
         else:  # no cost reported (Codex, Gemini), or 0 for a model without a price (OpenCode): unknown, not $0
-            assert telemetry["cost_source"] == "unknown" and telemetry["cost_usd"] is None
-        assert telemetry["cache_read_input_tokens"] >= 2 * USAGE["cached"]
+            assert telemetry.cost_source == "unknown" and telemetry.cost_usd is None
+        assert telemetry.cache_read_input_tokens >= 2 * USAGE["cached"]
         if name != "claude":  # the Messages protocol has no reasoning count
-            assert telemetry["reasoning_tokens"] >= 2 * USAGE["reasoning"]
+            assert telemetry.reasoning_tokens >= 2 * USAGE["reasoning"]
 
     # The run record: the CLI's version as it reports it, the argv template, the tools setting.
     record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
@@ -225,7 +225,7 @@ def test_real_cli_with_read_only_tools_gets_no_shell_and_cannot_read_the_labels(
         summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
     finally:
         server.close()
-    assert summary.counts["ok"] == 1 and not summary.errors, summary.errors
+    assert summary.counts.ok == 1 and not summary.errors, summary.errors
     record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
     assert record["judge"]["agent_tools"] == "read-only" and record["judge"]["spec"].endswith("--agent-tools read-only")
     calls = [request for request in server.requests if request.reply == "tool"]
@@ -256,8 +256,8 @@ def test_real_cli_answering_at_once_through_agenthorizon_judge(name, on_path, us
     finally:
         server.close()
     assert code == 0
-    results = read_results([tmp_path / "run"]).results
-    assert [result["verdict"]["success"] for result in results.values()] == [False]
+    results = read_results([tmp_path / "run"]).records
+    assert [result.verdict["success"] for result in results.values()] == [False]
     assert not any(request.tool_results for request in server.requests)
     record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
     assert record["judge"]["agent_tools"] == "paper"
@@ -283,5 +283,5 @@ def test_a_model_servers_refusal_is_an_item_error_with_its_message(name, on_path
         summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
     finally:
         server.close()
-    assert summary.counts["error"] == 1
+    assert summary.counts.error == 1
     assert refusal in next(iter(summary.errors.values()))
