@@ -271,22 +271,8 @@ def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | N
     >>> blind = build_judge_input(row, ablate="instruction,screenshots")
     >>> blind.instruction, blind.trajectory_json()["task"], blind.screenshots.present
     ('', {}, [])
-    >>> print(blind.markdown, end="")
-    # Trajectory Report
-    <BLANKLINE>
-    ## Goal
-    <BLANKLINE>
-    <BLANKLINE>
-    <BLANKLINE>
-    ## Steps
-    <BLANKLINE>
-    Total steps: **1**
-    <BLANKLINE>
-    ---
-    <BLANKLINE>
-    ### Step 0
-    <BLANKLINE>
-    **Action:** `left-click (1, 2)`
+    >>> "Open the file" in blind.markdown, "![Step" in blind.markdown, "**Action:** `left-click (1, 2)`" in blind.markdown
+    (False, False, True)
     """
     ablation = parse_ablation(ablate)
     if not isinstance(row, Mapping):
