@@ -217,15 +217,10 @@ def run_judge(
         the run record's status is then ``stopped``, its ``interruption`` cause
         ``max_cost``.
     ablate : str or sequence of str, optional
-        Parts withheld from every judge input, the information ablations of
-        the paper's Table 9: ``"instruction"``, ``"actions"``,
-        ``"screenshots"``, comma-separated or as a list (what each removes:
-        :func:`~agenthorizon.judging.inputs.build_judge_input`). A judge set
-        to do without a part (``judge.ablation``: the OpenAI-compatible
-        judge's ``images="none"`` is the screenshots ablation) adds it. The
-        ablation is recorded in the run record (``ablation``) and is part of
-        the judge key: an ablated run is its own leaderboard row, and a
-        folder holding a run with another ablation is refused.
+        Parts withheld from every input (paper Table 9): ``"instruction"``,
+        ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
+        judge's own ``ablation`` (``images="none"``). Recorded, and part of
+        the judge key: its own leaderboard row; another ablation is refused.
 
     Returns
     -------
