@@ -343,9 +343,7 @@ def _start_record(
 ) -> RunRecord:
     """The run record as the run starts (status ``running``): judge, selection, ablation, data provenance, runner settings, versions."""
     return RunRecord.build(
-        judge.spec(),
-        selection,
-        ablation,
+        judge.spec(), selection, ablation,  # the ablation is part of the judge key
         data={
             **data_root_record(data_root),
             "n_items": n_items,
