@@ -171,6 +171,13 @@ JUDGE_IMAGE_MODES: Final = (IMAGE_MODE_AUTO, *MODEL_IMAGE_MODES)
 """What a direct judge accepts: ``auto`` is the protocol's rule (per-step while the
 serving limit allows, mosaics beyond it)."""
 
+LAYOUT_MARKDOWN: Final = "markdown"
+LAYOUT_INTERLEAVED: Final = "interleaved"
+DIRECT_LAYOUTS: Final = (LAYOUT_MARKDOWN, LAYOUT_INTERLEAVED)
+"""How a direct judge's user message is laid out: the prompt with the whole Markdown, then
+every screenshot (``markdown``); or the goal, then each step's action line followed by its
+screenshot (``interleaved``, the layout of the benchmark authors' direct harness)."""
+
 # --- release layout -------------------------------------------------------------
 
 SANDBOX_DIR: Final = "sandbox"

@@ -56,7 +56,7 @@ def test_a_run_folder_written_before_typed_records_still_reads():
     assert record.counts == RunCounts(ok=3) and record.totals is None  # "invalid" was the unparseable count
     results = read_results([folder])
     assert len(results.records) == 3 and not results.unreadable and not results.untrusted
-    assert record.to_dict()["format_version"] == FORMAT_VERSION == 3  # rewritten in the current format
+    assert record.to_dict()["format_version"] == FORMAT_VERSION == 4  # rewritten in the current format
 
 
 def test_a_version_2_run_stopped_by_the_cost_cap_reads_as_stopped(tiny_root, capsys):
@@ -117,7 +117,7 @@ def test_run_totals_sum_what_is_known_and_say_how_much_is_not(dataset, tmp_path)
     assert 0 < totals["wall_time_s"] <= summary.wall_time_s
     result = read_results([tmp_path / "run"]).records[ids[0]]
     assert result.telemetry == Telemetry(input_tokens=100, output_tokens=10, latency_s=0.01, cost_usd=0.01, attempts=1,
-                                         turns=2, extra={"harness_note": "x"})
+                                         answers=1, turns=2, extra={"harness_note": "x"})
     # A resume judges nothing new and adds its own time to the record's.
     again = run_judge(Priced(priced), dataset, tmp_path / "run", progress=False)
     assert again.record.totals.items == len(ids) and again.record.totals.cost_usd.known == pytest.approx(known_cost)

@@ -44,6 +44,7 @@ from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import now
+from agenthorizon.judging.runs.reask import answer_of, with_answers
 from agenthorizon.judging.runs.records import Interruption, ResultRecord, Telemetry
 from agenthorizon.judging.runs.rows import RowReader
 from agenthorizon.judging.runs.summary import RunResults
@@ -151,6 +152,7 @@ class _Run:
     breaker: Breaker
     budget: CostBudget
     judge_key: str | None = None
+    reask: int = 0
     in_flight: int = 0
     stop: str | None = None
     abort: str | None = None
@@ -200,7 +202,6 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
     from agenthorizon.judging.inputs import build_judge_input
 
     trajectory_id = run.ids[position]
-    judge_name = run.judge.name
     transport = None
     try:
         if isinstance(row, Exception):
@@ -210,15 +211,27 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
         output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
     else:
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
+    result = _recorded(run, trajectory_id, output, error_text, attempts)
+    # Re-asking (reask.py): a fresh call while the answer holds no valid verdict.
+    earlier, earlier_attempts = [], 0
+    while run.reask > len(earlier) and result.parse_status not in (STATUS_OK, STATUS_ERROR) and not run.stopping:
+        earlier.append(answer_of(result))
+        earlier_attempts += result.telemetry.attempts or 0
+        output, error_text, attempts, transport = await _judge_item(run, judge_input)
+        result = _recorded(run, trajectory_id, output, error_text, attempts)
+    return with_answers(result, earlier, earlier_attempts), transport
+
+
+def _recorded(run: _Run, trajectory_id: str, output: Any, error_text: str | None, attempts: int) -> ResultRecord:
+    """The result of one call's outcome (:func:`result_record`); an answer that breaks the parser is the item's error."""
     try:
-        result = result_record(trajectory_id, judge_name, output, error_text, run.judge_key, attempts=attempts)
+        return result_record(trajectory_id, run.judge.name, output, error_text, run.judge_key, attempts=attempts)
     except Exception as error:  # the answer broke the parser: the item's problem
-        result = result_record(
-            trajectory_id, judge_name, None,
+        return result_record(
+            trajectory_id, run.judge.name, None,
             f"trajectory {trajectory_id}: the judge's answer could not be recorded ({type(error).__name__}: {error})",
             run.judge_key, attempts=attempts,
         )
-    return result, transport
 
 
 async def _worker(run: _Run) -> None:
@@ -352,6 +365,7 @@ async def judge_items(
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     signals: RunSignals | None = None,
+    reask: int = 0,
 ) -> Interruption | None:
     """Judge ``positions`` of ``dataset`` into ``out_dir``; why the run stopped early, or ``None``.
 
@@ -380,6 +394,7 @@ async def judge_items(
         breaker=Breaker(breaker),
         budget=CostBudget.from_records(max_cost, results),
         judge_key=judge_key,
+        reask=reask,
     )
     signals = signals or RunSignals()
     await run.writer.start()

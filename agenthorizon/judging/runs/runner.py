@@ -142,6 +142,7 @@ def run_judge(
     data_options: Mapping[str, Any] | None = None,
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
+    reask: int = 0,
 ) -> RunSummary:
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
@@ -213,6 +214,14 @@ def run_judge(
         results) plus the expected cost of the items in flight would pass it;
         the run record's status is then ``stopped``, its ``interruption`` cause
         ``max_cost``.
+    reask : int, default=0
+        Ask again, in a fresh call, after an answer that holds no valid
+        verdict, up to ``reask`` more times per item (0: the strict
+        protocol's single answer; 2: the three attempts of the benchmark
+        authors' harness). Every answer is kept in the result (``answers``:
+        raw text, parse status, tokens, cost) and its telemetry totals them;
+        the verdict scored is the last answer's. Part of the judge's
+        identity: a resume with another ``reask`` is refused.
 
     Returns
     -------
@@ -265,6 +274,8 @@ def run_judge(
     8
     """
     judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost)
+    if not isinstance(reask, int) or isinstance(reask, bool) or reask < 0:
+        raise ValueError(f"reask must be an integer >= 0 (0: one answer per item), got {reask!r}")
     parsed_shard = parse_shard(shard)
     started = time.perf_counter()
 
@@ -277,7 +288,7 @@ def run_judge(
     directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
     record = _start_record(
         judge, selection, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
-        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
+        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit}, reask=reask,
     )
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
@@ -287,7 +298,7 @@ def run_judge(
             judge, dataset, directory, record, results, ids, todo,
             _Clock(started, _earlier_wall_time(previous)),
             concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
-            progress=progress, breaker=breaker, max_cost=max_cost,
+            progress=progress, breaker=breaker, max_cost=max_cost, reask=reask,
         )
     finally:
         directory.release()
@@ -330,10 +341,15 @@ def _start_record(
     n_items: int,
     n_selected: int,
     runner: dict[str, Any],
+    reask: int = 0,
 ) -> RunRecord:
-    """The run record as the run starts (status ``running``): judge, selection, data provenance, runner settings, versions."""
+    """The run record as the run starts (status ``running``): judge, selection, data provenance, runner settings, versions.
+
+    ``reask`` is recorded with the judge's spec: it changes what is asked, so
+    it is part of the judge key (:func:`~agenthorizon.judging.runs.records.judge_key`).
+    """
     return RunRecord.build(
-        judge.spec(),
+        {**judge.spec(), "reask": reask},
         selection,
         data={
             **data_root_record(data_root),
@@ -421,6 +437,7 @@ def _judge_and_finish(
     progress: bool,
     breaker: int | None,
     max_cost: float | None,
+    reask: int = 0,
 ) -> RunOutcome:
     """Judge the dataset positions ``todo`` (``ids``: every position's id) into ``results``; write the run record at the start and the end.
 
@@ -450,6 +467,7 @@ def _judge_and_finish(
                     breaker=breaker,
                     max_cost=max_cost,
                     signals=signals,
+                    reask=reask,
                 )
             )
         except BaseException as error:
@@ -472,7 +490,8 @@ def _finish(
 ) -> RunRecord:
     """Write the record of the ended run: the one place a run's status is set (:meth:`RunRecord.ended`)."""
     final = record.ended(
-        now(), results.counts(skipped), results.merging(), results.totals(clock.wall_time_s()), interruption
+        now(), results.counts(skipped), results.merging(), results.totals(clock.wall_time_s()), interruption,
+        reasking=results.reasking(),
     )
     directory.write_record(final)
     return final

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 from agenthorizon.judging.runs.records import (
     STOPPED,
     Merging,
+    Reasking,
     ResultRecord,
     RunCounts,
     RunRecord,
@@ -104,6 +105,10 @@ class RunResults:
     def merging(self) -> Merging:
         return merging(self)
 
+    def reasking(self) -> Reasking:
+        """The record's re-ask counts over the results held."""
+        return Reasking.of((result.telemetry.answers, result.parse_status) for result in self if result is not None)
+
     def totals(self, wall_time_s: float | None) -> RunTotals:
         """The record's totals over the results held (missing items contribute nothing)."""
         return RunTotals.of((result.telemetry for result in self if result is not None), wall_time_s)
@@ -147,6 +152,10 @@ class RunSummary:
             f"{self.n_selected} items, {c.ok} ok, {c.unparseable} unparseable, {c.error} error "
             f"({c.skipped} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
         )
+        reasking = self.record.reasking
+        if reasking is not None and reasking.items:
+            text += (f"\nre-asked {reasking.items} item(s) after an answer without a valid verdict: "
+                     f"{reasking.reasks} more answer(s), {reasking.recovered} item(s) ended with a valid one")
         if self.stopped is not None:
             text += f"\nstopped early: {self.stopped}"
         if self.score is not None and self.score.balanced_accuracy is not None:
