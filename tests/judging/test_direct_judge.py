@@ -116,7 +116,9 @@ def test_a_50_mb_answer_is_read_in_bounded_memory_and_its_end_kept(stub, stream)
     finally:
         tracemalloc.stop()
     assert body.sent > 50 * MB
-    assert peak < 6 * cap  # the 50 MB answer was never held: a few copies of what is kept
+    # The 50 MB answer was never held: a few copies of what is kept (measured: 4.6-5.8 x the cap, the
+    # loopback server's own 1 MB pieces included), against 50 MB for the answer alone.
+    assert peak < 8 * cap < body.sent
     verdict = parse_verdict(output.text)
     assert verdict.status == "ok" and verdict.success is False  # read from the end, where it is
     answer_bytes = 50 * MB + len(VERDICT)

@@ -65,8 +65,9 @@ class SystemPrompt:
         >>> import tempfile
         >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as file:
         ...     _ = file.write("You review recordings.")
-        >>> SystemPrompt.read(file.name).sha256[:12]
-        '9b2cd0e6d3c4'
+        >>> prompt = SystemPrompt.read(file.name)
+        >>> prompt.text, prompt.sha256 == hashlib.sha256(b"You review recordings.").hexdigest()
+        ('You review recordings.', True)
         """
         where = Path(path)
         if not where.is_file():

@@ -55,19 +55,30 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def completion_from_body(kept: bytes, dropped: int) -> Completion:
-    """The completion in a JSON body of which ``kept`` is the end (``dropped`` bytes before it were not kept).
+def completion_from_body(body: TailBuffer) -> Completion:
+    """The completion in a JSON body read into ``body`` (the end of it, when it was longer than the cap).
 
-    >>> completion_from_body(b'{"choices": [{"message": {"content": "ok"}}], "usage": {"prompt_tokens": 3}}', 0).text
+    The buffer is emptied (its bytes are decoded without a copy, then freed),
+    so that at most two copies of what was kept are alive at once.
+
+    >>> def read(data, limit=10**6):
+    ...     body = TailBuffer(limit)
+    ...     body.add(data)
+    ...     return completion_from_body(body)
+    >>> read(b'{"choices": [{"message": {"content": "ok"}}], "usage": {"prompt_tokens": 3}}').text
     'ok'
-    >>> cut = completion_from_body(b'a long answer {\\\\"success\\\\": true}", "role": "assistant"}}], '
-    ...                            b'"usage": {"prompt_tokens": 9, "completion_tokens": 4}}', 10**6)
+    >>> end = (b'a long answer {\\\\"success\\\\": true}", "role": "assistant"}}], '
+    ...        b'"usage": {"prompt_tokens": 9, "completion_tokens": 4}}')
+    >>> cut = read(b'{"choices": [{"message": {"content": "' + b'x' * 100 + end, limit=len(end))
     >>> cut.text, cut.input_tokens, cut.truncated_bytes
-    ('long answer {"success": true}', 9, 1000000)
+    ('long answer {"success": true}', 9, 138)
     """
+    dropped = body.dropped
+    text = body.take().decode("utf-8", errors="replace")
     if dropped:
-        return _from_tail(kept.decode("utf-8", errors="replace"), dropped)
-    text = kept.decode("utf-8", errors="replace")
+        answer, rest = _split_tail(text)
+        del text  # the tail is no longer needed once the answer is out of it
+        return _with_usage(answer, rest, dropped)
     try:
         payload = json.loads(text)
         choice = payload["choices"][0]
@@ -99,8 +110,8 @@ _USAGE = {name: re.compile(rf'"{name}"\s*:\s*(\d+)') for name in ("prompt_tokens
 _FINISH = re.compile(r'"finish_reason"\s*:\s*"([A-Za-z_]+)"')
 
 
-def _from_tail(tail: str, dropped: int) -> Completion:
-    """The answer text recovered from the end of a body that was cut (see the module docstring)."""
+def _split_tail(tail: str) -> tuple[str, str]:
+    """(the answer text, what follows it) recovered from the end of a body that was cut (see the module docstring)."""
     found = None
     for found in _CONTENT_KEY.finditer(tail):
         pass
@@ -110,8 +121,12 @@ def _from_tail(tail: str, dropped: int) -> Completion:
     try:
         text, end = json.decoder.scanstring(tail, start)
     except ValueError:  # the tail was not inside a JSON string: keep it as it is
-        text, end = tail, len(tail)
-    rest = tail[end:]
+        return tail, ""
+    return text, tail[end:]
+
+
+def _with_usage(text: str, rest: str, dropped: int) -> Completion:
+    """The completion of a cut body: its answer ``text``, and the usage and finish reason in ``rest``."""
     tokens = {name: int(m.group(1)) if (m := pattern.search(rest)) else None for name, pattern in _USAGE.items()}
     finish = _FINISH.search(rest)
     return Completion(
@@ -207,6 +222,6 @@ class EventStream:
         if self._line and not self._skipping:  # a last line without its newline
             self._event_line(bytes(self._line).rstrip(b"\r"))
             self._line.clear()
-        self.result.text = self.answer.data.decode("utf-8", errors="replace")
         self.result.truncated_bytes = self.answer.dropped + self.skipped_bytes
+        self.result.text = self.answer.take().decode("utf-8", errors="replace")
         return self.result

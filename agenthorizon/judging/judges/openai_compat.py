@@ -415,10 +415,9 @@ class OpenAICompatibleJudge(BaseJudge):
             extra["finish_reason"] = completion.finish_reason
         if completion.reasoning_chars:
             extra["reasoning_chars"] = completion.reasoning_chars
-        text = completion.text
-        if completion.truncated_bytes:
-            text = truncation_note(completion.truncated_bytes, self.request.max_output_bytes) + text
+        if completion.truncated_bytes:  # replaced in place: one copy of a long answer alive, not two
+            completion.text = truncation_note(completion.truncated_bytes, self.request.max_output_bytes) + completion.text
         return JudgeOutput(
-            text=text, input_tokens=input_tokens, output_tokens=output_tokens, latency_s=latency, cost_usd=cost,
+            text=completion.text, input_tokens=input_tokens, output_tokens=output_tokens, latency_s=latency, cost_usd=cost,
             attempts=attempts, extra=extra,
         )

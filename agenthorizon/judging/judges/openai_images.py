@@ -72,9 +72,9 @@ def budget_size(images: int, token_budget: int, box: tuple[int, int] = (512, 332
     >>> budget_size(4, 10_000)
     (512, 332)
     >>> budget_size(32, 10_000)  # a longer item: smaller screenshots
-    (172, 112)
+    (244, 158)
     >>> budget_size(8, 10_000, scale=2)
-    (176, 114)
+    (276, 179)
     """
     width, height = box
     fixed = images * _BASE_TOKENS

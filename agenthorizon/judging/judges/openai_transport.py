@@ -129,6 +129,6 @@ async def _exchange(
         async for chunk in response.aiter_bytes():
             tail.add(chunk)
         try:
-            return 200, response.headers, completion_from_body(tail.data, tail.dropped), ""
+            return 200, response.headers, completion_from_body(tail), ""
         except NotACompletion as error:
             raise JudgeError(f"the response from {public_url(url)} {error}") from None

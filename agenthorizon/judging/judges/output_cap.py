@@ -58,8 +58,13 @@ class TailBuffer:
 
     @property
     def data(self) -> bytes:
-        """The bytes kept: the end of the stream."""
+        """The bytes kept: the end of the stream (a copy)."""
         return bytes(self._kept)
+
+    def take(self) -> bytearray:
+        """The bytes kept, handed over without a copy; the buffer keeps none after (``dropped`` is then all)."""
+        kept, self._kept = self._kept, bytearray()
+        return kept
 
     @property
     def dropped(self) -> int:
