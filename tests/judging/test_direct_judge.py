@@ -87,6 +87,7 @@ def test_cli_timeout_is_the_one_limit_recorded_and_a_resume_says_why_the_item_fa
         # The same server, a larger limit: the slow answer now arrives (a timeout is not part of the judge key).
         code, printed = cli(judge_argv(tiny_root, server, out, "--timeout", "5", "--retries", "0"), capsys)
         assert code == 0, printed.out + printed.err
+        assert "judged again: 1 item(s) that had failed before" in printed.out and "within 0.5 s" in printed.out
     finally:
         server.close()
     record = json.loads((out / "run.json").read_text())
@@ -180,6 +181,13 @@ def test_cli_reasks_after_prose_keeps_every_answer_and_refuses_another_reask_on_
 
     code, printed = cli(["score", str(out), "--data", str(tiny_root)], capsys)
     assert "Re-asked after an answer without a valid verdict (--reask): 1 item(s), 1 more answer(s); 1 ended" in printed.out
+
+    html = tmp_path / "report.html"
+    code, printed = cli(["report", str(out), "--data", str(tiny_root), "--out", str(html), "--bootstrap", "0",
+                         "--thumbnails", "0"], capsys)
+    page = html.read_text(encoding="utf-8")
+    assert "reask 2: 1 item(s) re-asked, 1 more answer(s), 1 recovered" in page
+    assert "2 answers (re-asked after an answer without a valid verdict): no_json, ok" in page
 
     code, printed = cli(judge_argv(tiny_root, server, out, "--reask", "1"), capsys)
     assert code == 2 and "protocol.reask: 2 there, 1 now" in printed.err

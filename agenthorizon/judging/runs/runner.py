@@ -312,6 +312,7 @@ def run_judge(
         score=None if references is None else _score(outcome.results, references, selected_ids, bootstrap),
         wall_time_s=time.perf_counter() - started,
         errors=outcome.results.errors,
+        earlier_errors=outcome.results.earlier_errors,
     )
 
 

@@ -85,6 +85,11 @@ class RunResults:
         self.results: dict[str, ResultRecord | None] = {tid: loaded.get(tid) for tid in self.selected_ids}
         self.judged = 0
         self.errors: dict[str, str] = {}
+        # Why the items judged again on resume had failed before (their old results' errors).
+        self.earlier_errors: dict[str, str] = {
+            tid: str(result.error) for tid, result in self.results.items()
+            if result is not None and result.parse_status == STATUS_ERROR
+        }
 
     def written(self, result: ResultRecord) -> None:
         """Take a result the writer made durable."""
@@ -137,6 +142,8 @@ class RunSummary:
     score: ScoreReport | None = None
     wall_time_s: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
+    earlier_errors: dict[str, str] = field(default_factory=dict)
+    """Items that had failed before this invocation and were judged again, with why they had failed."""
 
     @property
     def stopped(self) -> str | None:
@@ -156,6 +163,10 @@ class RunSummary:
         if reasking is not None and reasking.items:
             text += (f"\nre-asked {reasking.items} item(s) after an answer without a valid verdict: "
                      f"{reasking.reasks} more answer(s), {reasking.recovered} item(s) ended with a valid one")
+        if self.earlier_errors:
+            (first, why), = list(self.earlier_errors.items())[:1]
+            text += (f"\njudged again: {len(self.earlier_errors)} item(s) that had failed before "
+                     f"(e.g. {first}: {why[:200]})")
         if self.stopped is not None:
             text += f"\nstopped early: {self.stopped}"
         if self.score is not None and self.score.balanced_accuracy is not None:
