@@ -12,7 +12,6 @@ import base64
 import hashlib
 import io
 import json
-import random
 import tracemalloc
 
 import pytest
@@ -25,23 +24,14 @@ from agenthorizon.judging.judges.openai_images import budget_size, image_tokens
 from agenthorizon.judging.runs.folder import read_results
 from agenthorizon.scoring.verdicts import parse_verdict
 from loopback import StubServer, Streamed, completion_pieces, event_pieces
-from test_judges import make_row, screenshot_files  # noqa: F401 (a fixture)
+from test_judges import fast_judge, make_row, screenshot_files, stub  # noqa: F401 (fixtures)
 
 VERDICT = '{"success": false, "reasoning": "wrong date", "mistake_type": "Critical Mistake"}'
 MB = 10**6
 
 
-@pytest.fixture()
-def stub():
-    server = StubServer()
-    yield server
-    server.close()
-
-
 def judge_for(stub, **options):
-    defaults = dict(base_url=stub.base_url, api_key_env="AH_TEST_UNSET", backoff_base=0.01, backoff_max=0.05,
-                    timeout=10.0, rng=random.Random(0), cache_dir=None, images="none")
-    return OpenAICompatibleJudge("stub-model", **{**defaults, **options})
+    return fast_judge(stub, **{"images": "none", **options})
 
 
 def cli(argv, capsys):

@@ -162,6 +162,13 @@ def _version(where: str, data: Mapping[str, Any]) -> int:
     return version
 
 
+def _one_of(where: str, name: str, value: Any, choices: Iterable[str]) -> str:
+    """``value`` when it is one of ``choices``, else an error naming the file, the field and the choices."""
+    if value not in choices:
+        raise ValueError(f"{where}: field {name!r}: expected one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def _object(where: str, data: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected {what}, got {type(data).__name__}")
@@ -316,9 +323,7 @@ class Answer:
     @classmethod
     def from_dict(cls, data: Any, where: str) -> Answer:
         data = _object(where, data, 'an answer object {"raw_output", "parse_status", ...}')
-        status = data.get("parse_status")
-        if status not in PARSE_STATUSES:
-            raise ValueError(f"{where}: field 'answers.parse_status': expected one of {', '.join(PARSE_STATUSES)}, got {status!r}")
+        status = _one_of(where, "answers.parse_status", data.get("parse_status"), PARSE_STATUSES)
         values = {name: None if data.get(name) is None else _count(where, f"answers.{name}", data[name])
                   for name in ("input_tokens", "output_tokens")}
         values.update({name: None if data.get(name) is None else _amount(where, f"answers.{name}", data[name])
@@ -389,9 +394,7 @@ class ResultRecord:
         data = _object(where, data, "a result JSON object")
         version = _version(where, data)
         trajectory_id = _expect(where, "trajectory_id", data.get("trajectory_id"), (str,), "a string")
-        status = data.get("parse_status")
-        if status not in PARSE_STATUSES:
-            raise ValueError(f"{where}: field 'parse_status': expected one of {', '.join(PARSE_STATUSES)}, got {status!r}")
+        status = _one_of(where, "parse_status", data.get("parse_status"), PARSE_STATUSES)
         fields = _optional_fields(where, data, _RESULT_FIELDS)
         telemetry = data.get("telemetry")
         fields["telemetry"] = Telemetry() if telemetry is None else Telemetry.from_dict(telemetry, where)
@@ -662,9 +665,7 @@ class Interruption:
     @classmethod
     def from_dict(cls, data: Any, where: str) -> Interruption:
         data = _object(where, data, 'an interruption object {"cause", "reason"}')
-        cause = data.get("cause")
-        if cause not in INTERRUPTION_CAUSES:
-            raise ValueError(f"{where}: field 'interruption.cause': expected one of {', '.join(INTERRUPTION_CAUSES)}, got {cause!r}")
+        cause = _one_of(where, "interruption.cause", data.get("cause"), INTERRUPTION_CAUSES)
         return cls(cause, _expect(where, "interruption.reason", data.get("reason"), (str,), "a string"))
 
 
