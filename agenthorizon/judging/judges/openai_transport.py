@@ -111,7 +111,7 @@ async def _exchange(
     async with client.stream("POST", url, json=body, headers=headers) as response:
         if response.status_code != 200:
             kept = bytearray()
-            async for chunk in response.aiter_raw():
+            async for chunk in response.aiter_bytes():  # decoded: an error page is shown as text
                 kept += chunk[: _ERROR_BODY_BYTES - len(kept)]
                 if len(kept) >= _ERROR_BODY_BYTES:
                     break

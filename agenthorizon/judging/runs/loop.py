@@ -181,7 +181,7 @@ async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int
                     output = await call
             return output, None, attempt, None
         except asyncio.TimeoutError:
-            failure, transport = f"timed out after {run.timeout:g} s (attempt {attempt})", None
+            failure, transport = f"timed out after {run.timeout:g} s (--timeout; attempt {attempt})", None
         except TransientJudgeError as error:
             failure = f"{type(error).__name__}: {error}"
             transport = failure if isinstance(error, TransportError) else None

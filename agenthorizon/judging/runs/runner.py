@@ -72,12 +72,7 @@ from agenthorizon.judging.runs.loop import (
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import Interruption, RunRecord, ShardInfo, needs_judging
-from agenthorizon.judging.runs.selection import (
-    PROVENANCE_OPTIONS,
-    config_name,
-    resolve_references,
-    select_items,
-)
+from agenthorizon.judging.runs.selection import PROVENANCE_OPTIONS, config_name, resolve_references, select_items
 from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard
 from agenthorizon.judging.runs.summary import RunResults, RunSummary
 from agenthorizon.judging.secrets import scrub
@@ -215,13 +210,10 @@ def run_judge(
         the run record's status is then ``stopped``, its ``interruption`` cause
         ``max_cost``.
     reask : int, default=0
-        Ask again, in a fresh call, after an answer that holds no valid
-        verdict, up to ``reask`` more times per item (0: the strict
-        protocol's single answer; 2: the three attempts of the benchmark
-        authors' harness). Every answer is kept in the result (``answers``:
-        raw text, parse status, tokens, cost) and its telemetry totals them;
-        the verdict scored is the last answer's. Part of the judge's
-        identity: a resume with another ``reask`` is refused.
+        Ask again, in a fresh call, after an answer without a valid verdict,
+        up to ``reask`` more times per item (:mod:`~agenthorizon.judging.runs.reask`;
+        2: the authors' three attempts). The last answer is scored; a resume
+        with another ``reask`` is refused (it is part of the judge key).
 
     Returns
     -------
@@ -273,9 +265,7 @@ def run_judge(
     >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts.skipped  # resumed
     8
     """
-    judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost)
-    if not isinstance(reask, int) or isinstance(reask, bool) or reask < 0:
-        raise ValueError(f"reask must be an integer >= 0 (0: one answer per item), got {reask!r}")
+    judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost, reask=reask)
     parsed_shard = parse_shard(shard)
     started = time.perf_counter()
 
@@ -316,7 +306,7 @@ def run_judge(
     )
 
 
-def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None) -> BaseJudge:
+def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None, reask: Any = 0) -> BaseJudge:
     """The judge ``judge`` names (a spec string goes through ``make_judge``; see :func:`as_judge`), once the run settings are valid."""
     from agenthorizon.judging.judges.factory import make_judge  # the factory imports every judge kind
 
@@ -325,6 +315,8 @@ def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, 
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
+    if not isinstance(reask, int) or isinstance(reask, bool) or reask < 0:
+        raise ValueError(f"reask must be an integer >= 0 (0: one answer per item), got {reask!r}")
     if breaker is not None and (not isinstance(breaker, int) or breaker < 1):
         raise ValueError(f"breaker must be a positive integer or None, got {breaker!r}")
     if max_cost is not None and not max_cost >= 0:
@@ -344,11 +336,7 @@ def _start_record(
     runner: dict[str, Any],
     reask: int = 0,
 ) -> RunRecord:
-    """The run record as the run starts (status ``running``): judge, selection, data provenance, runner settings, versions.
-
-    ``reask`` is recorded with the judge's spec: it changes what is asked, so
-    it is part of the judge key (:func:`~agenthorizon.judging.runs.records.judge_key`).
-    """
+    """The run record as the run starts (status ``running``): judge (with ``reask``: it changes what is asked), selection, data provenance, runner settings, versions."""
     return RunRecord.build(
         {**judge.spec(), "reask": reask},
         selection,
