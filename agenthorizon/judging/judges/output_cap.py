@@ -18,11 +18,17 @@ This module does no I/O.
 
 from __future__ import annotations
 
+import collections
+
 __all__ = ["TailBuffer", "truncation_note"]
 
 
 class TailBuffer:
     """The last ``limit`` bytes of a byte stream, and how many bytes came in all.
+
+    Chunks are kept as they came, whole ones dropped from the front once the
+    rest holds ``limit`` bytes, so memory stays within ``limit`` plus one
+    chunk and nothing is copied until the end is taken (:meth:`take`).
 
     Parameters
     ----------
@@ -43,33 +49,44 @@ class TailBuffer:
             raise ValueError(f"max_output_bytes must be a positive integer (bytes), got {limit!r}")
         self.limit = limit
         self.total = 0
-        self._kept = bytearray()
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._held = 0  # bytes in _chunks: at most limit + the last chunk
 
     def add(self, chunk: bytes) -> None:
-        """Take the next chunk; only the last ``limit`` bytes seen so far stay in memory."""
+        """Take the next chunk; only the last ``limit`` bytes seen so far (and one chunk) stay in memory."""
         self.total += len(chunk)
-        if len(chunk) >= self.limit:
-            self._kept[:] = chunk[-self.limit :]
+        if not chunk:
             return
-        self._kept += chunk
-        excess = len(self._kept) - self.limit
-        if excess > 0:
-            del self._kept[:excess]
+        self._chunks.append(bytes(chunk))
+        self._held += len(chunk)
+        while self._held - len(self._chunks[0]) >= self.limit:
+            self._held -= len(self._chunks.popleft())
 
     @property
-    def data(self) -> bytes:
-        """The bytes kept: the end of the stream (a copy)."""
-        return bytes(self._kept)
-
-    def take(self) -> bytearray:
-        """The bytes kept, handed over without a copy; the buffer keeps none after (``dropped`` is then all)."""
-        kept, self._kept = self._kept, bytearray()
-        return kept
+    def kept(self) -> int:
+        """Bytes kept: the last ``min(total, limit)``."""
+        return min(self._held, self.limit)
 
     @property
     def dropped(self) -> int:
         """Bytes dropped from the start of the stream (0 when it fitted)."""
-        return self.total - len(self._kept)
+        return self.total - self.kept
+
+    @property
+    def data(self) -> bytes:
+        """The bytes kept: the end of the stream (a copy)."""
+        excess = self._held - self.kept
+        return b"".join(self._chunks)[excess:] if excess else b"".join(self._chunks)
+
+    def take(self) -> bytes:
+        """The bytes kept, joined once; the buffer holds nothing after (``dropped`` is then all)."""
+        excess = self._held - self.kept
+        if excess and self._chunks:
+            self._chunks[0] = self._chunks[0][excess:]  # a copy of one chunk, not of everything
+        data = b"".join(self._chunks)
+        self._chunks.clear()
+        self._held = 0
+        return data
 
 
 def truncation_note(dropped: int, limit: int) -> str:
