@@ -196,6 +196,8 @@ def test_reask_stops_at_its_limit_and_the_invalid_answer_counts_as_wrong(tiny_ro
     finally:
         server.close()
     assert len(server.requests) == 2  # one re-ask, then the limit
+    # The judge bounds each request itself: the runner adds no second limit that could cut its retries.
+    assert summary.record.runner["timeout_s"] is None and summary.record.judge["timeout_s"] == 900.0
     (result,) = read_results([tmp_path / "run"]).records.values()
     assert [a.raw_output for a in result.answers] == ["thinking... 0", "thinking... 1"]
     assert result.parse_status == "no_json" and summary.counts.unparseable == 1

@@ -61,14 +61,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from agenthorizon.judging.judges.base import BaseJudge, PreflightError, as_judge, run_sync
 from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.folder import RunDirectory, record_name
-from agenthorizon.judging.runs.loop import (
-    DEFAULT_BREAKER,
-    RunAborted,
-    RunInterrupted,
-    RunIOError,
-    RunSignals,
-    judge_items,
-)
+from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunAborted, RunInterrupted, RunIOError, RunSignals, judge_items
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import Interruption, RunRecord, ShardInfo, needs_judging
@@ -176,7 +169,11 @@ def run_judge(
         Judge at most the first ``limit`` selected items (dataset order); >= 0.
     timeout : float or None, default=900.0
         Seconds allowed per attempt on one item; ``None``: no limit. A command
-        judge's agent is killed (its whole sandbox) when it runs out.
+        judge's agent is killed (its whole sandbox) when it runs out. A judge
+        that retries inside and bounds each request itself (its ``retry`` set
+        and a ``timeout_s`` in its spec: the OpenAI-compatible judge) gets no
+        second limit here, which could cut its retries short: its own is the
+        one the run records.
     retries : int, default=2
         Extra attempts after a timeout or a transient judge error; >= 0 (0:
         one attempt). Judges with their own
@@ -275,6 +272,8 @@ def run_judge(
     data_root = _local_root(data_root, config, data_options)
     references, selection = resolve_references(dataset, ids, config, data_root, data_options)
     _prepare_judge(judge, data_root)
+    if judge.retry is not None and isinstance(judge.spec().get("timeout_s"), (int, float)):
+        timeout = None  # the judge bounds each of its requests (and retries them) itself
     directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
     record = _start_record(
         judge, selection, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
