@@ -56,7 +56,7 @@ def test_a_server_that_dribbles_bytes_is_cut_at_the_timeout_of_the_whole_request
     # bound (1 s) cuts it, names the limit, and is retried like any timeout.
     dribble = Streamed(lambda: (b" " for _ in range(80)), pause=0.1)
     stub.script = [(200, {}, dribble, 0)]
-    with pytest.raises(TransientJudgeError, match=r"gave up after 1 attempt.*no complete answer within 1 s \(--timeout"):
+    with pytest.raises(TransientJudgeError, match=r"gave up after 1 attempt.*last failure: no complete answer within 1 s \(--timeout"):
         judge_for(stub, timeout=1.0, retries=0).judge(build_judge_input(make_row("x")))
     assert 0 < dribble.sent < 80  # the client hung up long before the end
 

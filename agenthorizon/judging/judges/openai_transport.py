@@ -25,7 +25,7 @@ import asyncio
 import random
 from typing import TYPE_CHECKING, Any
 
-from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError, TransportError
+from agenthorizon.judging.judges.base import JudgeError, TransportError
 from agenthorizon.judging.judges.openai_answer import Completion, EventStream, NotACompletion, completion_from_body
 from agenthorizon.judging.judges.openai_protocol import RETRY_STATUSES, is_serving_limit_error, parse_retry_after, public_url
 from agenthorizon.judging.judges.output_cap import TailBuffer
@@ -48,8 +48,12 @@ class ServingLimitExceeded(JudgeError):
         self.attempts = attempts
 
 
-class RequestTimeout(TransientJudgeError):
-    """One request did not finish (connect, send, the whole answer) within the timeout."""
+class RequestTimeout(TransportError):
+    """The last attempt of a request did not finish (connect, send, the whole answer) within the timeout.
+
+    A transport failure: ``breaker`` of them in a row stop the run, as a dead
+    server would, rather than every item waiting out its timeouts.
+    """
 
 
 def timeout_message(timeout: float) -> str:
@@ -100,7 +104,7 @@ async def post_chat(
             break
         await asyncio.sleep(retry.delay(attempt, retry_after, rng=rng))
     if failure.startswith("no complete answer"):
-        raise RequestTimeout(f"gave up after {retry.attempts} attempt(s); each: {failure}")
+        raise RequestTimeout(f"gave up after {retry.attempts} attempt(s); last failure: {failure}")
     raise TransportError(f"gave up after {retry.attempts} attempts; last failure: {failure}")
 
 
