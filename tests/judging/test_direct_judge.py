@@ -205,6 +205,34 @@ def test_reask_stops_at_its_limit_and_the_invalid_answer_counts_as_wrong(tiny_ro
     assert summary.record.reasking.to_dict() == {"items": 1, "reasks": 1, "recovered": 0}
 
 
+def test_reask_is_the_runner_s_and_works_for_any_judge_kind(tiny_root, tmp_path):
+    import agenthorizon
+    from agenthorizon.judging.judges.base import BaseJudge, JudgeOutput
+    from agenthorizon.judging.runs.runner import run_judge
+
+    class SecondThoughts(BaseJudge):
+        """Answers in prose the first time it sees an item, with a verdict the second."""
+
+        name = "second-thoughts"
+
+        def __init__(self):
+            self.seen = []
+
+        def judge(self, judge_input):
+            first = judge_input.trajectory_id not in self.seen
+            self.seen.append(judge_input.trajectory_id)
+            return JudgeOutput(text="Let me think." if first else '{"success": true}', input_tokens=10, cost_usd=0.5)
+
+        def spec(self):
+            return {"name": self.name, "spec": self.name}
+
+    dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")
+    summary = run_judge(SecondThoughts(), dataset, tmp_path / "run", progress=False, reask=1, data_root=tiny_root)
+    assert summary.counts.ok == len(dataset) and summary.record.reasking.recovered == len(dataset)
+    assert summary.record.totals.cost_usd.total == pytest.approx(len(dataset) * 1.0)  # both answers paid for
+    assert summary.record.totals.input_tokens.total == 20 * len(dataset)
+
+
 # --- layout and system prompt -----------------------------------------------------------------
 
 

@@ -212,9 +212,10 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
     else:
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
     result = _recorded(run, trajectory_id, output, error_text, attempts)
-    # Re-asking (reask.py): a fresh call while the answer holds no valid verdict.
+    # Re-asking (reask.py): a fresh call while the answer holds no valid verdict; an item in flight
+    # completes its re-asks even when the cost cap has stopped new items from starting.
     earlier, earlier_attempts = [], 0
-    while run.reask > len(earlier) and result.parse_status not in (STATUS_OK, STATUS_ERROR) and not run.stopping:
+    while run.reask > len(earlier) and result.parse_status not in (STATUS_OK, STATUS_ERROR):
         earlier.append(answer_of(result))
         earlier_attempts += result.telemetry.attempts or 0
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
