@@ -14,6 +14,9 @@ result counted only once durable) as soon as it is known. What it guarantees:
   the judge failed its preflight before the first item
   (:class:`~agenthorizon.judging.judges.base.PreflightError`), ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
   signal (:class:`RunInterrupted`: Ctrl-C or SIGTERM).
+- **Re-asking** (``reask``): an answer without a valid verdict is asked
+  again in a fresh call, up to ``reask`` more times; the result keeps every
+  answer (:mod:`~agenthorizon.judging.runs.reask`).
 - **A cost limit** stops starting new items once the recorded cost plus the
   expected cost of the items in flight would pass it (the run then ends with
   those items missing, and says so).
