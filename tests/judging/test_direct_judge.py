@@ -309,3 +309,21 @@ def test_a_token_budget_gives_a_longer_item_smaller_screenshots(stub, screenshot
 
     shown = images_sent(Telemetry.from_dict(long.telemetry(), "r"))
     assert shown == f"5 image(s) as per-step at {width}x{height} (token budget) (not merged)"
+
+
+def test_a_budget_too_small_for_the_images_fails_the_item_saying_what_to_change(stub, screenshot_files):
+    judge = judge_for(stub, images="per-step", image_token_budget=5 * 85)
+    with pytest.raises(Exception, match=r"--image-token-budget 425 cannot hold 5 image\(s\).*--image-budget"):
+        judge.judge(build_judge_input(make_row("x", screenshots=screenshot_files)))
+    assert stub.requests == []  # nothing was sent
+    with pytest.raises(ValueError, match="image_token_budget must be a positive integer"):
+        judge_for(stub, image_token_budget=0)
+
+
+def test_a_stream_line_longer_than_the_cap_is_skipped_and_counted(stub):
+    endless = "y" * 5000
+    pieces = lambda: iter([f'data: {{"choices": [{{"delta": {{"content": "{endless}"}}}}]}}\n\n'.encode(),
+                           b'data: {"choices": [{"delta": {"content": "{\\"success\\": true}"}}]}\n\ndata: [DONE]\n\n'])
+    stub.script = [(200, {}, Streamed(pieces, content_type="text/event-stream"), 0)]
+    output = judge_for(stub, max_output_bytes=1000, extra_body={"stream": True}).judge(build_judge_input(make_row("x")))
+    assert output.extra["truncated_bytes"] > 5000 and parse_verdict(output.text).success is True
