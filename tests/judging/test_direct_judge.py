@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from agenthorizon.judging.inputs import build_judge_input
-from agenthorizon.judging.judges import OpenAICompatibleJudge, TransientJudgeError
+from agenthorizon.judging.judges import JudgeError, OpenAICompatibleJudge, TransientJudgeError
 from agenthorizon.judging.judges.base import DEFAULT_MAX_OUTPUT_BYTES
 from agenthorizon.judging.judges.openai_images import budget_size, image_tokens
 from agenthorizon.judging.runs.folder import read_results
@@ -313,7 +313,7 @@ def test_a_token_budget_gives_a_longer_item_smaller_screenshots(stub, screenshot
 
 def test_a_budget_too_small_for_the_images_fails_the_item_saying_what_to_change(stub, screenshot_files):
     judge = judge_for(stub, images="per-step", image_token_budget=5 * 85)
-    with pytest.raises(Exception, match=r"--image-token-budget 425 cannot hold 5 image\(s\).*--image-budget"):
+    with pytest.raises(JudgeError, match=r"--image-token-budget 425 cannot hold 5 image\(s\).*--image-budget"):
         judge.judge(build_judge_input(make_row("x", screenshots=screenshot_files)))
     assert stub.requests == []  # nothing was sent
     with pytest.raises(ValueError, match="image_token_budget must be a positive integer"):
