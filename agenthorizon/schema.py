@@ -138,7 +138,7 @@ STATUS_OK: Final = "ok"
 STATUS_MISSING: Final = "missing"  # no result at all for the item
 STATUS_NO_JSON: Final = "no_json"  # text with no JSON object in it
 STATUS_MALFORMED_JSON: Final = "malformed_json"
-STATUS_NOT_OBJECT: Final = "not_object"  # valid JSON, but not an object
+STATUS_NOT_OBJECT: Final = "not_object"  # a prediction that is not a mapping (a list); text never gives it (the one parse rule)
 STATUS_MISSING_SUCCESS: Final = "missing_success"
 STATUS_NON_BOOLEAN: Final = "non_boolean"  # null, "true", 1, ...
 STATUS_ERROR: Final = "error"  # the judge failed (exception, timeout, HTTP error)
@@ -180,6 +180,13 @@ ABLATION_PARTS: Final = (ABLATE_INSTRUCTION, ABLATE_ACTIONS, ABLATE_SCREENSHOTS)
 """The parts of a judge input a run can withhold (``--ablate``), in the order
 they are written in run records; what each removes is
 :func:`agenthorizon.judging.inputs.build_judge_input`'s to decide."""
+
+LAYOUT_MARKDOWN: Final = "markdown"
+LAYOUT_INTERLEAVED: Final = "interleaved"
+DIRECT_LAYOUTS: Final = (LAYOUT_MARKDOWN, LAYOUT_INTERLEAVED)
+"""How a direct judge's user message is laid out: the prompt with the whole Markdown, then
+every screenshot (``markdown``); or the goal, then each step's action line followed by its
+screenshot (``interleaved``, the layout of the benchmark authors' direct harness)."""
 
 # --- release layout -------------------------------------------------------------
 

@@ -4,7 +4,9 @@
   ``openai:MODEL`` judges with the real runner, so leaderboard, score and
   report tests read what users' runs hold;
 - :class:`StubServer` replays scripted responses (statuses, headers, delays)
-  and refuses too many images the way vLLM does, for the judge's HTTP tests.
+  and refuses too many images the way vLLM does, for the judge's HTTP tests;
+  a scripted body may be :class:`Streamed`: written piece by piece (a slow
+  server that dribbles bytes, a 50 MB answer never held whole, an SSE stream).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Mapping
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
 
 
 def send_json(handler: BaseHTTPRequestHandler, status: int, payload: object, headers: Mapping[str, str] = {}) -> None:
@@ -26,6 +29,61 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, payload: object, hea
     handler.send_header("content-length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+@dataclass
+class Streamed:
+    """A scripted body written piece by piece: ``pieces()`` yields bytes, ``pause`` seconds between pieces.
+
+    No content length is sent (the connection closes at the end, as HTTP/1.0
+    does); ``sent`` counts the bytes the client took before it hung up.
+    """
+
+    pieces: Callable[[], Iterable[bytes]]
+    content_type: str = "application/json"
+    pause: float = 0.0
+    sent: int = 0
+
+    def write(self, handler: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str]) -> None:
+        handler.send_response(status)
+        for key, value in headers.items():
+            handler.send_header(key, value)
+        handler.send_header("content-type", self.content_type)
+        handler.end_headers()
+        handler.wfile.flush()
+        for piece in self.pieces():
+            handler.wfile.write(piece)
+            handler.wfile.flush()
+            self.sent += len(piece)
+            if self.pause:
+                time.sleep(self.pause)
+
+
+def completion_pieces(text_pieces: Callable[[], Iterable[str]], usage: tuple[int, int] = (1200, 80)) -> Callable[[], Iterable[bytes]]:
+    """A chat completion whose ``content`` is the concatenation of ``text_pieces()`` (JSON-escaped), as body pieces."""
+
+    def pieces() -> Iterable[bytes]:
+        yield b'{"id": "x", "object": "chat.completion", "model": "stub-model", "choices": [{"index": 0, ' \
+              b'"message": {"role": "assistant", "content": "'
+        for text in text_pieces():
+            yield json.dumps(text)[1:-1].encode()
+        yield ('"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": %d, "completion_tokens": %d}}' % usage).encode()
+
+    return pieces
+
+
+def event_pieces(text_pieces: Callable[[], Iterable[str]], usage: tuple[int, int] = (1200, 80)) -> Callable[[], Iterable[bytes]]:
+    """The same answer as a chat-completions event stream (``data: {...}`` lines, usage last, then ``[DONE]``)."""
+
+    def pieces() -> Iterable[bytes]:
+        for text in text_pieces():
+            event = {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+            yield f"data: {json.dumps(event)}\n\n".encode()
+        end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}}
+        yield f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode()
+
+    return pieces
 
 
 def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, threading.Thread]:
@@ -129,7 +187,10 @@ class StubServer:
 
             def reply(self, status, headers, payload):
                 try:
-                    send_json(self, status, payload, headers)
+                    if isinstance(payload, Streamed):
+                        payload.write(self, status, headers)
+                    else:
+                        send_json(self, status, payload, headers)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
@@ -144,7 +205,7 @@ class StubServer:
 
     @staticmethod
     def count_images(body):
-        content = json.loads(body)["messages"][0]["content"]
+        content = json.loads(body)["messages"][-1]["content"]
         return 0 if isinstance(content, str) else sum(part["type"] == "image_url" for part in content)
 
     @staticmethod

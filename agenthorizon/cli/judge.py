@@ -27,7 +27,7 @@ from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_argu
 from agenthorizon.judging.judges.presets import AGENT_TOOLS
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
-from agenthorizon.schema import JUDGE_IMAGE_MODES
+from agenthorizon.schema import DIRECT_LAYOUTS, JUDGE_IMAGE_MODES
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
 
@@ -77,7 +77,18 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=non_negative_int, metavar="N", help="judge at most N items (after sharding)")
     parser.add_argument(
         "--timeout", type=float, default=900.0, metavar="S",
-        help="seconds per item attempt (default 900); a command agent is killed, its whole sandbox, when it runs out",
+        help="seconds one model request may take from start to end (default 900): an openai: request from "
+        "connecting to the last byte of the answer or stream (no shorter read limit), a command agent's whole run "
+        "(then killed with its sandbox), else one item attempt; each retry gets it again",
+    )
+    parser.add_argument(
+        "--max-output-bytes", type=int, metavar="N",
+        help="keep at most N bytes of one answer, its end (default 16 MiB); the result says how much was dropped",
+    )
+    parser.add_argument(
+        "--reask", type=non_negative_int, default=0, metavar="N",
+        help="ask again, in a fresh request, after an answer without a valid verdict, up to N more times "
+        "(default 0: one answer; 2 = the benchmark authors' 3 attempts); every answer is kept in the result",
     )
     parser.add_argument(
         "--retries", type=non_negative_int, default=2, metavar="N",
@@ -103,6 +114,20 @@ def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
         "per-step, mosaic, or none (the same run as --ablate screenshots)",
     )
     model.add_argument("--image-budget", type=int, metavar="N", help="most images per request")
+    model.add_argument(
+        "--image-token-budget", type=int, metavar="N",
+        help="per item, the largest screenshot size (same aspect, at most 512x332) whose images fit N estimated "
+        "tokens (85 + w*h/170 each); the size is recorded per item",
+    )
+    model.add_argument(
+        "--layout", choices=DIRECT_LAYOUTS,
+        help="user message: markdown (default: prompt with the whole Markdown, then the images) or interleaved "
+        "(the goal, then each step's action line followed by its screenshot)",
+    )
+    model.add_argument(
+        "--system-prompt", metavar="FILE",
+        help="a UTF-8 text file sent as the system message (read at run time; its path and sha256 are recorded)",
+    )
     model.add_argument(
         "--max-images",
         type=int,
@@ -183,6 +208,9 @@ _JUDGE_FLAGS = (
     ("--jpeg-quality", "jpeg_quality", "image_quality"),
     ("--images", "images", "images"),
     ("--image-budget", "image_budget", "image_budget"),
+    ("--image-token-budget", "image_token_budget", "image_token_budget"),
+    ("--layout", "layout", "layout"),
+    ("--system-prompt", "system_prompt", "system_prompt"),
     ("--max-images", "max_images", "max_images"),
     ("--structured-output", "structured_output", "structured_output"),
     ("--extra-body", "extra_body", "extra_body"),
@@ -195,6 +223,7 @@ _JUDGE_FLAGS = (
     ("--sandbox", "sandbox", "sandbox"),
     ("--agent-tools", "agent_tools", "agent_tools"),
     ("--config-dir", "config_dir", "config_dirs"),
+    ("--max-output-bytes", "max_output_bytes", "max_output_bytes"),
 )
 _KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}
 
@@ -225,13 +254,14 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def enforced_options(args: argparse.Namespace) -> dict:
-    """Run-wide flags a judge enforces itself: a command judge kills its agent at ``--timeout``;
-    the OpenAI judge is the one retry layer for its requests (``--retries``)."""
+    """Run-wide flags a judge enforces itself: ``--timeout`` (a command judge kills its agent, the
+    OpenAI judge bounds each request end to end) and ``--retries`` (the OpenAI judge is the one retry
+    layer for its requests)."""
     from agenthorizon.judging.judges.factory import judge_option_names
 
     accepted = judge_option_names(args.judge.split(":", 1)[0].strip().lower())
     options = {}
-    if "sandbox" in accepted:  # a command judge (the OpenAI judge's timeout is per HTTP request)
+    if "timeout" in accepted:
         options["timeout"] = args.timeout
     if "retries" in accepted:
         options["retries"] = args.retries
@@ -287,8 +317,9 @@ def run(args: argparse.Namespace) -> int:
         shard=args.shard,
         limit=args.limit,
         # A judge that enforces --timeout itself (a command agent, killed with its
-        # sandbox) gets no second, racing timeout from the runner.
+        # sandbox; each HTTP request) gets no second, racing timeout from the runner.
         timeout=None if "timeout" in enforced else args.timeout,
+        reask=args.reask,
         retries=args.retries,
         max_cost=args.max_cost,
         breaker=args.max_transport_failures or None,

@@ -19,7 +19,7 @@ from agenthorizon.schema import step_bucket
 from agenthorizon.scoring.metrics import item_outcomes
 from agenthorizon.scoring.predictions import prediction_verdict, validate_prediction
 
-__all__ = ["images_sent", "item_views", "run_views", "thumbnails"]
+__all__ = ["answers_asked", "images_sent", "item_views", "run_views", "thumbnails"]
 
 _RAW_OUTPUT_LIMIT = 4000  # characters of raw judge output shown when no reasoning parsed
 
@@ -85,6 +85,8 @@ def images_sent(telemetry: Telemetry) -> str | None:
     '8 image(s) as 2x2 mosaics (merged: count)'
     >>> images_sent(Telemetry(merged=False, extra={"images_mode_used": "per-step", "n_images": 30}))
     '30 image(s) as per-step (not merged)'
+    >>> images_sent(Telemetry(merged=False, extra={"images_mode_used": "per-step", "n_images": 90, "image_size": [172, 112]}))
+    '90 image(s) as per-step at 172x112 (token budget) (not merged)'
     """
     mode = telemetry.extra.get("images_mode_used")
     if not isinstance(mode, str):
@@ -97,7 +99,22 @@ def images_sent(telemetry: Telemetry) -> str | None:
         merged = f"merged: {reason}" if reason is not None else "merged: mosaics requested"
     else:
         merged = "not merged"
-    return f"{telemetry.extra.get('n_images')} image(s) as {shape} ({merged})"
+    size = telemetry.extra.get("image_size")
+    at = f" at {size[0]}x{size[1]} (token budget)" if isinstance(size, list) and len(size) == 2 else ""
+    return f"{telemetry.extra.get('n_images')} image(s) as {shape}{at} ({merged})"
+
+
+def answers_asked(result: ResultRecord) -> str | None:
+    """How many answers an item was asked for and their parse statuses, when it was re-asked; else ``None``.
+
+    >>> from agenthorizon.judging.runs.records import Answer
+    >>> answers_asked(ResultRecord("t", "ok", answers=(Answer("hm", "no_json"), Answer("{}", "ok"))))
+    '2 answers (re-asked after an answer without a valid verdict): no_json, ok; the last is scored'
+    """
+    if len(result.answers) < 2:
+        return None
+    statuses = ", ".join(answer.parse_status for answer in result.answers)
+    return f"{len(result.answers)} answers (re-asked after an answer without a valid verdict): {statuses}; the last is scored"
 
 
 def _verdict_view(prediction: Any, result: ResultRecord | None, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
@@ -115,6 +132,7 @@ def _verdict_view(prediction: Any, result: ResultRecord | None, status: str, suc
     confidence = verdict.get("confidence")
     return {
         "images": None if result is None else images_sent(result.telemetry),
+        "answers": None if result is None else answers_asked(result),
         "outcome": outcome,
         "status": status,
         "success": success,

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from agenthorizon.judging.runs.folder import LOCK_SUFFIX, ResultSet, is_record_name
 from agenthorizon.scoring.metrics import ScoreReport, score
+from agenthorizon.schema import STATUS_OK
 from agenthorizon.scoring.predictions import PredictionShapeWarning
 
 __all__ = ["ignored_files", "predictions_from_results", "result_notes", "score_noting_shapes"]
@@ -57,6 +58,14 @@ def result_notes(result_set: ResultSet, unexpected: Sequence[str], n_missing: in
     if unexpected:
         notes.append(
             f"Unexpected results for items outside the config (not scored): {len(unexpected)}: {_listing(list(unexpected))}"
+        )
+    reasked = [record for record in result_set.records.values() if (record.telemetry.answers or 1) > 1]
+    if reasked:
+        extra = sum(record.telemetry.answers - 1 for record in reasked)
+        valid = sum(record.parse_status == STATUS_OK for record in reasked)
+        notes.append(
+            f"Re-asked after an answer without a valid verdict (--reask): {len(reasked)} item(s), {extra} more "
+            f"answer(s); {valid} ended with a valid verdict (the last answer is scored)"
         )
     names = [Path(path).name for path in ignored_files(result_set)]
     if names:

@@ -226,7 +226,19 @@ def run_facts(run: JudgedRun) -> str:
         images = record.images
         if isinstance(images, dict) and images.get("mode"):
             quality = f", JPEG quality {images['quality']}" if images.get("quality") else ""
-            parts.append(f"images {images['mode']}{quality}")
+            budget = f", token budget {images['token_budget']}" if images.get("token_budget") else ""
+            parts.append(f"images {images['mode']}{quality}{budget}")
+        layout = record.judge.get("layout")
+        if isinstance(layout, str) and layout != "markdown":
+            parts.append(f"layout {layout}")
+        system = record.judge.get("system_prompt")
+        if isinstance(system, Mapping):
+            parts.append(f"system prompt {system.get('path')} (sha256 {str(system.get('sha256'))[:12]})")
+        if record.judge.get("reask"):
+            reasked = record.reasking
+            counted = "" if reasked is None else (
+                f": {reasked.items} item(s) re-asked, {reasked.reasks} more answer(s), {reasked.recovered} recovered")
+            parts.append(f"reask {record.judge['reask']}{counted}")
         if record.ablation:  # what the judge was not shown: the paper's information ablations
             parts.append(f"ablation: {describe_ablation(record.ablation)}")
         if record.interruption is not None:  # a run that did not finish says so, and why

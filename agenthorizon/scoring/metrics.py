@@ -158,7 +158,7 @@ def item_outcomes(predictions: Any, references: Any) -> ItemOutcomes:
 
     >>> outcomes = item_outcomes([True, "1"], ["positive", "negative"])
     >>> outcomes.correct.tolist(), outcomes.status
-    ([True, False], ['ok', 'not_object'])
+    ([True, False], ['ok', 'no_json'])
     """
     return _outcomes_from_rows(predictions, reference_records(references))
 
@@ -435,7 +435,7 @@ def score(
     >>> report = score([True, "true", False, None], references)
     >>> report.positive_accuracy, report.negative_accuracy, report.balanced_accuracy
     (0.5, 0.5, 0.5)
-    >>> report.n_invalid, report.invalid_by_reason["not_object"], report.invalid_by_reason["missing"]
+    >>> report.n_invalid, report.invalid_by_reason["no_json"], report.invalid_by_reason["missing"]
     (2, 1, 1)
 
     Mistake types match whatever the case and either spelling of the third type:

@@ -140,8 +140,9 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
     status : str
         ``"ok"`` or one of :data:`agenthorizon.schema.INVALID_STATUSES`:
         ``missing`` (``None``, empty text), ``no_json`` (text without a JSON
-        object), ``malformed_json`` (a broken object), ``not_object`` (JSON or
-        a value that is not an object, e.g. a list or the text ``"true"``),
+        object), ``malformed_json`` (a broken object), ``not_object`` (a value
+        that is not an object, e.g. a list; the text ``"true"`` holds no JSON
+        object and is ``no_json``),
         ``missing_success``, ``non_boolean`` (``success`` is ``null``, a
         string or a number; a bare number is treated the same way), ``error``
         (a result record of a failed judge call, or one whose status is
@@ -160,8 +161,8 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
     (None, None, 'non_boolean')
     >>> validate_prediction('Verdict: {"success": true}')  # the runner's parse rule
     (True, None, 'ok')
-    >>> validate_prediction("true")
-    (None, None, 'not_object')
+    >>> validate_prediction("true"), validate_prediction([True])
+    ((None, None, 'no_json'), (None, None, 'not_object'))
     >>> validate_prediction({"parse_status": "no_json", "verdict": None})
     (None, None, 'no_json')
     """
@@ -232,7 +233,7 @@ def prediction_record(prediction: Any) -> dict[str, Any]:
     predictions (``None``, numbers, dicts) in a string column.
 
     >>> prediction_record("1")
-    {'parse_status': 'not_object', 'verdict': None}
+    {'parse_status': 'no_json', 'verdict': None}
     >>> prediction_record(False)
     {'parse_status': 'ok', 'verdict': {'success': False, 'mistake_type': None}}
     """

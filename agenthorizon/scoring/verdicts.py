@@ -10,14 +10,22 @@ or get cut off. :func:`parse_verdict` finds the verdict and types it strictly,
 because the protocol counts every invalid prediction as incorrect (SPEC
 section 3): ``"true"``, ``1`` and ``null`` are *not* Booleans.
 
-Where the verdict is taken from, in order:
+The one rule: **the verdict is the last top-level JSON object in the answer
+that has a ``"success"`` key**, wherever it stands (alone, after prose, in a
+Markdown fence). Top-level means not inside another JSON object that parses:
+``{"verdict": {"success": false}}`` is an object *without* ``success``
+(``missing_success``), alone or after prose, and objects nested in a
+verdict (a per-step ``{"success": true}`` in a list of checks) are never
+taken for it. Objects are found by a brace-matching scan that understands
+JSON strings and escapes, so braces inside the reasoning do not confuse it.
 
-1. the whole answer, when it is one JSON value;
-2. otherwise the last fenced code block (```` ```json ```` or an unlabelled
-   fence) that parses to an object containing ``"success"``;
-3. otherwise the last balanced JSON object in the text that contains
-   ``"success"``, found by a brace-matching scan that understands JSON strings
-   and escapes, so braces inside the reasoning do not confuse it.
+Nothing before the first ``{`` changes the result: for any answer ``A`` (not blank) and
+any prose ``P`` without braces, ``parse_verdict(P + A)`` has the status and
+verdict of ``parse_verdict(A)`` (a property test states it). Hence a bare JSON
+value that is not an object (``true``, ``42``, ``[1, 2]``) holds no verdict
+object and is ``no_json`` (its detail says what it was), as it would be after
+any prose. ``not_object`` stays in the vocabulary because result files
+written before this rule hold it; the parser no longer produces it.
 
 The parser never raises, and its work is linear in the length of the text
 (every JSON parse attempt is charged to a budget proportional to the input),
@@ -42,7 +50,6 @@ from agenthorizon.schema import (
     STATUS_MISSING_SUCCESS,
     STATUS_NO_JSON,
     STATUS_NON_BOOLEAN,
-    STATUS_NOT_OBJECT,
     STATUS_OK,
     canonical_mistake_type,
 )
@@ -118,9 +125,9 @@ class Verdict:
 def parse_verdict(text: object) -> Verdict:
     """Parse a judge's answer into a :class:`Verdict`; never raises.
 
-    Finds the verdict object in the answer (the whole text, else the last
-    fenced JSON block, else the last balanced JSON object holding
-    ``"success"``; see the module docstring) and types it strictly:
+    Finds the verdict object in the answer (the last top-level JSON object
+    holding ``"success"``; see the module docstring for the one rule) and
+    types it strictly:
     ``success`` must be a JSON Boolean, ``mistake_type`` is mapped to its
     canonical spelling when it names a known type, ``confidence`` is
     lower-cased when it is ``low``/``medium``/``high``. Time is linear in the
@@ -140,13 +147,13 @@ def parse_verdict(text: object) -> Verdict:
 
         - ``ok``: a verdict object whose ``success`` is ``true`` or ``false``;
         - ``missing``: no text at all (``None``, empty or white space);
-        - ``no_json``: text without any JSON object in it;
+        - ``no_json``: text without any JSON object in it (a bare JSON
+          array, number, string or ``true`` included);
         - ``malformed_json``: something that looks like the verdict object
-          (a ``{`` before a ``"success":`` key, or a ```` ```json ```` block)
-          but does not parse, e.g. truncated output;
-        - ``not_object``: the answer is JSON but not an object (array, number,
-          string, bare ``true``);
-        - ``missing_success``: JSON objects, none with a ``"success"`` key;
+          (a ``{`` before a ``"success":`` key) but does not parse, e.g.
+          truncated output;
+        - ``missing_success``: top-level JSON objects, none with a
+          ``"success"`` key;
         - ``non_boolean``: ``success`` is present but not a Boolean
           (``"true"``, ``1``, ``null``, ...).
 
@@ -170,6 +177,8 @@ def parse_verdict(text: object) -> Verdict:
     'Misunderstanding of the Instructions'
     >>> parse_verdict("I think it failed.").status
     'no_json'
+    >>> [parse_verdict(p + '{"verdict": {"success": false}}').status for p in ("", "Result: ")]
+    ['missing_success', 'missing_success']
     """
     try:
         return _parse(text)
@@ -182,9 +191,6 @@ def parse_verdict(text: object) -> Verdict:
 # --- internals -----------------------------------------------------------------
 
 _FAILED = object()
-_FENCE = re.compile(r"```+")
-_FENCE_TAG = re.compile(r"[ \t]*([A-Za-z0-9_+.-]*)")
-_JSON_TAGS = frozenset({"", "json", "jsonc", "json5"})
 # Characters that change the state of the brace scan; everything else is skipped
 # by the regex engine in C, which keeps the scan fast on long prose.
 _SCAN_CHARS = re.compile(r'[{}"\\\n]')
@@ -240,9 +246,9 @@ class _Evidence:
     """What the search saw, to explain an invalid answer with the right status."""
 
     def __init__(self) -> None:
-        self.malformed: str | None = None
-        self.not_object: str | None = None
         self.object_without_success = False
+        self.not_object: str | None = None  # what a whole answer that is JSON but no object was (detail only)
+        self.parsed: list[tuple[int, int]] = []  # the top-level objects that parsed (disjoint spans)
 
 
 def _parse(text: object) -> Verdict:
@@ -258,85 +264,37 @@ def _parse(text: object) -> Verdict:
     if not stripped:
         return Verdict(status=STATUS_MISSING, detail="empty output")
 
-    budget = _Budget(len(text))
+    # Everything is decided from the first "{" on (the one rule: prose before
+    # it never changes a verdict), the parse budget included.
+    first_brace = text.find("{")
+    budget = _Budget(len(text) - max(first_brace, 0))
     evidence = _Evidence()
 
-    # 1. The whole answer is one JSON value.
+    # The whole answer as one JSON value: a fast path for an object (the scan
+    # below would find the same), and the detail of a value that is no object.
     if stripped[0] in "{[\"-0123456789tfn":
         whole = budget.loads(stripped)
+        if isinstance(whole, dict):
+            return _type_verdict(whole, "the answer")
         if whole is not _FAILED:
-            if isinstance(whole, dict):
-                return _type_verdict(whole, "the answer")
-            return Verdict(
-                status=STATUS_NOT_OBJECT,
-                detail=f"the answer is a JSON {_json_kind(whole)}, expected an object with 'success'",
-            )
+            evidence.not_object = f"the answer is a JSON {_json_kind(whole)}, not an object with 'success'"
 
-    # 2. Fenced code blocks, last first.
-    found = _from_fences(text, budget, evidence)
-    if found is not None:
-        return _type_verdict(found, "the last fenced JSON block")
-
-    # 3. Balanced objects in the whole text, last first.
-    found = _from_balanced_objects(text, budget, evidence)
+    found = _from_balanced_objects(text, budget, evidence) if first_brace >= 0 else None
     if found is not None:
         return _type_verdict(found, "the last JSON object with 'success'")
 
-    if _looks_like_verdict(text):
+    if _looks_like_verdict(text, evidence.parsed):
         return Verdict(
             status=STATUS_MALFORMED_JSON,
             detail="found a 'success' key after '{' but no complete JSON object around it "
             "(truncated or invalid JSON)",
         )
-    if evidence.malformed is not None:
-        return Verdict(status=STATUS_MALFORMED_JSON, detail=evidence.malformed)
-    if evidence.not_object is not None:
-        return Verdict(status=STATUS_NOT_OBJECT, detail=evidence.not_object)
     if evidence.object_without_success:
         return Verdict(
             status=STATUS_MISSING_SUCCESS,
             detail="found JSON objects, none with a 'success' key",
         )
-    return Verdict(status=STATUS_NO_JSON, detail="no JSON object in the output")
-
-
-def _from_fences(text: str, budget: _Budget, evidence: _Evidence) -> dict | None:
-    """Last fenced JSON (or unlabelled) block that parses to an object with success."""
-    if "```" not in text:
-        return None
-    fences = list(_FENCE.finditer(text))
-    blocks: list[tuple[str, str]] = []
-    # Fences pair up in order (opener, closer), as Markdown reads them; an
-    # unpaired last fence is a block cut off by truncation and is left to the
-    # brace scan.
-    for opener, closer in zip(fences[0::2], fences[1::2]):
-        body = text[opener.end() : closer.start()]
-        tag_match = _FENCE_TAG.match(body)
-        tag = tag_match.group(1).lower() if tag_match else ""
-        rest = body[tag_match.end() :] if tag_match else body
-        if tag and rest[:1] not in ("", "\n", "\r", " ", "\t"):
-            # "```{...}```": what looked like a tag is the start of the content.
-            tag, rest = "", body
-        if tag not in _JSON_TAGS:
-            continue
-        blocks.append((tag, rest.strip()))
-    for tag, content in reversed(blocks):
-        if not content:
-            continue
-        value = budget.loads(content)
-        if value is _FAILED:
-            if tag or content[:1] in "{[":
-                evidence.malformed = evidence.malformed or "a fenced JSON block does not parse"
-            continue
-        if isinstance(value, dict):
-            if SUCCESS_KEY in value:
-                return value
-            evidence.object_without_success = True
-        elif tag:
-            evidence.not_object = evidence.not_object or (
-                f"the fenced JSON block holds a JSON {_json_kind(value)}, expected an object"
-            )
-    return None
+    return Verdict(status=STATUS_NO_JSON, detail=evidence.not_object or "no JSON object in the output")
 
 
 def _balanced_spans(text: str) -> list[tuple[int, int]]:
@@ -374,24 +332,31 @@ def _balanced_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> dict | None:
-    if "{" not in text:
-        return None
+    """The last top-level object with ``success`` (see the module docstring), or ``None``."""
     token_positions = [m.start() for m in re.finditer(re.escape(_SUCCESS_TOKEN), text)]
     spans = _balanced_spans(text)
     # Spans are in order of their end, so walking backwards visits the object
     # that closes last first, and an enclosing object before its nested ones.
+    # Objects that parsed, in the order found: they are disjoint, and a span
+    # visited later is inside one of them only if it is inside the last one.
+    parsed = evidence.parsed
     candidates_left = _MAX_CANDIDATES
     evidence_attempts_left = _MAX_EVIDENCE_ATTEMPTS
     for start, end in reversed(spans):
+        if parsed and start > parsed[-1][0]:
+            continue  # nested in an object already read: never the verdict on its own
         if not _OBJECT_START.match(text, start):
             continue  # "{x}", "{{": cannot be a JSON object, skip without parsing
         index = bisect.bisect_left(token_positions, start)
         holds_token = index < len(token_positions) and token_positions[index] < end
         if not holds_token:
-            if not evidence.object_without_success and evidence_attempts_left > 0:
+            if evidence_attempts_left > 0:
                 evidence_attempts_left -= 1
                 value = budget.loads(text[start:end])
                 if isinstance(value, dict):
+                    parsed.append((start, end))
+                    if SUCCESS_KEY in value:  # the key spelt with an escape, "\u0073uccess"
+                        return value
                     evidence.object_without_success = True
             continue
         if candidates_left <= 0:
@@ -399,6 +364,7 @@ def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> d
         candidates_left -= 1
         value = budget.loads(text[start:end])
         if isinstance(value, dict):
+            parsed.append((start, end))
             if SUCCESS_KEY in value:
                 return value
             evidence.object_without_success = True
@@ -410,6 +376,8 @@ def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> d
             brace = text.rfind("{", 0, brace)
             if brace < 0:
                 break
+            if any(start < brace < end for start, end in parsed):
+                continue  # inside an object already read
             value, end = budget.raw_decode(text, brace)
             if value is _FAILED:
                 continue
@@ -418,11 +386,18 @@ def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> d
     return None
 
 
-def _looks_like_verdict(text: str) -> bool:
+def _looks_like_verdict(text: str, parsed: list[tuple[int, int]]) -> bool:
+    """Whether a success-like key follows a ``{`` outside every object that parsed (``parsed``: disjoint spans)."""
     first_brace = text.find("{")
     if first_brace < 0:
         return False
-    return _SUCCESS_KEY_LIKE.search(text, first_brace) is not None
+    spans = sorted(parsed)
+    starts = [start for start, _ in spans]
+    for match in _SUCCESS_KEY_LIKE.finditer(text, first_brace):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index < 0 or match.start() >= spans[index][1]:
+            return True  # not inside a parsed object: a verdict that did not parse
+    return False
 
 
 def _json_kind(value: Any) -> str:

@@ -268,7 +268,7 @@ def test_ablated_and_complete_runs_are_different_experiments(dataset, tiny_root,
 
 
 def test_a_version_3_run_reads_as_complete_and_cannot_be_resumed_ablated(dataset, tiny_root, tmp_path):
-    # tests/golden/run-v3: lexical on AH, --limit 2, written by agenthorizon at format_version 3
+    # tests/golden/run-v3: lexical on AH, --limit 3, written by agenthorizon at format_version 3
     # (commit f18e738), before ablations existed.
     folder = tmp_path / "run"
     shutil.copytree(GOLDEN / "run-v3", folder)
@@ -276,8 +276,8 @@ def test_a_version_3_run_reads_as_complete_and_cannot_be_resumed_ablated(dataset
     assert record.format_version == 3 and record.ablation == () and record.label == "lexical"
     assert record.judge_key == json.loads((folder / "run.json").read_text())["judge_key"]
     with pytest.raises(ValueError, match=r"ablation: \[\] there, \['actions'\] now"):
-        run_judge("lexical", dataset, folder, ablate="actions", limit=2, data_root=tiny_root, progress=False)
-    assert run_judge("lexical", dataset, folder, limit=2, data_root=tiny_root, progress=False).counts.skipped == 2
+        run_judge("lexical", dataset, folder, ablate="actions", limit=3, data_root=tiny_root, progress=False)
+    assert run_judge("lexical", dataset, folder, limit=3, data_root=tiny_root, progress=False).counts.skipped == 3
     assert read_run_record(folder).to_dict()["ablation"] == []
 
 

@@ -278,10 +278,10 @@ def test_openai_judge_retries_connection_errors():
 def test_backoff_is_exponential_with_jitter_and_capped():
     judge = OpenAICompatibleJudge("m", base_url="http://h/v1", backoff_base=1.0, backoff_max=8.0, rng=random.Random(1))
     for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (6, 8.0)]:
-        delays = [judge._delay(attempt, None) for _ in range(50)]
+        delays = [judge.retry.delay(attempt, None, rng=judge._rng) for _ in range(50)]
         assert all(ceiling / 2 <= d <= ceiling for d in delays)
         assert len(set(delays)) > 1  # jittered
-    assert judge._delay(1, 30.0) == 30.0
+    assert judge.retry.delay(1, 30.0, rng=judge._rng) == 30.0
     assert parse_retry_after("3") == 3.0
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=0) > 1e9
 
@@ -419,7 +419,7 @@ def test_auto_images_are_per_step_under_the_limit_and_mosaics_over_it(stub, scre
     spec_images = fast_judge(stub, max_images=4).spec()["images"]
     assert spec_images["mode"] == "auto" and spec_images["max_images"] == 4
     assert spec_images["mosaic"]["size"] == [1024, 664] and "2x2" in spec_images["reading_order"]
-    assert OpenAICompatibleJudge("m", base_url="http://h/v1").images == "auto"  # the protocol is the default
+    assert OpenAICompatibleJudge("m", base_url="http://h/v1").image_options.mode == "auto"  # the protocol is the default
 
 
 def test_a_server_image_limit_answer_is_retried_as_mosaics(screenshot_files, tmp_path):

@@ -83,6 +83,28 @@ def test_a_version_2_run_stopped_by_the_cost_cap_reads_as_stopped(tiny_root, cap
     assert {k: v for k, v in data["invalid_by_reason"].items() if v} == {"missing": 6, "no_json": 1}  # 8 AH items, 1 ok
 
 
+def test_a_version_3_run_folder_reads_and_resumes_under_the_same_judge_key(tiny_root, tmp_path):
+    # tests/golden/run-v3: written by agenthorizon at format_version 3 (commit f18e738, lexical, --limit 3),
+    # before re-asking, layouts and system prompts existed. Their defaults leave the judge key as it was,
+    # so today's runner trusts the old results and judges only what is left.
+    import shutil
+
+    import agenthorizon
+    from agenthorizon.judging.runs.runner import run_judge
+
+    record = read_run_record(GOLDEN / "run-v3")
+    assert record.format_version == 3 and record.reasking is None and record.counts == RunCounts(ok=3)
+    results = read_results([GOLDEN / "run-v3"]).records
+    assert len(results) == 3 and all(r.answers == () and r.telemetry.answers is None for r in results.values())
+    folder = tmp_path / "run"
+    shutil.copytree(GOLDEN / "run-v3", folder)
+    dataset = agenthorizon.load_dataset(tiny_root, "AH", split="test", cache_dir=tmp_path / "cache")
+    summary = run_judge("lexical", dataset, folder, progress=False, data_root=tiny_root)
+    assert summary.record.judge_key == record.judge_key and summary.counts.skipped == 3
+    assert summary.judged == len(dataset) - 3 and summary.record.format_version == FORMAT_VERSION
+    assert summary.record.reasking.to_dict() == {"items": 0, "reasks": 0, "recovered": 0}
+
+
 # --- what the runner writes ---------------------------------------------------------------------
 
 
@@ -117,7 +139,7 @@ def test_run_totals_sum_what_is_known_and_say_how_much_is_not(dataset, tmp_path)
     assert 0 < totals["wall_time_s"] <= summary.wall_time_s
     result = read_results([tmp_path / "run"]).records[ids[0]]
     assert result.telemetry == Telemetry(input_tokens=100, output_tokens=10, latency_s=0.01, cost_usd=0.01, attempts=1,
-                                         turns=2, extra={"harness_note": "x"})
+                                         answers=1, turns=2, extra={"harness_note": "x"})
     # A resume judges nothing new and adds its own time to the record's.
     again = run_judge(Priced(priced), dataset, tmp_path / "run", progress=False)
     assert again.record.totals.items == len(ids) and again.record.totals.cost_usd.known == pytest.approx(known_cost)

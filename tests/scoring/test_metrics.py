@@ -24,9 +24,9 @@ INVALID_CASES = [
     ("The trajectory looks fine.", "no_json"),
     ('{"success": true', "malformed_json"),
     ('Verdict: {"success": true', "malformed_json"),
-    ("[true]", "not_object"),
-    ("true", "not_object"),
-    ('"false"', "not_object"),
+    ("[true]", "no_json"),  # text: no JSON object in it (the one parse rule; as after any prose)
+    ("true", "no_json"),
+    ('"false"', "no_json"),
     ([True], "not_object"),
     ({}, "missing_success"),
     ({"reasoning": "ok"}, "missing_success"),

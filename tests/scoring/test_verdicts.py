@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agenthorizon import schema
@@ -31,15 +31,17 @@ from agenthorizon.scoring.verdicts import Verdict, parse_verdict
         ('{"success": [true]}', "non_boolean"),
         ('{"verdict": "success", "reasoning": "ok"}', "missing_success"),
         ('{"Success": true}', "missing_success"),
-        ('[{"success": true}]', "not_object"),
-        ("42", "not_object"),
-        ("true", "not_object"),
-        ('"{\\"success\\": true}"', "not_object"),
+        ('[{"success": true}]', "ok"),  # the object is top-level: no object encloses it
+        ("42", "no_json"),  # as after any prose: a bare value holds no verdict object
+        ("true", "no_json"),
+        ('"{\\"success\\": true}"', "no_json"),
+        ('{"verdict": {"success": false}}', "missing_success"),  # nested: not the verdict
+        ('Result: {"verdict": {"success": false}}', "missing_success"),
         ('{"success": true, "reasoning": "the agent saved the fi', "malformed_json"),
         ("{success: true}", "malformed_json"),
         ("{'success': True}", "malformed_json"),
         ('```json\n{"success": true,}\n```', "malformed_json"),
-        ("```json\n[1, 2]\n```", "not_object"),
+        ("```json\n[1, 2]\n```", "no_json"),
     ],
 )
 def test_each_status(text: str | None, status: str) -> None:
@@ -98,14 +100,26 @@ def test_fenced_block_with_surrounding_prose() -> None:
     assert verdict.mistake_type == schema.BAD_SIDE_EFFECT
 
 
-def test_last_fenced_block_with_success_wins_and_beats_bare_objects() -> None:
+def test_the_last_top_level_object_with_success_wins_fenced_or_not() -> None:
     text = (
         '```json\n{"success": true}\n```\n'
         'Correction:\n```json\n{"success": false}\n```\n'
         '```json\n{"note": "no verdict here"}\n```\n'
-        'For reference the schema is {"success": true}'
     )
     assert parse_verdict(text).success is False
+    # A fence gives no precedence (a stray fence before the answer could re-pair
+    # every fence after it): the last object with success is the verdict.
+    assert parse_verdict(text + 'Final: {"success": true}').success is True
+
+
+def test_objects_nested_in_a_verdict_or_another_object_are_never_the_verdict() -> None:
+    checks = '{"success": false, "checks": [{"step": 3, "success": true}]}'
+    assert parse_verdict(checks).success is False
+    assert parse_verdict("Verdict follows. " + checks).success is False
+    assert parse_verdict('{"answer": {"success": true}} and more').status == "missing_success"
+    # A key spelt with an escape is still the success key, alone or after prose.
+    assert parse_verdict('{"\\u0073uccess": true}').success is True
+    assert parse_verdict('So: {"\\u0073uccess": true}').success is True
 
 
 def test_unlabelled_and_inline_fences() -> None:
@@ -131,8 +145,9 @@ def test_braces_and_quotes_inside_strings() -> None:
 def test_nested_objects() -> None:
     text = 'Result: {"success": false, "evidence": {"step": 12, "detail": {"file": "a.png"}}} ok'
     assert parse_verdict(text).success is False
-    # A verdict nested in a wrapper object is still found.
-    assert parse_verdict('Here: {"result": {"success": true}} done').success is True
+    # A verdict nested in a wrapper object is not the verdict (the one rule:
+    # only top-level objects count, after prose as alone).
+    assert parse_verdict('Here: {"result": {"success": true}} done').status == "missing_success"
 
 
 def test_several_objects_last_with_success_wins() -> None:
@@ -160,7 +175,7 @@ def test_bytes_mappings_and_other_objects() -> None:
     assert parse_verdict(b'{"success": false}').success is False
     assert parse_verdict(b"\xff\xfe garbage").status == "no_json"
     assert parse_verdict({"success": True}).status == "ok"
-    assert parse_verdict(12).status == "not_object"
+    assert parse_verdict(12).status == "no_json"
     assert parse_verdict("\ufeff" + '{"success": true}').success is True
 
 
@@ -234,3 +249,20 @@ def test_valid_verdict_in_prose_round_trips(
     parsed = parse_verdict(prefix + body + suffix)
     assert parsed.status == "ok", parsed.detail
     assert parsed.to_dict() == verdict
+
+
+# The one parse rule: prose without braces before an answer never changes it.
+_brace_free_prose = st.text(max_size=200).filter(lambda s: "{" not in s and "}" not in s)
+_answers = st.one_of(
+    st.text(max_size=300), _noise, _json_text, st.lists(st.one_of(_noise, _json_text), max_size=6).map("".join),
+    st.builds(lambda inner: json.dumps({"verdict": inner}), _valid_verdicts),
+    _valid_verdicts.map(lambda v: f"```json\n{json.dumps(v)}\n```"),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_answers, _brace_free_prose)
+def test_prose_without_braces_before_an_answer_changes_neither_status_nor_verdict(answer: str, prose: str) -> None:
+    assume(answer.strip().lstrip("\ufeff").strip())  # an answer: no answer at all is "missing", prose is not
+    alone, prefixed = parse_verdict(answer), parse_verdict(prose + answer)
+    assert (prefixed.status, prefixed.to_dict()) == (alone.status, alone.to_dict()), (alone.detail, prefixed.detail)

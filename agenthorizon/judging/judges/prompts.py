@@ -164,17 +164,19 @@ def per_step_image_note(step_ids: list[int]) -> str:
     )
 
 
-def render_prompt(template: str, judge_input: JudgeInput, *, image_note: str = "") -> str:
+def render_prompt(template: str, judge_input: JudgeInput, *, image_note: str = "", markdown: str | None = None) -> str:
     """Fill a template's ``{{...}}`` placeholders for one judge input.
 
     Unknown placeholders raise ``ValueError`` (a misspelt placeholder would
     otherwise reach the model verbatim). Substitution is done in one pass, so a
-    placeholder-like string inside the Markdown is left alone.
+    placeholder-like string inside the Markdown is left alone. ``markdown``
+    replaces the item's Markdown for ``{{MARKDOWN}}`` (the interleaved layout
+    puts its steps there).
     """
     values = {
         "TRAJECTORY_ID": judge_input.trajectory_id,
         "INSTRUCTION": judge_input.instruction,
-        "MARKDOWN": judge_input.markdown,
+        "MARKDOWN": judge_input.markdown if markdown is None else markdown,
         "IMAGE_NOTE": (" " + image_note.strip()) if image_note.strip() else "",
     }
     unknown = sorted({m.group(1) for m in _PLACEHOLDER.finditer(template)} - set(values))

@@ -453,7 +453,7 @@ class RunDirectory:
         for path in record_paths(self.path) if self.path.is_dir() else []:
             existing = _read_record(path)
             old, new = existing.settings(), record.settings()
-            different = [line for key in old for line in _differences(key, old[key], new[key])]
+            different = [line for key in sorted({*old, *new}) for line in _differences(key, old.get(key), new.get(key))]
             if existing.selection is not None and record.selection is not None:
                 different += [f"selection {item}" for item in existing.selection.contradiction(record.selection)]
             if different:

@@ -14,6 +14,9 @@ result counted only once durable) as soon as it is known. What it guarantees:
   the judge failed its preflight before the first item
   (:class:`~agenthorizon.judging.judges.base.PreflightError`), ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
   signal (:class:`RunInterrupted`: Ctrl-C or SIGTERM).
+- **Re-asking** (``reask``): an answer without a valid verdict is asked
+  again in a fresh call, up to ``reask`` more times; the result keeps every
+  answer (:mod:`~agenthorizon.judging.runs.reask`).
 - **A cost limit** stops starting new items once the recorded cost plus the
   expected cost of the items in flight would pass it (the run then ends with
   those items missing, and says so).
@@ -44,6 +47,7 @@ from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import now
+from agenthorizon.judging.runs.reask import answer_of, with_answers
 from agenthorizon.judging.runs.records import Interruption, ResultRecord, Telemetry
 from agenthorizon.judging.runs.rows import RowReader
 from agenthorizon.judging.runs.summary import RunResults
@@ -152,6 +156,7 @@ class _Run:
     budget: CostBudget
     judge_key: str | None = None
     ablation: tuple[str, ...] = ()
+    reask: int = 0
     in_flight: int = 0
     stop: str | None = None
     abort: str | None = None
@@ -180,7 +185,7 @@ async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int
                     output = await call
             return output, None, attempt, None
         except asyncio.TimeoutError:
-            failure, transport = f"timed out after {run.timeout:g} s (attempt {attempt})", None
+            failure, transport = f"timed out after {run.timeout:g} s (--timeout; attempt {attempt})", None
         except TransientJudgeError as error:
             failure = f"{type(error).__name__}: {error}"
             transport = failure if isinstance(error, TransportError) else None
@@ -201,7 +206,6 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
     from agenthorizon.judging.inputs import build_judge_input
 
     trajectory_id = run.ids[position]
-    judge_name = run.judge.name
     transport = None
     try:
         if isinstance(row, Exception):
@@ -211,15 +215,28 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
         output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
     else:
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
+    result = _recorded(run, trajectory_id, output, error_text, attempts)
+    # Re-asking (reask.py): a fresh call while the answer holds no valid verdict; an item in flight
+    # completes its re-asks even when the cost cap has stopped new items from starting.
+    earlier, earlier_attempts = [], 0
+    while run.reask > len(earlier) and result.parse_status not in (STATUS_OK, STATUS_ERROR):
+        earlier.append(answer_of(result))
+        earlier_attempts += result.telemetry.attempts or 0
+        output, error_text, attempts, transport = await _judge_item(run, judge_input)
+        result = _recorded(run, trajectory_id, output, error_text, attempts)
+    return with_answers(result, earlier, earlier_attempts), transport
+
+
+def _recorded(run: _Run, trajectory_id: str, output: Any, error_text: str | None, attempts: int) -> ResultRecord:
+    """The result of one call's outcome (:func:`result_record`); an answer that breaks the parser is the item's error."""
     try:
-        result = result_record(trajectory_id, judge_name, output, error_text, run.judge_key, attempts=attempts)
+        return result_record(trajectory_id, run.judge.name, output, error_text, run.judge_key, attempts=attempts)
     except Exception as error:  # the answer broke the parser: the item's problem
-        result = result_record(
-            trajectory_id, judge_name, None,
+        return result_record(
+            trajectory_id, run.judge.name, None,
             f"trajectory {trajectory_id}: the judge's answer could not be recorded ({type(error).__name__}: {error})",
             run.judge_key, attempts=attempts,
         )
-    return result, transport
 
 
 async def _worker(run: _Run) -> None:
@@ -354,6 +371,7 @@ async def judge_items(
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     signals: RunSignals | None = None,
+    reask: int = 0,
 ) -> Interruption | None:
     """Judge ``positions`` of ``dataset`` into ``out_dir``; why the run stopped early, or ``None``.
 
@@ -384,6 +402,7 @@ async def judge_items(
         budget=CostBudget.from_records(max_cost, results),
         judge_key=judge_key,
         ablation=ablation,
+        reask=reask,
     )
     signals = signals or RunSignals()
     await run.writer.start()

@@ -10,7 +10,7 @@ is written:
   and :func:`judge_key`, the item :class:`~agenthorizon.release.splits.Selection`,
   provenance, the run's ``status`` (:data:`RUN_STATUSES`) with its
   :class:`Interruption`, and its :class:`RunCounts`, :class:`Merging`,
-  :class:`RunTotals` and :class:`ShardInfo`.
+  :class:`Reasking`, :class:`RunTotals` and :class:`ShardInfo`.
 
 They stay objects from where they are made (the runner's loop) to where they
 are read (the writer, the cost budget, the progress bar, the summary, the
@@ -39,14 +39,17 @@ from agenthorizon.release.splits import Selection
 from agenthorizon.schema import (
     ABLATE_SCREENSHOTS,
     CONFIG_NAMES,
+    LAYOUT_MARKDOWN,
     PARSE_STATUSES,
     STATUS_ERROR,
     STATUS_ID_MISMATCH,
     STATUS_JUDGE_MISMATCH,
+    STATUS_OK,
 )
 from agenthorizon.scoring.predictions import result_prediction
 
 __all__ = [
+    "Answer",
     "FINISHED",
     "FORMAT_VERSION",
     "INTERRUPTED",
@@ -55,6 +58,7 @@ __all__ = [
     "Merging",
     "RUNNING",
     "RUN_STATUSES",
+    "Reasking",
     "ResultRecord",
     "RunCounts",
     "RunRecord",
@@ -80,7 +84,11 @@ FORMAT_VERSION = 4
    ``counts.unparseable``, ``totals``; every declared :class:`Telemetry` field
    written in results (``null`` when unknown).
 4. ``ablation``: the parts withheld from every judge input (``[]``: none;
-   earlier versions withheld nothing).
+   earlier versions withheld nothing). Re-asking (``reask``): results gain
+   ``answers`` (every answer asked for the item, each with its parse status,
+   tokens and cost) and the telemetry field ``answers`` (how many); run
+   records gain ``reasking``. A version-3 file holds one answer per item and
+   reads as such.
 
 Older files are read through the migration; newer ones are refused.
 """
@@ -158,6 +166,13 @@ def _version(where: str, data: Mapping[str, Any]) -> int:
     return version
 
 
+def _one_of(where: str, name: str, value: Any, choices: Iterable[str]) -> str:
+    """``value`` when it is one of ``choices``, else an error naming the file, the field and the choices."""
+    if value not in choices:
+        raise ValueError(f"{where}: field {name!r}: expected one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def _object(where: str, data: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected {what}, got {type(data).__name__}")
@@ -173,7 +188,7 @@ _TIME = ((str,), "an ISO time")
 
 # Telemetry fields that are counts, amounts (seconds, dollars) and texts.
 _TELEMETRY_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
-                     "attempts", "turns", "tool_calls", "truncated_bytes")
+                     "attempts", "answers", "turns", "tool_calls", "truncated_bytes")
 _TELEMETRY_AMOUNTS = ("latency_s", "cost_usd")
 _TELEMETRY_TEXTS = ("cost_source", "merge_reason")
 
@@ -211,6 +226,8 @@ class Telemetry:
     """What ``cost_usd`` is when the judge says: ``cli_estimate`` (an agentic CLI's own price table, not a bill), ``unknown``."""
     attempts: int | None = None
     """Calls made for this item (the runner's attempts or the judge's own retries); 0 when it never reached the judge."""
+    answers: int | None = None
+    """Answers asked for this item: 1, plus one per re-ask after an answer without a valid verdict (``reask``)."""
     turns: int | None = None
     """Model turns of an agentic harness."""
     tool_calls: int | None = None
@@ -230,7 +247,8 @@ class Telemetry:
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
             "reasoning_tokens": self.reasoning_tokens, "cache_read_input_tokens": self.cache_read_input_tokens,
             "cache_write_input_tokens": self.cache_write_input_tokens, "latency_s": self.latency_s, "cost_usd": self.cost_usd,
-            "cost_source": self.cost_source, "attempts": self.attempts, "turns": self.turns, "tool_calls": self.tool_calls,
+            "cost_source": self.cost_source, "attempts": self.attempts, "answers": self.answers, "turns": self.turns,
+            "tool_calls": self.tool_calls,
             "truncated_bytes": self.truncated_bytes, "merged": self.merged, "merge_reason": self.merge_reason,
         }
         if self.extra:
@@ -285,6 +303,41 @@ _TELEMETRY_FIELDS: dict[str, Any] = {
 
 # --- result records ----------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Answer:
+    """One answer the judge gave for an item, when the run re-asks after an answer without a valid verdict.
+
+    >>> Answer("no verdict here", "no_json", input_tokens=900, output_tokens=40).to_dict()["parse_status"]
+    'no_json'
+    """
+
+    raw_output: str
+    """The answer, verbatim."""
+    parse_status: str
+    """Its parse status (``ok`` only for the last answer: an ``ok`` answer is not re-asked)."""
+    parse_detail: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> Answer:
+        data = _object(where, data, 'an answer object {"raw_output", "parse_status", ...}')
+        status = _one_of(where, "answers.parse_status", data.get("parse_status"), PARSE_STATUSES)
+        values = {name: None if data.get(name) is None else _count(where, f"answers.{name}", data[name])
+                  for name in ("input_tokens", "output_tokens")}
+        values.update({name: None if data.get(name) is None else _amount(where, f"answers.{name}", data[name])
+                       for name in ("cost_usd", "latency_s")})
+        return cls(
+            raw_output=_expect(where, "answers.raw_output", data.get("raw_output"), (str,), "a string"),
+            parse_status=status, parse_detail=_optional(where, data, "parse_detail", (str,), "a string"), **values,
+        )
+
+
 # Optional fields of a result file: name -> (accepted types, what to expect in an error).
 _RESULT_FIELDS = {
     "verdict": ((dict,), "a verdict object"), "judge": _TEXT, "judge_key": _TEXT, "raw_output": _TEXT,
@@ -316,6 +369,9 @@ class ResultRecord:
     """Tokens, latency, cost, attempts... of this item."""
     finished_at: str | None = None
     """When the result was made (ISO time, UTC)."""
+    answers: tuple[Answer, ...] = ()
+    """With re-asking (``reask``), every answer asked for, in order; the last is ``raw_output``'s.
+    Empty without re-asking (``raw_output`` is then the one answer)."""
     format_version: int = FORMAT_VERSION
     """The version the file was read as; :meth:`to_dict` always writes the current one."""
 
@@ -333,6 +389,7 @@ class ResultRecord:
             "parse_detail": self.parse_detail,
             "telemetry": self.telemetry.to_dict(),
             "finished_at": self.finished_at,
+            "answers": [answer.to_dict() for answer in self.answers],
         }
 
     @classmethod
@@ -341,12 +398,12 @@ class ResultRecord:
         data = _object(where, data, "a result JSON object")
         version = _version(where, data)
         trajectory_id = _expect(where, "trajectory_id", data.get("trajectory_id"), (str,), "a string")
-        status = data.get("parse_status")
-        if status not in PARSE_STATUSES:
-            raise ValueError(f"{where}: field 'parse_status': expected one of {', '.join(PARSE_STATUSES)}, got {status!r}")
+        status = _one_of(where, "parse_status", data.get("parse_status"), PARSE_STATUSES)
         fields = _optional_fields(where, data, _RESULT_FIELDS)
         telemetry = data.get("telemetry")
         fields["telemetry"] = Telemetry() if telemetry is None else Telemetry.from_dict(telemetry, where)
+        answers = _optional(where, data, "answers", (list,), "a list of answers") or ()
+        fields["answers"] = tuple(Answer.from_dict(answer, where) for answer in answers)
         return cls(trajectory_id=trajectory_id, parse_status=status, format_version=version, **fields)
 
     def prediction(self) -> dict[str, Any]:
@@ -444,6 +501,44 @@ class Merging:
             merged_items=_count(where, "merging.merged_items", data.get("merged_items", 0)),
             by_reason={str(k): _count(where, f"merging.by_reason.{k}", v) for k, v in reasons.items()},
         )
+
+
+@dataclass(frozen=True)
+class Reasking:
+    """How often a run asked again after an answer without a valid verdict (``reask``), over its results.
+
+    >>> Reasking.of([(2, "ok"), (1, "ok"), (3, "no_json")]).to_dict()
+    {'items': 2, 'reasks': 3, 'recovered': 1}
+    """
+
+    items: int = 0
+    """Items asked more than once."""
+    reasks: int = 0
+    """Answers asked for beyond each item's first."""
+    recovered: int = 0
+    """Items asked more than once whose last answer holds a valid verdict."""
+
+    @classmethod
+    def of(cls, answered: Iterable[tuple[int | None, str]]) -> Reasking:
+        """The counts over ``(answers, parse_status)`` pairs of results (``answers`` ``None``: not recorded, one)."""
+        items = reasks = recovered = 0
+        for answers, status in answered:
+            if answers is not None and answers > 1:
+                items += 1
+                reasks += answers - 1
+                recovered += status == STATUS_OK
+        return cls(items, reasks, recovered)
+
+    def __add__(self, other: Reasking) -> Reasking:
+        return Reasking(self.items + other.items, self.reasks + other.reasks, self.recovered + other.recovered)
+
+    def to_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> Reasking:
+        data = _object(where, data, 'a reasking object {"items", "reasks", "recovered"}')
+        return cls(**{name: _count(where, f"reasking.{name}", data.get(name, 0)) for name in ("items", "reasks", "recovered")})
 
 
 @dataclass(frozen=True)
@@ -574,9 +669,7 @@ class Interruption:
     @classmethod
     def from_dict(cls, data: Any, where: str) -> Interruption:
         data = _object(where, data, 'an interruption object {"cause", "reason"}')
-        cause = data.get("cause")
-        if cause not in INTERRUPTION_CAUSES:
-            raise ValueError(f"{where}: field 'interruption.cause': expected one of {', '.join(INTERRUPTION_CAUSES)}, got {cause!r}")
+        cause = _one_of(where, "interruption.cause", data.get("cause"), INTERRUPTION_CAUSES)
         return cls(cause, _expect(where, "interruption.reason", data.get("reason"), (str,), "a string"))
 
 
@@ -607,8 +700,10 @@ class ShardInfo:
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The judge settings that make two runs the same experiment, from a judge's ``spec()``.
 
-    The ablation counts only when something is withheld, so the key of a run
-    with the complete input is what it was before ablations existed.
+    The ablation counts only when something is withheld, and the protocol
+    settings (a layout other than ``markdown``, a system prompt, re-asking)
+    only when set, so that the keys of runs made before they existed stay
+    what they were.
     """
     prompt = spec.get("prompt")
     identity = {
@@ -621,6 +716,16 @@ def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
     ablation = spec.get("ablation")
     if ablation:
         identity["ablation"] = list(ablation)
+    protocol: dict[str, Any] = {}
+    if spec.get("layout") not in (None, LAYOUT_MARKDOWN):
+        protocol["layout"] = spec["layout"]
+    system = spec.get("system_prompt")
+    if isinstance(system, Mapping):
+        protocol["system_prompt_sha256"] = system.get("sha256")
+    if spec.get("reask"):
+        protocol["reask"] = spec["reask"]
+    if protocol:
+        identity["protocol"] = protocol
     return identity
 
 
@@ -628,9 +733,9 @@ def judge_key(judge: Mapping[str, Any]) -> str:
     """A short stable id of a judge's settings: 16 hex digits of a sha256.
 
     Two runs share a key exactly when their judge spec string, model, prompt
-    sha256, sampling settings, image settings and ablation (``"ablation"``:
-    the parts withheld from the judge input, absent or empty for none) are
-    all equal; operational
+    sha256, sampling settings, image settings, ablation (``"ablation"``:
+    the parts withheld from the judge input, absent or empty for none) and
+    protocol (layout, system prompt sha256, re-asks) are all equal; operational
     settings (timeouts, retries, the server URL, prices) do not count, since
     they do not change what the judge is asked or how it answers.
 
@@ -658,7 +763,8 @@ _RUN_FIELDS = {
     "ended_at": _TIME,
 }
 # Typed parts of a run record: name -> its class (from_dict(data, where)).
-_RUN_PARTS = {"counts": RunCounts, "merging": Merging, "totals": RunTotals, "interruption": Interruption, "shard": ShardInfo}
+_RUN_PARTS = {"counts": RunCounts, "merging": Merging, "reasking": Reasking, "totals": RunTotals, "interruption": Interruption,
+              "shard": ShardInfo}
 
 
 @dataclass(frozen=True)
@@ -702,6 +808,8 @@ class RunRecord:
     """Written when the run ends."""
     merging: Merging | None = None
     """Written when the run ends."""
+    reasking: Reasking | None = None
+    """Written when the run ends (``None`` in records older than version 4)."""
     totals: RunTotals | None = None
     """Written when the run ends."""
     format_version: int = FORMAT_VERSION
@@ -744,12 +852,14 @@ class RunRecord:
         )
 
     def ended(
-        self, at: str, counts: RunCounts, merging: Merging, totals: RunTotals, interruption: Interruption | None = None
+        self, at: str, counts: RunCounts, merging: Merging, totals: RunTotals, interruption: Interruption | None = None,
+        reasking: Reasking | None = None,
     ) -> RunRecord:
         """The record of the run once it ended: ``finished``, or the status of ``interruption``; the one place a status is set."""
         return dataclasses.replace(
             self, status=FINISHED if interruption is None else interruption.status, ended_at=at,
             interruption=interruption, counts=counts, merging=merging, totals=totals,
+            reasking=Reasking() if reasking is None else reasking,
         )
 
     @property
@@ -817,6 +927,7 @@ class RunRecord:
             "interruption": part(self.interruption),
             "counts": part(self.counts),
             "merging": part(self.merging),
+            "reasking": part(self.reasking),
             "totals": part(self.totals),
         }
         for key, value in self.extra.items():
@@ -909,7 +1020,7 @@ def merge_shard_records(records: Sequence[tuple[str, RunRecord]]) -> RunRecord:
         status=unfinished[0].status if unfinished else FINISHED,
         interruption=unfinished[0].interruption if unfinished else None,
         ended_at=None if None in ends else max(ends),
-        counts=summed("counts"), merging=summed("merging"), totals=summed("totals"),
+        counts=summed("counts"), merging=summed("merging"), reasking=summed("reasking"), totals=summed("totals"),
     )
 
 

@@ -63,23 +63,11 @@ from agenthorizon.judging.ablation import parse_ablation
 from agenthorizon.judging.judges.base import BaseJudge, PreflightError, as_judge, run_sync
 from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.folder import RunDirectory, record_name
-from agenthorizon.judging.runs.loop import (
-    DEFAULT_BREAKER,
-    RunAborted,
-    RunInterrupted,
-    RunIOError,
-    RunSignals,
-    judge_items,
-)
+from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunAborted, RunInterrupted, RunIOError, RunSignals, judge_items
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import Interruption, RunRecord, ShardInfo, needs_judging
-from agenthorizon.judging.runs.selection import (
-    PROVENANCE_OPTIONS,
-    config_name,
-    resolve_references,
-    select_items,
-)
+from agenthorizon.judging.runs.selection import PROVENANCE_OPTIONS, config_name, resolve_references, select_items
 from agenthorizon.judging.runs.shards import ASSIGNMENT, parse_shard
 from agenthorizon.judging.runs.summary import RunResults, RunSummary
 from agenthorizon.judging.secrets import scrub
@@ -145,6 +133,7 @@ def run_judge(
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     ablate: str | Sequence[str] | None = None,
+    reask: int = 0,
 ) -> RunSummary:
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
@@ -183,7 +172,11 @@ def run_judge(
         Judge at most the first ``limit`` selected items (dataset order); >= 0.
     timeout : float or None, default=900.0
         Seconds allowed per attempt on one item; ``None``: no limit. A command
-        judge's agent is killed (its whole sandbox) when it runs out.
+        judge's agent is killed (its whole sandbox) when it runs out. A judge
+        that retries inside and bounds each request itself (its ``retry`` set
+        and a ``timeout_s`` in its spec: the OpenAI-compatible judge) gets no
+        second limit here, which could cut its retries short: its own is the
+        one the run records.
     retries : int, default=2
         Extra attempts after a timeout or a transient judge error; >= 0 (0:
         one attempt). Judges with their own
@@ -221,6 +214,11 @@ def run_judge(
         ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
         judge's own ``ablation`` (``images="none"``). Recorded, and part of
         the judge key: its own leaderboard row; another ablation is refused.
+    reask : int, default=0
+        Ask again, in a fresh call, after an answer without a valid verdict,
+        up to ``reask`` more times per item (:mod:`~agenthorizon.judging.runs.reask`;
+        2: the authors' three attempts). The last answer is scored; a resume
+        with another ``reask`` is refused (it is part of the judge key).
 
     Returns
     -------
@@ -272,7 +270,7 @@ def run_judge(
     >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts.skipped  # resumed
     8
     """
-    judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost)
+    judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost, reask=reask)
     ablation = parse_ablation([*parse_ablation(ablate), *parse_ablation(judge.ablation, f"{judge!r}: ablation")])
     parsed_shard = parse_shard(shard)
     started = time.perf_counter()
@@ -283,10 +281,12 @@ def run_judge(
     data_root = _local_root(data_root, config, data_options)
     references, selection = resolve_references(dataset, ids, config, data_root, data_options)
     _prepare_judge(judge, data_root)
+    if judge.retry is not None and isinstance(judge.spec().get("timeout_s"), (int, float)):
+        timeout = None  # the judge bounds each of its requests (and retries them) itself
     directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
     record = _start_record(
         judge, selection, ablation, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
-        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
+        runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit}, reask=reask,
     )
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
@@ -296,7 +296,7 @@ def run_judge(
             judge, dataset, directory, record, results, ids, todo,
             _Clock(started, _earlier_wall_time(previous)),
             concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
-            progress=progress, breaker=breaker, max_cost=max_cost,
+            progress=progress, breaker=breaker, max_cost=max_cost, reask=reask,
         )
     finally:
         directory.release()
@@ -310,10 +310,11 @@ def run_judge(
         score=None if references is None else _score(outcome.results, references, selected_ids, bootstrap),
         wall_time_s=time.perf_counter() - started,
         errors=outcome.results.errors,
+        earlier_errors=outcome.results.earlier_errors,
     )
 
 
-def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None) -> BaseJudge:
+def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None, reask: Any = 0) -> BaseJudge:
     """The judge ``judge`` names (a spec string goes through ``make_judge``; see :func:`as_judge`), once the run settings are valid."""
     from agenthorizon.judging.judges.factory import make_judge  # the factory imports every judge kind
 
@@ -322,6 +323,8 @@ def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, 
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
+    if not isinstance(reask, int) or isinstance(reask, bool) or reask < 0:
+        raise ValueError(f"reask must be an integer >= 0 (0: one answer per item), got {reask!r}")
     if breaker is not None and (not isinstance(breaker, int) or breaker < 1):
         raise ValueError(f"breaker must be a positive integer or None, got {breaker!r}")
     if max_cost is not None and not max_cost >= 0:
@@ -340,10 +343,13 @@ def _start_record(
     n_items: int,
     n_selected: int,
     runner: dict[str, Any],
+    reask: int = 0,
 ) -> RunRecord:
-    """The run record as the run starts (status ``running``): judge, selection, ablation, data provenance, runner settings, versions."""
+    """The run record as the run starts (status ``running``): judge (with ``reask``: it changes what is asked), selection, ablation, data provenance, runner settings, versions."""
     return RunRecord.build(
-        judge.spec(), selection, ablation,  # the ablation is part of the judge key
+        {**judge.spec(), "reask": reask},
+        selection,
+        ablation,  # the ablation is part of the judge key
         data={
             **data_root_record(data_root),
             "n_items": n_items,
@@ -430,6 +436,7 @@ def _judge_and_finish(
     progress: bool,
     breaker: int | None,
     max_cost: float | None,
+    reask: int = 0,
 ) -> RunOutcome:
     """Judge the dataset positions ``todo`` (``ids``: every position's id) into ``results``; write the run record at the start and the end.
 
@@ -460,6 +467,7 @@ def _judge_and_finish(
                     breaker=breaker,
                     max_cost=max_cost,
                     signals=signals,
+                    reask=reask,
                 )
             )
         except BaseException as error:
@@ -482,7 +490,8 @@ def _finish(
 ) -> RunRecord:
     """Write the record of the ended run: the one place a run's status is set (:meth:`RunRecord.ended`)."""
     final = record.ended(
-        now(), results.counts(skipped), results.merging(), results.totals(clock.wall_time_s()), interruption
+        now(), results.counts(skipped), results.merging(), results.totals(clock.wall_time_s()), interruption,
+        reasking=results.reasking(),
     )
     directory.write_record(final)
     return final

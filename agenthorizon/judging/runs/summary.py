@@ -19,6 +19,7 @@ from agenthorizon.judging.ablation import describe_ablation
 from agenthorizon.judging.runs.records import (
     STOPPED,
     Merging,
+    Reasking,
     ResultRecord,
     RunCounts,
     RunRecord,
@@ -85,6 +86,11 @@ class RunResults:
         self.results: dict[str, ResultRecord | None] = {tid: loaded.get(tid) for tid in self.selected_ids}
         self.judged = 0
         self.errors: dict[str, str] = {}
+        # Why the items judged again on resume had failed before (their old results' errors).
+        self.earlier_errors: dict[str, str] = {
+            tid: str(result.error) for tid, result in self.results.items()
+            if result is not None and result.parse_status == STATUS_ERROR
+        }
 
     def written(self, result: ResultRecord) -> None:
         """Take a result the writer made durable."""
@@ -104,6 +110,10 @@ class RunResults:
 
     def merging(self) -> Merging:
         return merging(self)
+
+    def reasking(self) -> Reasking:
+        """The record's re-ask counts over the results held."""
+        return Reasking.of((result.telemetry.answers, result.parse_status) for result in self if result is not None)
 
     def totals(self, wall_time_s: float | None) -> RunTotals:
         """The record's totals over the results held (missing items contribute nothing)."""
@@ -133,6 +143,8 @@ class RunSummary:
     score: ScoreReport | None = None
     wall_time_s: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
+    earlier_errors: dict[str, str] = field(default_factory=dict)
+    """Items that had failed before this invocation and were judged again, with why they had failed."""
 
     @property
     def stopped(self) -> str | None:
@@ -151,6 +163,14 @@ class RunSummary:
             f"{self.n_selected} items, {c.ok} ok, {c.unparseable} unparseable, {c.error} error "
             f"({c.skipped} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
         )
+        reasking = self.record.reasking
+        if reasking is not None and reasking.items:
+            text += (f"\nre-asked {reasking.items} item(s) after an answer without a valid verdict: "
+                     f"{reasking.reasks} more answer(s), {reasking.recovered} item(s) ended with a valid one")
+        if self.earlier_errors:
+            (first, why), = list(self.earlier_errors.items())[:1]
+            text += (f"\njudged again: {len(self.earlier_errors)} item(s) that had failed before "
+                     f"(e.g. {first}: {why[:200]})")
         if self.stopped is not None:
             text += f"\nstopped early: {self.stopped}"
         if self.score is not None and self.score.balanced_accuracy is not None:

@@ -119,6 +119,7 @@
     if (verdict.confidence) fact(facts, "Confidence", verdict.confidence);
     if (verdict.mistake_type) fact(facts, "Predicted mistake type", verdict.mistake_type);
     if (verdict.images) fact(facts, "Screenshots sent", verdict.images).id = "dialog-images";
+    if (verdict.answers) fact(facts, "Answers", verdict.answers).id = "dialog-answers";
     fact(facts, "Label", item.label + (item.mistake_type ? " · " + item.mistake_type : ""));
     fact(facts, "Steps", item.num_steps + (item.os ? " · " + item.os : ""));
     body.appendChild(facts);

@@ -1,0 +1,154 @@
+"""The chat messages of a direct judge: the user message in one of two layouts, and an optional system prompt.
+
+Layouts (:data:`agenthorizon.schema.DIRECT_LAYOUTS`), both built from the
+blind :class:`~agenthorizon.judging.inputs.JudgeInput` and nothing else:
+
+- ``markdown`` (the default): the filled prompt template, whose
+  ``{{MARKDOWN}}`` is the item's whole Markdown, then every image after its
+  caption (``Step k screenshot:``, or a mosaic's reading order);
+- ``interleaved`` (the layout of the benchmark authors' direct harness): the
+  prompt template is split at ``{{MARKDOWN}}``; what comes before it is the
+  first text, then the goal, then for each step in order its action line
+  (:func:`agenthorizon.release.render.action_string`, as the Markdown prints
+  it) followed by that step's screenshot -- or, for 2x2 mosaics, the mosaic
+  after the action line of the last step it holds -- then what comes after
+  ``{{MARKDOWN}}``. A template that is only ``{{MARKDOWN}}`` gives a user
+  message of the goal and the steps alone.
+
+A system prompt (:class:`SystemPrompt`) is a text file read when the judge is
+made; its text goes as the ``system`` message before the user message, and
+the run records its path and sha256 (not the text: it may be another
+project's, which this package does not ship or copy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agenthorizon.judging.judges.prompts import per_step_image_note, render_prompt
+from agenthorizon.release.render import action_string
+from agenthorizon.schema import DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_INTERLEAVED
+
+if TYPE_CHECKING:
+    from agenthorizon.judging.inputs import JudgeInput
+
+__all__ = ["SystemPrompt", "chat_messages", "check_layout"]
+
+# Stands in for {{MARKDOWN}} while the template is filled, to split it there (no
+# item text holds a NUL character: JSON strings in the release cannot).
+_STEPS_MARK = "\x00agenthorizon-steps\x00"
+
+
+def check_layout(layout: str) -> str:
+    """``layout`` when it is one of :data:`~agenthorizon.schema.DIRECT_LAYOUTS`, else a ``ValueError`` naming them."""
+    if layout not in DIRECT_LAYOUTS:
+        raise ValueError(f"openai judge: layout must be one of {', '.join(DIRECT_LAYOUTS)}, got {layout!r}")
+    return layout
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """A system prompt read from a file: its ``path`` (as given), ``text`` and ``sha256`` (of the UTF-8 bytes)."""
+
+    path: str
+    text: str
+    sha256: str
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> SystemPrompt:
+        """Read ``path`` as UTF-8 text; a ``ValueError`` names the file and what was expected.
+
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as file:
+        ...     _ = file.write("You review recordings.")
+        >>> prompt = SystemPrompt.read(file.name)
+        >>> prompt.text, prompt.sha256 == hashlib.sha256(b"You review recordings.").hexdigest()
+        ('You review recordings.', True)
+        """
+        where = Path(path)
+        if not where.is_file():
+            raise ValueError(f"system prompt {str(path)!r}: expected a UTF-8 text file, but there is no such file")
+        data = where.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"system prompt {where}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        if not text.strip():
+            raise ValueError(f"system prompt {where}: the file is empty; expected the system message's text")
+        return cls(str(path), text, hashlib.sha256(data).hexdigest())
+
+    def record(self) -> dict[str, str]:
+        """What a run records of it: path and sha256."""
+        return {"path": self.path, "sha256": self.sha256}
+
+
+def chat_messages(
+    template: str, judge_input: JudgeInput, images: list[Any], *, mode: str, layout: str,
+    system: SystemPrompt | None = None,
+) -> list[dict[str, Any]]:
+    """The messages of one request: the system prompt if any, then the user message in ``layout``.
+
+    ``images`` are the item's prepared images
+    (:class:`agenthorizon.data.images.PreparedImage`), ``mode`` their image
+    mode (``per-step``, ``mosaic`` or ``none``).
+    """
+    if layout == LAYOUT_INTERLEAVED:
+        content: Any = _interleaved(template, judge_input, images, mode)
+    elif not images and mode not in ("per-step", IMAGE_MODE_MOSAIC):
+        content = render_prompt(template, judge_input)
+    else:
+        content = _markdown(template, judge_input, images, mode)
+    messages = [{"role": "user", "content": content}]
+    if system is not None:
+        messages.insert(0, {"role": "system", "content": system.text})
+    return messages
+
+
+def _image_note(images: list[Any], mode: str, interleaved: bool) -> str:
+    from agenthorizon.data.images import reading_order_sentence
+
+    if not images:
+        return ""
+    if mode == IMAGE_MODE_MOSAIC:
+        return reading_order_sentence()
+    if interleaved:
+        return f"{len(images)} screenshots are attached, each right after the action line of its step."
+    return per_step_image_note([image.steps[0] for image in images])
+
+
+def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: str) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = [
+        {"type": "text", "text": render_prompt(template, judge_input, image_note=_image_note(images, mode, False))}
+    ]
+    for image in images:
+        content.append({"type": "text", "text": image.caption()})
+        content.append(image.content_part())
+    return content
+
+
+def _interleaved(template: str, judge_input: JudgeInput, images: list[Any], mode: str) -> list[dict[str, Any]]:
+    filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True), markdown=_STEPS_MARK)
+    before, marked, after = filled.partition(_STEPS_MARK)
+    if not marked:  # no {{MARKDOWN}}: the steps follow the whole text
+        before, after = filled, ""
+    parts: list[dict[str, Any]] = []
+    if before.strip():
+        parts.append({"type": "text", "text": before.rstrip()})
+    steps = judge_input.steps
+    parts.append({"type": "text", "text": f"## Goal\n\n{judge_input.instruction.strip()}\n\n## Steps ({len(steps)})"})
+    # Each image after the action line of the last step it shows (a step's own, or its mosaic's last).
+    after_step = {image.steps[-1]: image for image in images}
+    for step in steps:
+        parts.append({"type": "text", "text": f"Step {step['step_id']}: {action_string(step['action'])}"})
+        image = after_step.get(step["step_id"])
+        if image is not None:
+            if mode == IMAGE_MODE_MOSAIC:
+                parts.append({"type": "text", "text": image.caption()})
+            parts.append(image.content_part())
+    if after.strip():
+        parts.append({"type": "text", "text": after.strip()})
+    return parts

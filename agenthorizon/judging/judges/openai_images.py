@@ -1,0 +1,288 @@
+"""How the direct judge attaches screenshots: the image settings, the plan per item, the token budget.
+
+:class:`ImageOptions` holds a direct judge's screenshot settings and turns them
+into an :class:`ImagePlan` per item:
+
+- **mode** (SPEC section 3): ``auto`` sends one 512x332 image per selected
+  step while their number fits the server's image limit (``max_images``),
+  and 2x2 mosaics (1024x664, reading order stated) otherwise; a server that
+  refuses a request as too large gets the item again as mosaics, then as
+  mosaics under half the image budget (:meth:`ImageOptions.fallback`);
+- **token budget** (``token_budget``): the largest screenshot size, with the
+  aspect of ``size`` and at most ``size``, whose estimated image tokens over
+  the images sent fit the budget, chosen per item (:func:`budget_size`) with
+  the estimate of the benchmark authors' preprocessing,
+  ``85 + w * h / 170`` tokens per image (:func:`image_tokens`). A long item
+  gets smaller screenshots than a short one. The size chosen is recorded in
+  the item's telemetry (``image_size``).
+
+This module does no I/O; preparing the images (reading, resizing, encoding)
+is :mod:`agenthorizon.data.images`'s, called through the blind screenshots.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agenthorizon.judging.judges.base import JudgeError
+from agenthorizon.schema import IMAGE_MODE_AUTO, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, JUDGE_IMAGE_MODES
+
+if TYPE_CHECKING:
+    from agenthorizon.judging.inputs import JudgeInput
+
+__all__ = ["ImageOptions", "ImagePlan", "MERGE_REASONS", "budget_size", "image_tokens"]
+
+MERGE_COUNT = "count"
+MERGE_SERVER_LIMIT = "server_limit"
+MERGE_REASONS = (MERGE_COUNT, MERGE_SERVER_LIMIT)
+"""Why an item's screenshots were merged: more than ``max_images``, or the server refused the request."""
+
+_BASE_TOKENS = 85
+_PIXELS_PER_TOKEN = 170
+
+
+def image_tokens(width: int, height: int) -> int:
+    """Estimated input tokens of one ``width`` x ``height`` image: ``85 + floor(w * h / 170)``.
+
+    The estimate the benchmark authors' preprocessing uses to size screenshots
+    from a token budget (a real model's count differs; this one only has to
+    be the same for every run).
+
+    >>> image_tokens(511, 332), image_tokens(512, 332)
+    (1082, 1084)
+    """
+    return _BASE_TOKENS + (width * height) // _PIXELS_PER_TOKEN
+
+
+def budget_size(images: int, token_budget: int, box: tuple[int, int] = (512, 332), *, scale: int = 1) -> tuple[int, int]:
+    """The largest size with the aspect of ``box`` and at most ``box`` whose ``images`` images fit ``token_budget``.
+
+    ``scale`` is how many screenshot widths (and heights) one image spans: 2
+    for a 2x2 mosaic, whose tokens are those of a ``2w`` x ``2h`` image.
+
+    Raises
+    ------
+    JudgeError
+        When even the smallest size does not fit (``images`` times 85 tokens
+        already pass the budget).
+
+    >>> budget_size(4, 10_000)
+    (512, 332)
+    >>> budget_size(32, 10_000)  # a longer item: smaller screenshots
+    (244, 158)
+    >>> budget_size(8, 10_000, scale=2)
+    (276, 179)
+    """
+    width, height = box
+    fixed = images * _BASE_TOKENS
+    if images <= 0 or images * image_tokens(width * scale, height * scale) <= token_budget:
+        return box
+    if fixed + images >= token_budget:  # not even a few pixels per image fit
+        raise JudgeError(
+            f"--image-token-budget {token_budget} cannot hold {images} image(s): each costs at least "
+            f"{_BASE_TOKENS} tokens; raise the budget or send fewer images (--image-budget)"
+        )
+    # Largest w with images * (85 + (s*w * s*h(w)) // 170) <= budget, h(w) keeping the aspect.
+    best = (1, 1)
+    low, high = 1, width
+    while low <= high:
+        middle = (low + high) // 2
+        size = (middle, max(1, round(middle * height / width)))
+        if images * image_tokens(size[0] * scale, size[1] * scale) <= token_budget:
+            best, low = size, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+@dataclass(frozen=True)
+class ImagePlan:
+    """How one request attaches screenshots.
+
+    ``mode`` is ``per-step``, ``mosaic`` or ``none``; ``budget`` the most images
+    (``None``: no limit); ``merge_reason`` why screenshots are merged
+    (:data:`MERGE_REASONS`, ``None`` when they are not or when mosaics were
+    asked for); ``server_limit_retries`` how many times the server refused the
+    item as too large before this plan; ``halved`` whether the mosaic budget
+    was halved after such a refusal; ``size`` the screenshot size chosen for
+    the item (``None``: the settings' size).
+    """
+
+    mode: str
+    budget: int | None = None
+    merge_reason: str | None = None
+    server_limit_retries: int = 0
+    halved: bool = False
+    size: tuple[int, int] | None = None
+
+    def telemetry(self, prepared: list[Any]) -> dict[str, Any]:
+        """What an item's result records about its images."""
+        merged = self.mode == IMAGE_MODE_MOSAIC and bool(prepared)
+        out = {
+            "images_mode_used": self.mode,
+            "merged": merged,
+            "merge_reason": self.merge_reason if merged else None,
+            "n_images": len(prepared),
+            "server_limit_retries": self.server_limit_retries,
+        }
+        if self.size is not None:
+            out["image_size"] = list(self.size)
+        return out
+
+
+def _min_budget(*budgets: int | None) -> int | None:
+    known = [b for b in budgets if b is not None]
+    return min(known) if known else None
+
+
+@dataclass(frozen=True)
+class ImageOptions:
+    """A direct judge's screenshot settings (the judge's ``images``, ``image_*`` and ``max_images`` options)."""
+
+    mode: str = IMAGE_MODE_AUTO
+    budget: int | None = None
+    max_images: int | None = None
+    size: tuple[int, int] = (512, 332)
+    quality: int | None = None
+    strategy: str | None = None
+    token_budget: int | None = None
+    cache_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in JUDGE_IMAGE_MODES:
+            raise ValueError(f"openai judge: images must be one of {JUDGE_IMAGE_MODES}, got {self.mode!r}")
+        if self.budget is not None and self.budget < 1:
+            raise ValueError(f"openai judge: image budget must be >= 1, got {self.budget}")
+        if self.max_images is not None and (not isinstance(self.max_images, int) or self.max_images < 1):
+            raise ValueError(f"openai judge: max_images must be a positive integer or None, got {self.max_images!r}")
+        if self.token_budget is not None and (
+            not isinstance(self.token_budget, int) or isinstance(self.token_budget, bool) or self.token_budget < 1
+        ):
+            raise ValueError(f"openai judge: image_token_budget must be a positive integer (tokens), got {self.token_budget!r}")
+        object.__setattr__(self, "size", tuple(self.size))
+        self.settings()  # bad image settings fail here, not on the first item
+
+    def settings(self, mode: str | None = None) -> Any:
+        """The :class:`agenthorizon.data.images.ImageSettings` for ``mode`` (default: these options').
+
+        ``None`` for text only. In ``auto`` mode the default is the per-step
+        settings (what an item gets while its screenshots fit ``max_images``).
+        """
+        mode = self.mode if mode is None else mode
+        if mode == IMAGE_MODE_NONE:
+            return None
+        from agenthorizon.data.images import ImageSettings
+
+        kwargs: dict[str, Any] = {
+            "mode": IMAGE_MODE_PER_STEP if mode == IMAGE_MODE_AUTO else mode, "size": self.size, "budget": self.budget,
+        }
+        if self.quality is not None:
+            kwargs["quality"] = self.quality
+        if self.strategy is not None:
+            kwargs["strategy"] = self.strategy
+        return ImageSettings(**kwargs)
+
+    def record(self) -> dict[str, Any]:
+        """The ``images`` settings a run records (and the judge key counts)."""
+        if self.mode == IMAGE_MODE_NONE:
+            return {"mode": IMAGE_MODE_NONE}
+        record = self.settings().to_dict()
+        record["max_images"] = self.max_images
+        if self.mode == IMAGE_MODE_AUTO:
+            # The per-step settings, plus the layout and reading order of the
+            # mosaics an item falls back to.
+            mosaic = self.settings(IMAGE_MODE_MOSAIC).to_dict()
+            record.update(
+                mode=IMAGE_MODE_AUTO,
+                mosaic=mosaic["mosaic"],
+                reading_order=mosaic["reading_order"],
+                merging=(
+                    "per-step images while an item's selected screenshots number at most max_images, "
+                    "else 2x2 mosaics of them (at most max_images); after an HTTP 400 for too many "
+                    "images or tokens, once more as mosaics, then as mosaics under half the image budget"
+                ),
+            )
+        if self.token_budget is not None:  # only when set: keys of runs without it stay as they were
+            record["token_budget"] = self.token_budget
+            record["token_estimate"] = "85 + w*h/170 per image; size per item, at most size, same aspect"
+        return record
+
+    # --- planning -------------------------------------------------------------------------
+
+    def plan(self, judge_input: JudgeInput) -> ImagePlan:
+        """The first image plan for an item.
+
+        ``auto`` counts the screenshots the per-step selection would send
+        (:func:`agenthorizon.data.images.select_steps` with the image budget)
+        and merges them into 2x2 mosaics when there are more than
+        ``max_images``; with a token budget, the plan's size is chosen for
+        the number of images sent.
+        """
+        if self.mode == IMAGE_MODE_NONE or not judge_input.screenshots.present:
+            return ImagePlan(IMAGE_MODE_NONE)  # text only (an item without screenshots, or withheld)
+        if self.mode == IMAGE_MODE_MOSAIC:
+            plan = ImagePlan(IMAGE_MODE_MOSAIC, _min_budget(self.budget, self.max_images))
+        else:
+            plan = ImagePlan(IMAGE_MODE_PER_STEP, _min_budget(self.budget, self.max_images))
+            if self.mode == IMAGE_MODE_AUTO and self.max_images is not None:
+                count = self._per_step_count(judge_input)
+                if count > self.max_images:
+                    plan = ImagePlan(IMAGE_MODE_MOSAIC, self._mosaics_for(count), MERGE_COUNT)
+        return self.sized(plan, judge_input)
+
+    def sized(self, plan: ImagePlan, judge_input: JudgeInput) -> ImagePlan:
+        """``plan`` with the screenshot size its images fit in under the token budget (unchanged without one)."""
+        if self.token_budget is None or plan.mode == IMAGE_MODE_NONE:
+            return plan
+        count = self._per_step_count(judge_input, budget=None)
+        if plan.mode == IMAGE_MODE_MOSAIC:
+            images, scale = math.ceil(count / 4), 2
+        else:
+            images, scale = count, 1
+        if plan.budget is not None:
+            images = min(images, plan.budget)
+        return dataclasses.replace(plan, size=budget_size(images, self.token_budget, self.size, scale=scale))
+
+    def _per_step_count(self, judge_input: JudgeInput, budget: Any = "settings") -> int:
+        from agenthorizon.data.images import select_steps
+
+        settings = self.settings(IMAGE_MODE_PER_STEP)
+        step_ids = judge_input.step_columns.step_ids
+        available = [step_ids[index] for index in judge_input.screenshots.present]
+        limit = settings.budget if budget == "settings" else budget
+        return len(select_steps(available, settings.strategy, budget=limit, every=settings.every))
+
+    def _mosaics_for(self, screenshots: int) -> int:
+        # Enough mosaics for the same screenshots (four per mosaic), within the serving limit.
+        return max(1, _min_budget(math.ceil(screenshots / 4), self.max_images))
+
+    def fallback(self, plan: ImagePlan, images_sent: int, judge_input: JudgeInput) -> ImagePlan | None:
+        """The plan after the server refused ``plan`` as too large; ``None`` when nothing is left to try."""
+        if self.mode != IMAGE_MODE_AUTO or images_sent == 0:
+            return None
+        retries = plan.server_limit_retries + 1
+        if plan.mode == IMAGE_MODE_PER_STEP:
+            following = ImagePlan(IMAGE_MODE_MOSAIC, self._mosaics_for(images_sent), MERGE_SERVER_LIMIT, retries)
+        elif plan.mode == IMAGE_MODE_MOSAIC and not plan.halved and images_sent > 1:
+            # Halved once only: a server that refuses even that needs other
+            # settings (--max-model-len, --max-images), not a guessing game.
+            reason = plan.merge_reason or MERGE_SERVER_LIMIT
+            following = ImagePlan(IMAGE_MODE_MOSAIC, images_sent // 2, reason, retries, halved=True)
+        else:
+            return None
+        return self.sized(following, judge_input)
+
+    def prepare(self, judge_input: JudgeInput, plan: ImagePlan) -> list[Any]:
+        """The item's images under ``plan`` (:class:`agenthorizon.data.images.PreparedImages`; empty for none)."""
+        settings = self.settings(plan.mode)
+        if settings is None:
+            return []
+        changes: dict[str, Any] = {"budget": plan.budget}
+        if plan.size is not None:
+            changes["size"] = plan.size
+        settings = dataclasses.replace(settings, **changes)
+        extra = {"cache_dir": self.cache_dir} if self.cache_dir is not None else {}
+        return judge_input.screenshots.prepare(settings=settings, step_ids=judge_input.step_columns.step_ids, **extra)

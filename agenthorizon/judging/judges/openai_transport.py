@@ -1,0 +1,138 @@
+"""One chat-completions request of the direct judge: bounded in time and in size, retried by one policy.
+
+:func:`post_chat` sends one request and reads its answer, with two bounds
+that nothing else undercuts:
+
+- **time**: each attempt -- connecting, sending the body, waiting, and reading
+  the whole answer or stream -- must end within ``timeout`` seconds. The
+  HTTP client's own phase limits are set to the same value, so no shorter
+  limit (such as a fixed read timeout) hides under it, and a server that
+  dribbles bytes cannot keep an attempt alive past it. A timed-out attempt is
+  a transient failure and says which limit it hit;
+- **size**: the answer is read chunk by chunk and at most
+  ``max_output_bytes`` of it is kept (:mod:`~agenthorizon.judging.judges.openai_answer`).
+
+The retry policy (:class:`~agenthorizon.judging.retry.RetryPolicy`) retries
+timeouts, lost connections and HTTP 408/409/425/429/5xx (honouring
+``Retry-After``); any other HTTP error fails at once. An HTTP 400 that says
+the request was too large for the server raises :class:`ServingLimitExceeded`
+so that the judge can merge screenshots and ask again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import TYPE_CHECKING, Any
+
+from agenthorizon.judging.judges.base import JudgeError, TransportError
+from agenthorizon.judging.judges.openai_answer import Completion, EventStream, NotACompletion, completion_from_body
+from agenthorizon.judging.judges.openai_protocol import RETRY_STATUSES, is_serving_limit_error, parse_retry_after, public_url
+from agenthorizon.judging.judges.output_cap import TailBuffer
+from agenthorizon.judging.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["RequestTimeout", "ServingLimitExceeded", "post_chat", "timeout_message"]
+
+# How much of an error body is read and shown (an error page is never the answer).
+_ERROR_BODY_BYTES = 64 * 1024
+
+
+class ServingLimitExceeded(JudgeError):
+    """The server refused a request as too large (too many images or tokens)."""
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class RequestTimeout(TransportError):
+    """The last attempt of a request did not finish (connect, send, the whole answer) within the timeout.
+
+    A transport failure: ``breaker`` of them in a row stop the run, as a dead
+    server would, rather than every item waiting out its timeouts.
+    """
+
+
+def timeout_message(timeout: float) -> str:
+    """What a timed-out request says: the limit and what it bounds.
+
+    >>> timeout_message(2.5)
+    'no complete answer within 2.5 s (--timeout: the limit on one request, from connecting to the end of the answer)'
+    """
+    return f"no complete answer within {timeout:g} s (--timeout: the limit on one request, from connecting to the end of the answer)"
+
+
+async def post_chat(
+    client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str], *,
+    timeout: float, max_output_bytes: int, retry: RetryPolicy, rng: random.Random,
+) -> tuple[Completion, int]:
+    """POST ``body`` with ``retry``; the completion of the first successful attempt and the attempts used.
+
+    Raises :class:`ServingLimitExceeded` for a request too large for the
+    server, :class:`JudgeError` for an HTTP error not worth retrying or an
+    answer that is not a chat completion, :class:`TransportError` when every
+    attempt failed (its message ends with the last failure).
+    """
+    import httpx
+
+    failure = ""
+    for attempt in range(1, retry.attempts + 1):
+        retry_after = None
+        try:
+            # wait_for, not the client's phase timeouts: it bounds the attempt as a whole.
+            status, response_headers, completion, error_body = await asyncio.wait_for(
+                _exchange(client, url, body, headers, max_output_bytes), timeout
+            )
+        except asyncio.TimeoutError:
+            failure = timeout_message(timeout)
+        except (httpx.TimeoutException, httpx.TransportError) as error:
+            failure = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        else:
+            if completion is not None:
+                return completion, attempt
+            snippet = error_body[:300].replace("\n", " ")
+            failure = f"HTTP {status} from {public_url(url)}: {snippet}"
+            if is_serving_limit_error(status, error_body):
+                raise ServingLimitExceeded(failure, attempt)
+            if status not in RETRY_STATUSES and status < 500:
+                raise JudgeError(f"{failure} (not retried)")
+            retry_after = parse_retry_after(response_headers.get("retry-after"))
+        if attempt > retry.retries:
+            break
+        await asyncio.sleep(retry.delay(attempt, retry_after, rng=rng))
+    if failure.startswith("no complete answer"):
+        raise RequestTimeout(f"gave up after {retry.attempts} attempt(s); last failure: {failure}")
+    raise TransportError(f"gave up after {retry.attempts} attempts; last failure: {failure}")
+
+
+async def _exchange(
+    client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str], max_output_bytes: int,
+) -> tuple[int, Any, Completion | None, str]:
+    """One attempt: (status, headers, the completion of a 200 answer or ``None``, the start of an error body)."""
+    async with client.stream("POST", url, json=body, headers=headers) as response:
+        if response.status_code != 200:
+            kept = bytearray()
+            async for chunk in response.aiter_bytes():  # decoded: an error page is shown as text
+                kept += chunk[: _ERROR_BODY_BYTES - len(kept)]
+                if len(kept) >= _ERROR_BODY_BYTES:
+                    break
+            return response.status_code, response.headers, None, bytes(kept).decode("utf-8", errors="replace")
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            stream = EventStream(max_output_bytes)
+            async for chunk in response.aiter_bytes():
+                stream.feed(chunk)
+                if stream.done:
+                    break
+            if stream.error is not None:
+                raise JudgeError(stream.error)
+            return 200, response.headers, stream.completion(), ""
+        tail = TailBuffer(max_output_bytes)
+        async for chunk in response.aiter_bytes():
+            tail.add(chunk)
+        try:
+            return 200, response.headers, completion_from_body(tail), ""
+        except NotACompletion as error:
+            raise JudgeError(f"the response from {public_url(url)} {error}") from None
