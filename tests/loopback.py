@@ -65,7 +65,7 @@ class ModelServer:
                         "id": "x", "object": "chat.completion", "model": body["model"],
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": answer(body)}}],
-                        "usage": {"prompt_tokens": 1000, "completion_tokens": 50},
+                        "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050},
                     }
                 send_json(self, status, payload)
 

@@ -224,19 +224,9 @@ def enforced_options(args: argparse.Namespace) -> dict:
 
 def _prompt(value: str | None) -> str | None:
     """``--prompt``'s value: a prompt source name, or the text of a template file."""
-    from agenthorizon.judging.judges.release_prompt import PROMPT_SOURCES
+    from agenthorizon.judging.judges.release_prompt import prompt_option
 
-    if value is None or value in PROMPT_SOURCES:
-        return value
-    path = Path(value)
-    if not path.is_file():
-        raise ValueError(
-            f"--prompt {value!r}: expected {' or '.join(PROMPT_SOURCES)}, or a template file (no such file {path})"
-        )
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"--prompt {path}: not UTF-8 text ({error.reason}); expected a prompt template") from None
+    return prompt_option(value)
 
 
 def run(args: argparse.Namespace) -> int:
