@@ -125,12 +125,14 @@ def invalid_rate(expected: dict[str, int] | None = None) -> Metric:
 def mistake_type_recall(expected: dict[str, int] | None = None) -> Metric:
     """Per mistake type T: negatives of type T judged failure *and* named T, over negatives of type T.
 
-    Types with no negative among the items have no recall and are left out (not 0).
+    One value per type, named ``"<type> recall"`` (Inspect shows each as a
+    metric of its own); types with no negative among the items have no recall
+    and are left out (not 0).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         recall = report_of(scores, expected or {}).mistake_type_recall
-        return {name: value["recall"] for name, value in recall.items() if value["recall"] is not None}
+        return {f"{name} recall": value["recall"] for name, value in recall.items() if value["recall"] is not None}
 
     return compute
 

@@ -10,9 +10,10 @@ run. :func:`read_log_record` reads it as a
 
 - **Judge identity**: name ``inspect``, spec ``inspect:<Inspect model>``
   (``inspect:openai/NAME``), the log's model, its base URL, its sampling
-  (the generate config Inspect used: the task's temperature 0 and 2,048
-  tokens unless ``--temperature``/``--max-tokens`` changed them), and the
-  prompt and image settings the task recorded (:data:`TASK_METADATA`). Two
+  (the sampling fields of the request Inspect sent, :func:`sent_sampling`:
+  the task asks for temperature 0 and 2,048 tokens, and a provider may send
+  less), and the prompt and image settings the task recorded
+  (:data:`TASK_METADATA`). Two
   logs of the same settings share a :func:`~agenthorizon.judging.runs.records.judge_key`;
   a run of ``agenthorizon judge --judge openai:NAME`` has another key (the
   messages go through another client), and a leaderboard shows both.
@@ -34,7 +35,7 @@ import dataclasses
 import datetime as _dt
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from agenthorizon.judging.runs.records import (
     FINISHED,
@@ -60,6 +61,7 @@ __all__ = [
     "judge_settings",
     "read_log_record",
     "read_log_results",
+    "sent_sampling",
 ]
 
 LOG_SUFFIX = ".eval"
@@ -102,14 +104,27 @@ def judge_settings(spec: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> dic
     return settings
 
 
-def _read(path: Path, header_only: bool) -> Any:
+def _log_module() -> Any:
     from agenthorizon.extras import require_extra
 
-    log_module = require_extra("inspect_ai.log", "inspect", "Inspect logs (.eval)")
+    return require_extra("inspect_ai.log", "inspect", "Inspect logs (.eval)")
+
+
+def _header(path: Path) -> Any:
     try:
-        return log_module.read_eval_log(str(path), header_only=header_only)
+        return _log_module().read_eval_log(str(path), header_only=True)
     except Exception as error:  # Inspect raises its own and pydantic errors for a damaged file
         raise ValueError(f"{path}: not a readable Inspect log ({type(error).__name__}: {error})") from None
+
+
+def _samples(path: Path) -> Iterator[Any]:
+    """The log's samples one at a time (memory stays one sample, images left as attachment references)."""
+    try:
+        yield from _log_module().read_eval_log_samples(
+            str(path), all_samples_required=False, exclude_fields={"attachments", "store", "messages"}
+        )
+    except Exception as error:
+        raise ValueError(f"{path}: a sample is not readable ({type(error).__name__}: {error})") from None
 
 
 def _task_record(path: Path, log: Any) -> Mapping[str, Any]:
@@ -129,10 +144,40 @@ def _task_record(path: Path, log: Any) -> Mapping[str, Any]:
     return record
 
 
-def _sampling(log: Any) -> dict[str, Any]:
-    """The generate settings the samples were made with: the plan's config (task defaults and command line)."""
-    config = log.plan.config.model_dump(exclude_none=True)
-    return dict(sorted(config.items()))
+# Request fields that carry the conversation or the transport, not how the model samples.
+_NOT_SAMPLING = frozenset({"model", "messages", "input", "tools", "tool_choice", "parallel_tool_calls", "extra_headers",
+                           "extra_query", "stream", "stream_options", "timeout", "store", "include"})
+
+
+def sent_sampling(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The sampling fields of a request Inspect sent (its log keeps each model call's request).
+
+    What the server was asked, which is not always what the generate config
+    says: Inspect's ``openai/`` provider drops ``temperature`` and sends
+    ``max_completion_tokens`` for a model name it takes for one of OpenAI's
+    reasoning models.
+
+    >>> sent_sampling({"model": "m", "messages": [], "tools": None, "max_tokens": 2048, "temperature": 0.0})
+    {'max_tokens': 2048, 'temperature': 0.0}
+    """
+    return {key: request[key] for key in sorted(request) if key not in _NOT_SAMPLING and request[key] is not None}
+
+
+def _request(sample: Any) -> Mapping[str, Any] | None:
+    for event in sample.events or []:
+        call = getattr(event, "call", None) if getattr(event, "event", None) == "model" else None
+        if call is not None and isinstance(call.request, Mapping):
+            return call.request
+    return None
+
+
+def _sampling(log: Any, samples: Iterable[Any]) -> dict[str, Any]:
+    """The sampling of the first request the log holds; the generate config when it holds none."""
+    for sample in samples:
+        request = _request(sample)
+        if request is not None:
+            return sent_sampling(request)
+    return dict(sorted(log.plan.config.model_dump(exclude_none=True).items()))
 
 
 def _status(log: Any) -> tuple[str, Interruption | None]:
@@ -152,7 +197,7 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
-def _base_record(path: Path, log: Any) -> RunRecord:
+def _base_record(path: Path, log: Any, samples: Iterable[Any]) -> RunRecord:
     from agenthorizon.judging.judges.openai_protocol import public_url
 
     task = _task_record(path, log)
@@ -162,11 +207,12 @@ def _base_record(path: Path, log: Any) -> RunRecord:
         "spec": f"{JUDGE_NAME}:{log.eval.model}",
         "model": log.eval.model,
         "base_url": public_url(log.eval.model_base_url) if log.eval.model_base_url else None,
-        "sampling": _sampling(log),
+        "sampling": _sampling(log, samples),
         "images": judge.get("images"),
         "prompt": judge.get("prompt"),
         "layout": judge.get("layout"),
         "task": log.eval.task,
+        "generate_config": log.plan.config.model_dump(exclude_none=True),
     }
     shard = task.get("shard")
     status, interruption = _status(log)
@@ -204,10 +250,12 @@ def read_log_results(path: str | os.PathLike[str]) -> dict[str, ResultRecord]:
 def _read_log(path: Path) -> tuple[RunRecord, dict[str, ResultRecord]]:
     from agenthorizon.judging.runs.summary import count_statuses, merging
 
-    log = _read(path, header_only=False)
-    record = _base_record(path, log)
-    results = {}
-    for sample in log.samples or []:
+    log = _header(path)
+    _task_record(path, log)  # a log of another task fails here, before any sample is read
+    samples = list(_samples(path))
+    record = _base_record(path, log, samples)
+    results: dict[str, ResultRecord] = {}
+    for sample in samples:
         result = _sample_result(sample, record.judge_key)
         if result.trajectory_id in results:
             raise ValueError(f"{path}: two samples of item {result.trajectory_id}; expected each item once")
