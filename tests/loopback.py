@@ -140,7 +140,8 @@ class StubServer:
     def completion(text, prompt_tokens=1200, completion_tokens=80):
         return {"id": "x", "object": "chat.completion", "model": "stub-model",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                          "total_tokens": prompt_tokens + completion_tokens}}
 
     @staticmethod
     def count_images(body):

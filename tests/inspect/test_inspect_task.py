@@ -27,6 +27,10 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from agenthorizon.cli import main  # noqa: E402
+# In process the task is passed as an object: `python -m pytest` puts the checkout first on sys.path, where
+# setuptools' agenthorizon.egg-info hides the editable install's metadata from Inspect, which then registers
+# the task without its package name. The `inspect eval agenthorizon/agenthorizon` command runs in `routes`.
+from agenthorizon.inspect_task.task import agenthorizon as agenthorizon_task  # noqa: E402
 from agenthorizon.judging.runs.folder import read_results, read_run_record  # noqa: E402
 from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS  # noqa: E402
 from agenthorizon.release.files import load_references  # noqa: E402
@@ -232,3 +236,52 @@ def test_a_log_of_another_task_is_refused_naming_the_file(tmp_path, tiny_root):
     with pytest.raises(ValueError, match=r"\.eval: an Inspect log of task .* without the task metadata"):
         read_run_record(log.location)
     assert main(["score", log.location, "--data", str(tiny_root)]) == 2
+
+
+def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path, monkeypatch):
+    """``openai-api/<service>/<model>`` (docs/inspect.md's advice for vLLM) sends temperature 0 and 2048 tokens, as the runner."""
+    server = ModelServer({MODEL: answer})
+    monkeypatch.setenv("LOOPBACK_BASE_URL", server.base_url)
+    monkeypatch.setenv("LOOPBACK_API_KEY", "sk-loopback-test")
+    try:
+        (log,) = inspect_eval(
+            agenthorizon_task(data=str(tiny_root), config="AH", limit=2),
+            model=f"openai-api/loopback/{MODEL}", log_dir=str(tmp_path), display="none",
+        )
+    finally:
+        server.close()
+    assert log.status == "success" and len(server.requests) == 2
+    for body in server.requests:
+        assert {key: value for key, value in body.items() if key not in ("model", "messages")} == {
+            "max_tokens": 2048, "temperature": 0.0}
+    record = read_run_record(log.location)
+    assert record.sampling == {"max_tokens": 2048, "temperature": 0.0}
+    assert record.data["n_selected"] == 2 and record.counts.ok + record.counts.unparseable == 2
+
+
+def test_an_item_inspect_gave_up_on_is_wrong_in_the_inspect_metrics_and_in_score(tiny_root, tmp_path, monkeypatch):
+    """With Inspect's error tolerance an errored sample gets no score; the metrics still count it, as ``score`` does."""
+    from loopback import StubServer
+
+    refused = (400, {}, StubServer.vllm_error("The model `x` cannot read this request."), 0)
+    server = StubServer(script=[refused])  # the first request fails for good, every other one is answered
+    monkeypatch.setenv("LOOPBACK_BASE_URL", server.base_url)
+    monkeypatch.setenv("LOOPBACK_API_KEY", "sk-loopback-test")
+    try:
+        (log,) = inspect_eval(
+            agenthorizon_task(data=str(tiny_root), config="AH"),
+            model=f"openai-api/loopback/{MODEL}", log_dir=str(tmp_path), display="none", fail_on_error=0.5,
+            max_connections=1,
+        )
+    finally:
+        server.close()
+    assert log.status == "success"
+    errored = [sample.id for sample in log.samples if sample.error is not None]
+    assert len(errored) == 1
+    inspect_metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    code, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
+    assert code == 1  # an item failed: `score` says so
+    assert of_log["invalid_by_reason"]["error"] == 1 and of_log["n"] == 8
+    for name in METRICS:
+        assert inspect_metrics[name] == of_log[name], name
+    assert inspect_metrics["invalid_rate"] == 1 / 8  # the errored item is in the denominator
