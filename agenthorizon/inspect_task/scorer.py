@@ -18,9 +18,9 @@ scored as a missing prediction, as the protocol says.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import TaskState
 
 from agenthorizon.schema import NEGATIVE, POSITIVE, STATUS_OK
@@ -81,44 +81,37 @@ def _rate(value: float | None) -> float:
     return float("nan") if value is None else float(value)
 
 
+def _from_report(expected: Mapping[str, int] | None, read: Callable[[ScoreReport], Value]) -> Metric:
+    """A metric reading its value from the :func:`report_of` of the scored samples."""
+
+    def compute(scores: list[SampleScore]) -> Value:  # annotated: Inspect passes SampleScore objects
+        return read(report_of(scores, expected or {}))
+
+    return compute
+
+
 @metric
 def balanced_accuracy(expected: dict[str, int] | None = None) -> Metric:
     """0.5 x (positive accuracy + negative accuracy), in [0, 1]; 0.5 is chance (NaN without positives or negatives)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return _rate(report_of(scores, expected or {}).balanced_accuracy)
-
-    return compute
+    return _from_report(expected, lambda report: _rate(report.balanced_accuracy))
 
 
 @metric
 def positive_accuracy(expected: dict[str, int] | None = None) -> Metric:
     """Share of positives judged success, in [0, 1] (NaN without positives)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return _rate(report_of(scores, expected or {}).positive_accuracy)
-
-    return compute
+    return _from_report(expected, lambda report: _rate(report.positive_accuracy))
 
 
 @metric
 def negative_accuracy(expected: dict[str, int] | None = None) -> Metric:
     """Share of negatives judged failure, in [0, 1] (NaN without negatives)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return _rate(report_of(scores, expected or {}).negative_accuracy)
-
-    return compute
+    return _from_report(expected, lambda report: _rate(report.negative_accuracy))
 
 
 @metric
 def invalid_rate(expected: dict[str, int] | None = None) -> Metric:
     """Share of items whose answer is invalid (unparseable, failed or missing), in [0, 1]."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return float(report_of(scores, expected or {}).invalid_rate)
-
-    return compute
+    return _from_report(expected, lambda report: float(report.invalid_rate))
 
 
 @metric
@@ -129,12 +122,10 @@ def mistake_type_recall(expected: dict[str, int] | None = None) -> Metric:
     metric of its own); types with no negative among the items have no recall
     and are left out (not 0).
     """
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        recall = report_of(scores, expected or {}).mistake_type_recall
-        return {f"{name} recall": value["recall"] for name, value in recall.items() if value["recall"] is not None}
-
-    return compute
+    return _from_report(expected, lambda report: {
+        f"{name} recall": value["recall"]
+        for name, value in report.mistake_type_recall.items() if value["recall"] is not None
+    })
 
 
 def metrics(expected: Mapping[str, int]) -> list[Metric]:
