@@ -219,12 +219,12 @@ def test_leaderboard_and_report_take_the_log_beside_a_run(routes, capsys):
     assert f"openai/{MODEL}" in html.read_text()
 
 
-def test_a_log_of_another_task_is_refused_naming_the_file(tmp_path, tiny_root):
+def test_a_log_of_another_task_is_refused_naming_the_file(tmp_path, tiny_root, monkeypatch):
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
 
     server = ModelServer({MODEL: lambda body: "hello"})
-    os.environ.setdefault("OPENAI_API_KEY", "sk-loopback-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
     try:
         (log,) = inspect_eval(
             Task(dataset=[Sample(input="hi", target="x")]), model=f"openai/{MODEL}",
@@ -245,7 +245,7 @@ def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path,
     monkeypatch.setenv("LOOPBACK_API_KEY", "sk-loopback-test")
     try:
         (log,) = inspect_eval(
-            agenthorizon_task(data=str(tiny_root), config="AH", limit=2),
+            agenthorizon_task(data=str(tiny_root), config="AH", limit=2, prompt="release"),
             model=f"openai-api/loopback/{MODEL}", log_dir=str(tmp_path), display="none",
         )
     finally:
@@ -256,7 +256,11 @@ def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path,
             "max_tokens": 2048, "temperature": 0.0}
     record = read_run_record(log.location)
     assert record.sampling == {"max_tokens": 2048, "temperature": 0.0}
+    assert record.prompt["source"] == "release"  # the release's own texts, read from the release judged
     assert record.data["n_selected"] == 2 and record.counts.ok + record.counts.unparseable == 2
+    # The limit's items are the Inspect metrics' items; `score` scores the whole config, the rest missing.
+    _, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
+    assert of_log["n"] == 8 and of_log["invalid_by_reason"]["missing"] == 6
 
 
 def test_an_item_inspect_gave_up_on_is_wrong_in_the_inspect_metrics_and_in_score(tiny_root, tmp_path, monkeypatch):
@@ -285,3 +289,27 @@ def test_an_item_inspect_gave_up_on_is_wrong_in_the_inspect_metrics_and_in_score
     for name in METRICS:
         assert inspect_metrics[name] == of_log[name], name
     assert inspect_metrics["invalid_rate"] == 1 / 8  # the errored item is in the denominator
+
+
+def test_layout_is_the_judges_and_an_unknown_one_is_refused():
+    from agenthorizon.inspect_task.task import message_builder
+
+    assert message_builder(layout="markdown").spec()["images"]["mode"] == "auto"
+    with pytest.raises(ValueError, match="no-such-layout"):
+        message_builder(layout="no-such-layout")
+
+
+def test_a_log_of_several_epochs_is_refused(tiny_root, tmp_path):
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    def accept(*_):
+        output = ModelOutput.from_content(model="mockllm/model", content='{"success": true}')
+        output.usage = ModelUsage()  # unset, the mock model would estimate tokens with a downloaded encoding
+        return output
+
+    (log,) = inspect_eval(agenthorizon_task(data=str(tiny_root), config="AH", limit=1, images="none"),
+                          model="mockllm/model", model_args={"custom_outputs": accept}, epochs=2,
+                          log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    with pytest.raises(ValueError, match=r"\.eval: an Inspect log of 2 epochs; expected one answer per item"):
+        read_run_record(log.location)
