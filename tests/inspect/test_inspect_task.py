@@ -90,6 +90,8 @@ def routes(tiny_root, tmp_path_factory):
         "OPENAI_API_KEY": "sk-loopback-test",
         "INSPECT_LOG_DIR": str(base / "logs"),
         "INSPECT_DISPLAY": "none",
+        # Anything Inspect would fetch from the internet goes to a closed port and fails the eval.
+        "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
     }
     try:
         command = [
