@@ -35,7 +35,7 @@ import dataclasses
 import datetime as _dt
 import os
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from agenthorizon.judging.runs.records import (
     FINISHED,
@@ -171,12 +171,10 @@ def _request(sample: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def _sampling(log: Any, samples: Iterable[Any]) -> dict[str, Any]:
+def _sampling(log: Any, request: Mapping[str, Any] | None) -> dict[str, Any]:
     """The sampling of the first request the log holds; the generate config when it holds none."""
-    for sample in samples:
-        request = _request(sample)
-        if request is not None:
-            return sent_sampling(request)
+    if request is not None:
+        return sent_sampling(request)
     return dict(sorted(log.plan.config.model_dump(exclude_none=True).items()))
 
 
@@ -197,7 +195,7 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
-def _base_record(path: Path, log: Any, samples: Iterable[Any]) -> RunRecord:
+def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> RunRecord:
     from agenthorizon.judging.judges.openai_protocol import public_url
 
     task = _task_record(path, log)
@@ -207,7 +205,7 @@ def _base_record(path: Path, log: Any, samples: Iterable[Any]) -> RunRecord:
         "spec": f"{JUDGE_NAME}:{log.eval.model}",
         "model": log.eval.model,
         "base_url": public_url(log.eval.model_base_url) if log.eval.model_base_url else None,
-        "sampling": _sampling(log, samples),
+        "sampling": _sampling(log, request),
         "images": judge.get("images"),
         "prompt": judge.get("prompt"),
         "layout": judge.get("layout"),
@@ -252,14 +250,17 @@ def _read_log(path: Path) -> tuple[RunRecord, dict[str, ResultRecord]]:
 
     log = _header(path)
     _task_record(path, log)  # a log of another task fails here, before any sample is read
-    samples = list(_samples(path))
-    record = _base_record(path, log, samples)
+    request = None
     results: dict[str, ResultRecord] = {}
-    for sample in samples:
-        result = _sample_result(sample, record.judge_key)
+    for sample in _samples(path):
+        request = request or _request(sample)
+        result = _sample_result(sample)
         if result.trajectory_id in results:
             raise ValueError(f"{path}: two samples of item {result.trajectory_id}; expected each item once")
         results[result.trajectory_id] = result
+    record = _base_record(path, log, request)
+    # The key needs the sampling, known once a sample with a request was read.
+    results = {tid: dataclasses.replace(result, judge_key=record.judge_key) for tid, result in results.items()}
     n_selected = record.data.get("n_selected")
     present = list(results.values())
     missing = max(0, n_selected - len(present)) if isinstance(n_selected, int) else 0
@@ -271,7 +272,7 @@ def _read_log(path: Path) -> tuple[RunRecord, dict[str, ResultRecord]]:
     return record, results
 
 
-def _sample_result(sample: Any, key: str) -> ResultRecord:
+def _sample_result(sample: Any) -> ResultRecord:
     """One sample as the runner would have recorded the judge's answer (or its failure)."""
     from agenthorizon.judging.judges.base import JudgeOutput
     from agenthorizon.judging.runs.loop import result_record
@@ -279,7 +280,7 @@ def _sample_result(sample: Any, key: str) -> ResultRecord:
     trajectory_id = str(sample.id)
     attempts = 1 + len(sample.error_retries or [])
     if sample.error is not None:
-        result = result_record(trajectory_id, JUDGE_NAME, None, sample.error.message, key, attempts=attempts)
+        result = result_record(trajectory_id, JUDGE_NAME, None, sample.error.message, attempts=attempts)
     else:
         usage = sample.output.usage
         extra = {name: sample.metadata[name] for name in IMAGE_KEYS if name in (sample.metadata or {})}
@@ -296,5 +297,5 @@ def _sample_result(sample: Any, key: str) -> ResultRecord:
             attempts=attempts,
             extra=extra,
         )
-        result = result_record(trajectory_id, JUDGE_NAME, output, None, key)
+        result = result_record(trajectory_id, JUDGE_NAME, output, None)
     return dataclasses.replace(result, finished_at=sample.completed_at or result.finished_at)
