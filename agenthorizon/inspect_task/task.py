@@ -133,7 +133,7 @@ def agenthorizon(
     selected = [ids[position] for position in positions]
     samples = [item_sample(dataset[position], by_id[ids[position]], builder) for position in positions]
     record = {
-        "judge": judge_settings(builder.spec()),
+        "judge": judge_settings(builder.spec(), layout),
         "selection": selection.to_dict(),
         "data": {**data_root_record(root), "n_items": len(ids), "n_selected": len(selected)},
         "shard": None if parsed_shard is None else list(parsed_shard),

@@ -94,7 +94,8 @@ def judge_settings(spec: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> dic
     """What the task records of the judge that built its messages: image settings, prompt, layout.
 
     ``spec`` is that judge's ``spec()``; its model, server and sampling are
-    not Inspect's and are left out (the log says those).
+    not Inspect's and are left out (the log says those). ``layout`` is the
+    task's option, recorded when the judge's spec does not say it.
 
     >>> judge_settings({"model": "x", "images": {"mode": "none"}, "prompt": {"sha256": "ab"}, "timeout_s": 9})
     {'images': {'mode': 'none'}, 'prompt': {'sha256': 'ab'}, 'layout': 'markdown'}
