@@ -196,6 +196,22 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
+def _images(judge: Mapping[str, Any]) -> Any:
+    """The image settings of the judge identity; a layout other than the default is one of them.
+
+    Where the screenshots stand in the message changes what the model reads,
+    so two layouts must not share a judge key (the key covers the image
+    settings, not a separate layout).
+
+    >>> _images({"images": {"mode": "auto"}, "layout": "markdown"}), _images({"images": {"mode": "auto"}, "layout": "x"})
+    ({'mode': 'auto'}, {'mode': 'auto', 'layout': 'x'})
+    """
+    images, layout = judge.get("images"), judge.get("layout")
+    if isinstance(images, Mapping) and layout not in (None, DEFAULT_LAYOUT) and "layout" not in images:
+        return {**images, "layout": layout}
+    return images
+
+
 def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> RunRecord:
     from agenthorizon.judging.judges.openai_protocol import public_url
 
@@ -207,7 +223,7 @@ def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> Run
         "model": log.eval.model,
         "base_url": public_url(log.eval.model_base_url) if log.eval.model_base_url else None,
         "sampling": _sampling(log, request),
-        "images": judge.get("images"),
+        "images": _images(judge),
         "prompt": judge.get("prompt"),
         "layout": judge.get("layout"),
         "task": log.eval.task,
