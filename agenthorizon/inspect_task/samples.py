@@ -23,13 +23,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, ContentImage, ContentText
+
 from agenthorizon.judging.inputs import build_judge_input
 from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS
 from agenthorizon.schema import IMAGE_MODE_MOSAIC
 
 __all__ = ["image_telemetry", "inspect_messages", "item_sample"]
 
-def inspect_messages(messages: Iterable[Mapping[str, Any]]) -> list[Any]:
+def inspect_messages(messages: Iterable[Mapping[str, Any]]) -> list[ChatMessage]:
     """OpenAI chat messages (``role`` + text or content parts) as Inspect chat messages.
 
     A format conversion only: a ``text`` part becomes ``ContentText``, an
@@ -40,8 +43,6 @@ def inspect_messages(messages: Iterable[Mapping[str, Any]]) -> list[Any]:
     ValueError
         For a role or content part the direct judge never sends (naming it).
     """
-    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentImage, ContentText
-
     kinds = {"user": ChatMessageUser, "system": ChatMessageSystem}
     converted = []
     for message in messages:
@@ -78,7 +79,7 @@ def image_telemetry(plan: Any, messages: Iterable[Mapping[str, Any]]) -> dict[st
     return dict(zip(IMAGE_KEYS, (plan.mode, merged, plan.merge_reason if merged else None, n_images)))
 
 
-def item_sample(row: Mapping[str, Any], reference: Mapping[str, Any], builder: Any) -> Any:
+def item_sample(row: Mapping[str, Any], reference: Mapping[str, Any], builder: Any) -> Sample:
     """The Inspect ``Sample`` of one dataset row.
 
     Parameters
@@ -93,8 +94,6 @@ def item_sample(row: Mapping[str, Any], reference: Mapping[str, Any], builder: A
         The judge whose messages the sample holds (its prompt, image and
         layout settings); it sends nothing.
     """
-    from inspect_ai.dataset import Sample
-
     judge_input = build_judge_input(row)
     plan = builder.plan_images(judge_input)
     messages = builder.build_messages(judge_input, plan)
