@@ -20,22 +20,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai import eval as inspect_eval  # the test extra installs inspect-ai: no skip when it is missing
+from inspect_ai.log import read_eval_log
 
-pytest.importorskip("inspect_ai")
-
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.log import read_eval_log  # noqa: E402
-
-from agenthorizon.cli import main  # noqa: E402
+from agenthorizon.cli import main
 # In process the task is passed as an object: `python -m pytest` puts the checkout first on sys.path, where
 # setuptools' agenthorizon.egg-info hides the editable install's metadata from Inspect, which then registers
 # the task without its package name. The `inspect eval agenthorizon/agenthorizon` command runs in `routes`.
-from agenthorizon.inspect_task.task import agenthorizon as agenthorizon_task  # noqa: E402
-from agenthorizon.judging.runs.folder import read_results, read_run_record  # noqa: E402
-from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS  # noqa: E402
-from agenthorizon.release.files import load_references  # noqa: E402
-from agenthorizon.schema import HIDDEN_FIELDS, LABEL_VALUES  # noqa: E402
-from loopback import ModelServer  # noqa: E402
+from agenthorizon.inspect_task.task import agenthorizon as agenthorizon_task
+from agenthorizon.judging.runs.folder import read_results, read_run_record
+from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS
+from agenthorizon.release.files import load_references
+from agenthorizon.schema import HIDDEN_FIELDS, LABEL_VALUES
+from loopback import ModelServer
 
 MODEL = "judge-model"
 CONFIG = "all"
@@ -207,7 +204,7 @@ def test_the_log_reads_as_a_run_record_with_inspects_judge_identity(routes):
     assert record.versions["inspect_ai"]
 
 
-def test_leaderboard_and_report_take_the_log_beside_a_run(routes, capsys):
+def test_leaderboard_report_and_plot_take_the_log_beside_a_run(routes, capsys):
     assert main(["leaderboard", str(routes["log"]), str(routes["run"]), "--data", str(routes["root"]),
                  "--format", "json"]) == 0
     judges = json.loads(capsys.readouterr().out)["judges"]
@@ -219,6 +216,10 @@ def test_leaderboard_and_report_take_the_log_beside_a_run(routes, capsys):
     assert main(["report", str(routes["log"]), str(routes["run"]), "--data", str(routes["root"]),
                  "--out", str(html)]) == 0
     assert f"openai/{MODEL}" in html.read_text()
+    plots = routes["base"] / "plots"
+    assert main(["plot", str(routes["log"]), str(routes["run"]), "--data", str(routes["root"]), "--out", str(plots),
+                 "--format", "svg"]) == 0
+    assert f"openai/{MODEL}" in (plots / "judge_comparison.svg").read_text()
 
 
 def test_a_log_of_another_task_is_refused_naming_the_file(tmp_path, tiny_root, monkeypatch):
