@@ -316,3 +316,23 @@ def test_a_log_of_several_epochs_is_refused(tiny_root, tmp_path):
     assert log.status == "success"
     with pytest.raises(ValueError, match=r"\.eval: an Inspect log of 2 epochs; expected one answer per item"):
         read_run_record(log.location)
+
+
+def test_samples_inspect_leaves_out_count_as_missing_in_its_metrics(tiny_root, tmp_path):
+    """Inspect's own --limit runs 3 of the task's 8 items: the other 5 stay in every denominator, wrong."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    def accept(*_):
+        output = ModelOutput.from_content(model="mockllm/model", content='{"success": true}')
+        output.usage = ModelUsage()
+        return output
+
+    (log,) = inspect_eval(agenthorizon_task(data=str(tiny_root), config="AH", images="none"), limit=3,
+                          model="mockllm/model", model_args={"custom_outputs": accept},
+                          log_dir=str(tmp_path), display="none")
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert len(log.samples) == 3 and metrics["invalid_rate"] == 5 / 8
+    _, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
+    assert of_log["invalid_by_reason"]["missing"] == 5
+    for name in METRICS:
+        assert metrics[name] == of_log[name], name
