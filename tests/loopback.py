@@ -123,7 +123,7 @@ class ModelServer:
                         "id": "x", "object": "chat.completion", "model": body["model"],
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": answer(body)}}],
-                        "usage": {"prompt_tokens": 1000, "completion_tokens": 50},
+                        "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050},
                     }
                 send_json(self, status, payload)
 
@@ -201,7 +201,8 @@ class StubServer:
     def completion(text, prompt_tokens=1200, completion_tokens=80):
         return {"id": "x", "object": "chat.completion", "model": "stub-model",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                          "total_tokens": prompt_tokens + completion_tokens}}
 
     @staticmethod
     def count_images(body):

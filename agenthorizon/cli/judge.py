@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, incomplete, non_negative_int
 from agenthorizon.judging.judges.presets import AGENT_TOOLS
@@ -270,19 +269,9 @@ def enforced_options(args: argparse.Namespace) -> dict:
 
 def _prompt(value: str | None) -> str | None:
     """``--prompt``'s value: a prompt source name, or the text of a template file."""
-    from agenthorizon.judging.judges.release_prompt import PROMPT_SOURCES
+    from agenthorizon.judging.judges.release_prompt import prompt_option
 
-    if value is None or value in PROMPT_SOURCES:
-        return value
-    path = Path(value)
-    if not path.is_file():
-        raise ValueError(
-            f"--prompt {value!r}: expected {' or '.join(PROMPT_SOURCES)}, or a template file (no such file {path})"
-        )
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"--prompt {path}: not UTF-8 text ({error.reason}); expected a prompt template") from None
+    return prompt_option(value)
 
 
 def run(args: argparse.Namespace) -> int:

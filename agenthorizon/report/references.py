@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from agenthorizon.judging.runs.folder import read_run_record
+from agenthorizon.judging.runs.inspect_log import is_inspect_log
 from agenthorizon.release.files import dev_manifest_path, local_root, read_config_rows
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.labels import manifest_sha256
@@ -44,14 +45,14 @@ what can be scored and sliced without reading a trajectory file."""
 
 
 def recorded_selections(paths: Iterable[str | os.PathLike[str]]) -> dict[str, Selection | None]:
-    """Each run folder's recorded selection (``None`` without a record); JSONL result files have none.
+    """Each run's recorded selection (folders and Inspect logs; ``None`` without a record); JSONL result files have none.
 
     >>> recorded_selections([])
     {}
     """
     recorded: dict[str, Selection | None] = {}
     for path in paths:
-        if Path(path).is_dir():
+        if Path(path).is_dir() or is_inspect_log(path):
             record = read_run_record(path)
             recorded[os.fspath(path)] = None if record is None else record.selection
     return recorded

@@ -41,6 +41,7 @@ __all__ = [
     "command_template",
     "direct_template",
     "framework_files",
+    "prompt_option",
     "prompt_record",
     "read_release_files",
     "unbound_message",
@@ -205,3 +206,29 @@ def unbound_message(judge: str) -> str:
         "run it with run_judge(..., data_root=ROOT) (agenthorizon judge --data ROOT does), or call "
         "judge.bind_release(ROOT) first"
     )
+
+
+def prompt_option(value: str | None, option: str = "--prompt") -> str | None:
+    """A prompt option's value as judges take it: a source name as it is, a template file's text.
+
+    The one reading of ``agenthorizon judge --prompt`` and of the Inspect
+    task's ``prompt`` option; ``option`` names the option in errors.
+
+    >>> prompt_option("release"), prompt_option(None)
+    ('release', None)
+    >>> prompt_option("no-such-file.md")
+    Traceback (most recent call last):
+    ...
+    ValueError: --prompt 'no-such-file.md': expected project or release, or a template file (no such file no-such-file.md)
+    """
+    if value is None or value in PROMPT_SOURCES:
+        return value
+    path = Path(value)
+    if not path.is_file():
+        raise ValueError(
+            f"{option} {value!r}: expected {' or '.join(PROMPT_SOURCES)}, or a template file (no such file {path})"
+        )
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{option} {path}: not UTF-8 text ({error.reason}); expected a prompt template") from None

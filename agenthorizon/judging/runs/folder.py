@@ -7,7 +7,9 @@ A run folder holds one ``<trajectory_id>.json`` per finished item (a
 works in it, a lock file. Every reader -- the runner's resume, ``score``,
 ``leaderboard``, ``report``, ``plot``, the demo -- goes through
 :func:`read_results` and :func:`read_run_record`, so a file is validated the
-same way wherever it is read (the records and their migration are in
+same way wherever it is read; both also take an Inspect log (``.eval``) of
+the task ``agenthorizon/agenthorizon`` as a run
+(:mod:`agenthorizon.judging.runs.inspect_log`) (the records and their migration are in
 :mod:`agenthorizon.judging.runs.records`).
 
 Nothing is trusted by name: a result file whose ``trajectory_id`` is not its
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from agenthorizon.judging.runs.durable import commit_texts, encode_json, remove_temp_files
+from agenthorizon.judging.runs.inspect_log import is_inspect_log, read_log_record, read_log_results
 from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_shard_records
 from agenthorizon.schema import STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH, STATUS_MALFORMED_JSON, UUID_PATTERN
 from agenthorizon.scoring.predictions import is_result_record, result_prediction
@@ -163,7 +166,10 @@ def _read_record(path: Path) -> RunRecord:
 
 
 def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
-    """The run record of a run folder: ``run.json``, else its shard records merged.
+    """The run record of a run folder: ``run.json``, else its shard records merged; or of an Inspect log.
+
+    An Inspect log (``.eval``) of the task ``agenthorizon/agenthorizon`` is
+    read by :func:`agenthorizon.judging.runs.inspect_log.read_log_record`.
 
     Shard records are merged by
     :func:`~agenthorizon.judging.runs.records.merge_shard_records` (they
@@ -178,9 +184,14 @@ def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
         If a record is not valid JSON or not a valid record (file and field
         named), or shard records disagree.
     """
+    if is_inspect_log(path):
+        return read_log_record(path)
     directory = Path(path)
     if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: run directory not found; expected a folder of <trajectory_id>.json results")
+        raise FileNotFoundError(
+            f"{directory}: run directory not found; expected a folder of <trajectory_id>.json results "
+            "or an Inspect log (.eval)"
+        )
     paths = record_paths(directory)
     main = directory / RUN_RECORD_NAME
     if main in paths:
@@ -265,7 +276,9 @@ def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:
     as a :class:`ResultRecord` and checked against its name and its folder's
     run record (``untrusted``), any other object is a prediction for the
     scorer to judge. A ``.jsonl`` file contributes one object per non-blank
-    line, each carrying ``trajectory_id``. An item that appears twice raises,
+    line, each carrying ``trajectory_id``. An Inspect log (``.eval``)
+    contributes one result per sample
+    (:func:`agenthorizon.judging.runs.inspect_log.read_log_results`). An item that appears twice raises,
     because silently keeping either copy would change a score.
     """
     found = ResultSet()
@@ -273,10 +286,14 @@ def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:
         path = Path(raw_path)
         if path.is_dir():
             _read_directory(path, found)
+        elif is_inspect_log(path):
+            for trajectory_id, result in read_log_results(path).items():
+                found._claim(trajectory_id, f"{path}#{trajectory_id}")
+                found.records[trajectory_id] = result
         elif path.is_file():
             _read_jsonl(path, found)
         else:
-            raise FileNotFoundError(f"{path}: no such results directory or JSONL file")
+            raise FileNotFoundError(f"{path}: no such results directory, JSONL file or Inspect log (.eval)")
     return found
 
 

@@ -1,0 +1,152 @@
+"""The Inspect task ``agenthorizon/agenthorizon``: a direct judge of AgentHorizon, run by Inspect.
+
+::
+
+    inspect eval agenthorizon/agenthorizon -T data=./release -T config=AH --model openai/NAME
+
+The options mirror ``agenthorizon judge``'s for a direct (``openai:``) judge;
+they build the same
+:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`
+``agenthorizon judge`` would, used only to build each item's messages
+(:mod:`agenthorizon.inspect_task.samples`): Inspect's model provider sends
+them. The items are the runner's (:func:`agenthorizon.judging.runs.selection.select_items`:
+shard, then limit) and the task records what the runner's ``run.json``
+records (judge settings, selection, data, versions) in the task metadata
+under :data:`agenthorizon.judging.runs.inspect_log.TASK_METADATA`, where
+:mod:`agenthorizon.judging.runs.inspect_log` reads it back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.model import GenerateConfig
+from inspect_ai.solver import generate
+
+from agenthorizon.inspect_task.samples import item_sample
+from agenthorizon.inspect_task.scorer import expected_counts, metrics, verdict_scorer
+from agenthorizon.judging.runs.inspect_log import DEFAULT_LAYOUT, TASK_METADATA, TASK_NAME, judge_settings
+from agenthorizon.schema import CONFIG_AH, DEV_GROUPS, IMAGE_MODE_AUTO
+
+__all__ = ["agenthorizon", "message_builder"]
+
+DEFAULT_TEMPERATURE = 0.0
+DEFAULT_MAX_TOKENS = 2048
+"""The direct judge's sampling defaults (``agenthorizon judge``'s), the task's generate config; Inspect's
+``--temperature`` / ``--max-tokens`` override them, and the log records what was used."""
+
+
+def message_builder(
+    *,
+    prompt: str | None = "project",
+    images: str = IMAGE_MODE_AUTO,
+    max_images: int | None = None,
+    image_budget: int | None = None,
+    jpeg_quality: int | None = None,
+    layout: str = DEFAULT_LAYOUT,
+) -> Any:
+    """The OpenAI-compatible judge whose messages the samples hold, built as ``agenthorizon judge`` builds it.
+
+    ``layout`` is handed to the judge when it takes that option; a judge
+    without it lays messages out as ``markdown`` only, and any other value
+    is refused naming the judge's options.
+    """
+    from agenthorizon.judging.judges.factory import judge_option_names, make_judge
+    from agenthorizon.judging.judges.release_prompt import prompt_option
+
+    options: dict[str, Any] = {
+        "prompt": prompt_option(prompt, "prompt"),
+        "images": images,
+        "max_images": max_images,
+        "image_budget": image_budget,
+        "image_quality": jpeg_quality,
+    }
+    if "layout" in judge_option_names("openai"):
+        options["layout"] = layout
+    elif layout != DEFAULT_LAYOUT:
+        raise ValueError(f"layout {layout!r}: the OpenAI judge of this installation lays messages out as "
+                         f"{DEFAULT_LAYOUT!r} only")
+    # The model name is Inspect's (--model); the builder never sends a request.
+    return make_judge(f"openai:{TASK_NAME}", **options)
+
+
+@task(name=TASK_NAME)
+def agenthorizon(
+    data: str,
+    config: str = CONFIG_AH,
+    revision: str | None = None,
+    prompt: str = "project",
+    images: str = IMAGE_MODE_AUTO,
+    max_images: int | None = None,
+    image_budget: int | None = None,
+    jpeg_quality: int | None = None,
+    layout: str = DEFAULT_LAYOUT,
+    limit: int | None = None,
+    shard: str | None = None,
+    exclude_dev: bool = False,
+    dev_groups: int = DEV_GROUPS,
+    dev_manifest: str | None = None,
+) -> Task:
+    """AgentHorizon with a direct judge: each item's blind input, one answer, scored strictly.
+
+    Parameters
+    ----------
+    data : str
+        Release root (a local folder) or Hub repo id, as ``--data``.
+    config : str
+        ``AH``, ``AH-S``, ``AH-D`` or ``all``, as ``--config``.
+    revision : str, optional
+        Branch, tag or commit of a Hub repo id.
+    prompt : str
+        ``project``, ``release`` or a template file, as ``--prompt``.
+    images, max_images, image_budget, jpeg_quality : as ``--images``, ``--max-images``, ``--image-budget``, ``--jpeg-quality``.
+    layout : str
+        How the prompt and screenshots are laid out in the message (``markdown``).
+    limit, shard : as ``--limit`` and ``--shard`` (shard first, then limit).
+    exclude_dev, dev_groups, dev_manifest : as ``--exclude-dev``, ``--dev-groups``, ``--dev-manifest``.
+    """
+    import agenthorizon as package
+    from agenthorizon.judging.runs.provenance import data_root_record, git_revision, versions
+    from agenthorizon.judging.runs.selection import resolve_references, select_items
+    from agenthorizon.judging.runs.shards import parse_shard
+
+    builder = message_builder(
+        prompt=prompt, images=images, max_images=max_images, image_budget=image_budget,
+        jpeg_quality=jpeg_quality, layout=layout,
+    )
+    parsed_shard = parse_shard(shard)
+    root = package.resolve_release(
+        data, config, images="paths", revision=revision, dev_groups=dev_groups, dev_manifest=dev_manifest,
+    )
+    dataset = package.load_dataset(
+        root, config, split="test", images="paths", exclude_dev=exclude_dev, dev_groups=dev_groups,
+        dev_manifest=dev_manifest,
+    )
+    ids, positions = select_items(dataset, parsed_shard, limit)
+    data_options = {"dev_groups": dev_groups, "exclude_dev": exclude_dev, "dev_manifest": dev_manifest}
+    references, selection = resolve_references(dataset, ids, config, root, data_options)
+    if builder.needs_release:
+        builder.bind_release(root)
+    by_id = {row["trajectory_id"]: row for row in references}
+    selected = [ids[position] for position in positions]
+    samples = [item_sample(dataset[position], by_id[ids[position]], builder) for position in positions]
+    record = {
+        "judge": judge_settings(builder.spec(), layout),
+        "selection": selection.to_dict(),
+        "data": {**data_root_record(root), "n_items": len(ids), "n_selected": len(selected)},
+        "shard": None if parsed_shard is None else list(parsed_shard),
+        "limit": limit,
+        "versions": versions(),
+        "git_revision": git_revision(),
+    }
+    expected = expected_counts([by_id[trajectory_id] for trajectory_id in selected])
+    return Task(
+        dataset=MemoryDataset(samples, name=f"agenthorizon-{config}"),
+        solver=generate(),
+        scorer=verdict_scorer(),
+        metrics=metrics(expected),
+        config=GenerateConfig(temperature=DEFAULT_TEMPERATURE, max_tokens=DEFAULT_MAX_TOKENS),
+        metadata={TASK_METADATA: record},
+    )

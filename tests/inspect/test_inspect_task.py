@@ -1,0 +1,338 @@
+"""The Inspect front end against the real Inspect and a model server on loopback (issue 23).
+
+``inspect eval agenthorizon/agenthorizon`` runs as a user types it (the
+``inspect`` command, the task found through the package's entry point,
+``--model openai/judge-model`` with ``OPENAI_BASE_URL`` on 127.0.0.1 and the
+log in a temporary folder); ``agenthorizon judge --judge openai:judge-model``
+runs against the same deterministic server. The server answers from the text
+of the request alone, so both routes get the same answer per item whenever
+they send the same text, and the answers cover valid verdicts of each kind
+and invalid ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval  # the test extra installs inspect-ai: no skip when it is missing
+from inspect_ai.log import read_eval_log
+
+from agenthorizon.cli import main
+# In process the task is passed as an object: `python -m pytest` puts the checkout first on sys.path, where
+# setuptools' agenthorizon.egg-info hides the editable install's metadata from Inspect, which then registers
+# the task without its package name. The `inspect eval agenthorizon/agenthorizon` command runs in `routes`.
+from agenthorizon.inspect_task.task import agenthorizon as agenthorizon_task
+from agenthorizon.judging.runs.folder import read_results, read_run_record
+from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS
+from agenthorizon.release.files import load_references
+from agenthorizon.schema import HIDDEN_FIELDS, LABEL_VALUES
+from loopback import ModelServer
+
+MODEL = "judge-model"
+CONFIG = "all"
+MAX_IMAGES = 12  # the tiny corpus's items have 9-16 screenshots: some go per step, some as mosaics
+ANSWERS = (
+    '{"success": true, "confidence": "high", "reasoning": "all done"}',
+    '{"success": false, "mistake_type": "Critical Mistake", "reasoning": "wrong entity"}',
+    'The export is extra.\n```json\n{"success": false, "mistake_type": "Bad Side Effect", "reasoning": "x"}\n```',
+    '{"success": false, "mistake_type": "Misunderstanding of the Instruction", "reasoning": "png"}',
+    "I cannot tell from these screenshots.",  # no verdict: invalid, wrong, kept in its denominator
+    '{"success": "true", "reasoning": "a string is not a Boolean"}',  # invalid too
+)
+ID_FIELDS = ("instruction_id", "steps_id", "pair_group_id")
+METRICS = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "invalid_rate")
+
+
+def request_text(body):
+    """The text parts of a chat request: what decides the answer (images and request options do not)."""
+    parts = []
+    for message in body["messages"]:
+        content = message["content"]
+        parts += [content] if isinstance(content, str) else [p["text"] for p in content if p["type"] == "text"]
+    return "\n".join(parts)
+
+
+SALT = "0"  # picks, on the tiny corpus, every answer at least once and both right and wrong ones for positives
+
+
+def answer(body):
+    digest = hashlib.sha256((SALT + request_text(body)).encode()).digest()
+    return ANSWERS[digest[0] % len(ANSWERS)]
+
+
+def images_of(body):
+    return [p["image_url"]["url"] for m in body["messages"] if not isinstance(m["content"], str)
+            for p in m["content"] if p["type"] == "image_url"]
+
+
+def score_json(paths, root, out):
+    code = main(["score", *map(str, paths), "--data", str(root), "--format", "json", "--out", str(out)])
+    return code, json.loads(Path(out).read_text())
+
+
+@pytest.fixture(scope="module")
+def routes(tiny_root, tmp_path_factory):
+    """One Inspect log and one runner run of the same judge settings against the same server."""
+    base = tmp_path_factory.mktemp("inspect")
+    server = ModelServer({MODEL: answer})
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": "sk-loopback-test",
+        "INSPECT_LOG_DIR": str(base / "logs"),
+        "INSPECT_DISPLAY": "none",
+        # Anything Inspect would fetch from the internet goes to a closed port and fails the eval.
+        "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
+    }
+    try:
+        command = [
+            str(Path(sys.executable).parent / "inspect"), "eval", "agenthorizon/agenthorizon",
+            "-T", f"data={tiny_root}", "-T", f"config={CONFIG}", "-T", f"max_images={MAX_IMAGES}",
+            "--model", f"openai/{MODEL}", "-M", "responses_api=false",  # see docs/inspect.md
+        ]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        inspect_requests = list(server.requests)
+        server.requests.clear()
+        logs = sorted((base / "logs").glob("*.eval"))
+        assert len(logs) == 1, logs
+        run = base / "runner"
+        code = main([
+            "judge", "--data", str(tiny_root), "--config", CONFIG, "--judge", f"openai:{MODEL}",
+            "--base-url", server.base_url, "--max-images", str(MAX_IMAGES), "--out", str(run),
+            "--bootstrap", "0", "--no-progress",
+        ])
+        assert code == 0
+        # The runner's preflight (judges/server_check.py) asks the model one short question first.
+        runner_requests = [body for body in server.requests if request_text(body) != "ping"]
+    finally:
+        server.close()
+    references = load_references(tiny_root, CONFIG)
+    return {"log": logs[0], "run": run, "root": tiny_root, "base": base, "references": references,
+            "inspect_requests": inspect_requests, "runner_requests": runner_requests}
+
+
+def test_the_answers_cover_every_verdict_kind_and_invalid_ones(routes):
+    # Otherwise the comparison below could not tell a lenient scorer from a strict one.
+    results = read_results([routes["log"]]).records
+    assert len(results) == len(routes["references"]) == len(routes["inspect_requests"])
+    statuses = {result.parse_status for result in results.values()}
+    assert {"ok", "no_json", "non_boolean"} <= statuses, statuses
+    assert {result.verdict["success"] for result in results.values() if result.verdict} == {True, False}
+
+
+def test_requests_from_inspect_hold_no_hidden_field(routes):
+    hidden_ids = {row[name] for row in routes["references"] for name in ID_FIELDS if row[name]}
+    assert hidden_ids
+    for body in routes["inspect_requests"]:
+        text = json.dumps(body)
+        for value in hidden_ids:
+            assert value not in text, f"hidden id {value} reached the model"
+        prompt = request_text(body).lower()
+        for word in LABEL_VALUES:  # "positive" / "negative": not in the prompt or any recording of the corpus
+            assert word not in prompt
+        assert set(body) <= {"model", "messages", "max_completion_tokens"}, set(body)
+        for message in body["messages"]:
+            assert set(message) <= {"role", "content"} and message["role"] == "user"
+
+
+def test_samples_are_the_runners_blind_inputs_with_the_same_preprocessing(routes):
+    """Same text and byte-identical images (512x332 per step, 2x2 mosaics past the limit) per item on both routes."""
+    def by_text(requests):
+        return {request_text(body): images_of(body) for body in requests}
+
+    from_inspect, from_runner = by_text(routes["inspect_requests"]), by_text(routes["runner_requests"])
+    assert from_inspect == from_runner
+    log = read_eval_log(str(routes["log"]))
+    merged = [sample.metadata["merged"] for sample in log.samples]
+    assert True in merged and False in merged  # both kinds of item were compared
+    for sample in log.samples:
+        assert set(sample.metadata) == set(IMAGE_KEYS)  # nothing else, no hidden field
+        assert not set(HIDDEN_FIELDS) & set(sample.metadata)
+        assert list(sample.target) == [
+            next(row["label"] for row in routes["references"] if row["trajectory_id"] == sample.id),
+            next(row["mistake_type"] for row in routes["references"] if row["trajectory_id"] == sample.id),
+        ]
+    runner = {r.trajectory_id: r for r in read_results([routes["run"]]).records.values()}
+    for sample in log.samples:
+        telemetry = runner[sample.id].telemetry
+        assert sample.metadata["merged"] == telemetry.merged
+        assert sample.metadata["n_images"] == telemetry.extra["n_images"]
+
+
+def test_inspect_metrics_agree_with_agenthorizon_score_of_the_log_and_of_the_runner_run(routes):
+    log = read_eval_log(str(routes["log"]), header_only=True)
+    assert log.status == "success"
+    (scores,) = log.results.scores
+    inspect_metrics = {name: metric.value for name, metric in scores.metrics.items()}
+    code_log, of_log = score_json([routes["log"]], routes["root"], routes["base"] / "log.json")
+    code_run, of_run = score_json([routes["run"]], routes["root"], routes["base"] / "run.json")
+    assert code_log == code_run == 0
+    for name in METRICS:
+        assert inspect_metrics[name] == of_log[name] == of_run[name], name
+    assert of_log["n_invalid"] == of_run["n_invalid"] > 0
+    for mistake_type, recall in of_run["mistake_type_recall"].items():
+        assert of_log["mistake_type_recall"][mistake_type] == recall
+        if recall["recall"] is not None:
+            assert inspect_metrics[f"{mistake_type} recall"] == recall["recall"]
+    assert of_log["manifest"] == of_run["manifest"]
+    # Item by item, not only in total.
+    from_log = read_results([routes["log"]]).predictions()
+    from_run = read_results([routes["run"]]).predictions()
+    assert from_log == from_run
+
+
+def test_the_log_reads_as_a_run_record_with_inspects_judge_identity(routes):
+    record, runner_record = read_run_record(routes["log"]), read_run_record(routes["run"])
+    assert record.spec == f"inspect:openai/{MODEL}" and record.model == f"openai/{MODEL}"
+    assert record.status == "finished"
+    assert record.selection == runner_record.selection
+    # What was sent: Inspect's openai/ provider takes an unknown model name for one of OpenAI's
+    # reasoning models, sends no temperature and names the token limit its own way.
+    assert record.sampling == {"max_completion_tokens": 2048}
+    assert runner_record.sampling == {"max_tokens": 2048, "temperature": 0.0}
+    assert record.images == runner_record.images and record.prompt == runner_record.prompt
+    assert record.counts == runner_record.counts
+    assert record.judge_key != runner_record.judge_key  # another client sent the messages
+    assert record.totals.input_tokens.total == runner_record.totals.input_tokens.total
+    assert record.versions["inspect_ai"]
+
+
+def test_leaderboard_report_and_plot_take_the_log_beside_a_run(routes, capsys):
+    assert main(["leaderboard", str(routes["log"]), str(routes["run"]), "--data", str(routes["root"]),
+                 "--format", "json"]) == 0
+    judges = json.loads(capsys.readouterr().out)["judges"]
+    assert sorted(row["judge"] for row in judges) == [MODEL, f"openai/{MODEL}"]  # the runner's, then Inspect's model name
+    for config in ("AH", "AH-S"):
+        (value,) = {row["reports"][config]["balanced_accuracy"] for row in judges}  # equal for both
+    assert judges[0]["mistake_type_recall"] == judges[1]["mistake_type_recall"]
+    html = routes["base"] / "report.html"
+    assert main(["report", str(routes["log"]), str(routes["run"]), "--data", str(routes["root"]),
+                 "--out", str(html)]) == 0
+    assert f"openai/{MODEL}" in html.read_text()
+    plots = routes["base"] / "plots"
+    assert main(["plot", str(routes["log"]), str(routes["run"]), "--data", str(routes["root"]), "--out", str(plots),
+                 "--format", "svg"]) == 0
+    assert f"openai/{MODEL}" in (plots / "judge_comparison.svg").read_text()
+
+
+def test_a_log_of_another_task_is_refused_naming_the_file(tmp_path, tiny_root, monkeypatch):
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+
+    server = ModelServer({MODEL: lambda body: "hello"})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
+    try:
+        (log,) = inspect_eval(
+            Task(dataset=[Sample(input="hi", target="x")]), model=f"openai/{MODEL}",
+            model_base_url=server.base_url, model_args={"responses_api": False},
+            log_dir=str(tmp_path), display="none",
+        )
+    finally:
+        server.close()
+    with pytest.raises(ValueError, match=r"\.eval: an Inspect log of task .* without the task metadata"):
+        read_run_record(log.location)
+    assert main(["score", log.location, "--data", str(tiny_root)]) == 2
+
+
+def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path, monkeypatch):
+    """``openai-api/<service>/<model>`` (docs/inspect.md's advice for vLLM) sends temperature 0 and 2048 tokens, as the runner."""
+    server = ModelServer({MODEL: answer})
+    monkeypatch.setenv("LOOPBACK_BASE_URL", server.base_url)
+    monkeypatch.setenv("LOOPBACK_API_KEY", "sk-loopback-test")
+    try:
+        (log,) = inspect_eval(
+            agenthorizon_task(data=str(tiny_root), config="AH", limit=2, prompt="release"),
+            model=f"openai-api/loopback/{MODEL}", log_dir=str(tmp_path), display="none",
+        )
+    finally:
+        server.close()
+    assert log.status == "success" and len(server.requests) == 2
+    for body in server.requests:
+        assert {key: value for key, value in body.items() if key not in ("model", "messages")} == {
+            "max_tokens": 2048, "temperature": 0.0}
+    record = read_run_record(log.location)
+    assert record.sampling == {"max_tokens": 2048, "temperature": 0.0}
+    assert record.prompt["source"] == "release"  # the release's own texts, read from the release judged
+    assert record.data["n_selected"] == 2 and record.counts.ok + record.counts.unparseable == 2
+    # The limit's items are the Inspect metrics' items; `score` scores the whole config, the rest missing.
+    _, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
+    assert of_log["n"] == 8 and of_log["invalid_by_reason"]["missing"] == 6
+
+
+def test_an_item_inspect_gave_up_on_is_wrong_in_the_inspect_metrics_and_in_score(tiny_root, tmp_path, monkeypatch):
+    """With Inspect's error tolerance an errored sample gets no score; the metrics still count it, as ``score`` does."""
+    from loopback import StubServer
+
+    refused = (400, {}, StubServer.vllm_error("The model `x` cannot read this request."), 0)
+    server = StubServer(script=[refused])  # the first request fails for good, every other one is answered
+    monkeypatch.setenv("LOOPBACK_BASE_URL", server.base_url)
+    monkeypatch.setenv("LOOPBACK_API_KEY", "sk-loopback-test")
+    try:
+        (log,) = inspect_eval(
+            agenthorizon_task(data=str(tiny_root), config="AH"),
+            model=f"openai-api/loopback/{MODEL}", log_dir=str(tmp_path), display="none", fail_on_error=0.5,
+            max_connections=1,
+        )
+    finally:
+        server.close()
+    assert log.status == "success"
+    errored = [sample.id for sample in log.samples if sample.error is not None]
+    assert len(errored) == 1
+    inspect_metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    code, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
+    assert code == 1  # an item failed: `score` says so
+    assert of_log["invalid_by_reason"]["error"] == 1 and of_log["n"] == 8
+    for name in METRICS:
+        assert inspect_metrics[name] == of_log[name], name
+    assert inspect_metrics["invalid_rate"] == 1 / 8  # the errored item is in the denominator
+
+
+def test_layout_is_the_judges_and_an_unknown_one_is_refused():
+    from agenthorizon.inspect_task.task import message_builder
+
+    assert message_builder(layout="markdown").spec()["images"]["mode"] == "auto"
+    with pytest.raises(ValueError, match="no-such-layout"):
+        message_builder(layout="no-such-layout")
+
+
+def test_a_log_of_several_epochs_is_refused(tiny_root, tmp_path):
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    def accept(*_):
+        output = ModelOutput.from_content(model="mockllm/model", content='{"success": true}')
+        output.usage = ModelUsage()  # unset, the mock model would estimate tokens with a downloaded encoding
+        return output
+
+    (log,) = inspect_eval(agenthorizon_task(data=str(tiny_root), config="AH", limit=1, images="none"),
+                          model="mockllm/model", model_args={"custom_outputs": accept}, epochs=2,
+                          log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    with pytest.raises(ValueError, match=r"\.eval: an Inspect log of 2 epochs; expected one answer per item"):
+        read_run_record(log.location)
+
+
+def test_samples_inspect_leaves_out_count_as_missing_in_its_metrics(tiny_root, tmp_path):
+    """Inspect's own --limit runs 3 of the task's 8 items: the other 5 stay in every denominator, wrong."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    def accept(*_):
+        output = ModelOutput.from_content(model="mockllm/model", content='{"success": true}')
+        output.usage = ModelUsage()
+        return output
+
+    (log,) = inspect_eval(agenthorizon_task(data=str(tiny_root), config="AH", images="none"), limit=3,
+                          model="mockllm/model", model_args={"custom_outputs": accept},
+                          log_dir=str(tmp_path), display="none")
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert len(log.samples) == 3 and metrics["invalid_rate"] == 5 / 8
+    _, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
+    assert of_log["invalid_by_reason"]["missing"] == 5
+    for name in METRICS:
+        assert metrics[name] == of_log[name], name
