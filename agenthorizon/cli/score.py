@@ -78,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
     wanted = references.ids()
     result_set = read_results(args.results)
     predictions, unexpected = predictions_from_results(result_set, wanted)
+    # Runner results carry telemetry (cost, tokens, time): the report's cost and runtime aggregates.
+    # Without any runner result (JSONL of verdicts) there is no telemetry to aggregate: none is reported.
+    telemetry = {key: record.telemetry for key, record in result_set.records.items() if key in wanted} or None
     report, shape_notes = score_noting_shapes(
-        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices
+        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices, telemetry=telemetry
     )
     notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + references.notes + shape_notes
     extra = {

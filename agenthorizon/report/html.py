@@ -65,7 +65,10 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
     options = options or ReportOptions()
     rows = run_set.rows
     reports = [
-        score(run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed, slices=["step_bucket", "os"]).to_dict()
+        score(
+            run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed, slices=["step_bucket", "os"],
+            telemetry={key: record.telemetry for key, record in run.results.records.items()} or None,
+        ).to_dict()
         for run in run_set.runs
     ]
     comparisons = []
