@@ -64,7 +64,9 @@ def parse_slices(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.folder import read_results
-    from agenthorizon.report.notes import ignored_files, predictions_from_results, result_notes, score_noting_shapes
+    from agenthorizon.report.notes import (
+        ignored_files, predictions_from_results, result_notes, score_noting_shapes, telemetry_from_results,
+    )
     from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references, recorded_selections
     from agenthorizon.report.tables import render_report
     from agenthorizon.scoring.slices import SLICES
@@ -78,11 +80,9 @@ def run(args: argparse.Namespace) -> int:
     wanted = references.ids()
     result_set = read_results(args.results)
     predictions, unexpected = predictions_from_results(result_set, wanted)
-    # Runner results carry telemetry (cost, tokens, time): the report's cost and runtime aggregates.
-    # Without any runner result (JSONL of verdicts) there is no telemetry to aggregate: none is reported.
-    telemetry = {key: record.telemetry for key, record in result_set.records.items() if key in wanted} or None
     report, shape_notes = score_noting_shapes(
-        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices, telemetry=telemetry
+        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices,
+        telemetry=telemetry_from_results(result_set, wanted),
     )
     notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + references.notes + shape_notes
     extra = {

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 from agenthorizon.judging.runs.folder import read_results, read_run_record
 from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
-from agenthorizon.report.notes import predictions_from_results, result_notes
+from agenthorizon.report.notes import predictions_from_results, result_notes, telemetry_from_results
 from agenthorizon.report.references import label_manifest, load_run_references, manifest_notes
 from agenthorizon.report.tables import LeaderboardRow
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, CONFIG_ALL
@@ -259,8 +259,7 @@ def leaderboard(
             reports[config] = score(subset, references[config].rows, bootstrap=bootstrap, seed=seed)
         scored[entry.key] = predictions
         # Runner results carry telemetry: the cost and runtime aggregates of the row (over all its items).
-        telemetry = {key: record.telemetry for key, record in result_set.records.items() if key in wanted}
-        recall = score(predictions, union, telemetry=telemetry)
+        recall = score(predictions, union, telemetry=telemetry_from_results(result_set, wanted))
         rows.append(LeaderboardRow(judge=entry.label, reports=reports, recall=recall, judge_key=entry.key,
                                    runs=[str(folder) for folder in folders]))
         for note in result_notes(result_set, unexpected, len(wanted) - len(predictions)):
