@@ -240,7 +240,9 @@ def paired_rows(report: ScoreReport) -> list[list[Any]]:
 
 def _amount(value: float | None) -> str:
     # Unknown is said, never shown as 0; small costs keep four significant digits.
-    return "unknown" if value is None else f"{value:.4g}"
+    if value is None:
+        return "unknown"
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
 
 TELEMETRY_COLUMNS = ("mean", "median", "max", "total")
