@@ -285,21 +285,21 @@ def pareto_front(costs: Sequence[float], accuracies: Sequence[float]) -> list[bo
     ]
 
 
-def frontier_points(runs: Sequence[RunScores]) -> tuple[list[tuple[str, float, float, str]], list[str]]:
-    """``(label, mean cost per trajectory, balanced accuracy, known)`` per run that can be placed, and the labels left out.
+def frontier_points(runs: Sequence[RunScores]) -> tuple[list[tuple[str, float, float, str, int]], list[str]]:
+    """``(label, mean cost per trajectory, balanced accuracy, known, run index)`` per run that can be placed, and the labels left out.
 
     A run is left out when no item reports its cost or its balanced accuracy
     is undefined; ``known`` is ``"k/n"`` when only k of its n items report a cost
     (the mean is then over those k), else ``""``.
     """
     placed, left_out = [], []
-    for run in runs:
+    for index, run in enumerate(runs):
         summary = (run.report.cost or {}).get("cost_usd")
         if summary is None or summary["mean"] is None or run.report.balanced_accuracy is None:
             left_out.append(run.label)
             continue
         known = f"{summary['n_known']}/{summary['n_items']}" if summary["n_unknown"] else ""
-        placed.append((run.label, summary["mean"], run.report.balanced_accuracy, known))
+        placed.append((run.label, summary["mean"], run.report.balanced_accuracy, known, index))
     return placed, left_out
 
 
@@ -317,19 +317,21 @@ def plot_frontier(runs: Sequence[RunScores]) -> Any:
         fig = _figure(3.2)
         ax = fig.subplots()
         on_front = pareto_front([p[1] for p in placed], [p[2] for p in placed])
-        for index, ((label, cost, accuracy, known), front) in enumerate(zip(placed, on_front)):
-            color = run_color(index)
+        for (label, cost, accuracy, known, index), front in zip(placed, on_front):
+            color = run_color(index)  # the run's colour in every figure
             ax.scatter([cost], [accuracy], s=42, color=color if front else "white", edgecolors=color, linewidths=1.5,
                        zorder=3, label=label)
             ax.annotate(f"{label}" + (f" ({known} costs known)" if known else ""), (cost, accuracy),
                         textcoords="offset points", xytext=(5, 4), fontsize=7.5)
-        front = sorted((cost, accuracy) for (_l, cost, accuracy, _k), keep in zip(placed, on_front) if keep)
+        front = sorted((p[1], p[2]) for p, keep in zip(placed, on_front) if keep)
         if front:
             ax.step([c for c, _ in front], [a for _, a in front], where="post", color="#555555", linewidth=0.9, zorder=2)
         ax.axhline(0.5, color="#555555", linestyle="--", linewidth=0.8)
-        ax.set_ylim(0, 1)
+        # Headroom right and above, so the label of the costliest or best judge stays inside the axes.
+        ax.set_ylim(0, 1.08)
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         ax.yaxis.set_major_formatter(_percent_formatter())
-        ax.set_xlim(left=0)
+        ax.set_xlim(0, 1.3 * max((p[1] for p in placed), default=0) or 1)
         ax.set_xlabel("Mean cost per trajectory (US$)" + (f"; no cost known: {', '.join(left_out)}" if left_out else ""))
         ax.set_ylabel("Balanced accuracy")
         ax.grid(axis="x")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import statistics
 import warnings
@@ -31,6 +32,7 @@ from agenthorizon.schema import LABEL_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD
 from loopback import ModelServer
 
 UUID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+DOCS_FRONTIER = Path(__file__).resolve().parents[2] / "docs" / "img" / "frontier.png"
 PRICES = {"sharp": (3.0, 15.0), "blind": (0.5, 2.0), "coin": (0.1, 0.4)}
 
 
@@ -59,8 +61,8 @@ def _answers(labels: dict[str, dict]):
         return answer
 
     return {
-        # right on about 7 items in 8
-        "sharp": scripted(lambda row: (row["label"] == "positive") != (_bit("sharp", row["trajectory_id"]) < 32)),
+        # right on about 5 items in 6
+        "sharp": scripted(lambda row: (row["label"] == "positive") != (_bit("sharp", row["trajectory_id"]) < 42)),
         # the same answer for every item showing one recording
         "blind": scripted(lambda row: _bit("blind", row["steps_id"]) < 128),
         "coin": scripted(lambda row: _bit("coin", row["trajectory_id"]) < 128),
@@ -68,24 +70,24 @@ def _answers(labels: dict[str, dict]):
 
 
 @pytest.fixture(scope="module")
-def runs(tiny_root, tmp_path_factory, monkeypatch_module):
+def runs(small_root, tmp_path_factory, monkeypatch_module):
     base = tmp_path_factory.mktemp("analyses")
-    labels = _labels(tiny_root)
-    dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images=None)
+    labels = _labels(small_root)
+    dataset = agenthorizon.load_dataset(small_root, "all", split="test", images=None)
     monkeypatch_module.setenv("AH_TEST_KEY", "sk-test-not-a-real-key")
     server = ModelServer(_answers(labels))
     folders = {}
     try:
-        run_judge("lexical", dataset, base / "lexical", config="all", data_root=tiny_root, progress=False)
+        run_judge("lexical", dataset, base / "lexical", config="all", data_root=small_root, progress=False)
         folders["lexical"] = base / "lexical"
         for model, (price_in, price_out) in PRICES.items():
             judge = OpenAICompatibleJudge(model, base_url=server.base_url, api_key_env="AH_TEST_KEY", images="none",
                                           price_input_per_1m=price_in, price_output_per_1m=price_out, cache_dir=None)
-            run_judge(judge, dataset, base / model, config="all", data_root=tiny_root, progress=False)
+            run_judge(judge, dataset, base / model, config="all", data_root=small_root, progress=False)
             folders[model] = base / model
     finally:
         server.close()
-    return {"root": tiny_root, "base": base, "labels": labels, "folders": folders}
+    return {"root": small_root, "base": base, "labels": labels, "folders": folders}
 
 
 @pytest.fixture(scope="module")
@@ -228,6 +230,8 @@ def test_frontier_plot_of_real_runs(runs, tmp_path, capsys):
     assert "frontier:" in capsys.readouterr().out
     with Image.open(tmp_path / "frontier.png") as image:
         assert image.size == (1300, 640)
+        if os.environ.get("AGENTHORIZON_UPDATE_DOCS_IMAGES"):  # the figure shown in docs/reports.md
+            image.convert("RGB").resize((650, 320)).save(DOCS_FRONTIER, optimize=True)
     # The front from the definition: no other judge is as cheap and as accurate, one strictly.
     labels = runs["labels"]
     points = {m: (statistics.fmean(r["telemetry"]["cost_usd"] for r in _results(folders[m]).values()),
