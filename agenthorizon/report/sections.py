@@ -12,7 +12,7 @@ import html
 from typing import Any, Mapping, Sequence
 
 from agenthorizon.report.runs import JudgedRun
-from agenthorizon.report.style import run_color
+from agenthorizon.report.style import amount_text, run_color
 from agenthorizon.schema import MISTAKE_TYPES
 
 __all__ = ["comparison_table", "confusion", "escape", "headline", "items_section", "mistake_types", "run_details", "run_facts", "slice_table", "summary_table"]
@@ -125,7 +125,7 @@ def paired_and_cost(report: dict[str, Any]) -> str:
     for group in ("cost", "runtime"):
         for name, summary in (report.get(group) or {}).items():
             values = "".join(
-                f"<td class='num'>{'unknown' if summary[k] is None else f'{summary[k]:.4g}'}</td>"
+                f"<td class='num'>{amount_text(summary[k])}</td>"
                 for k in ("mean", "median", "max", "total")
             )
             usage_rows.append(f"<tr><td>{escape(name)}</td>{values}<td class='num'>{summary['n_known']} / {summary['n_items']}</td></tr>")

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from agenthorizon.report.style import SHORT_MISTAKE_TYPES
+from agenthorizon.report.style import SHORT_MISTAKE_TYPES, amount_text
 from agenthorizon.schema import MISTAKE_TYPES
 
 if TYPE_CHECKING:  # annotations only: rendering a table needs no scoring code
@@ -238,13 +238,6 @@ def paired_rows(report: ScoreReport) -> list[list[Any]]:
     return rows
 
 
-def _amount(value: float | None) -> str:
-    # Unknown is said, never shown as 0; small costs keep four significant digits.
-    if value is None:
-        return "unknown"
-    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"
-
-
 TELEMETRY_COLUMNS = ("mean", "median", "max", "total")
 """The statistics a telemetry table shows per quantity (per trajectory, then the run's total)."""
 
@@ -256,8 +249,11 @@ def telemetry_table(report: ScoreReport) -> Table | None:
     rows = []
     for group, quantities in (("cost", report.cost), ("runtime", report.runtime)):
         for name, summary in quantities.items():
-            rows.append([group, name, *(_amount(summary[key]) for key in TELEMETRY_COLUMNS),
-                         f"{summary['n_known']}/{summary['n_items']}"])
+            cells = [amount_text(summary[key]) for key in TELEMETRY_COLUMNS]
+            if summary.get("mean_interval"):
+                low, high = summary["mean_interval"]
+                cells[0] += f" [{amount_text(low)}, {amount_text(high)}]"
+            rows.append([group, name, *cells, f"{summary['n_known']}/{summary['n_items']}"])
     notes = ["Statistics over the items that report the value; total is unknown when any item does not (known/items)."]
     return Table(title="Cost and runtime per trajectory", header=["group", "quantity", *TELEMETRY_COLUMNS, "known"],
                  rows=rows, notes=notes)
@@ -378,7 +374,7 @@ def _cost_cell(report: ScoreReport | None, group: str, quantity: str, statistic:
     if usage is None:
         return "unknown"
     summary = usage[quantity]
-    text = _amount(summary[statistic])
+    text = amount_text(summary[statistic])
     if summary["n_unknown"] and summary[statistic] is not None:
         text += f" ({summary['n_known']}/{summary['n_items']} known)"
     return text

@@ -110,23 +110,25 @@ def _cluster_sums(clusters: np.ndarray, columns: Sequence[np.ndarray]) -> np.nda
 
 
 def resampled_totals(totals: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """Per-cluster integer totals summed over each resample of clusters.
+    """Per-cluster totals summed over each resample of clusters.
 
-    ``totals`` has shape (n_clusters, k); the result (n_resamples, k) holds,
-    for each resample of :func:`resample_cluster_counts`, the sum of each
-    column over the clusters drawn (with their multiplicity).
+    ``totals`` has shape (n_clusters, k), integer (counts: summed exactly)
+    or float (amounts such as costs); the result (n_resamples, k) holds, for
+    each resample of :func:`resample_cluster_counts`, the sum of each column
+    over the clusters drawn (with their multiplicity).
 
     >>> resampled_totals(np.ones((4, 1), dtype=np.int64), 3, seed=0)[:, 0].tolist()
     [4, 4, 4]
     """
-    totals = np.asarray(totals, dtype=np.int64)
+    totals = np.asarray(totals)
+    totals = totals.astype(np.float64 if totals.dtype.kind == "f" else np.int64, copy=False)
     # One result array, each chunk's product written into its rows (no list of
-    # chunk results to stack). Integer by integer: exact, and faster than a
-    # mixed int/float product, which numpy would first cast element by element.
-    result = np.empty((n_resamples, totals.shape[1]), dtype=np.int64)
+    # chunk results to stack). Counts integer by integer: exact, and faster than
+    # a mixed int/float product, which numpy would first cast element by element.
+    result = np.empty((n_resamples, totals.shape[1]), dtype=totals.dtype)
     done = 0
     for counts in resample_cluster_counts(totals.shape[0], n_resamples, seed):
-        np.dot(counts, totals, out=result[done : done + len(counts)])
+        np.dot(counts.astype(totals.dtype, copy=False), totals, out=result[done : done + len(counts)])
         done += len(counts)
     return result
 

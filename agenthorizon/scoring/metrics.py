@@ -184,7 +184,11 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
     paired, paired_intervals = paired_scores(outcomes, n_bootstrap, seed, CONFIDENCE_LEVEL)
     if intervals is not None:
         intervals.update(paired_intervals)
-    aggregates = None if telemetry is None else telemetry_aggregates(telemetry)
+    aggregates = None
+    if telemetry is not None:
+        aggregates = telemetry_aggregates(
+            telemetry, clusters=outcomes.clusters, n_resamples=n_bootstrap, seed=seed, level=CONFIDENCE_LEVEL
+        )
     return ScoreReport(
         n=len(outcomes),
         n_positive=n_positive,

@@ -20,6 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from agenthorizon.scoring.bootstrap import cluster_codes, percentile_interval, resampled_totals
+
 __all__ = ["TELEMETRY_GROUPS", "aligned_telemetry", "quantity_summary", "telemetry_aggregates"]
 
 TELEMETRY_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -86,7 +88,32 @@ def quantity_summary(values: Sequence[float | None]) -> dict[str, Any]:
     }
 
 
-def telemetry_aggregates(telemetry: Sequence[Any]) -> dict[str, dict[str, dict[str, Any]]]:
+def _mean_intervals(
+    columns: dict[str, list[float | None]], clusters: np.ndarray, n_resamples: int, seed: int, level: float
+) -> dict[str, tuple[float, float] | None]:
+    """Pair-clustered percentile interval of each quantity's mean over its known items."""
+    codes = cluster_codes(np.asarray(clusters).tolist())
+    n_clusters = int(codes.max()) + 1
+    sums = []
+    for values in columns.values():
+        known = np.array([value is not None for value in values])
+        amounts = np.array([0.0 if value is None else value for value in values])
+        sums += [np.bincount(codes, weights=amounts, minlength=n_clusters),
+                 np.bincount(codes, weights=known.astype(float), minlength=n_clusters)]
+    resampled = resampled_totals(np.stack(sums, axis=1), n_resamples, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = resampled[:, 0::2] / np.where(resampled[:, 1::2] > 0, resampled[:, 1::2], np.nan)
+    return {name: percentile_interval(means[:, i], level) for i, name in enumerate(columns)}
+
+
+def telemetry_aggregates(
+    telemetry: Sequence[Any],
+    *,
+    clusters: np.ndarray | None = None,
+    n_resamples: int = 0,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, dict[str, dict[str, Any]]]:
     """Cost and runtime of judging the scored items, per trajectory and in total.
 
     Parameters
@@ -107,7 +134,12 @@ def telemetry_aggregates(telemetry: Sequence[Any]) -> dict[str, dict[str, dict[s
         :func:`quantity_summary`: mean, median and max per trajectory over
         the items that report it, ``total`` over all items (``None`` when
         any item does not report it), and the counts of known and unknown
-        items. Costs are US dollars, wall time seconds.
+        items. Costs are US dollars, wall time seconds. With
+        ``n_resamples``, each quantity also has ``mean_interval``: the
+        percentile interval of its mean over the known items, resampling
+        whole ``clusters`` (pair groups; one per item) with the draws of the
+        accuracy intervals; ``None`` otherwise, or when no resample has a
+        known value.
 
     Examples
     --------
@@ -119,10 +151,19 @@ def telemetry_aggregates(telemetry: Sequence[Any]) -> dict[str, dict[str, dict[s
     (3.0, None)
     """
     items = list(telemetry)
-    return {
-        group: {name: quantity_summary([_value(item, field) for item in items]) for name, field in quantities}
+    columns = {
+        (group, name): [_value(item, field) for item in items]
         for group, quantities in TELEMETRY_GROUPS.items()
+        for name, field in quantities
     }
+    intervals = {}
+    if n_resamples and items:
+        clusters = np.arange(len(items)) if clusters is None else clusters
+        intervals = _mean_intervals(columns, clusters, n_resamples, seed, level)
+    aggregates: dict[str, dict[str, dict[str, Any]]] = {group: {} for group in TELEMETRY_GROUPS}
+    for (group, name), values in columns.items():
+        aggregates[group][name] = {**quantity_summary(values), "mean_interval": intervals.get((group, name))}
+    return aggregates
 
 
 def aligned_telemetry(telemetry: Any, predictions: Any, records: Sequence[Mapping[str, Any]]) -> list[Any] | None:

@@ -138,7 +138,8 @@ def test_score_reports_cost_runtime_and_paired_scores_counted_from_the_result_fi
     assert out["runtime"]["wall_time_s"]["max"] == pytest.approx(max(latencies))
     # A direct judge has no turns: unknown for every item, never 0.
     assert out["runtime"]["turns"] == {"n_items": len(labels), "n_known": 0, "n_unknown": len(labels), "mean": None,
-                                       "median": None, "max": None, "total": None, "known_total": 0.0}
+                                       "median": None, "max": None, "total": None, "known_total": 0.0,
+                                       "mean_interval": None}
     # The blind judge answers alike for a recording: it never tells a pair apart.
     pairs = _pairs(labels)
     assert pairs and out["instruction_sensitivity"] == 0.0 and out["n_instruction_pairs"] == len(pairs)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import statistics
 
+import numpy as np
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agenthorizon.judging.runs.records import Telemetry
+from agenthorizon.scoring.bootstrap import percentile_interval
 from agenthorizon.scoring.metrics import score
 from agenthorizon.scoring.telemetry import TELEMETRY_GROUPS, telemetry_aggregates
 
@@ -31,6 +34,7 @@ def expected(values):
         "max": max(known) if known else None,
         "total": sum(known) if len(known) == len(values) and values else None,
         "known_total": sum(known),
+        "mean_interval": None,  # no resamples asked
     }
 
 
@@ -71,3 +75,24 @@ def test_metric_compute_keeps_the_telemetry_of_result_records():
     result = agenthorizon.load_metric().compute(predictions=records, references=["positive", "negative"])
     assert result["cost"]["cost_usd"]["total"] == 0.5
     assert result["runtime"]["turns"]["mean"] is None and result["runtime"]["turns"]["n_unknown"] == 2
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.one_of(st.none(), st.floats(0, 5))), min_size=1, max_size=30),
+       st.integers(0, 1000))
+def test_the_interval_of_a_mean_resamples_pair_groups(items, seed):
+    rows = [{"trajectory_id": f"t{i}", "label": "negative", "mistake_type": "", "pair_group_id": group}
+            for i, (group, _) in enumerate(items)]
+    telemetry = [{"cost_usd": cost} for _, cost in items]
+    report = score([False] * len(rows), rows, telemetry=telemetry, bootstrap=40, seed=seed)
+    # Brute force: numpy's documented draw stream over the groups in order of first appearance;
+    # each resample's mean cost over the items of the drawn groups that report one.
+    order = list(dict.fromkeys(group for group, _ in items))
+    draws = np.random.default_rng(seed).integers(0, len(order), (40, len(order)), dtype=np.int32)
+    means = []
+    for draw in draws:
+        known = [cost for g in draw for group, cost in items if group == order[g] and cost is not None]
+        means.append(statistics.fmean(known) if known else np.nan)
+    want = percentile_interval(np.array(means))
+    got = report.cost["cost_usd"]["mean_interval"]
+    assert got == (None if want is None else pytest.approx(want))
