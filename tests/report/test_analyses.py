@@ -249,3 +249,18 @@ def test_html_report_shows_paired_scores_and_cost(runs, tmp_path):
                  "--out", str(page), "--bootstrap", "50", "--thumbnails", "0"]) == 0
     text = page.read_text()
     assert "Instruction sensitivity" in text and "Cost and runtime per trajectory" in text and "rejected at all" in text
+
+
+def test_rank_correlation_between_slices_read_from_the_trajectories(runs, capsys):
+    labels, folders = runs["labels"], runs["folders"]
+    rows = agenthorizon.load_dataset(runs["root"], "all", split="test", images=None).select_columns(["trajectory_id", "os"])
+    os_of = {row["trajectory_id"]: row["os"] for row in rows}
+    out = _json_out(capsys, ["leaderboard", *map(str, folders.values()), "--data", str(runs["root"]), "--format", "json",
+                             "--rank-correlation", "os=linux,os=windows"])
+    agreement = out["rank_correlation"]
+    for side, system in (("balanced_a", "linux"), ("balanced_b", "windows")):
+        ids = [t for t in labels if os_of[t] == system]
+        assert agreement[side] == pytest.approx([_balanced(_results(folders[j]), labels, ids) for j in agreement["judges"]])
+    assert agreement["n_items_a"] == sum(value == "linux" for value in os_of.values())
+    assert main(["leaderboard", str(folders["coin"]), "--data", str(runs["root"]), "--rank-correlation", "AH"]) == 2
+    assert "expects two item sets A,B" in capsys.readouterr().err
