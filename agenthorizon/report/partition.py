@@ -148,7 +148,9 @@ def _link_tree(source: Path, target: Path) -> int:
         destination.mkdir(parents=True, exist_ok=True)
         for name in files:
             try:
-                os.link(Path(folder) / name, destination / name)
+                # A link in the release is linked as the link itself, never as what it points to: the
+                # loaders' confinement then judges it in the new folder as it did in the release.
+                os.link(Path(folder) / name, destination / name, follow_symlinks=False)
             except OSError as error:
                 raise OSError(
                     f"cannot hard-link {Path(folder) / name} into {destination} ({error.strerror}); put --out on the "
@@ -176,6 +178,9 @@ def write_partition(
     """
     root = local_root(data_root)
     out = Path(out_dir)
+    real_root, real_out = Path(root).resolve(), out.resolve()
+    if real_out == real_root or real_root in real_out.parents:
+        raise ValueError(f"--out {out} is inside the release {root}; expected a folder outside it")
     for name in (LABEL_FILE_HARD, LABEL_FILE_EASY):
         if (out / name).exists():
             raise ValueError(f"{out / name} exists; expected an empty or new --out folder")

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import statistics
 import warnings
 from pathlib import Path
@@ -264,3 +265,23 @@ def test_rank_correlation_between_slices_read_from_the_trajectories(runs, capsys
     assert agreement["n_items_a"] == sum(value == "linux" for value in os_of.values())
     assert main(["leaderboard", str(folders["coin"]), "--data", str(runs["root"]), "--rank-correlation", "AH"]) == 2
     assert "expects two item sets A,B" in capsys.readouterr().err
+
+
+def test_partition_refuses_a_folder_inside_the_release_and_links_links_as_links(runs, tmp_path, capsys):
+    from agenthorizon.report.partition import partition_runs, write_partition
+
+    folders = [runs["folders"]["coin"], runs["folders"]["sharp"]]
+    argv = ["partition", *map(str, folders), "--data", str(runs["root"]), "--threshold", "0"]
+    assert main([*argv, "--out", str(runs["root"] / "sandbox" / "split")]) == 2
+    assert "is inside the release" in capsys.readouterr().err
+    # A release whose sandbox holds a link out of it: the new folder holds the link, not the file it names.
+    release = tmp_path / "release"
+    shutil.copytree(runs["root"], release)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not part of the release")
+    (release / "sandbox" / "escape.txt").symlink_to(secret)
+    written = write_partition(partition_runs(folders, release, 0), release, tmp_path / "split")
+    linked = tmp_path / "split" / "sandbox" / "escape.txt"
+    assert linked.is_symlink() and linked.stat().st_ino == secret.stat().st_ino  # a link still, to the same place
+    assert linked.lstat().st_ino != secret.stat().st_ino
+    assert written["hard"] + written["easy"] == len(runs["labels"])
