@@ -24,7 +24,6 @@ __all__ = [
     "bootstrap_accuracies",
     "check_bootstrap",
     "cluster_codes",
-    "cluster_ratio_intervals",
     "mcnemar_exact",
     "paired_balanced_accuracies",
     "percentile_interval",
@@ -173,8 +172,9 @@ def bootstrap_accuracies(
     n_resamples: int,
     seed: int = 0,
     level: float = 0.95,
+    ratios: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, tuple[float, float] | None]:
-    """Pair-clustered percentile intervals for balanced, positive and negative accuracy.
+    """Pair-clustered percentile intervals for balanced, positive and negative accuracy (and other ratios).
 
     Parameters
     ----------
@@ -190,12 +190,18 @@ def bootstrap_accuracies(
         Seed; equal seeds give equal intervals.
     level : float
         Coverage of the intervals, in (0, 1).
+    ratios : dict of str to (array of int, array of int), optional
+        More statistics that are ratios of per-cluster counts (name ->
+        numerator and denominator per cluster, clusters coded as
+        :func:`cluster_codes` codes ``clusters``), given intervals from the
+        same resamples.
 
     Returns
     -------
     dict
         ``balanced_accuracy``, ``positive_accuracy``, ``negative_accuracy``
-        -> ``(low, high)``, or ``None`` when no resample defines the metric.
+        (and each name of ``ratios``) -> ``(low, high)``, or ``None`` when no
+        resample defines the statistic.
 
     Examples
     --------
@@ -208,60 +214,23 @@ def bootstrap_accuracies(
     """
     positive = np.asarray(positive, dtype=bool)
     correct = np.asarray(correct, dtype=bool)
-    sums = resampled_sums(
-        clusters, [positive, positive & correct, ~positive, ~positive & correct], n_resamples, seed
-    )
+    codes = cluster_codes(np.asarray(clusters).tolist())
+    columns = [_cluster_sums(codes, [positive, positive & correct, ~positive, ~positive & correct])]
+    names = list(ratios or {})
+    for name in names:  # resampled in the same product: one draw of the clusters serves every interval
+        columns += [np.asarray(part, dtype=np.int64)[:, None] for part in ratios[name]]
+    sums = resampled_totals(np.concatenate(columns, axis=1), n_resamples, seed)
     positive_accuracy = _divide(sums[:, 1], sums[:, 0])
     negative_accuracy = _divide(sums[:, 3], sums[:, 2])
     balanced = 0.5 * (positive_accuracy + negative_accuracy)
-    return {
+    intervals = {
         "balanced_accuracy": percentile_interval(balanced, level),
         "positive_accuracy": percentile_interval(positive_accuracy, level),
         "negative_accuracy": percentile_interval(negative_accuracy, level),
     }
-
-
-def cluster_ratio_intervals(
-    totals: dict[str, tuple[np.ndarray, np.ndarray]], *, n_resamples: int, seed: int = 0, level: float = 0.95
-) -> dict[str, tuple[float, float] | None]:
-    """Pair-clustered percentile intervals of ratios given per-cluster numerators and denominators.
-
-    A statistic that is a ratio of sums over clusters (hits over pairs, correct
-    groups over groups, rejected negatives of a type over negatives of that
-    type) is recomputed on each resample of whole clusters. Every ratio is
-    resampled with the same draws, and those are the draws of
-    :func:`bootstrap_accuracies` for the same number of clusters and seed, so
-    all intervals of one report come from one set of resamples.
-
-    Parameters
-    ----------
-    totals : dict of str to (array of int, array of int)
-        Name -> (numerator, denominator) per cluster; every array has one
-        entry per cluster, clusters coded 0..G-1 as :func:`cluster_codes` does.
-    n_resamples, seed, level
-        As for :func:`bootstrap_accuracies`.
-
-    Returns
-    -------
-    dict of str to (float, float) or None
-        ``None`` for a ratio no resample defines (its denominator is 0 in all).
-
-    Examples
-    --------
-    >>> hits, pairs = np.array([1, 0, 1, 1]), np.ones(4, dtype=int)
-    >>> low, high = cluster_ratio_intervals({"rate": (hits, pairs)}, n_resamples=500)["rate"]
-    >>> 0 <= low <= 0.75 <= high <= 1
-    True
-    """
-    names = list(totals)
-    if not names:
-        return {}
-    sums = np.stack([np.asarray(part, dtype=np.int64) for name in names for part in totals[name]], axis=1)
-    result = resampled_totals(sums, n_resamples, seed)
-    return {
-        name: percentile_interval(_divide(result[:, 2 * i], result[:, 2 * i + 1]), level)
-        for i, name in enumerate(names)
-    }
+    for i, name in enumerate(names):
+        intervals[name] = percentile_interval(_divide(sums[:, 4 + 2 * i], sums[:, 5 + 2 * i]), level)
+    return intervals
 
 
 def mcnemar_exact(a_correct: np.ndarray, b_correct: np.ndarray) -> tuple[int, int, float]:

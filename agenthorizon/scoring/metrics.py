@@ -168,12 +168,13 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
         hits = int((of_type & outcomes.type_correct).sum())
         recall[mistake_type] = {"correct": hits, "total": total, "recall": ratio(hits, total)}
     defined = [value["recall"] for value in recall.values() if value["recall"] is not None]
+    paired, paired_totals = paired_scores(outcomes)
     intervals = None
     bootstrap_info = None
     if n_bootstrap:
         intervals = bootstrap_accuracies(
             outcomes.positive, outcomes.correct, outcomes.clusters, n_resamples=n_bootstrap, seed=seed,
-            level=CONFIDENCE_LEVEL,
+            level=CONFIDENCE_LEVEL, ratios=paired_totals,
         )
         bootstrap_info = {
             "n_resamples": n_bootstrap,
@@ -181,9 +182,6 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
             "level": CONFIDENCE_LEVEL,
             "n_clusters": int(np.unique(outcomes.clusters).size),
         }
-    paired, paired_intervals = paired_scores(outcomes, n_bootstrap, seed, CONFIDENCE_LEVEL)
-    if intervals is not None:
-        intervals.update(paired_intervals)
     aggregates = None
     if telemetry is not None:
         aggregates = telemetry_aggregates(

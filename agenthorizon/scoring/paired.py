@@ -11,7 +11,7 @@ Each function takes the per-item facts of
 :class:`ClusterCounts`: the numerator and denominator of the score per
 bootstrap cluster (pair group), so the score is ``hits.sum() / totals.sum()``
 and its pair-clustered interval resamples those clusters
-(:func:`agenthorizon.scoring.bootstrap.cluster_ratio_intervals`). An invalid
+(``ratios`` of :func:`agenthorizon.scoring.bootstrap.bootstrap_accuracies`). An invalid
 prediction is never a hit and never leaves a denominator.
 
 Pure: numpy only, no I/O.
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from agenthorizon.schema import MISTAKE_TYPES
-from agenthorizon.scoring.bootstrap import cluster_codes, cluster_ratio_intervals
+from agenthorizon.scoring.bootstrap import cluster_codes
 from agenthorizon.scoring.outcomes import ItemOutcomes
 
 __all__ = [
@@ -199,23 +199,22 @@ def rejection_by_type(outcomes: ItemOutcomes, mistake_type: str) -> ClusterCount
     )
 
 
-def paired_scores(
-    outcomes: ItemOutcomes, n_bootstrap: int = 0, seed: int = 0, level: float = 0.95
-) -> tuple[dict[str, Any], dict[str, tuple[float, float] | None]]:
-    """The paired scores of a report, and their pair-clustered intervals.
+def paired_scores(outcomes: ItemOutcomes) -> tuple[dict[str, Any], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The paired scores of a report, and their per-cluster counts for the intervals.
 
     Returns the :class:`~agenthorizon.scoring.metrics.ScoreReport` fields
     ``rejection_rate_by_type`` (type -> ``{"rejected", "total", "rate"}``),
     ``instruction_sensitivity``, ``n_instruction_pairs``,
-    ``pair_group_accuracy`` and ``n_pair_groups``, and (with
-    ``n_bootstrap``) intervals named ``instruction_sensitivity``,
-    ``pair_group_accuracy`` and ``rejection_rate_by_type/<type>``, drawn
-    from the same resamples of pair groups as the accuracy intervals.
+    ``pair_group_accuracy`` and ``n_pair_groups``, and the interval names
+    ``instruction_sensitivity``, ``pair_group_accuracy`` and
+    ``rejection_rate_by_type/<type>`` -> (numerator, denominator) per
+    cluster, which :func:`~agenthorizon.scoring.bootstrap.bootstrap_accuracies`
+    resamples together with the accuracies.
 
     >>> from agenthorizon.scoring.outcomes import item_outcomes
-    >>> values, intervals = paired_scores(item_outcomes([True, False], ["positive", "negative"]))
-    >>> values["instruction_sensitivity"], values["pair_group_accuracy"], intervals
-    (None, None, {})
+    >>> values, totals = paired_scores(item_outcomes([True, False], ["positive", "negative"]))
+    >>> values["instruction_sensitivity"], values["pair_group_accuracy"], sorted(totals)[:2]
+    (None, None, ['instruction_sensitivity', 'pair_group_accuracy'])
     """
     sensitivity = instruction_sensitivity(outcomes)
     groups = pair_group_accuracy(outcomes)
@@ -230,11 +229,9 @@ def paired_scores(
         "pair_group_accuracy": groups.rate,
         "n_pair_groups": groups.n_total,
     }
-    if not n_bootstrap:
-        return values, {}
     totals = {
         "instruction_sensitivity": (sensitivity.hits, sensitivity.totals),
         "pair_group_accuracy": (groups.hits, groups.totals),
         **{f"rejection_rate_by_type/{name}": (counts.hits, counts.totals) for name, counts in rejection.items()},
     }
-    return values, cluster_ratio_intervals(totals, n_resamples=n_bootstrap, seed=seed, level=level)
+    return values, totals
