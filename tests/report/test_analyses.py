@@ -285,3 +285,23 @@ def test_partition_refuses_a_folder_inside_the_release_and_links_links_as_links(
     assert linked.is_symlink() and linked.stat().st_ino == secret.stat().st_ino  # a link still, to the same place
     assert linked.lstat().st_ino != secret.stat().st_ino
     assert written["hard"] + written["easy"] == len(runs["labels"])
+
+
+def test_partition_of_runs_without_the_dev_set_keeps_its_items_on_their_shipped_side(runs, tmp_path):
+    from agenthorizon.report.partition import partition_runs, write_partition
+
+    root = runs["root"]
+    dataset = agenthorizon.load_dataset(root, "all", split="test", images=None, exclude_dev=True)
+    run_judge("constant:false", dataset, tmp_path / "false", config="all", data_root=root, progress=False,
+              data_options={"exclude_dev": True})
+    dev = {row["trajectory_id"] for row in agenthorizon.load_dataset(root, "AH-D", split="test", images=None)}
+    partition = partition_runs([tmp_path / "false"], root, threshold=0)
+    assert set(partition.n_correct) == set(runs["labels"]) - dev  # only the judged items are counted
+    written = write_partition(partition, root, tmp_path / "split", sandbox=False)
+    assert written["kept"] == len(dev) and written["sandbox_files"] == 0
+    hard = {json.loads(line)["trajectory_id"] for line in (tmp_path / "split" / LABEL_FILE_HARD).read_text().splitlines()}
+    for tid in dev:
+        assert (tid in hard) == (runs["labels"][tid]["difficulty"] == "hard")
+    for tid, count in partition.n_correct.items():  # always "failure": right on the negatives only
+        assert count == (runs["labels"][tid]["label"] == "negative")
+        assert (tid in hard) == (count == 0)
