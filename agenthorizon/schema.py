@@ -171,6 +171,16 @@ JUDGE_IMAGE_MODES: Final = (IMAGE_MODE_AUTO, *MODEL_IMAGE_MODES)
 """What a direct judge accepts: ``auto`` is the protocol's rule (per-step while the
 serving limit allows, mosaics beyond it)."""
 
+# --- information ablations (paper Table 9) -----------------------------------------
+
+ABLATE_INSTRUCTION: Final = "instruction"
+ABLATE_ACTIONS: Final = "actions"
+ABLATE_SCREENSHOTS: Final = "screenshots"
+ABLATION_PARTS: Final = (ABLATE_INSTRUCTION, ABLATE_ACTIONS, ABLATE_SCREENSHOTS)
+"""The parts of a judge input a run can withhold (``--ablate``), in the order
+they are written in run records; what each removes is
+:func:`agenthorizon.judging.inputs.build_judge_input`'s to decide."""
+
 # --- release layout -------------------------------------------------------------
 
 SANDBOX_DIR: Final = "sandbox"

@@ -8,6 +8,7 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --out runs/codex
     agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --prompt release --jpeg-quality 60 --out runs/direct
+    agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --ablate instruction,actions --out runs/codex-screens-only
 
 Exit status: 0 when every selected item has a result (a valid verdict, or
 the judge's own invalid answer, which re-asking would change); 1 when some
@@ -62,6 +63,11 @@ def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
         "gemini/opencode presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
+    parser.add_argument(
+        "--ablate", metavar="PARTS", type=_ablation,
+        help="withhold parts of every judge input, comma-separated: instruction, actions, screenshots "
+        "(the paper's information ablations; recorded in run.json and part of the judge's identity)",
+    )
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,7 +100,7 @@ def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
         "--images",
         choices=JUDGE_IMAGE_MODES,
         help="screenshots: auto (default: per-step, 2x2 mosaics past --max-images or a server limit), "
-        "per-step, mosaic or none",
+        "per-step, mosaic, or none (the same run as --ablate screenshots)",
     )
     model.add_argument("--image-budget", type=int, metavar="N", help="most images per request")
     model.add_argument(
@@ -145,6 +151,16 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         help="a folder passed into the sandbox read-write and shared by every item, for a command judge's own "
         "files; repeatable (harness presets need none: each item gets a private home with copies of their login)",
     )
+
+
+def _ablation(text: str) -> tuple[str, ...]:
+    """``--ablate``'s value: part names, comma-separated, or a clear error."""
+    from agenthorizon.judging.ablation import parse_ablation
+
+    try:
+        return parse_ablation(text, "--ablate")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _json_object(text: str) -> dict:
@@ -280,6 +296,7 @@ def run(args: argparse.Namespace) -> int:
         data_root=root,
         bootstrap=args.bootstrap,
         data_options=data_options,
+        ablate=args.ablate,
     )
     print(summary)
     if summary.errors:

@@ -13,6 +13,14 @@ until someone decides otherwise here. Two further guards:
   Markdown and step records point at ``media/images/<trajectory_id>/`` instead,
   and :class:`BlindScreenshots` never shows a path.
 
+Information ablations (paper Table 9) are decided here too, and only here:
+``build_judge_input(row, ablate=...)`` withholds the instruction, the actions
+and/or the screenshots (:mod:`~agenthorizon.judging.ablation`), and every
+form a judge reads -- :attr:`JudgeInput.instruction`, :attr:`JudgeInput.markdown`,
+:meth:`JudgeInput.trajectory_json`, :attr:`JudgeInput.steps` and
+:attr:`JudgeInput.screenshots` -- is made without them (see
+:func:`build_judge_input` for what stays).
+
 The pieces live beside it: :mod:`~agenthorizon.judging.blinding` (hidden keys,
 deliverable ids), :mod:`~agenthorizon.judging.steps` (step columns) and
 :mod:`~agenthorizon.judging.blind_screenshots`; this module is the only place
@@ -30,16 +38,24 @@ assembled from the filtered columns only when a judge first reads them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from agenthorizon.judging.ablation import parse_ablation
 from agenthorizon.judging.blind_screenshots import BlindScreenshots, screenshot_sources
 from agenthorizon.judging.blinding import scrub_ids, strip_hidden
 from agenthorizon.judging.steps import read_steps
 from agenthorizon.release.blind import repoint_images
-from agenthorizon.schema import SCREENSHOT_REF_PREFIX, screenshot_filename
+from agenthorizon.release.render import to_markdown
+from agenthorizon.schema import (
+    ABLATE_ACTIONS,
+    ABLATE_INSTRUCTION,
+    ABLATE_SCREENSHOTS,
+    SCREENSHOT_REF_PREFIX,
+    screenshot_filename,
+)
 
 __all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "strip_hidden"]
 
@@ -51,8 +67,9 @@ class StepColumns:
 
     What :attr:`JudgeInput.steps` is assembled from: ``step_ids`` (0-based
     ints), ``action_types``, ``parameters`` (decoded JSON objects with every
-    hidden key already removed) and ``timestamps_us`` (int or ``None``). Built
-    only by :func:`build_judge_input`.
+    hidden key already removed) and ``timestamps_us`` (int or ``None``).
+    ``action_types`` and ``parameters`` are empty when the actions are
+    ablated. Built only by :func:`build_judge_input`.
     """
 
     step_ids: tuple[int, ...]
@@ -76,7 +93,10 @@ class JudgeInput:
     ``environment`` holds ``os`` and ``screen_resolution``; ``task`` holds
     ``category``, ``subcategory``, ``task_type`` and ``applications``.
     ``step_columns`` is the already filtered data ``steps`` is made from; two
-    inputs are equal when their ids, texts, environment, task and step data are.
+    inputs are equal when their ids, texts, environment, task, step data and
+    ablation are. ``ablation`` names the parts withheld
+    (:data:`agenthorizon.schema.ABLATION_PARTS`; ``()``: none): their
+    content is absent from every field (see :func:`build_judge_input`).
     """
 
     trajectory_id: str
@@ -86,13 +106,26 @@ class JudgeInput:
     step_columns: StepColumns = field(repr=False)
     environment: Mapping[str, Any] = field(default_factory=dict)
     task: Mapping[str, Any] = field(default_factory=dict)
+    ablation: tuple[str, ...] = ()
 
     @cached_property
     def steps(self) -> tuple[Mapping[str, Any], ...]:
-        """The release-shaped step records (see the class docstring), built once on first access."""
+        """The release-shaped step records (see the class docstring), built once on first access.
+
+        With the actions ablated a record has no ``"action"`` key.
+        """
         columns = self.step_columns
         folder = f"{SCREENSHOT_REF_PREFIX}{self.trajectory_id}/"  # steps re-pointed to <prefix><trajectory_id>/step_N.png
         present = set(self.screenshots.present)
+        if ABLATE_ACTIONS in self.ablation:
+            return tuple(
+                {
+                    "step_id": step_id,
+                    "timestamp_us": timestamp_us,
+                    "screenshot": folder + screenshot_filename(step_id) if index in present else None,
+                }
+                for index, (step_id, timestamp_us) in enumerate(zip(columns.step_ids, columns.timestamps_us))
+            )
         return tuple(
             {
                 "step_id": step_id,
@@ -110,8 +143,12 @@ class JudgeInput:
         return len(self.step_columns.step_ids)
 
     def trajectory_json(self) -> dict[str, Any]:
-        """The trajectory in the release's JSON shape (``data/jsons/<id>.json``), null keys dropped."""
-        task = {"instruction": self.instruction}
+        """The trajectory in the release's JSON shape (``data/jsons/<id>.json``), null keys dropped.
+
+        Ablated parts are absent: no ``task.instruction``, no step ``action``,
+        no step ``screenshot``.
+        """
+        task = {} if ABLATE_INSTRUCTION in self.ablation else {"instruction": self.instruction}
         task.update({k: v for k, v in self.task.items() if v is not None})
         environment = {k: v for k, v in self.environment.items() if v is not None}
         steps = []
@@ -119,7 +156,8 @@ class JudgeInput:
             record: dict[str, Any] = {"step_id": step["step_id"]}
             if step.get("screenshot") is not None:
                 record["screenshot"] = step["screenshot"]
-            record["action"] = step["action"]
+            if "action" in step:
+                record["action"] = step["action"]
             if step.get("timestamp_us") is not None:
                 record["timestamp_us"] = step["timestamp_us"]
             steps.append(record)
@@ -151,7 +189,7 @@ def _require(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
     return value
 
 
-def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
+def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | None = None) -> JudgeInput:
     """Build the blind :class:`JudgeInput` of one dataset row.
 
     The one function through which a judge sees an item: it copies a
@@ -172,6 +210,27 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
         (list of step mappings, each with a str ``action_type`` or a
         release-shaped ``action`` object holding ``type``; an int
         ``step_id`` defaults to the step's position).
+    ablate : str or iterable of str, optional
+        Parts to withhold (the information ablations of the paper's Table 9),
+        comma-separated or as names from
+        :data:`agenthorizon.schema.ABLATION_PARTS`:
+
+        - ``"instruction"``: ``instruction`` is ``""``, the trajectory JSON
+          has no ``task.instruction`` and the Markdown's ``## Goal`` section is
+          empty (as the release renders a trajectory without instruction).
+          The task metadata (category, applications...) stays.
+        - ``"actions"``: no step has an ``action`` (JSON, ``steps``) and the
+          Markdown has no ``**Action:**`` line; ``typed_text()`` is empty.
+          What stays is each step's id, its timestamp and its screenshot, so
+          screenshots still come in order, named by step, and the step count
+          is still stated.
+        - ``"screenshots"``: ``screenshots`` holds none (nothing is sent,
+          copied or linked), the steps have no ``screenshot`` reference and
+          the Markdown no image line.
+
+        With any ablation the Markdown is rendered from the ablated
+        trajectory JSON (:func:`agenthorizon.release.render.to_markdown`),
+        not taken from the release, so nothing withheld can survive in it.
 
     Returns
     -------
@@ -179,14 +238,15 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
         A frozen record with ``trajectory_id``, ``instruction``, ``markdown``
         (blind image references), ``steps`` (release-shaped, built on first
         access), ``screenshots`` (decoded on access, no paths shown),
-        ``environment`` and ``task``.
+        ``environment``, ``task`` and ``ablation``.
 
     Raises
     ------
     ValueError
         Naming the item (and step) when ``row`` is not a mapping, a required
         field is missing or has the wrong type, a step's parameters are not
-        a JSON object, or the screenshots do not give one entry per step.
+        a JSON object, the screenshots do not give one entry per step, or
+        ``ablate`` names an unknown part.
 
     See Also
     --------
@@ -208,7 +268,13 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
     '![Step 0 screenshot](../media/images/t1/step_1.png)'
     >>> hasattr(judge_input, "label"), judge_input.environment["os"]
     (False, 'linux')
+    >>> blind = build_judge_input(row, ablate="instruction,screenshots")
+    >>> blind.instruction, blind.trajectory_json()["task"], blind.screenshots.present
+    ('', {}, [])
+    >>> "Open the file" in blind.markdown, "![Step" in blind.markdown, "**Action:** `left-click (1, 2)`" in blind.markdown
+    (False, False, True)
     """
+    ablation = parse_ablation(ablate)
     if not isinstance(row, Mapping):
         raise ValueError(f"expected a dataset row (a mapping), got {type(row).__name__}")
     trajectory_id = row.get("trajectory_id")
@@ -224,7 +290,8 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
 
     step_ids, action_types, parameters, timestamps_us, parameters_text = read_steps(raw_steps, where)
 
-    sources = screenshot_sources(row, raw_steps)
+    # Withheld screenshots are not even looked up: no path of theirs reaches the input.
+    sources = [None] * len(raw_steps) if ABLATE_SCREENSHOTS in ablation else screenshot_sources(row, raw_steps)
     if len(sources) != len(raw_steps):
         raise ValueError(
             f"{where}: {len(sources)} screenshots for {len(raw_steps)} steps; expected one entry per step"
@@ -233,6 +300,8 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
     markdown = row.get("markdown") or ""
     if not isinstance(markdown, str):
         raise ValueError(f"{where}: field 'markdown' must be a string")
+    if ablation:  # rendered below from the ablated JSON instead
+        markdown = ""
     markdown, parameters = scrub_ids(row, trajectory_id, repoint_images(markdown, trajectory_id), parameters, parameters_text)
 
     environment = {
@@ -246,7 +315,11 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
         "task_type": row.get("task_type"),
         "applications": list(applications) if applications is not None else None,
     }
-    return JudgeInput(
+    if ABLATE_INSTRUCTION in ablation:
+        instruction = ""
+    if ABLATE_ACTIONS in ablation:
+        action_types, parameters = [], []
+    judge_input = JudgeInput(
         trajectory_id=trajectory_id,
         instruction=instruction,
         markdown=markdown,
@@ -254,4 +327,11 @@ def build_judge_input(row: Mapping[str, Any]) -> JudgeInput:
         step_columns=StepColumns(tuple(step_ids), tuple(action_types), tuple(parameters), tuple(timestamps_us)),
         environment=environment,
         task=task,
+        ablation=ablation,
     )
+    if not ablation:
+        return judge_input
+    # The release Markdown holds every part; the ablated one is rendered from
+    # the ablated (and already blind) JSON, so it holds exactly what that holds.
+    markdown = to_markdown(judge_input.trajectory_json(), actions=ABLATE_ACTIONS not in ablation)
+    return replace(judge_input, markdown=markdown)

@@ -243,13 +243,14 @@ def timestamp_ms(timestamp_us: Any) -> str:
     return format(whole / 1000, ".0f")
 
 
-def _step_lines(step: Mapping[str, Any]) -> list[str]:
+def _step_lines(step: Mapping[str, Any], actions: bool = True) -> list[str]:
     label = str(step["step_id"]) if "step_id" in step else MISSING
     lines = ["---", f"### Step {label}"]
     screenshot = step.get("screenshot")
     if screenshot:
         lines.append(f"![Step {label} screenshot]({screenshot})")
-    lines.append(f"**Action:** `{action_string(step.get('action'))}`")
+    if actions:
+        lines.append(f"**Action:** `{action_string(step.get('action'))}`")
     timestamp = step.get("timestamp_us")
     if timestamp is not None:
         lines.append(f"**Timestamp:** {timestamp_ms(timestamp)} ms")
@@ -261,7 +262,7 @@ def _instruction(task: Mapping[str, Any]) -> str:
     return "" if instruction is None else str(instruction).strip()
 
 
-def to_markdown(trajectory: Mapping[str, Any]) -> str:
+def to_markdown(trajectory: Mapping[str, Any], *, actions: bool = True) -> str:
     """Render a trajectory JSON object in the release's Markdown layout, byte for byte.
 
     The result is the text of the ``sandbox/data/markdowns/<id>.md`` that
@@ -279,6 +280,11 @@ def to_markdown(trajectory: Mapping[str, Any]) -> str:
         ``instruction``), ``steps`` (a list of step mappings with ``step_id``,
         ``action``, optional ``screenshot`` and ``timestamp_us``) and,
         optionally, ``trajectory_id`` (used in error messages).
+    actions : bool, default=True
+        ``False`` leaves out every ``**Action:**`` line (and its blank line):
+        the actions ablation of :func:`agenthorizon.judging.inputs.build_judge_input`.
+        The release always has them; without them the layout is otherwise
+        unchanged (step headings, images, timestamps).
 
     Returns
     -------
@@ -337,7 +343,7 @@ def to_markdown(trajectory: Mapping[str, Any]) -> str:
         if not isinstance(step, Mapping):
             raise ValueError(f"trajectory {name}: step {index} is {type(step).__name__}; expected an object")
         try:
-            blocks.extend(_step_lines(step))
+            blocks.extend(_step_lines(step, actions))
         except ValueError as error:
             raise ValueError(f"trajectory {name}: step {index}: {error}") from None
     return "\n\n".join(blocks) + "\n"

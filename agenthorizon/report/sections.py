@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any, Mapping, Sequence
 
+from agenthorizon.judging.ablation import describe_ablation
 from agenthorizon.report.runs import JudgedRun
 from agenthorizon.report.style import amount_text, run_color
 from agenthorizon.schema import MISTAKE_TYPES
@@ -264,6 +265,8 @@ def run_facts(run: JudgedRun) -> str:
         if isinstance(images, dict) and images.get("mode"):
             quality = f", JPEG quality {images['quality']}" if images.get("quality") else ""
             parts.append(f"images {images['mode']}{quality}")
+        if record.ablation:  # what the judge was not shown: the paper's information ablations
+            parts.append(f"ablation: {describe_ablation(record.ablation)}")
         if record.interruption is not None:  # a run that did not finish says so, and why
             parts.append(f"{record.status} ({record.interruption.cause})")
         if record.counts:

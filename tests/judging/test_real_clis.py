@@ -285,3 +285,28 @@ def test_a_model_servers_refusal_is_an_item_error_with_its_message(name, on_path
         server.close()
     assert summary.counts.error == 1
     assert refusal in next(iter(summary.errors.values()))
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_real_cli_under_an_ablation_finds_nothing_withheld_in_its_folder(name, on_path, user_home, dataset, tiny_root,
+                                                                         tmp_path):
+    """``--ablate instruction,actions,screenshots``: the agent lists its folder and reads the item's files,
+    and neither what it reads nor anything else that reaches the model holds the withheld parts."""
+    row = dict(dataset[0])
+    listing = "\n".join(["find . -type f | sort", "cat data/markdowns/*.md data/jsons/*.json", f"echo {SEARCHED}"])
+    command = f"echo {base64.b64encode(listing.encode()).decode()} | base64 -d | bash"
+    server = AgentModelServer(PROTOCOLS[name], lambda text: Script(ANSWER, command, read_path="data"))
+    try:
+        judge = make_judge(f"{name}:{MODELS[name]}", env=user_config(name, server.url, user_home), timeout=300)
+        summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False,
+                            ablate="instruction,actions,screenshots")
+    finally:
+        server.close()
+    assert summary.counts.ok == 1 and not summary.errors, summary.errors
+    assert summary.record.ablation == ("instruction", "actions", "screenshots")
+    output = "\n".join(text for request in server.requests for text in request.tool_results)
+    assert SEARCHED in output and f"data/markdowns/{row['trajectory_id']}.md" in output, output[-2000:]
+    assert "### Step 0" in output and f"Total steps: **{row['num_steps']}**" in output  # what stays
+    assert ".png" not in output and "**Action:**" not in output and '"action"' not in output, output[-2000:]
+    for request in server.requests:
+        assert row["instruction"].strip() not in request.texts(), f"{name}: the instruction reached the model"

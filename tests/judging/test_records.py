@@ -56,7 +56,7 @@ def test_a_run_folder_written_before_typed_records_still_reads():
     assert record.counts == RunCounts(ok=3) and record.totals is None  # "invalid" was the unparseable count
     results = read_results([folder])
     assert len(results.records) == 3 and not results.unreadable and not results.untrusted
-    assert record.to_dict()["format_version"] == FORMAT_VERSION == 3  # rewritten in the current format
+    assert record.to_dict()["format_version"] == FORMAT_VERSION == 4  # rewritten in the current format
 
 
 def test_a_version_2_run_stopped_by_the_cost_cap_reads_as_stopped(tiny_root, capsys):

@@ -133,6 +133,7 @@ class Judge(Protocol):
 
     name: str
     retry: RetryPolicy | None
+    ablation: tuple[str, ...]
 
     @property
     def is_async(self) -> bool: ...
@@ -180,9 +181,14 @@ class BaseJudge:
         ``name`` and ``spec`` (the string ``make_judge`` builds it from) at
         least. The keys ``model``, ``base_url``, ``prompt`` (``{"sha256",
         "text"}``), ``sampling`` and ``images`` are lifted to the top of the
-        record and, with ``spec``, make the judge key: two runs are the same
-        experiment exactly when these agree. Never put a secret (API key,
-        token) here.
+        record and, with ``spec`` (and the run's ablation), make the judge
+        key: two runs are the same experiment exactly when these agree.
+        Never put a secret (API key, token) here.
+    ``ablation`` : tuple of str, default ()
+        Parts of the input this judge is set to do without
+        (:data:`agenthorizon.schema.ABLATION_PARTS`): the runner withholds
+        them from every input, as if given to ``run_judge(ablate=...)``, and
+        records them as the run's ablation.
     ``apreflight()``, default: nothing
         Awaited once, only when there is something to judge, before the first
         item: does the model answer, is the key accepted; raise
@@ -230,6 +236,7 @@ class BaseJudge:
 
     name: str = "judge"
     retry: RetryPolicy | None = None
+    ablation: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -297,7 +304,7 @@ class _Adapted(BaseJudge):
 
     Its own members are used where it has them (``name``, ``judge``,
     ``needs_release``, ``bind_release``, ``preflight``, ``apreflight``,
-    ``retry``, ``aclose``), :class:`BaseJudge`'s defaults otherwise; its
+    ``retry``, ``ablation``, ``aclose``), :class:`BaseJudge`'s defaults otherwise; its
     ``ajudge`` runs on the event loop.
     """
 
@@ -306,6 +313,7 @@ class _Adapted(BaseJudge):
         self.name = str(getattr(wrapped, "name", type(wrapped).__name__))
         retry = getattr(wrapped, "retry", None)
         self.retry = retry if isinstance(retry, RetryPolicy) else None
+        self.ablation = tuple(getattr(wrapped, "ablation", ()) or ())
         self._sync = getattr(wrapped, "judge", None)
 
     @property

@@ -308,10 +308,10 @@ class LexicalJudge(BaseJudge):
 
     @staticmethod
     def evidence(judge_input: JudgeInput) -> str:
-        """What the trajectory shows in text: typed text, key presses, the Markdown's steps."""
+        """What the trajectory shows in text: typed text, key presses, the Markdown's steps (none when the actions are ablated)."""
         parts = list(judge_input.typed_text())
         for step in judge_input.steps:
-            parameters = step["action"].get("parameters", {})
+            parameters = step.get("action", {}).get("parameters", {})
             for key in ("keys", "key"):
                 value = parameters.get(key)
                 if isinstance(value, list):

@@ -63,6 +63,7 @@ from agenthorizon.judging.judges.release_prompt import (
 from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.secrets import check_secret, register_secret, scrub
 from agenthorizon.schema import (
+    ABLATE_SCREENSHOTS,
     IMAGE_MODE_AUTO,
     IMAGE_MODE_MOSAIC,
     IMAGE_MODE_NONE,
@@ -139,7 +140,10 @@ class OpenAICompatibleJudge(BaseJudge):
     images : {"auto", "per-step", "mosaic", "none"}
         ``per-step`` attaches each selected screenshot downscaled to ``image_size``;
         ``mosaic`` packs four consecutive screenshots into one 2x2 row-major
-        image (the prompt states the reading order); ``none`` sends text only.
+        image (the prompt states the reading order); ``none`` sends text only
+        and is the screenshots ablation: the judge's ``ablation`` names
+        ``screenshots``, so a run withholds them from its inputs altogether
+        and records the ablation (as ``run_judge(ablate="screenshots")``).
         ``auto`` (the default, the protocol's behaviour) sends per-step images
         while the item's selected screenshots number at most ``max_images``,
         and mosaics of the same screenshots otherwise; when the server answers
@@ -235,6 +239,9 @@ class OpenAICompatibleJudge(BaseJudge):
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
         self.images = images
+        # One concept: sending no image is the screenshots ablation, which the
+        # runner applies to the input (no image lines in the Markdown either).
+        self.ablation = (ABLATE_SCREENSHOTS,) if images == IMAGE_MODE_NONE else ()
         self.image_budget = image_budget
         self.max_images = max_images
         self.structured_output = bool(structured_output)
@@ -371,8 +378,8 @@ class OpenAICompatibleJudge(BaseJudge):
         (:func:`agenthorizon.data.images.select_steps` with the image budget) and
         merges them into 2x2 mosaics when there are more than ``max_images``.
         """
-        if self.images == IMAGE_MODE_NONE:
-            return ImagePlan(IMAGE_MODE_NONE)
+        if self.images == IMAGE_MODE_NONE or not judge_input.screenshots.present:
+            return ImagePlan(IMAGE_MODE_NONE)  # text only (an item without screenshots, or withheld)
         if self.images == IMAGE_MODE_MOSAIC:
             return ImagePlan(IMAGE_MODE_MOSAIC, _min_budget(self.image_budget, self.max_images))
         per_step = ImagePlan(IMAGE_MODE_PER_STEP, _min_budget(self.image_budget, self.max_images))

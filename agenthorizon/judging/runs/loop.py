@@ -151,6 +151,7 @@ class _Run:
     breaker: Breaker
     budget: CostBudget
     judge_key: str | None = None
+    ablation: tuple[str, ...] = ()
     in_flight: int = 0
     stop: str | None = None
     abort: str | None = None
@@ -205,7 +206,7 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
     try:
         if isinstance(row, Exception):
             raise row
-        judge_input = build_judge_input(row)
+        judge_input = build_judge_input(row, ablate=run.ablation)
     except (ValueError, FileNotFoundError) as error:
         output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
     else:
@@ -349,6 +350,7 @@ async def judge_items(
     progress: Progress,
     results: RunResults,
     judge_key: str | None = None,
+    ablation: tuple[str, ...] = (),
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     signals: RunSignals | None = None,
@@ -360,7 +362,8 @@ async def judge_items(
     is the runner's policy, used only for judges without their own ``retry``
     (those retry inside). The :class:`~agenthorizon.judging.runs.records.Interruption`
     returned says why not every position was judged (``max_cost``);
-    ``judge_key`` is written into every result. Raises :class:`RunIOError`,
+    ``judge_key`` is written into every result; ``ablation`` is withheld
+    from every input (:func:`~agenthorizon.judging.inputs.build_judge_input`). Raises :class:`RunIOError`,
     :class:`RunAborted`, :class:`~agenthorizon.judging.judges.base.PreflightError`
     or :class:`RunInterrupted` as the module docstring says; ``signals``
     (entered by the caller, so that it also covers writing the run record
@@ -380,6 +383,7 @@ async def judge_items(
         breaker=Breaker(breaker),
         budget=CostBudget.from_records(max_cost, results),
         judge_key=judge_key,
+        ablation=ablation,
     )
     signals = signals or RunSignals()
     await run.writer.start()

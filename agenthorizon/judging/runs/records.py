@@ -34,8 +34,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from agenthorizon.judging.ablation import describe_ablation, parse_ablation
 from agenthorizon.release.splits import Selection
-from agenthorizon.schema import CONFIG_NAMES, PARSE_STATUSES, STATUS_ERROR, STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH
+from agenthorizon.schema import (
+    ABLATE_SCREENSHOTS,
+    CONFIG_NAMES,
+    PARSE_STATUSES,
+    STATUS_ERROR,
+    STATUS_ID_MISMATCH,
+    STATUS_JUDGE_MISMATCH,
+)
 from agenthorizon.scoring.predictions import result_prediction
 
 __all__ = [
@@ -61,7 +69,7 @@ __all__ = [
     "needs_judging",
 ]
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Version of the run-folder format (run and result records) this release writes.
 
 1. Before typed records: run records without ``selection`` or ``judge_key``,
@@ -71,6 +79,8 @@ FORMAT_VERSION = 3
 3. ``status``, ``ended_at``, ``interruption: {cause, reason}``,
    ``counts.unparseable``, ``totals``; every declared :class:`Telemetry` field
    written in results (``null`` when unknown).
+4. ``ablation``: the parts withheld from every judge input (``[]``: none;
+   earlier versions withheld nothing).
 
 Older files are read through the migration; newer ones are refused.
 """
@@ -595,22 +605,32 @@ class ShardInfo:
 
 
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge settings that make two runs the same experiment, from a judge's ``spec()``."""
+    """The judge settings that make two runs the same experiment, from a judge's ``spec()``.
+
+    The ablation counts only when something is withheld, so the key of a run
+    with the complete input is what it was before ablations existed.
+    """
     prompt = spec.get("prompt")
-    return {
+    identity = {
         "spec": spec.get("spec") or spec.get("name"),
         "model": spec.get("model"),
         "prompt_sha256": prompt.get("sha256") if isinstance(prompt, Mapping) else None,
         "sampling": spec.get("sampling"),
         "images": spec.get("images"),
     }
+    ablation = spec.get("ablation")
+    if ablation:
+        identity["ablation"] = list(ablation)
+    return identity
 
 
 def judge_key(judge: Mapping[str, Any]) -> str:
     """A short stable id of a judge's settings: 16 hex digits of a sha256.
 
     Two runs share a key exactly when their judge spec string, model, prompt
-    sha256, sampling settings and image settings are all equal; operational
+    sha256, sampling settings, image settings and ablation (``"ablation"``:
+    the parts withheld from the judge input, absent or empty for none) are
+    all equal; operational
     settings (timeouts, retries, the server URL, prices) do not count, since
     they do not change what the judge is asked or how it answers.
 
@@ -620,6 +640,10 @@ def judge_key(judge: Mapping[str, Any]) -> str:
     True
     >>> judge_key({"spec": "openai:a"}) == judge_key({"spec": "openai:b"})
     False
+    >>> judge_key({"spec": "lexical"}) == judge_key({"spec": "lexical", "ablation": ["instruction"]})
+    False
+    >>> judge_key({"spec": "lexical"}) == judge_key({"spec": "lexical", "ablation": []})
+    True
     """
     text = json.dumps(list(_identity(judge).values()), sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:_KEY_LENGTH]
@@ -656,7 +680,10 @@ class RunRecord:
     sampling: Mapping[str, Any] | None = None
     """Temperature, token limit, extra request fields, response format."""
     images: Mapping[str, Any] | None = None
-    """Screenshot settings (:class:`agenthorizon.data.images.ImageSettings`'s ``to_dict()``, or a command judge's layout)."""
+    """Screenshot settings (:class:`agenthorizon.data.images.ImageSettings`'s ``to_dict()``, or a command judge's layout);
+    ``{"mode": "none"}`` when the screenshots are ablated."""
+    ablation: tuple[str, ...] = ()
+    """The parts withheld from every judge input (:data:`agenthorizon.schema.ABLATION_PARTS`, in that order); ``()``: none."""
     data: Mapping[str, Any] = field(default_factory=dict)
     """The release root, item counts and, for a Hub repo id, the repo, revision and commit."""
     runner: Mapping[str, Any] = field(default_factory=dict)
@@ -692,9 +719,18 @@ class RunRecord:
             )
 
     @classmethod
-    def build(cls, spec: Mapping[str, Any], selection: Selection | None, **fields: Any) -> RunRecord:
-        """A new record (status ``running``) from a judge's ``spec()``: lifts the shared keys to the top level."""
+    def build(
+        cls, spec: Mapping[str, Any], selection: Selection | None, ablation: Sequence[str] = (), **fields: Any
+    ) -> RunRecord:
+        """A new record (status ``running``) from a judge's ``spec()``: lifts the shared keys to the top level.
+
+        ``ablation`` is the run's (:func:`~agenthorizon.judging.ablation.parse_ablation`).
+        With the screenshots withheld no image is sent or copied, so the
+        judge's image settings say nothing about the run and are recorded as
+        ``{"mode": "none"}``: runs that differ only in them are one experiment.
+        """
         prompt = spec.get("prompt")
+        ablation = parse_ablation(ablation)
         return cls(
             judge={k: v for k, v in spec.items() if k not in _LIFTED},
             selection=selection,
@@ -702,7 +738,8 @@ class RunRecord:
             base_url=spec.get("base_url"),
             prompt=dict(prompt) if isinstance(prompt, Mapping) else None,
             sampling=spec.get("sampling"),
-            images=spec.get("images"),
+            images={"mode": "none"} if ABLATE_SCREENSHOTS in ablation else spec.get("images"),
+            ablation=ablation,
             **fields,
         )
 
@@ -726,9 +763,9 @@ class RunRecord:
         return str(self.judge.get("spec") or self.judge.get("name"))
 
     def judge_spec(self) -> dict[str, Any]:
-        """The judge's ``spec()`` as the judge gave it: ``judge`` with the lifted keys put back."""
+        """The judge's ``spec()`` as the judge gave it (``judge`` with the lifted keys put back), and the run's ``ablation``."""
         return {**self.judge, "model": self.model, "base_url": self.base_url, "prompt": self.prompt,
-                "sampling": self.sampling, "images": self.images}
+                "sampling": self.sampling, "images": self.images, "ablation": list(self.ablation)}
 
     @property
     def judge_key(self) -> str:
@@ -737,12 +774,13 @@ class RunRecord:
 
     @property
     def label(self) -> str:
-        """A short human name: the model, else the judge spec."""
-        return self.model or self.spec
+        """A short human name: the model, else the judge spec; with the ablation said (``m (without screenshots)``)."""
+        name = self.model or self.spec
+        return f"{name} ({describe_ablation(self.ablation)})" if self.ablation else name
 
     def settings(self) -> dict[str, Any]:
-        """The settings a resume must not change: the judge identity (see :func:`judge_key`) and the config."""
-        return {**_identity(self.judge_spec()), "config": self.config}
+        """The settings a resume must not change: the judge identity (see :func:`judge_key`), the ablation and the config."""
+        return {**_identity(self.judge_spec()), "ablation": list(self.ablation), "config": self.config}
 
     def replace(self, **changes: Any) -> RunRecord:
         """A copy with ``changes`` applied."""
@@ -763,6 +801,7 @@ class RunRecord:
             "prompt": None if self.prompt is None else dict(self.prompt),
             "sampling": self.sampling,
             "images": self.images,
+            "ablation": list(self.ablation),
             # "config" stays at the top level for people and tools that read
             # run.json directly; the selection is what readers rebuild from.
             "config": self.config,
@@ -802,11 +841,14 @@ class RunRecord:
                  for name, kind in _RUN_PARTS.items()}
         known = {f.name for f in dataclasses.fields(cls)} | {"config", "judge_key", "label"}
         selection = _selection_of(where, data)
+        raw_ablation = _expect(where, "ablation", data.get("ablation"), (list,), "a list of part names ([] for none)")
+        ablation = parse_ablation(raw_ablation, f"{where}: field 'ablation'")
         run_data = _optional(where, data, "data", (dict,), "an object") or {}
         try:
             return cls(
                 judge=judge,
                 selection=selection,
+                ablation=ablation,
                 data=run_data,
                 status=status,
                 format_version=version,  # as read: to_dict() always writes the current version
@@ -908,10 +950,15 @@ def _upgraded_run(where: str, data: Mapping[str, Any], version: int) -> Mapping[
     versions 1 and 2 told a run's end by ``finished_at`` and ``interrupted:
     {at, reason}`` (the cause is read from the reason's text, as those
     versions wrote it) and named unparseable answers ``invalid`` in ``counts``.
+    Versions 1 to 3 had no ablation: their runs showed the judge everything,
+    so they read as ``ablation: []``.
     """
-    if version >= 3:
+    if version >= FORMAT_VERSION:
         return data
     out = dict(data)
+    out["ablation"] = []  # before version 4 every run gave its judge the complete input
+    if version >= 3:
+        return out
     if out.get("selection") is None and out.get("config") is not None:
         out["selection"] = _v1_selection(where, out).to_dict()
     interrupted = _optional(where, out, "interrupted", (dict,), 'an object {"at", "reason"}')

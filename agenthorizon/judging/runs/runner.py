@@ -3,7 +3,8 @@
 :func:`run_judge` is the one loop every judge goes through:
 
 1. each selected row becomes a blind input through
-   :func:`agenthorizon.judging.inputs.build_judge_input` (and nothing else);
+   :func:`agenthorizon.judging.inputs.build_judge_input` (and nothing else),
+   without the parts the run's ``ablate`` withholds;
 2. ``concurrency`` workers judge items at the same time (async judges on the
    event loop; blocking judges in a thread pool of the same size), each call
    bounded by a per-item ``timeout``; timeouts and
@@ -32,7 +33,7 @@ One runner at a time: the run folder is locked for the run (``run.lock``,
 per shard record), and a second runner fails at once naming the holder.
 
 Resume: running again into the same ``out_dir`` with the same judge
-settings (spec, model, prompt, sampling, images) and selection skips items
+settings (spec, model, prompt, sampling, images, ablation) and selection skips items
 whose result file parsed (status ``ok`` or an invalid-answer status such as
 ``no_json``: the judge answered, re-asking would change the experiment) and
 judges again the items whose file is missing, unreadable, untrusted (another
@@ -56,8 +57,9 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from agenthorizon.judging.ablation import parse_ablation
 from agenthorizon.judging.judges.base import BaseJudge, PreflightError, as_judge, run_sync
 from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.folder import RunDirectory, record_name
@@ -142,6 +144,7 @@ def run_judge(
     data_options: Mapping[str, Any] | None = None,
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
+    ablate: str | Sequence[str] | None = None,
 ) -> RunSummary:
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
@@ -213,6 +216,11 @@ def run_judge(
         results) plus the expected cost of the items in flight would pass it;
         the run record's status is then ``stopped``, its ``interruption`` cause
         ``max_cost``.
+    ablate : str or sequence of str, optional
+        Parts withheld from every input (paper Table 9): ``"instruction"``,
+        ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
+        judge's own ``ablation`` (``images="none"``). Recorded, and part of
+        the judge key: its own leaderboard row; another ablation is refused.
 
     Returns
     -------
@@ -265,6 +273,7 @@ def run_judge(
     8
     """
     judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost)
+    ablation = parse_ablation([*parse_ablation(ablate), *parse_ablation(judge.ablation, f"{judge!r}: ablation")])
     parsed_shard = parse_shard(shard)
     started = time.perf_counter()
 
@@ -276,7 +285,7 @@ def run_judge(
     _prepare_judge(judge, data_root)
     directory = RunDirectory(Path(out_dir), record_name(parsed_shard))
     record = _start_record(
-        judge, selection, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
+        judge, selection, ablation, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
         runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit},
     )
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
@@ -323,6 +332,7 @@ def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, 
 def _start_record(
     judge: BaseJudge,
     selection: Selection | None,
+    ablation: tuple[str, ...],
     data_root: str | os.PathLike[str] | None,
     data_options: Mapping[str, Any] | None,
     shard: tuple[int, int] | None,
@@ -331,10 +341,9 @@ def _start_record(
     n_selected: int,
     runner: dict[str, Any],
 ) -> RunRecord:
-    """The run record as the run starts (status ``running``): judge, selection, data provenance, runner settings, versions."""
+    """The run record as the run starts (status ``running``): judge, selection, ablation, data provenance, runner settings, versions."""
     return RunRecord.build(
-        judge.spec(),
-        selection,
+        judge.spec(), selection, ablation,  # the ablation is part of the judge key
         data={
             **data_root_record(data_root),
             "n_items": n_items,
@@ -447,6 +456,7 @@ def _judge_and_finish(
                     progress=bar,
                     results=results,
                     judge_key=record.judge_key,
+                    ablation=record.ablation,
                     breaker=breaker,
                     max_cost=max_cost,
                     signals=signals,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+from agenthorizon.judging.ablation import describe_ablation
 from agenthorizon.judging.runs.records import (
     STOPPED,
     Merging,
@@ -140,10 +141,13 @@ class RunSummary:
             return None
         return self.record.interruption.reason
 
+    def _ablation(self) -> str:
+        return f" ({describe_ablation(self.record.ablation)})" if self.record.ablation else ""
+
     def __str__(self) -> str:
         c = self.counts
         text = (
-            f"{self.record.spec} on {self.record.config}: "
+            f"{self.record.spec}{self._ablation()} on {self.record.config}: "
             f"{self.n_selected} items, {c.ok} ok, {c.unparseable} unparseable, {c.error} error "
             f"({c.skipped} already done, {self.judged} judged now) in {self.wall_time_s:.1f} s -> {self.out_dir}"
         )

@@ -1,0 +1,88 @@
+"""Information ablations: the parts of a judge input a run withholds (paper Table 9).
+
+A run may withhold the instruction, the actions and/or the screenshots from
+every item its judge sees (``run_judge(ablate=...)``, ``agenthorizon judge
+--ablate``). This module names and checks an ablation, and says it in words;
+*what* each part removes from an input is decided in one place only,
+:func:`agenthorizon.judging.inputs.build_judge_input`. The ablation is part of
+the judge's identity (:func:`agenthorizon.judging.runs.records.judge_key`), so
+ablated and complete runs never share a leaderboard row or a run folder.
+
+An ablation is a tuple of names from :data:`agenthorizon.schema.ABLATION_PARTS`
+in that order, without repeats; ``()`` is the complete input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agenthorizon.schema import ABLATION_PARTS
+
+__all__ = ["ABLATION_PARTS", "describe_ablation", "parse_ablation"]
+
+
+def parse_ablation(value: str | Iterable[str] | None, where: str = "ablate") -> tuple[str, ...]:
+    """The ablation ``value`` names, in canonical order: a comma-separated string or names.
+
+    Parameters
+    ----------
+    value : str, iterable of str or None
+        ``"instruction,actions"``, ``["screenshots"]``; ``None`` or ``""``:
+        nothing withheld. Repeats are allowed and counted once.
+    where : str
+        What gave the value, for the error (``"--ablate"``, ``"run.json: field 'ablation'"``).
+
+    Returns
+    -------
+    tuple of str
+        The parts, each one of :data:`~agenthorizon.schema.ABLATION_PARTS`, in
+        that order.
+
+    Raises
+    ------
+    ValueError
+        Naming ``where``, the unknown part and the accepted ones.
+
+    Examples
+    --------
+    >>> parse_ablation("screenshots, instruction")
+    ('instruction', 'screenshots')
+    >>> parse_ablation(None), parse_ablation(["actions", "actions"])
+    ((), ('actions',))
+    >>> parse_ablation("labels")
+    Traceback (most recent call last):
+    ...
+    ValueError: ablate: unknown part 'labels'; expected a comma-separated list of instruction, actions, screenshots
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        names = [name.strip() for name in value.split(",") if name.strip()]
+    elif isinstance(value, Iterable):
+        names = list(value)
+    else:
+        raise ValueError(f"{where}: expected part names (a comma-separated string or a list), got {type(value).__name__}")
+    for name in names:
+        if name not in ABLATION_PARTS:
+            raise ValueError(
+                f"{where}: unknown part {name!r}; expected a comma-separated list of {', '.join(ABLATION_PARTS)}"
+            )
+    return tuple(part for part in ABLATION_PARTS if part in names)
+
+
+def describe_ablation(ablation: Iterable[str]) -> str:
+    """The ablation in words, for labels and report headers; ``""`` when nothing is withheld.
+
+    >>> describe_ablation(("instruction", "actions"))
+    'without instruction and actions'
+    >>> describe_ablation(("instruction", "actions", "screenshots"))
+    'without instruction, actions and screenshots'
+    >>> describe_ablation(())
+    ''
+    """
+    parts = list(ablation)
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return f"without {parts[0]}"
+    return f"without {', '.join(parts[:-1])} and {parts[-1]}"
