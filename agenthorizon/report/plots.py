@@ -317,12 +317,15 @@ def plot_frontier(runs: Sequence[RunScores]) -> Any:
         fig = _figure(3.2)
         ax = fig.subplots()
         on_front = pareto_front([p[1] for p in placed], [p[2] for p in placed])
-        for (label, cost, accuracy, known, index), front in zip(placed, on_front):
+        # Labels of neighbours in cost go above and below their points in turn, so close runs stay legible.
+        by_cost = {id(point): rank for rank, point in enumerate(sorted(placed, key=lambda point: point[1]))}
+        for point, front in zip(placed, on_front):
+            label, cost, accuracy, known, index = point
             color = run_color(index)  # the run's colour in every figure
             ax.scatter([cost], [accuracy], s=42, color=color if front else "white", edgecolors=color, linewidths=1.5,
                        zorder=3, label=label)
             ax.annotate(f"{label}" + (f" ({known} costs known)" if known else ""), (cost, accuracy),
-                        textcoords="offset points", xytext=(5, 4), fontsize=7.5)
+                        textcoords="offset points", xytext=(5, 5 if by_cost[id(point)] % 2 == 0 else -12), fontsize=7.5)
         front = sorted((p[1], p[2]) for p, keep in zip(placed, on_front) if keep)
         if front:
             ax.step([c for c, _ in front], [a for _, a in front], where="post", color="#555555", linewidth=0.9, zorder=2)

@@ -120,6 +120,11 @@ def _pairs(labels: dict) -> list[tuple[str, str]]:
             and labels[n]["label"] == "negative" and labels[n]["steps_id"] == labels[p]["steps_id"]]
 
 
+def _folder_of(board: dict) -> dict[str, Path]:
+    """Row label -> its run folder, from the leaderboard's JSON (labels carry the judge's settings)."""
+    return {entry["judge"]: Path(entry["runs"][0]) for entry in board["judges"]}
+
+
 def _json_out(capsys, argv) -> dict:
     assert main(argv) == 0
     return json.loads(capsys.readouterr().out)
@@ -169,18 +174,19 @@ def test_leaderboard_cost_columns_and_rank_correlation(runs, capsys):
     agreement = out["rank_correlation"]
     hard = [t for t, row in labels.items() if row["difficulty"] == "hard"]
     easy = [t for t, row in labels.items() if row["difficulty"] == "easy"]
-    by_label = {entry["judge"]: entry for entry in out["judges"]}
-    a = [_balanced(_results(folders[judge]), labels, hard) for judge in agreement["judges"]]
-    b = [_balanced(_results(folders[judge]), labels, easy) for judge in agreement["judges"]]
+    folder_of = _folder_of(out)
+    by_run = {Path(entry["runs"][0]): entry for entry in out["judges"]}
+    a = [_balanced(_results(folder_of[judge]), labels, hard) for judge in agreement["judges"]]
+    b = [_balanced(_results(folder_of[judge]), labels, easy) for judge in agreement["judges"]]
     assert agreement["balanced_a"] == pytest.approx(a) and agreement["balanced_b"] == pytest.approx(b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert agreement["spearman_rho"] == pytest.approx(stats.spearmanr(a, b).statistic)
         assert agreement["kendall_tau"] == pytest.approx(stats.kendalltau(a, b).statistic)
     # Cost is over all the judge's items; the lexical baseline reports none: unknown, never 0.
-    assert by_label["lexical"]["all_scored_items"]["cost"]["cost_usd"]["mean"] is None
+    assert by_run[folders["lexical"]]["all_scored_items"]["cost"]["cost_usd"]["mean"] is None
     costs = [r["telemetry"]["cost_usd"] for r in _results(folders["coin"]).values()]
-    assert by_label["coin"]["all_scored_items"]["cost"]["cost_usd"]["total"] == pytest.approx(sum(costs))
+    assert by_run[folders["coin"]]["all_scored_items"]["cost"]["cost_usd"]["total"] == pytest.approx(sum(costs))
     assert main([*argv, "--columns", "accuracy,paired,cost", "--format", "table"]) == 0
     text = capsys.readouterr().out
     assert "$/traj" in text and "instr. sens." in text and "Spearman rho" in text and "unknown" in text
@@ -259,9 +265,10 @@ def test_rank_correlation_between_slices_read_from_the_trajectories(runs, capsys
     out = _json_out(capsys, ["leaderboard", *map(str, folders.values()), "--data", str(runs["root"]), "--format", "json",
                              "--rank-correlation", "os=linux,os=windows"])
     agreement = out["rank_correlation"]
+    folder_of = _folder_of(out)
     for side, system in (("balanced_a", "linux"), ("balanced_b", "windows")):
         ids = [t for t in labels if os_of[t] == system]
-        assert agreement[side] == pytest.approx([_balanced(_results(folders[j]), labels, ids) for j in agreement["judges"]])
+        assert agreement[side] == pytest.approx([_balanced(_results(folder_of[j]), labels, ids) for j in agreement["judges"]])
     assert agreement["n_items_a"] == sum(value == "linux" for value in os_of.values())
     assert main(["leaderboard", str(folders["coin"]), "--data", str(runs["root"]), "--rank-correlation", "AH"]) == 2
     assert "expects two item sets A,B" in capsys.readouterr().err
