@@ -9,8 +9,8 @@ The bootstrap's floor, measured in the same run: one plain ``score`` plus the
 least numpy work that gives the same intervals -- every resample's cluster
 indices in one ``Generator.integers`` call (the same stream ``score`` draws),
 one offset add, one ``bincount``, one integer product with the per-cluster
-counts, and the three percentile intervals -- with no chunking and no Python
-per chunk. ``score(bootstrap=10000)`` must stay within 1.5x of it.
+counts (of the accuracies and of the paired scores), and the eight
+percentile intervals -- with no chunking and no Python per chunk. ``score(bootstrap=10000)`` must stay within 1.5x of it.
 
 The references are what users pass: with ``--root`` (the documented run),
 the ``all`` config of a release root from ``agenthorizon.load_dataset`` (a
@@ -86,6 +86,7 @@ def numpy_floor(rows, predictions, resamples: int, seed: int = 0) -> dict:
     """The bootstrap's arithmetic done in one shot with numpy (the floor), from the same per-item outcomes."""
     from agenthorizon.scoring.bootstrap import cluster_codes, percentile_interval
     from agenthorizon.scoring.metrics import item_outcomes
+    from agenthorizon.scoring.paired import paired_scores
 
     outcomes = item_outcomes(predictions, rows)
     positive, correct = outcomes.positive, outcomes.correct
@@ -93,6 +94,9 @@ def numpy_floor(rows, predictions, resamples: int, seed: int = 0) -> dict:
     n_clusters = int(clusters.max()) + 1
     columns = [positive, positive & correct, ~positive, ~positive & correct]
     sums = np.stack([np.bincount(clusters[c], minlength=n_clusters) for c in columns], axis=1)
+    # The paired scores' per-cluster counts (computed by plain score too) join the same product.
+    ratios = paired_scores(outcomes)[1]
+    sums = np.concatenate([sums, *(np.stack(ratio, axis=1) for ratio in ratios.values())], axis=1)
     draws = np.random.default_rng(seed).integers(0, n_clusters, size=(resamples, n_clusters), dtype=np.int32)
     draws += (np.arange(resamples, dtype=np.int32) * n_clusters)[:, None]
     counts = np.bincount(draws.ravel(), minlength=resamples * n_clusters).reshape(resamples, n_clusters)
@@ -100,10 +104,12 @@ def numpy_floor(rows, predictions, resamples: int, seed: int = 0) -> dict:
     with np.errstate(invalid="ignore", divide="ignore"):
         pos = totals[:, 1] / totals[:, 0]
         neg = totals[:, 3] / totals[:, 2]
+        others = {name: totals[:, 4 + 2 * i] / totals[:, 5 + 2 * i] for i, name in enumerate(ratios)}
     return {
         "balanced_accuracy": percentile_interval(0.5 * (pos + neg)),
         "positive_accuracy": percentile_interval(pos),
         "negative_accuracy": percentile_interval(neg),
+        **{name: percentile_interval(np.where(np.isfinite(value), value, np.nan)) for name, value in others.items()},
     }
 
 
@@ -128,7 +134,7 @@ def main() -> None:
     floor_only, floor_median = best_of(lambda: numpy_floor(rows, a, RESAMPLES))
     # the floor gives the very intervals score reports (same draws, same arithmetic)
     report = score(a, rows, bootstrap=RESAMPLES, seed=0)
-    assert numpy_floor(rows, a, RESAMPLES) == {k: report.intervals[k] for k in ("balanced_accuracy", "positive_accuracy", "negative_accuracy")}, report.intervals
+    assert numpy_floor(rows, a, RESAMPLES) == report.intervals, report.intervals
     floor = plain + floor_only
     paired, paired_median = best_of(lambda: compare(a, b, rows, bootstrap=RESAMPLES, seed=0))
     groups = len(set(rows["pair_group_id"] if args.root else (row["pair_group_id"] for row in rows)))

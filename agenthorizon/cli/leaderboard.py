@@ -22,6 +22,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, metavar="ROOT", help="local release root (holds the label files)")
     add_bootstrap_arguments(parser, default=0)
     parser.add_argument("--format", default="markdown", choices=FORMATS, help="output format (default markdown)")
+    parser.add_argument(
+        "--columns", default="accuracy", metavar="SETS",
+        help="comma-separated column sets: accuracy (Table 2), paired (rejection by type, instruction sensitivity, "
+        "pair-group accuracy), cost (cost, tokens, wall time, turns, tool calls per trajectory) (default accuracy)",
+    )
+    parser.add_argument(
+        "--rank-correlation", metavar="A,B",
+        help="also report Spearman rho and Kendall tau-b between the judges' balanced accuracies on item sets A and B: "
+        "configs (AH,AH-S) or slices (os=linux,os=windows); --bootstrap resamples give their intervals",
+    )
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 
@@ -30,7 +40,19 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS, leaderboard
     from agenthorizon.report.tables import render_leaderboard
 
+    from agenthorizon.report.ranking import parse_item_sets, rank_correlation, rank_correlation_table
+    from agenthorizon.report.tables import render_table
+
+    columns = [name.strip() for name in args.columns.split(",") if name.strip()]
+    sets = parse_item_sets(args.rank_correlation) if args.rank_correlation else None
     board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed)
-    text = render_leaderboard(board, LEADERBOARD_CONFIGS, args.format, manifests=board.manifests, notes=board.notes)
+    agreement = None
+    if sets:
+        agreement = rank_correlation(board, sets, data_root=args.data, selection=board.selection,
+                                     bootstrap=args.bootstrap, seed=args.seed)
+    text = render_leaderboard(board, LEADERBOARD_CONFIGS, args.format, manifests=board.manifests, notes=board.notes,
+                              columns=columns, extra={"rank_correlation": agreement} if agreement else None)
+    if agreement and args.format != "json":
+        text += "\n" + render_table(rank_correlation_table(agreement), args.format)
     write_output(text, args.out)
     return 0

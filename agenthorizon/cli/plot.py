@@ -8,9 +8,17 @@ from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_argu
 
 HELP = "Draw paper-ready figures (accuracy by length and confidence, type recall, judge comparison) of runs."
 
+FIGURE_WORDS = ("frontier",)
+"""A first RUN argument that names a figure draws that figure alone (``plot frontier RUN...``);
+a run folder of that very name is given as ``./frontier``."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run directories, one judge each")
+    parser.add_argument(
+        "runs", metavar="RUN", nargs="+",
+        help="run directories, one judge each; start with 'frontier' to draw balanced accuracy against mean cost "
+        "per trajectory (Pareto front marked) instead of the default figures",
+    )
     parser.add_argument("--data", required=True, metavar="ROOT", help="release root the runs were made on")
     add_selection_arguments(parser, from_run=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the figure files")
@@ -27,8 +35,14 @@ def _selection(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.plots import make_plots
 
+    figures, runs = None, list(args.runs)
+    if runs[0] in FIGURE_WORDS:
+        figures, runs = [runs[0]], runs[1:]
+        if not runs:
+            raise ValueError(f"plot {figures[0]}: expected one or more run directories after it")
     written = make_plots(
-        args.runs, args.data, args.out, **_selection(args), formats=args.format, bootstrap=args.bootstrap, seed=args.seed
+        runs, args.data, args.out, **_selection(args), formats=args.format, bootstrap=args.bootstrap, seed=args.seed,
+        figures=figures,
     )
     for stem, paths in written.items():
         print(f"{stem}: " + ", ".join(str(path) for path in paths))

@@ -64,7 +64,9 @@ def parse_slices(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.judging.runs.folder import read_results
-    from agenthorizon.report.notes import ignored_files, predictions_from_results, result_notes, score_noting_shapes
+    from agenthorizon.report.notes import (
+        ignored_files, predictions_from_results, result_notes, score_noting_shapes, telemetry_from_results,
+    )
     from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references, recorded_selections
     from agenthorizon.report.tables import render_report
     from agenthorizon.scoring.slices import SLICES
@@ -79,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     result_set = read_results(args.results)
     predictions, unexpected = predictions_from_results(result_set, wanted)
     report, shape_notes = score_noting_shapes(
-        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices
+        predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices,
+        telemetry=telemetry_from_results(result_set, wanted),
     )
     notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + references.notes + shape_notes
     extra = {

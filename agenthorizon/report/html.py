@@ -38,6 +38,7 @@ from typing import Any, Sequence
 
 from agenthorizon.report import sections
 from agenthorizon.report.items import item_views, run_views
+from agenthorizon.report.notes import telemetry_from_results
 from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.runs import RunSet, load_runs
 from agenthorizon.schema import POSITIVE
@@ -65,7 +66,10 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
     options = options or ReportOptions()
     rows = run_set.rows
     reports = [
-        score(run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed, slices=["step_bucket", "os"]).to_dict()
+        score(
+            run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed, slices=["step_bucket", "os"],
+            telemetry=telemetry_from_results(run.results),
+        ).to_dict()
         for run in run_set.runs
     ]
     comparisons = []

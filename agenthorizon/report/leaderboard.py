@@ -14,8 +14,9 @@ library function. Its rules:
   (``exclude_dev``, dev groups, dev manifest); runs on AH-D are refused (it
   overlaps both columns) (:func:`shared_selection`).
 - Each row gets balanced, positive and negative accuracy on AH and AH-S
-  (``None`` where the judge was not run) and mistake-type recall over all its
-  scored items; rows are ranked by AH balanced accuracy.
+  (``None`` where the judge was not run) and, over all its scored items,
+  mistake-type recall, the paired scores and the cost and runtime
+  aggregates; rows are ranked by AH balanced accuracy.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any, Iterable, Sequence
 from agenthorizon.judging.runs.folder import read_results, read_run_record
 from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
-from agenthorizon.report.notes import predictions_from_results, result_notes
+from agenthorizon.report.notes import predictions_from_results, result_notes, telemetry_from_results
 from agenthorizon.report.references import label_manifest, load_run_references, manifest_notes
 from agenthorizon.report.tables import LeaderboardRow
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, CONFIG_ALL
@@ -65,17 +66,28 @@ class JudgeRuns:
 class Leaderboard(list[LeaderboardRow]):
     """The rows of a leaderboard (:class:`~agenthorizon.report.tables.LeaderboardRow`), best first, and their provenance.
 
-    A ``list`` of rows, with two attributes more: ``manifests``, the label
+    A ``list`` of rows, with attributes more: ``manifests``, the label
     manifest of each config of :data:`LEADERBOARD_CONFIGS`
-    (``{"config", "n_items", "sha256"}``), and ``notes``, provenance lines
+    (``{"config", "n_items", "sha256"}``), ``notes``, provenance lines
     (result files missing, unreadable, untrusted or unexpected per judge; runs
-    whose recorded label manifest differs from the release's).
+    whose recorded label manifest differs from the release's), and what the
+    rows were scored from: ``references`` (config -> label rows) and
+    ``predictions`` (judge key -> trajectory id -> prediction), which
+    :func:`agenthorizon.report.ranking.rank_correlation` re-reads, and
+    ``selection``, the runs' shared dev-set options.
     """
 
-    def __init__(self, rows: Iterable[LeaderboardRow], manifests: list[dict[str, Any]], notes: list[str]) -> None:
+    def __init__(
+        self, rows: Iterable[LeaderboardRow], manifests: list[dict[str, Any]], notes: list[str],
+        references: dict[str, list[dict[str, Any]]] | None = None, predictions: dict[str, dict[str, Any]] | None = None,
+        selection: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(rows)
         self.manifests = manifests
         self.notes = notes
+        self.references = references or {}
+        self.predictions = predictions or {}
+        self.selection = selection or {}
 
 
 def _read_run(run_dir: Path) -> RunRecord:
@@ -229,6 +241,7 @@ def leaderboard(
 
     rows = []
     notes: list[str] = []
+    scored: dict[str, dict[str, Any]] = {}
     for entry in entries:
         covered = [config for config in LEADERBOARD_CONFIGS if config in entry.folders]
         folders = [folder for folder, _ in entry.records()]
@@ -244,7 +257,9 @@ def leaderboard(
             ids = references[config].ids()
             subset = {key: value for key, value in predictions.items() if key in ids}
             reports[config] = score(subset, references[config].rows, bootstrap=bootstrap, seed=seed)
-        recall = score(predictions, union)
+        scored[entry.key] = predictions
+        # Runner results carry telemetry: the cost and runtime aggregates of the row (over all its items).
+        recall = score(predictions, union, telemetry=telemetry_from_results(result_set, wanted))
         rows.append(LeaderboardRow(judge=entry.label, reports=reports, recall=recall, judge_key=entry.key,
                                    runs=[str(folder) for folder in folders]))
         for note in result_notes(result_set, unexpected, len(wanted) - len(predictions)):
@@ -254,7 +269,10 @@ def leaderboard(
     notes += manifest_notes(recorded[CONFIG_ALL], whole, data_root)
     notes.append(RECALL_NOTE)
     rows.sort(key=_rank)
-    return Leaderboard(rows, [references[config].manifest for config in LEADERBOARD_CONFIGS], notes)
+    return Leaderboard(
+        rows, [references[config].manifest for config in LEADERBOARD_CONFIGS], notes,
+        {config: references[config].rows for config in LEADERBOARD_CONFIGS}, scored, options,
+    )
 
 
 def _rank(row: LeaderboardRow) -> tuple[Any, ...]:

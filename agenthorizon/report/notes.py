@@ -19,7 +19,7 @@ from agenthorizon.scoring.metrics import ScoreReport, score
 from agenthorizon.schema import STATUS_OK
 from agenthorizon.scoring.predictions import PredictionShapeWarning
 
-__all__ = ["ignored_files", "predictions_from_results", "result_notes", "score_noting_shapes"]
+__all__ = ["ignored_files", "predictions_from_results", "result_notes", "score_noting_shapes", "telemetry_from_results"]
 
 SHOWN = 10
 """How many names a note lists before it says "..."."""
@@ -28,6 +28,21 @@ SHOWN = 10
 def predictions_from_results(result_set: ResultSet, wanted_ids: set[str]) -> tuple[dict[str, Any], list[str]]:
     """Predictions by trajectory id for the ``wanted_ids``, and the unexpected ids (results for other items), sorted."""
     return result_set.predictions(wanted_ids), sorted(result_set.ids() - wanted_ids)
+
+
+def telemetry_from_results(result_set: ResultSet, wanted_ids: set[str] | None = None) -> dict[str, Any] | None:
+    """Trajectory id -> the typed telemetry of each runner result (of ``wanted_ids``), for the cost and runtime aggregates.
+
+    ``None`` when there is no runner result at all (JSONL verdicts carry no
+    telemetry, so there is nothing to aggregate); an item without a runner
+    result is absent, which the aggregates count as unknown.
+
+    >>> telemetry_from_results(ResultSet()) is None
+    True
+    """
+    if not result_set.records:
+        return None
+    return {key: record.telemetry for key, record in result_set.records.items() if wanted_ids is None or key in wanted_ids}
 
 
 def ignored_files(result_set: ResultSet) -> list[str]:

@@ -9,7 +9,10 @@ restyle or inspect it, and written as PNG and/or SVG by :func:`save_figure`:
   ``low`` / ``medium`` / ``high`` confidence (and those without one);
 - :func:`plot_mistake_type_recall`: recall of each mistake type, per run;
 - :func:`plot_judge_comparison`: balanced accuracy of each run with its
-  pair-clustered bootstrap interval, chance marked.
+  pair-clustered bootstrap interval, chance marked;
+- :func:`plot_frontier` (``agenthorizon plot frontier``, not among the
+  default four): balanced accuracy against mean cost per trajectory, the
+  Pareto front (:func:`pareto_front`) marked.
 
 Figures are built on ``matplotlib.figure.Figure`` directly, never through
 ``pyplot``: no global figure state, no interactive backend, and PNGs are
@@ -42,6 +45,8 @@ __all__ = [
     "FIGURES",
     "RunScores",
     "make_plots",
+    "pareto_front",
+    "plot_frontier",
     "plot_accuracy_by_confidence",
     "plot_accuracy_by_length",
     "plot_judge_comparison",
@@ -107,10 +112,13 @@ def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list
     from agenthorizon.scoring.metrics import item_outcomes, score
     from agenthorizon.scoring.predictions import prediction_verdict
 
+    from agenthorizon.report.notes import telemetry_from_results
+
     scored = []
     for run in run_set.runs:
         predictions = run.predictions()
-        report = score(predictions, run_set.rows, bootstrap=bootstrap, seed=seed, slices=["step_bucket"])
+        report = score(predictions, run_set.rows, bootstrap=bootstrap, seed=seed, slices=["step_bucket"],
+                       telemetry=telemetry_from_results(run.results))
         outcomes = item_outcomes(predictions, run_set.rows)
         counts = {level: [0, 0] for level in CONFIDENCE_BUCKETS}
         for index, row in enumerate(run_set.rows):
@@ -264,13 +272,85 @@ def plot_judge_comparison(runs: Sequence[RunScores]) -> Any:
     return fig
 
 
+def pareto_front(costs: Sequence[float], accuracies: Sequence[float]) -> list[bool]:
+    """Which points are on the Pareto front: no other point costs no more and is no less accurate, with one strictly.
+
+    >>> pareto_front([0.1, 0.2, 0.3, 0.2], [0.6, 0.8, 0.7, 0.8])
+    [True, True, False, True]
+    """
+    points = list(zip(costs, accuracies))
+    return [
+        not any(c <= cost and a >= accuracy and (c < cost or a > accuracy) for c, a in points)
+        for cost, accuracy in points
+    ]
+
+
+def frontier_points(runs: Sequence[RunScores]) -> tuple[list[tuple[str, float, float, str, int]], list[str]]:
+    """``(label, mean cost per trajectory, balanced accuracy, known, run index)`` per run that can be placed, and the labels left out.
+
+    A run is left out when no item reports its cost or its balanced accuracy
+    is undefined; ``known`` is ``"k/n"`` when only k of its n items report a cost
+    (the mean is then over those k), else ``""``.
+    """
+    placed, left_out = [], []
+    for index, run in enumerate(runs):
+        summary = (run.report.cost or {}).get("cost_usd")
+        if summary is None or summary["mean"] is None or run.report.balanced_accuracy is None:
+            left_out.append(run.label)
+            continue
+        known = f"{summary['n_known']}/{summary['n_items']}" if summary["n_unknown"] else ""
+        placed.append((run.label, summary["mean"], run.report.balanced_accuracy, known, index))
+    return placed, left_out
+
+
+def plot_frontier(runs: Sequence[RunScores]) -> Any:
+    """Balanced accuracy (y) against mean cost per trajectory in US dollars (x), one point per run.
+
+    Runs on the Pareto front (:func:`pareto_front`) are filled and joined by
+    a step line; the others are hollow. A run whose cost is known for only
+    some items is labelled with ``k/n`` (its mean is over those k); a run
+    with no known cost cannot be placed and is named below the axes.
+    Chance (50%) is dashed.
+    """
+    placed, left_out = frontier_points(runs)
+    with _matplotlib().rc_context(_STYLE):
+        fig = _figure(3.2)
+        ax = fig.subplots()
+        on_front = pareto_front([p[1] for p in placed], [p[2] for p in placed])
+        # Labels of neighbours in cost go above and below their points in turn, so close runs stay legible.
+        by_cost = {id(point): rank for rank, point in enumerate(sorted(placed, key=lambda point: point[1]))}
+        for point, front in zip(placed, on_front):
+            label, cost, accuracy, known, index = point
+            color = run_color(index)  # the run's colour in every figure
+            ax.scatter([cost], [accuracy], s=42, color=color if front else "white", edgecolors=color, linewidths=1.5,
+                       zorder=3, label=label)
+            ax.annotate(f"{label}" + (f" ({known} costs known)" if known else ""), (cost, accuracy),
+                        textcoords="offset points", xytext=(5, 5 if by_cost[id(point)] % 2 == 0 else -12), fontsize=7.5)
+        front = sorted((p[1], p[2]) for p, keep in zip(placed, on_front) if keep)
+        if front:
+            ax.step([c for c, _ in front], [a for _, a in front], where="post", color="#555555", linewidth=0.9, zorder=2)
+        ax.axhline(0.5, color="#555555", linestyle="--", linewidth=0.8)
+        # Headroom right and above, so the label of the costliest or best judge stays inside the axes.
+        ax.set_ylim(0, 1.08)
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.yaxis.set_major_formatter(_percent_formatter())
+        ax.set_xlim(0, 1.3 * max((p[1] for p in placed), default=0) or 1)
+        ax.set_xlabel("Mean cost per trajectory (US$)" + (f"; no cost known: {', '.join(left_out)}" if left_out else ""))
+        ax.set_ylabel("Balanced accuracy")
+        ax.grid(axis="x")
+    return fig
+
+
 FIGURES = {
     "accuracy_by_length": plot_accuracy_by_length,
     "accuracy_by_confidence": plot_accuracy_by_confidence,
     "mistake_type_recall": plot_mistake_type_recall,
     "judge_comparison": plot_judge_comparison,
 }
-"""File stem -> figure function, in the order :func:`make_plots` writes them."""
+"""File stem -> figure function, in the order :func:`make_plots` writes them by default."""
+
+EXTRA_FIGURES = {"frontier": plot_frontier}
+"""Figures drawn only when named (``make_plots(..., figures=["frontier"])``, ``agenthorizon plot frontier``)."""
 
 
 def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
@@ -303,21 +383,26 @@ def make_plots(
     bootstrap: int = 1000,
     seed: int = 0,
     selection_options: dict[str, Any] | None = None,
+    figures: Sequence[str] | None = None,
 ) -> dict[str, list[Path]]:
-    """Score runs and write every figure of :data:`FIGURES`; returns stem -> files.
+    """Score runs and write the figures named in ``figures`` (default: every one of :data:`FIGURES`); returns stem -> files.
 
     The items are the runs' recorded selection; ``config`` and
     ``selection_options`` must agree with it (see :func:`agenthorizon.report.runs.load_runs`).
     """
     from agenthorizon.report.runs import load_runs
 
+    known = {**FIGURES, **EXTRA_FIGURES}
+    chosen = list(FIGURES) if figures is None else list(figures)
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        raise ValueError(f"unknown figure(s) {', '.join(unknown)}; expected names from {', '.join(known)}")
     _matplotlib()  # fail before any work when the extra is missing
     run_set = load_runs(
         run_dirs, data_root, config=config, images=None, selection_options=selection_options, fields=FIGURE_FIELDS
     )
     runs = score_runs(run_set, bootstrap=bootstrap, seed=seed)
     written = {}
-    for stem, plot in FIGURES.items():
-        fig = plot(runs)
-        written[stem] = save_figure(fig, out_dir, stem, formats)
+    for stem in chosen:
+        written[stem] = save_figure(known[stem](runs), out_dir, stem, formats)
     return written

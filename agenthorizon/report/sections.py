@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from agenthorizon.judging.ablation import describe_ablation
 from agenthorizon.report.runs import JudgedRun
-from agenthorizon.report.style import run_color
+from agenthorizon.report.style import amount_text, run_color
 from agenthorizon.schema import MISTAKE_TYPES
 
 __all__ = ["comparison_table", "confusion", "escape", "headline", "items_section", "mistake_types", "run_details", "run_facts", "slice_table", "summary_table"]
@@ -89,17 +89,55 @@ def mistake_types(report: dict[str, Any]) -> str:
     rows = []
     for name in MISTAKE_TYPES:
         value = report["mistake_type_recall"][name]
+        rejection = (report.get("rejection_rate_by_type") or {}).get(name) or {"rate": None}
         rows.append(
             f"<tr><td>{escape(name)}</td><td class='num'>{value['correct']} / {value['total']}</td>"
-            f"<td class='num'>{_pct(value['recall'])}{_bar(value['recall'])}</td></tr>"
+            f"<td class='num'>{_pct(value['recall'])}{_bar(value['recall'])}</td>"
+            f"<td class='num'>{_pct(rejection['rate'])}</td></tr>"
         )
     return (
         '<div class="card"><h3>Mistake-type recall</h3>'
-        "<table><thead><tr><th>type</th><th class='num'>rejected and named</th><th class='num'>recall</th></tr></thead>"
+        "<table><thead><tr><th>type</th><th class='num'>rejected and named</th><th class='num'>recall</th>"
+        "<th class='num'>rejected at all</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p class='small'>Among negatives of each reference type: the share the judge rejected <em>and</em> "
         f"named with that type. {_untyped_note(report['n_untyped_negatives'])}</p></div>"
     )
+
+
+def paired_and_cost(report: dict[str, Any]) -> str:
+    """Instruction sensitivity and pair-group accuracy, and the cost and runtime per trajectory."""
+    intervals = report.get("intervals") or {}
+    cells = "".join(
+        f"<tr><td>{name}</td><td class='num'>{_pct(report.get(key))}{_bar(report.get(key))}</td>"
+        f"<td class='num'>{report.get(count, 0)}</td><td class='small'>{escape(_interval(intervals.get(key)))}</td></tr>"
+        for key, name, count in (
+            ("instruction_sensitivity", "Instruction sensitivity", "n_instruction_pairs"),
+            ("pair_group_accuracy", "Pair-group accuracy", "n_pair_groups"),
+        )
+    )
+    paired = (
+        '<div class="card" data-section="paired"><h3>Paired design</h3><table><thead><tr><th></th>'
+        f"<th class='num'>value</th><th class='num'>of</th><th></th></tr></thead><tbody>{cells}</tbody></table>"
+        "<p class='small'>Instruction sensitivity: same-recording pairs with the positive accepted and the negative "
+        "rejected (blind to the instruction: 0; coin: 25%). Pair-group accuracy: groups with every item correct.</p></div>"
+    )
+    usage_rows = []
+    for group in ("cost", "runtime"):
+        for name, summary in (report.get(group) or {}).items():
+            values = "".join(
+                f"<td class='num'>{amount_text(summary[k])}</td>"
+                for k in ("mean", "median", "max", "total")
+            )
+            usage_rows.append(f"<tr><td>{escape(name)}</td>{values}<td class='num'>{summary['n_known']} / {summary['n_items']}</td></tr>")
+    usage = (
+        '<div class="card" data-section="cost"><h3>Cost and runtime per trajectory</h3><table><thead><tr><th></th>'
+        "<th class='num'>mean</th><th class='num'>median</th><th class='num'>max</th><th class='num'>total</th>"
+        f"<th class='num'>known</th></tr></thead><tbody>{''.join(usage_rows)}</tbody></table>"
+        "<p class='small'>Over the items whose result reports the value; the total is unknown when any item's is.</p></div>"
+        if usage_rows else ""
+    )
+    return f'<div class="grid two">{paired}{usage}</div>'
 
 
 def _untyped_note(count: int) -> str:
@@ -256,6 +294,7 @@ def run_details(index: int, run: JudgedRun, report: dict[str, Any]) -> str:
         f"</span>{escape(run.label)} <span class='small'>{escape(run_facts(run))}</span></h3>"
         f"{headline(report)}"
         f'<div class="grid two">{confusion(report)}{mistake_types(report)}</div>'
+        f"{paired_and_cost(report)}"
         f'<div class="grid two">{slice_table(report, "step_bucket", "By trajectory length (steps)")}'
         f'{slice_table(report, "os", "By operating system")}</div></section>'
     )

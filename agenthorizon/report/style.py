@@ -11,7 +11,7 @@ from typing import Final
 
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
 
-__all__ = ["PALETTE", "SHORT_MISTAKE_TYPES", "mistake_type_key", "run_color"]
+__all__ = ["PALETTE", "SHORT_MISTAKE_TYPES", "amount_text", "mistake_type_key", "run_color"]
 
 PALETTE: Final = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 """Okabe-Ito colours (colour-blind safe), one per run, in run order."""
@@ -40,3 +40,14 @@ def mistake_type_key(mistake_type: str) -> str:
     ['critical', 'side_effect', 'misunderstanding']
     """
     return SHORT_MISTAKE_TYPES[mistake_type].lower().replace(" ", "_")
+
+
+def amount_text(value: float | None) -> str:
+    """A telemetry amount as every view shows it: ``unknown`` (never 0) when not known, whole above 1000.
+
+    >>> amount_text(None), amount_text(213000.0), amount_text(0.0037512)
+    ('unknown', '213000', '0.003751')
+    """
+    if value is None:
+        return "unknown"
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from agenthorizon.report.style import SHORT_MISTAKE_TYPES
+from agenthorizon.report.style import SHORT_MISTAKE_TYPES, amount_text
 from agenthorizon.schema import MISTAKE_TYPES
 
 if TYPE_CHECKING:  # annotations only: rendering a table needs no scoring code
@@ -210,6 +210,7 @@ def report_table(report: ScoreReport, *, title: str = "AgentHorizon score", note
     for name, value in report.mistake_type_recall.items():
         rows.append([f"recall: {name}", Rate(value["recall"]), value["total"]])
     rows.append(["recall: macro mean", Rate(report.mistake_type_recall_macro), ""])
+    rows += paired_rows(report)
     notes = list(notes)
     reasons = ", ".join(f"{reason} {count}" for reason, count in report.invalid_by_reason.items() if count)
     notes.append(f"Invalid predictions: {report.n_invalid} of {report.n}" + (f" ({reasons})" if reasons else ""))
@@ -224,6 +225,38 @@ def report_table(report: ScoreReport, *, title: str = "AgentHorizon score", note
             f"{boot['n_resamples']} resamples of {boot['n_clusters']} clusters, seed {boot['seed']}"
         )
     return Table(title=title, header=["metric", "value", "denominator"], rows=rows, notes=notes)
+
+
+def paired_rows(report: ScoreReport) -> list[list[Any]]:
+    """Rejection by type, instruction sensitivity and pair-group accuracy, with their denominators."""
+    rows: list[list[Any]] = [
+        [f"rejection: {name}", Rate(value["rate"], _interval(report, f"rejection_rate_by_type/{name}")), value["total"]]
+        for name, value in report.rejection_rate_by_type.items()
+    ]
+    rows.append(["instruction sensitivity", _rate(report, "instruction_sensitivity"), report.n_instruction_pairs])
+    rows.append(["pair-group accuracy", _rate(report, "pair_group_accuracy"), report.n_pair_groups])
+    return rows
+
+
+TELEMETRY_COLUMNS = ("mean", "median", "max", "total")
+"""The statistics a telemetry table shows per quantity (per trajectory, then the run's total)."""
+
+
+def telemetry_table(report: ScoreReport) -> Table | None:
+    """Cost and runtime per trajectory and in total (paper Table 6); ``None`` without telemetry."""
+    if report.cost is None or report.runtime is None:
+        return None
+    rows = []
+    for group, quantities in (("cost", report.cost), ("runtime", report.runtime)):
+        for name, summary in quantities.items():
+            cells = [amount_text(summary[key]) for key in TELEMETRY_COLUMNS]
+            if summary.get("mean_interval"):
+                low, high = summary["mean_interval"]
+                cells[0] += f" [{amount_text(low)}, {amount_text(high)}]"
+            rows.append([group, name, *cells, f"{summary['n_known']}/{summary['n_items']}"])
+    notes = ["Statistics over the items that report the value; total is unknown when any item does not (known/items)."]
+    return Table(title="Cost and runtime per trajectory", header=["group", "quantity", *TELEMETRY_COLUMNS, "known"],
+                 rows=rows, notes=notes)
 
 
 def slices_table(report: ScoreReport) -> Table:
@@ -268,6 +301,9 @@ def render_report(
     if manifest:
         csv_extra = {"manifest_n_items": manifest["n_items"], "manifest_sha256": manifest["sha256"]}
     text = render_table(table, fmt, json_payload=payload, csv_extra=csv_extra)
+    usage = telemetry_table(report)
+    if usage is not None and fmt != "json":
+        text += "\n" + render_table(usage, fmt)
     if report.slices and fmt in ("table", "markdown", "latex"):
         text += "\n" + render_table(slices_table(report), fmt)
     elif report.slices and fmt == "csv":
@@ -319,23 +355,68 @@ class LeaderboardRow:
     runs: list[str] = field(default_factory=list)
 
 
-def leaderboard_table(rows: Sequence[LeaderboardRow], configs: Sequence[str], *, notes: Sequence[str] = ()) -> Table:
-    """Paper-Table-2-shaped table: per config balanced/positive/negative, then type recall."""
+COLUMN_SETS = ("accuracy", "paired", "cost")
+"""Leaderboard column sets: ``accuracy`` (the paper's Table 2: per config balanced, positive and negative
+accuracy, then type recall), ``paired`` (rejection by type, instruction sensitivity, pair-group accuracy)
+and ``cost`` (mean per trajectory of cost, tokens, wall time, turns and tool calls, and the total cost)."""
+
+# (column, group, quantity, statistic) of the cost column set.
+_COST_COLUMNS = (
+    ("$/traj", "cost", "cost_usd", "mean"), ("$ total", "cost", "cost_usd", "total"),
+    ("in tok/traj", "cost", "input_tokens", "mean"), ("out tok/traj", "cost", "output_tokens", "mean"),
+    ("s/traj", "runtime", "wall_time_s", "mean"), ("turns/traj", "runtime", "turns", "mean"),
+    ("tools/traj", "runtime", "tool_calls", "mean"),
+)
+
+
+def _cost_cell(report: ScoreReport | None, group: str, quantity: str, statistic: str) -> str:
+    usage = None if report is None else getattr(report, group)
+    if usage is None:
+        return "unknown"
+    summary = usage[quantity]
+    text = amount_text(summary[statistic])
+    if summary["n_unknown"] and summary[statistic] is not None:
+        text += f" ({summary['n_known']}/{summary['n_items']} known)"
+    return text
+
+
+def leaderboard_table(
+    rows: Sequence[LeaderboardRow], configs: Sequence[str], *, notes: Sequence[str] = (),
+    columns: Sequence[str] = ("accuracy",),
+) -> Table:
+    """The leaderboard with the column sets of :data:`COLUMN_SETS` named in ``columns``, in their order.
+
+    ``paired`` and ``cost`` are over all of a judge's scored items (AH and AH-S where run).
+    """
+    unknown = [name for name in columns if name not in COLUMN_SETS]
+    if unknown:
+        raise ValueError(f"unknown leaderboard column set(s) {', '.join(unknown)}; expected names from {', '.join(COLUMN_SETS)}")
     header = ["judge"]
-    for config in configs:
-        header += [f"{config} bal.", f"{config} pos", f"{config} neg"]
-    header += [f"recall {SHORT_MISTAKE_TYPES[t]}" for t in MISTAKE_TYPES]
+    if "accuracy" in columns:
+        for config in configs:
+            header += [f"{config} bal.", f"{config} pos", f"{config} neg"]
+        header += [f"recall {SHORT_MISTAKE_TYPES[t]}" for t in MISTAKE_TYPES]
+    if "paired" in columns:
+        header += [f"reject {SHORT_MISTAKE_TYPES[t]}" for t in MISTAKE_TYPES] + ["instr. sens.", "group acc."]
+    if "cost" in columns:
+        header += [column[0] for column in _COST_COLUMNS]
     body = []
     for row in rows:
         cells: list[Any] = [row.judge]
-        for config in configs:
-            report = row.reports.get(config)
-            if report is None:
-                cells += [Rate(None)] * 3
-            else:
-                cells += [_rate(report, m) for m in ("balanced_accuracy", "positive_accuracy", "negative_accuracy")]
-        for mistake_type in MISTAKE_TYPES:
-            cells.append(Rate(row.recall.mistake_type_recall[mistake_type]["recall"] if row.recall else None))
+        if "accuracy" in columns:
+            for config in configs:
+                report = row.reports.get(config)
+                if report is None:
+                    cells += [Rate(None)] * 3
+                else:
+                    cells += [_rate(report, m) for m in ("balanced_accuracy", "positive_accuracy", "negative_accuracy")]
+            for mistake_type in MISTAKE_TYPES:
+                cells.append(Rate(row.recall.mistake_type_recall[mistake_type]["recall"] if row.recall else None))
+        if "paired" in columns:
+            lines = paired_rows(row.recall) if row.recall else [[None, Rate(None), None]] * (len(MISTAKE_TYPES) + 2)
+            cells += [line[1] for line in lines]
+        if "cost" in columns:
+            cells += [_cost_cell(row.recall, *column[1:]) for column in _COST_COLUMNS]
         body.append(cells)
     return Table(title="AgentHorizon leaderboard", header=header, rows=body, notes=list(notes))
 
@@ -347,10 +428,16 @@ def render_leaderboard(
     *,
     manifests: Sequence[Mapping[str, Any]] = (),
     notes: Sequence[str] = (),
+    columns: Sequence[str] = ("accuracy",),
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
-    """Render a leaderboard in ``fmt``; each manifest is stated in every format."""
+    """Render a leaderboard in ``fmt``; each manifest is stated in every format.
+
+    ``columns`` are the column sets (:data:`COLUMN_SETS`) of the text formats; JSON holds every number,
+    plus ``extra`` (e.g. a rank agreement).
+    """
     all_notes = [line for manifest in manifests for line in manifest_note(manifest)] + list(notes)
-    table = leaderboard_table(rows, configs, notes=all_notes)
+    table = leaderboard_table(rows, configs, notes=all_notes, columns=columns)
     payload = {
         "manifests": [dict(m) for m in manifests],
         "notes": list(notes),
@@ -361,9 +448,11 @@ def render_leaderboard(
                 "runs": list(row.runs),
                 "reports": {k: None if v is None else v.to_dict() for k, v in row.reports.items()},
                 "mistake_type_recall": None if row.recall is None else row.recall.to_dict()["mistake_type_recall"],
+                "all_scored_items": None if row.recall is None else row.recall.to_dict(),
             }
             for row in rows
         ],
+        **(extra or {}),
     }
     csv_extra = {
         f"{m['config']} manifest": f"{m['n_items']} items sha256 {m['sha256']}" for m in manifests

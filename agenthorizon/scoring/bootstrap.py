@@ -28,6 +28,8 @@ __all__ = [
     "paired_balanced_accuracies",
     "percentile_interval",
     "resample_cluster_counts",
+    "resampled_sums",
+    "resampled_totals",
 ]
 
 # Resamples per chunk: 200 x 1,000 clusters is 0.8 MB of draws and 1.6 MB of
@@ -106,19 +108,34 @@ def _cluster_sums(clusters: np.ndarray, columns: Sequence[np.ndarray]) -> np.nda
     )
 
 
-def _resampled_sums(clusters: np.ndarray, columns: Sequence[np.ndarray], n_resamples: int, seed: int) -> np.ndarray:
-    """Counts of each Boolean column in each resample: shape (n_resamples, len(columns))."""
-    clusters = cluster_codes(np.asarray(clusters).tolist())
-    sums = _cluster_sums(clusters, columns)
+def resampled_totals(totals: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """Per-cluster totals summed over each resample of clusters.
+
+    ``totals`` has shape (n_clusters, k), integer (counts: summed exactly)
+    or float (amounts such as costs); the result (n_resamples, k) holds, for
+    each resample of :func:`resample_cluster_counts`, the sum of each column
+    over the clusters drawn (with their multiplicity).
+
+    >>> resampled_totals(np.ones((4, 1), dtype=np.int64), 3, seed=0)[:, 0].tolist()
+    [4, 4, 4]
+    """
+    totals = np.asarray(totals)
+    totals = totals.astype(np.float64 if totals.dtype.kind == "f" else np.int64, copy=False)
     # One result array, each chunk's product written into its rows (no list of
-    # chunk results to stack). Integer by integer: exact, and faster than a
-    # mixed int/float product, which numpy would first cast element by element.
-    result = np.empty((n_resamples, sums.shape[1]), dtype=sums.dtype)
+    # chunk results to stack). Counts integer by integer: exact, and faster than
+    # a mixed int/float product, which numpy would first cast element by element.
+    result = np.empty((n_resamples, totals.shape[1]), dtype=totals.dtype)
     done = 0
-    for counts in resample_cluster_counts(sums.shape[0], n_resamples, seed):
-        np.dot(counts, sums, out=result[done : done + len(counts)])
+    for counts in resample_cluster_counts(totals.shape[0], n_resamples, seed):
+        np.dot(counts.astype(totals.dtype, copy=False), totals, out=result[done : done + len(counts)])
         done += len(counts)
     return result
+
+
+def resampled_sums(clusters: np.ndarray, columns: Sequence[np.ndarray], n_resamples: int, seed: int) -> np.ndarray:
+    """Counts of each Boolean column in each resample: shape (n_resamples, len(columns))."""
+    clusters = cluster_codes(np.asarray(clusters).tolist())
+    return resampled_totals(_cluster_sums(clusters, columns), n_resamples, seed)
 
 
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
@@ -155,8 +172,9 @@ def bootstrap_accuracies(
     n_resamples: int,
     seed: int = 0,
     level: float = 0.95,
+    ratios: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, tuple[float, float] | None]:
-    """Pair-clustered percentile intervals for balanced, positive and negative accuracy.
+    """Pair-clustered percentile intervals for balanced, positive and negative accuracy (and other ratios).
 
     Parameters
     ----------
@@ -172,12 +190,18 @@ def bootstrap_accuracies(
         Seed; equal seeds give equal intervals.
     level : float
         Coverage of the intervals, in (0, 1).
+    ratios : dict of str to (array of int, array of int), optional
+        More statistics that are ratios of per-cluster counts (name ->
+        numerator and denominator per cluster, clusters coded as
+        :func:`cluster_codes` codes ``clusters``), given intervals from the
+        same resamples.
 
     Returns
     -------
     dict
         ``balanced_accuracy``, ``positive_accuracy``, ``negative_accuracy``
-        -> ``(low, high)``, or ``None`` when no resample defines the metric.
+        (and each name of ``ratios``) -> ``(low, high)``, or ``None`` when no
+        resample defines the statistic.
 
     Examples
     --------
@@ -190,17 +214,23 @@ def bootstrap_accuracies(
     """
     positive = np.asarray(positive, dtype=bool)
     correct = np.asarray(correct, dtype=bool)
-    sums = _resampled_sums(
-        clusters, [positive, positive & correct, ~positive, ~positive & correct], n_resamples, seed
-    )
+    codes = cluster_codes(np.asarray(clusters).tolist())
+    columns = [_cluster_sums(codes, [positive, positive & correct, ~positive, ~positive & correct])]
+    names = list(ratios or {})
+    for name in names:  # resampled in the same product: one draw of the clusters serves every interval
+        columns += [np.asarray(part, dtype=np.int64)[:, None] for part in ratios[name]]
+    sums = resampled_totals(np.concatenate(columns, axis=1), n_resamples, seed)
     positive_accuracy = _divide(sums[:, 1], sums[:, 0])
     negative_accuracy = _divide(sums[:, 3], sums[:, 2])
     balanced = 0.5 * (positive_accuracy + negative_accuracy)
-    return {
+    intervals = {
         "balanced_accuracy": percentile_interval(balanced, level),
         "positive_accuracy": percentile_interval(positive_accuracy, level),
         "negative_accuracy": percentile_interval(negative_accuracy, level),
     }
+    for i, name in enumerate(names):
+        intervals[name] = percentile_interval(_divide(sums[:, 4 + 2 * i], sums[:, 5 + 2 * i]), level)
+    return intervals
 
 
 def mcnemar_exact(a_correct: np.ndarray, b_correct: np.ndarray) -> tuple[int, int, float]:
@@ -274,7 +304,7 @@ def paired_balanced_accuracies(
     for correct in corrects:
         correct = np.asarray(correct, dtype=bool)
         columns += [positive & correct, ~positive & correct]
-    sums = _resampled_sums(clusters, columns, n_resamples, seed)
+    sums = resampled_sums(clusters, columns, n_resamples, seed)
     return np.stack(
         [
             0.5 * (_divide(sums[:, 2 + 2 * i], sums[:, 0]) + _divide(sums[:, 3 + 2 * i], sums[:, 1]))

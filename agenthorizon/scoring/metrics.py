@@ -11,8 +11,10 @@ One prediction is judged valid or not by
 :func:`agenthorizon.scoring.predictions.validate_prediction` (raw text through
 the runner's verdict parser); this module turns those per-item facts into
 metrics. It is pure: no I/O, nothing heavier than numpy. The public entry
-points are :func:`score`, :class:`ScoreReport` and :func:`item_outcomes`
-(per-item correctness, used by :func:`agenthorizon.scoring.compare.compare`).
+points are :func:`score` and :class:`ScoreReport`; the per-item facts
+(:func:`item_outcomes`, also used by
+:func:`agenthorizon.scoring.compare.compare`) are made in
+:mod:`agenthorizon.scoring.outcomes` and re-exported here.
 """
 
 from __future__ import annotations
@@ -22,189 +24,22 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from agenthorizon.scoring.bootstrap import bootstrap_accuracies, check_bootstrap, cluster_codes
-from agenthorizon.scoring.predictions import validate_prediction, warn_shapes
-from agenthorizon.scoring.references import align_predictions, reference_record, reference_records, reference_rows
+from agenthorizon.scoring.bootstrap import bootstrap_accuracies, check_bootstrap
+from agenthorizon.scoring.outcomes import OUTCOMES, ItemOutcomes, item_outcomes, outcomes_from_records, ratio
+from agenthorizon.scoring.paired import paired_scores
+from agenthorizon.scoring.predictions import warn_shapes
+from agenthorizon.scoring.references import reference_record, reference_rows
 from agenthorizon.scoring.slices import SLICES, check_slices, slice_order, slice_values
-from agenthorizon.schema import (
-    INVALID_STATUSES,
-    MISTAKE_TYPES,
-    NEGATIVE,
-    POSITIVE,
-    STATUS_OK,
-    UNTYPED,
-    canonical_mistake_type,
-)
+from agenthorizon.scoring.telemetry import aligned_telemetry, telemetry_aggregates
+from agenthorizon.schema import INVALID_STATUSES, MISTAKE_TYPES, STATUS_OK, UNTYPED
 
 __all__ = ["OUTCOMES", "ItemOutcomes", "ScoreReport", "item_outcomes", "score"]
-
-OUTCOMES = ("correct", "false_accept", "false_reject", "invalid")
-"""Per-item outcome classes, see :meth:`ItemOutcomes.outcome_classes`."""
 
 CONFIDENCE_LEVEL = 0.95
 """Coverage of every bootstrap interval reported by :func:`score`."""
 
-# --- per-item outcomes ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ItemOutcomes:
-    """Per-item facts that every metric here is a function of.
-
-    All arrays have one entry per reference, in reference order.
-
-    Attributes
-    ----------
-    positive : ndarray of bool
-        The reference label is positive.
-    valid : ndarray of bool
-        The prediction is valid (a real Boolean ``success``).
-    predicted_success : ndarray of bool
-        The valid prediction said success (``False`` where invalid).
-    correct : ndarray of bool
-        Valid and agreeing with the label; invalid predictions are incorrect.
-    status : list of str
-        :func:`~agenthorizon.scoring.predictions.validate_prediction` status of each prediction.
-    reference_type : list of str
-        Canonical reference mistake type, ``""`` for positives and untyped.
-    type_correct : ndarray of bool
-        A negative predicted as failure whose named type is its reference type.
-    unmatched_type : ndarray of bool
-        A valid failure prediction naming a type that matches no known type.
-    clusters : ndarray of int
-        Bootstrap cluster of each item: its ``pair_group_id`` when the
-        references carry one, otherwise the item itself.
-    """
-
-    positive: np.ndarray
-    valid: np.ndarray
-    predicted_success: np.ndarray
-    correct: np.ndarray
-    status: list[str]
-    reference_type: list[str]
-    type_correct: np.ndarray
-    unmatched_type: np.ndarray
-    clusters: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.status)
-
-    def outcome_classes(self) -> list[str]:
-        """Per item, one of :data:`OUTCOMES`.
-
-        ``invalid`` for an invalid prediction whatever the label;
-        ``false_accept`` for a negative predicted success; ``false_reject``
-        for a positive predicted failure; otherwise ``correct``.
-
-        >>> item_outcomes([True, True, False, None], ["positive", "negative", "positive", "negative"]).outcome_classes()
-        ['correct', 'false_accept', 'false_reject', 'invalid']
-        """
-        classes = np.where(self.positive, "false_reject", "false_accept").astype(object)
-        classes[self.correct] = "correct"
-        classes[~self.valid] = "invalid"
-        return classes.tolist()
-
-    def accuracies(self) -> tuple[float | None, float | None, float | None]:
-        """``(balanced, positive, negative)`` accuracy: the one place they are computed.
-
-        positive accuracy = correct positives / positives; negative accuracy =
-        correct negatives / negatives; balanced = their mean. Each in [0, 1],
-        ``None`` when its denominator is zero (balanced: when either is).
-
-        >>> item_outcomes([True, False, True, None], ["positive", "positive", "negative", "negative"]).accuracies()
-        (0.25, 0.5, 0.0)
-        """
-        n_positive = int(self.positive.sum())
-        n_negative = len(self) - n_positive
-        positive = _ratio(int((self.correct & self.positive).sum()), n_positive)
-        negative = _ratio(int((self.correct & ~self.positive).sum()), n_negative)
-        balanced = None if positive is None or negative is None else 0.5 * (positive + negative)
-        return balanced, positive, negative
-
-    def subset(self, mask: np.ndarray) -> ItemOutcomes:
-        """The outcomes of the items where ``mask`` is true."""
-        indices = np.flatnonzero(mask)
-        return ItemOutcomes(
-            positive=self.positive[indices],
-            valid=self.valid[indices],
-            predicted_success=self.predicted_success[indices],
-            correct=self.correct[indices],
-            status=[self.status[i] for i in indices],
-            reference_type=[self.reference_type[i] for i in indices],
-            type_correct=self.type_correct[indices],
-            unmatched_type=self.unmatched_type[indices],
-            clusters=self.clusters[indices],
-        )
-
-
-def _clusters(records: list[dict[str, Any]]) -> np.ndarray:
-    groups = [record["pair_group_id"] for record in records]
-    present = [group is not None for group in groups]
-    if not any(present):
-        return np.arange(len(records))
-    if not all(present):
-        position = present.index(False)
-        raise ValueError(
-            f"references[{position}]: has no pair_group_id while other references do; "
-            "expected every reference to carry one (bootstrap clusters) or none"
-        )
-    return cluster_codes(groups)
-
-
-def item_outcomes(predictions: Any, references: Any) -> ItemOutcomes:
-    """Validate predictions and references and return per-item outcomes.
-
-    Takes the same ``predictions`` and ``references`` as :func:`score`.
-
-    >>> outcomes = item_outcomes([True, "1"], ["positive", "negative"])
-    >>> outcomes.correct.tolist(), outcomes.status
-    ([True, False], ['ok', 'no_json'])
-    """
-    return _outcomes_from_rows(predictions, reference_records(references))
-
-
-def _outcomes_from_rows(predictions: Any, records: list[dict[str, Any]]) -> ItemOutcomes:
-    aligned = align_predictions(predictions, records)
-    n = len(records)
-    positive = np.fromiter((record["label"] == POSITIVE for record in records), dtype=bool, count=n)
-    valid = np.zeros(n, dtype=bool)
-    predicted_success = np.zeros(n, dtype=bool)
-    type_correct = np.zeros(n, dtype=bool)
-    unmatched_type = np.zeros(n, dtype=bool)
-    statuses: list[str] = []
-    for i, (prediction, record) in enumerate(zip(aligned, records)):
-        success, named_type, status = validate_prediction(prediction)
-        statuses.append(status)
-        if status != STATUS_OK:
-            continue
-        valid[i] = True
-        predicted_success[i] = success
-        if success:
-            continue
-        canonical = canonical_mistake_type(named_type)
-        if canonical is None and named_type is not None and named_type.strip():
-            unmatched_type[i] = True
-        if record["label"] == NEGATIVE and record["mistake_type"] and canonical == record["mistake_type"]:
-            type_correct[i] = True
-    correct = valid & (predicted_success == positive)
-    return ItemOutcomes(
-        positive=positive,
-        valid=valid,
-        predicted_success=predicted_success,
-        correct=correct,
-        status=statuses,
-        reference_type=[record["mistake_type"] for record in records],
-        type_correct=type_correct,
-        unmatched_type=unmatched_type,
-        clusters=_clusters(records),
-    )
-
 
 # --- the report ------------------------------------------------------------------------
-
-
-def _ratio(numerator: int, denominator: int) -> float | None:
-    return numerator / denominator if denominator else None
 
 
 @dataclass
@@ -229,6 +64,13 @@ class ScoreReport:
     mistake_type_recall_macro: float | None
     n_untyped_negatives: int
     n_unmatched_mistake_types: int
+    rejection_rate_by_type: dict[str, dict[str, Any]] = field(default_factory=dict)
+    instruction_sensitivity: float | None = None
+    pair_group_accuracy: float | None = None
+    n_instruction_pairs: int = 0
+    n_pair_groups: int = 0
+    cost: dict[str, dict[str, Any]] | None = None
+    runtime: dict[str, dict[str, Any]] | None = None
     intervals: dict[str, tuple[float, float] | None] | None = None
     bootstrap: dict[str, Any] | None = None
     slices: dict[str, dict[str, ScoreReport]] = field(default_factory=dict)
@@ -236,7 +78,7 @@ class ScoreReport:
     DETAIL_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {
             "n_positive", "n_negative", "confusion", "n_untyped_negatives", "n_unmatched_mistake_types",
-            "intervals", "bootstrap", "slices",
+            "n_instruction_pairs", "n_pair_groups", "intervals", "bootstrap", "slices",
         }
     )
     """Fields that describe the items, the resampling or a breakdown rather than being a metric:
@@ -256,12 +98,13 @@ class ScoreReport:
         ``metric.compute`` too.
 
         >>> sorted(score([True, False], ["positive", "positive"]).metric_values())[:3]
-        ['accuracy', 'balanced_accuracy', 'invalid_by_reason']
+        ['accuracy', 'balanced_accuracy', 'cost']
         """
         values = {item.name: getattr(self, item.name) for item in fields(self) if item.name not in self.DETAIL_FIELDS}
         values["invalid_rate"] = self.invalid_rate
         values["invalid_by_reason"] = dict(self.invalid_by_reason)
         values["mistake_type_recall"] = {name: value["recall"] for name, value in self.mistake_type_recall.items()}
+        values["rejection_rate_by_type"] = {name: value["rate"] for name, value in self.rejection_rate_by_type.items()}
         return values
 
     def to_dict(self) -> dict[str, Any]:
@@ -287,6 +130,13 @@ class ScoreReport:
             "mistake_type_recall_macro": self.mistake_type_recall_macro,
             "n_untyped_negatives": self.n_untyped_negatives,
             "n_unmatched_mistake_types": self.n_unmatched_mistake_types,
+            "rejection_rate_by_type": {name: dict(value) for name, value in self.rejection_rate_by_type.items()},
+            "instruction_sensitivity": self.instruction_sensitivity,
+            "n_instruction_pairs": self.n_instruction_pairs,
+            "pair_group_accuracy": self.pair_group_accuracy,
+            "n_pair_groups": self.n_pair_groups,
+            "cost": self.cost,
+            "runtime": self.runtime,
             "intervals": intervals,
             "bootstrap": None if self.bootstrap is None else dict(self.bootstrap),
             "slices": {
@@ -296,7 +146,7 @@ class ScoreReport:
         }
 
 
-def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
+def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list[Any] | None = None) -> ScoreReport:
     positive, valid, said_success = outcomes.positive, outcomes.valid, outcomes.predicted_success
     negative = ~positive
     n_positive = int(positive.sum())
@@ -316,14 +166,15 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
         of_type = negative & (reference_types == mistake_type)
         total = int(of_type.sum())
         hits = int((of_type & outcomes.type_correct).sum())
-        recall[mistake_type] = {"correct": hits, "total": total, "recall": _ratio(hits, total)}
+        recall[mistake_type] = {"correct": hits, "total": total, "recall": ratio(hits, total)}
     defined = [value["recall"] for value in recall.values() if value["recall"] is not None]
+    paired, paired_totals = paired_scores(outcomes)
     intervals = None
     bootstrap_info = None
     if n_bootstrap:
         intervals = bootstrap_accuracies(
             outcomes.positive, outcomes.correct, outcomes.clusters, n_resamples=n_bootstrap, seed=seed,
-            level=CONFIDENCE_LEVEL,
+            level=CONFIDENCE_LEVEL, ratios=paired_totals,
         )
         bootstrap_info = {
             "n_resamples": n_bootstrap,
@@ -331,6 +182,11 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
             "level": CONFIDENCE_LEVEL,
             "n_clusters": int(np.unique(outcomes.clusters).size),
         }
+    aggregates = None
+    if telemetry is not None:
+        aggregates = telemetry_aggregates(
+            telemetry, clusters=outcomes.clusters, n_resamples=n_bootstrap, seed=seed, level=CONFIDENCE_LEVEL
+        )
     return ScoreReport(
         n=len(outcomes),
         n_positive=n_positive,
@@ -353,6 +209,9 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int) -> ScoreReport:
         mistake_type_recall_macro=sum(defined) / len(defined) if defined else None,
         n_untyped_negatives=int((negative & (reference_types == UNTYPED)).sum()),
         n_unmatched_mistake_types=int(outcomes.unmatched_type.sum()),
+        **paired,
+        cost=None if aggregates is None else aggregates["cost"],
+        runtime=None if aggregates is None else aggregates["runtime"],
         intervals=intervals,
         bootstrap=bootstrap_info,
     )
@@ -365,6 +224,7 @@ def score(
     bootstrap: int = 0,
     seed: int = 0,
     slices: Sequence[str] | None = None,
+    telemetry: Any = None,
 ) -> ScoreReport:
     """Score judge predictions strictly against AgentHorizon references.
 
@@ -377,7 +237,20 @@ def score(
     - accuracy = (items predicted correctly) / (items);
     - mistake-type recall for type T = (negatives of reference type T
       predicted as failure *and* named T) / (negatives of type T). Untyped
-      negatives are left out of these denominators only.
+      negatives are left out of these denominators only;
+    - rejection rate for type T = (negatives of type T predicted as
+      failure, whatever type is named) / (negatives of type T);
+    - instruction sensitivity = (pairs of a positive P and a negative N
+      with ``N.steps_id == P.steps_id`` where P is predicted success and N
+      failure) / (such pairs): 1 perfect, 0 for a judge blind to the
+      instruction, 0.25 for a coin; ``None`` without ``steps_id``;
+    - pair-group accuracy = (pair groups whose every scored item is
+      correct) / (pair groups of the scored items); ``None`` without
+      ``pair_group_id``.
+
+    See :mod:`agenthorizon.scoring.paired` for the paired scores and
+    :func:`agenthorizon.scoring.telemetry.telemetry_aggregates` for ``cost``
+    and ``runtime``.
 
     An invalid prediction (see :func:`~agenthorizon.scoring.predictions.validate_prediction`) is incorrect for
     its item whatever the label and never changes a denominator: every
@@ -409,6 +282,13 @@ def score(
         ``direction``, ``step_bucket``, ``num_applications``); the report's
         ``slices[name][value]`` holds the same metrics for each value. A
         slice whose field the references lack raises ``ValueError``.
+    telemetry : sequence or mapping, optional
+        Per-item telemetry for the ``cost`` and ``runtime`` aggregates: one
+        entry per reference, or a mapping ``trajectory_id -> telemetry``
+        (absent ids are unknown). An entry is a ``Telemetry`` record, a
+        flat telemetry mapping, or ``None``. When not given, it is taken
+        from predictions that are result records carrying ``telemetry``;
+        with none of those, ``cost`` and ``runtime`` are ``None``.
 
     Returns
     -------
@@ -454,12 +334,16 @@ def score(
     # Scores stay strict; a known wrong shape (0/1, "true", {"prediction": b})
     # is named with its fix so a pipeline bug is not mistaken for a bad judge.
     warn_shapes(predictions.values() if isinstance(predictions, Mapping) else predictions)
-    outcomes = _outcomes_from_rows(predictions, records)
-    report = _report(outcomes, int(bootstrap), seed)
+    outcomes = outcomes_from_records(predictions, records)
+    items = aligned_telemetry(telemetry, predictions, records)
+    report = _report(outcomes, int(bootstrap), seed, items)
     for name in slice_names:
         values = np.asarray(slice_values(rows, name), dtype=object)
         report.slices[name] = {
-            value: _report(outcomes.subset(values == value), int(bootstrap), seed)
+            value: _report(
+                outcomes.subset(values == value), int(bootstrap), seed,
+                None if items is None else [items[i] for i in np.flatnonzero(values == value)],
+            )
             for value in sorted(set(values.tolist()), key=slice_order)
         }
     return report

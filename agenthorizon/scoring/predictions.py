@@ -227,7 +227,8 @@ def prediction_verdict(prediction: Any) -> Mapping | None:
 def prediction_record(prediction: Any) -> dict[str, Any]:
     """Reduce any prediction to the result-record form, losing nothing scoring uses.
 
-    The record is plain JSON (``parse_status`` and ``verdict``), and
+    The record is plain JSON (``parse_status`` and ``verdict``, plus a result
+    record's ``telemetry`` when it has one), and
     ``validate_prediction(prediction_record(p)) == validate_prediction(p)`` for
     every ``p``. The :mod:`evaluate` module uses it to store arbitrary
     predictions (``None``, numbers, dicts) in a string column.
@@ -239,7 +240,11 @@ def prediction_record(prediction: Any) -> dict[str, Any]:
     """
     success, mistake_type, status = validate_prediction(prediction)
     verdict = {"success": success, "mistake_type": mistake_type} if status == STATUS_OK else None
-    return result_prediction(status, verdict)
+    record = result_prediction(status, verdict)
+    if is_result_record(prediction) and isinstance(prediction.get("telemetry"), Mapping):
+        # Kept for the cost and runtime aggregates (scoring.telemetry).
+        record["telemetry"] = dict(prediction["telemetry"])
+    return record
 
 
 # --- known wrong shapes ----------------------------------------------------------------

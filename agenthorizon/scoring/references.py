@@ -21,18 +21,19 @@ def reference_record(reference: Any, position: int) -> dict[str, Any]:
     dataset rows work as they are) or a label string ``"positive"`` /
     ``"negative"``. The returned dict has ``label``, ``mistake_type`` (the
     canonical spelling, ``""`` for positives and untyped negatives),
-    ``trajectory_id`` and ``pair_group_id`` (``None`` when absent).
+    ``trajectory_id``, ``pair_group_id`` and ``steps_id`` (the recording the
+    item shows, which pairs it with its sibling; ``None`` when absent).
 
     Raises ``ValueError`` naming ``position`` and what was expected.
 
     >>> reference_record({"label": "negative", "mistake_type": "misunderstanding of the instruction"}, 0)
-    {'label': 'negative', 'mistake_type': 'Misunderstanding of the Instructions', 'trajectory_id': None, 'pair_group_id': None}
+    {'label': 'negative', 'mistake_type': 'Misunderstanding of the Instructions', 'trajectory_id': None, 'pair_group_id': None, 'steps_id': None}
     """
     where = f"references[{position}]"
     if isinstance(reference, str):
         if reference not in LABEL_VALUES:
             raise ValueError(f"{where}: expected the label string 'positive' or 'negative', got {reference!r}")
-        return {"label": reference, "mistake_type": UNTYPED, "trajectory_id": None, "pair_group_id": None}
+        return {"label": reference, "mistake_type": UNTYPED, "trajectory_id": None, "pair_group_id": None, "steps_id": None}
     if not isinstance(reference, Mapping):
         raise ValueError(
             f"{where}: expected a label row (a mapping with 'label' and 'mistake_type') "
@@ -55,11 +56,13 @@ def reference_record(reference: Any, position: int) -> dict[str, Any]:
             raise ValueError(f"{where}: a positive has mistake_type {raw_type!r}; expected '' for positives")
     trajectory_id = reference.get("trajectory_id")
     group = reference.get("pair_group_id")
+    steps_id = reference.get("steps_id")
     return {
         "label": label,
         "mistake_type": mistake_type,
         "trajectory_id": trajectory_id if isinstance(trajectory_id, str) and trajectory_id else None,
         "pair_group_id": group if isinstance(group, str) and group else None,
+        "steps_id": steps_id if isinstance(steps_id, str) and steps_id else None,
     }
 
 
@@ -82,7 +85,7 @@ def reference_rows(references: Any, extra_fields: Iterable[str] = ()) -> list[An
             "references must be a sequence of label rows or label strings, "
             f"got a single {type(references).__name__}"
         )
-    base = ("trajectory_id", "label", "mistake_type", "pair_group_id")
+    base = ("trajectory_id", "label", "mistake_type", "pair_group_id", "steps_id")
     rows = list(_needed_columns(references, (*base, *extra_fields)))
     if not rows:
         raise ValueError("references is empty; expected at least one label row")

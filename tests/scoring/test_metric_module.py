@@ -42,8 +42,10 @@ def _expected(predictions, references):
     values = score(predictions, references).to_dict()
     headline = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "accuracy", "invalid_rate", "n_invalid",
                 "invalid_by_reason", "n")
-    expected = {key: values[key] for key in (*headline, "mistake_type_recall_macro")}
+    paired = ("instruction_sensitivity", "pair_group_accuracy", "cost", "runtime")
+    expected = {key: values[key] for key in (*headline, "mistake_type_recall_macro", *paired)}
     expected["mistake_type_recall"] = {name: cell["recall"] for name, cell in values["mistake_type_recall"].items()}
+    expected["rejection_rate_by_type"] = {name: cell["rate"] for name, cell in values["rejection_rate_by_type"].items()}
     return expected
 
 

@@ -35,7 +35,11 @@ def load_metric(**kwargs: Any) -> Any:
     - ``n_invalid`` and ``invalid_by_reason`` (reason -> count);
     - ``n``, the number of references;
     - ``mistake_type_recall`` (type -> recall in [0, 1] or ``None``) and
-      ``mistake_type_recall_macro``.
+      ``mistake_type_recall_macro``;
+    - ``rejection_rate_by_type``, ``instruction_sensitivity``,
+      ``pair_group_accuracy`` (the paired design's scores,
+      :mod:`agenthorizon.scoring.paired`) and ``cost`` / ``runtime``
+      (:mod:`agenthorizon.scoring.telemetry`; ``None`` without telemetry).
 
     Parameters
     ----------

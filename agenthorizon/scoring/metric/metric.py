@@ -53,6 +53,10 @@ Returns:
     n: number of references;
     mistake_type_recall: {type: recall in [0, 1] or None};
     mistake_type_recall_macro: mean of the defined type recalls;
+    rejection_rate_by_type: {type: share of its negatives predicted failure};
+    instruction_sensitivity, pair_group_accuracy: paired-design scores in
+        [0, 1] (None without steps_id / pair_group_id in the references);
+    cost, runtime: telemetry aggregates of result records (None without);
     and any metric added to ScoreReport (ScoreReport.metric_values).
 Examples:
     >>> import agenthorizon

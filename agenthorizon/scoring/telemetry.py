@@ -1,0 +1,200 @@
+"""What judging a set of items cost and how long it took: the paper's Table 6, from per-item telemetry.
+
+:func:`telemetry_aggregates` summarises, per quantity, the values that the
+judge reported for each scored item: mean, median and maximum per
+trajectory, and the total. A value the judge did not report is *unknown*,
+never 0 (a harness that cannot price a model says nothing about its cost).
+
+Pure: numpy only, no I/O. It reads plain per-item values: an object with
+the quantities as attributes (the runner's typed
+:class:`~agenthorizon.judging.runs.records.Telemetry`), a mapping with them
+as keys (a result file's flat ``telemetry`` object), or ``None`` for an
+item with no telemetry at all. Scoring sits below judging in the import
+order, so it never imports the record type itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Sequence
+
+import numpy as np
+
+from agenthorizon.scoring.bootstrap import cluster_codes, percentile_interval, resampled_totals
+
+__all__ = ["TELEMETRY_GROUPS", "aligned_telemetry", "quantity_summary", "telemetry_aggregates"]
+
+TELEMETRY_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
+    "cost": (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"), ("cost_usd", "cost_usd")),
+    "runtime": (("wall_time_s", "latency_s"), ("turns", "turns"), ("tool_calls", "tool_calls")),
+}
+"""Group -> ((quantity name in the report, telemetry field it reads), ...).
+
+``wall_time_s`` is the item's judging latency (``Telemetry.latency_s``:
+wall-clock seconds of the judge call, retries included)."""
+
+
+def _value(item: Any, name: str) -> float | None:
+    if item is None:
+        return None
+    value = item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+    # A Boolean is not a count; anything not a finite non-negative number is unknown.
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    value = float(value)
+    return value if np.isfinite(value) and value >= 0 else None
+
+
+def quantity_summary(values: Sequence[float | None]) -> dict[str, Any]:
+    """Per-trajectory statistics of one quantity, unknown values kept apart.
+
+    Parameters
+    ----------
+    values : sequence of float or None
+        One value per scored item; ``None`` where it is unknown.
+
+    Returns
+    -------
+    dict
+        ``n_items`` (every item), ``n_known`` and ``n_unknown`` (items
+        without the value); ``mean``, ``median`` and ``max`` over the items
+        whose value is known (``None`` when none is); ``total``, the sum over
+        every item, which is ``None`` as soon as one item's value is
+        unknown; ``known_total``, the sum over the known items alone.
+        An unknown value is never counted as 0: it is left out of the
+        statistics, counted in ``n_unknown``, and makes ``total`` unknown.
+
+    Examples
+    --------
+    >>> summary = quantity_summary([0.25, None, 0.75])
+    >>> summary["mean"], summary["max"], summary["total"], summary["known_total"], summary["n_unknown"]
+    (0.5, 0.75, None, 1.0, 1)
+    >>> quantity_summary([2, 4])["total"]
+    6.0
+    """
+    known = np.asarray([value for value in values if value is not None], dtype=float)
+    n_items = len(values)
+    n_known = int(known.size)
+    empty = n_known == 0
+    return {
+        "n_items": n_items,
+        "n_known": n_known,
+        "n_unknown": n_items - n_known,
+        "mean": None if empty else float(known.mean()),
+        "median": None if empty else float(np.median(known)),
+        "max": None if empty else float(known.max()),
+        "total": float(known.sum()) if n_known == n_items and n_items else None,
+        "known_total": float(known.sum()),
+    }
+
+
+def _mean_intervals(
+    columns: dict[str, list[float | None]], clusters: np.ndarray, n_resamples: int, seed: int, level: float
+) -> dict[str, tuple[float, float] | None]:
+    """Pair-clustered percentile interval of each quantity's mean over its known items."""
+    codes = cluster_codes(np.asarray(clusters).tolist())
+    n_clusters = int(codes.max()) + 1
+    sums = []
+    for values in columns.values():
+        known = np.array([value is not None for value in values])
+        amounts = np.array([0.0 if value is None else value for value in values])
+        sums += [np.bincount(codes, weights=amounts, minlength=n_clusters),
+                 np.bincount(codes, weights=known.astype(float), minlength=n_clusters)]
+    resampled = resampled_totals(np.stack(sums, axis=1), n_resamples, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = resampled[:, 0::2] / np.where(resampled[:, 1::2] > 0, resampled[:, 1::2], np.nan)
+    return {name: percentile_interval(means[:, i], level) for i, name in enumerate(columns)}
+
+
+def telemetry_aggregates(
+    telemetry: Sequence[Any],
+    *,
+    clusters: np.ndarray | None = None,
+    n_resamples: int = 0,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Cost and runtime of judging the scored items, per trajectory and in total.
+
+    Parameters
+    ----------
+    telemetry : sequence
+        One entry per scored item: an object with the telemetry fields as
+        attributes (:class:`~agenthorizon.judging.runs.records.Telemetry`),
+        a mapping with them as keys, or ``None`` when the item has no
+        telemetry (no result, or a result that is not a runner's). A field
+        that is ``None``, absent, negative, not finite or not a number is
+        unknown for that item.
+
+    Returns
+    -------
+    dict
+        ``{"cost": {"input_tokens", "output_tokens", "cost_usd"},
+        "runtime": {"wall_time_s", "turns", "tool_calls"}}``, each quantity a
+        :func:`quantity_summary`: mean, median and max per trajectory over
+        the items that report it, ``total`` over all items (``None`` when
+        any item does not report it), and the counts of known and unknown
+        items. Costs are US dollars, wall time seconds. With
+        ``n_resamples``, each quantity also has ``mean_interval``: the
+        percentile interval of its mean over the known items, resampling
+        whole ``clusters`` (pair groups; one per item) with the draws of the
+        accuracy intervals; ``None`` otherwise, or when no resample has a
+        known value.
+
+    Examples
+    --------
+    >>> items = [{"cost_usd": 0.1, "latency_s": 2.0, "turns": 3}, {"cost_usd": 0.3, "latency_s": 4.0}, None]
+    >>> aggregates = telemetry_aggregates(items)
+    >>> round(aggregates["cost"]["cost_usd"]["mean"], 6), aggregates["cost"]["cost_usd"]["n_unknown"]
+    (0.2, 1)
+    >>> aggregates["runtime"]["wall_time_s"]["median"], aggregates["runtime"]["turns"]["total"]
+    (3.0, None)
+    """
+    items = list(telemetry)
+    columns = {
+        (group, name): [_value(item, field) for item in items]
+        for group, quantities in TELEMETRY_GROUPS.items()
+        for name, field in quantities
+    }
+    intervals = {}
+    if n_resamples and items:
+        clusters = np.arange(len(items)) if clusters is None else clusters
+        intervals = _mean_intervals(columns, clusters, n_resamples, seed, level)
+    aggregates: dict[str, dict[str, dict[str, Any]]] = {group: {} for group in TELEMETRY_GROUPS}
+    for (group, name), values in columns.items():
+        aggregates[group][name] = {**quantity_summary(values), "mean_interval": intervals.get((group, name))}
+    return aggregates
+
+
+def aligned_telemetry(telemetry: Any, predictions: Any, records: Sequence[Mapping[str, Any]]) -> list[Any] | None:
+    """One telemetry entry per reference record, or ``None`` when there is none to aggregate.
+
+    ``telemetry`` is a sequence aligned with ``records``, or a mapping
+    ``trajectory_id -> telemetry`` (an absent id is unknown). When it is
+    ``None``, the ``telemetry`` of predictions that are result records is
+    used (a result file read as a dict carries it); predictions with none
+    give ``None``.
+
+    >>> records = [{"trajectory_id": "a"}, {"trajectory_id": "b"}]
+    >>> aligned_telemetry({"b": {"cost_usd": 1.0}}, [True, False], records)
+    [None, {'cost_usd': 1.0}]
+    >>> aligned_telemetry(None, [True, False], records) is None
+    True
+    """
+    if telemetry is None:
+        values = predictions.values() if isinstance(predictions, Mapping) else predictions
+        if not any(isinstance(value, Mapping) and "parse_status" in value and "telemetry" in value for value in values):
+            return None
+        if isinstance(predictions, Mapping):
+            telemetry = {key: value.get("telemetry") for key, value in predictions.items() if isinstance(value, Mapping)}
+        else:
+            telemetry = [value.get("telemetry") if isinstance(value, Mapping) else None for value in predictions]
+    if isinstance(telemetry, Mapping):
+        return [telemetry.get(record["trajectory_id"]) for record in records]
+    telemetry = list(telemetry)
+    if len(telemetry) != len(records):
+        raise ValueError(
+            f"got telemetry for {len(telemetry)} items and {len(records)} references; "
+            "expected one entry per reference (None where unknown) or a mapping by trajectory_id"
+        )
+    return telemetry
