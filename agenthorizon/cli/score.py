@@ -21,13 +21,13 @@ usage or input error.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from agenthorizon.cli._common import (
     RESUMABLE_REASONS,
     add_bootstrap_arguments,
     add_selection_arguments,
     incomplete,
-    resolve_selection,
     write_output,
 )
 
@@ -35,6 +35,8 @@ HELP = "Score judge results (run directories or JSONL files) strictly against a 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agenthorizon.cli._data import add_data_argument
+
     from agenthorizon.report.tables import FORMATS
     from agenthorizon.scoring.slices import SLICES
 
@@ -45,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run directories of <trajectory_id>.json result files and/or JSONL files of rows with "
         "trajectory_id; shards of one run are merged",
     )
-    parser.add_argument("--data", required=True, metavar="ROOT", help="local release root (holds the label files)")
+    add_data_argument(parser)
     add_selection_arguments(parser, from_run=True)
     add_bootstrap_arguments(parser, default=0)
     parser.add_argument(
@@ -63,7 +65,9 @@ def parse_slices(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from agenthorizon.cli._data import resolve_data
     from agenthorizon.judging.runs.folder import read_results
+    from agenthorizon.report.coverage import check_coverage, coverage
     from agenthorizon.report.notes import ignored_files, predictions_from_results, result_notes, score_noting_shapes
     from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references, recorded_selections
     from agenthorizon.report.tables import render_report
@@ -71,28 +75,109 @@ def run(args: argparse.Namespace) -> int:
 
     slices = parse_slices(args.slices)
     recorded = recorded_selections(args.results)
-    selection = resolve_selection(args, recorded)
+    result_set = read_results(args.results)
+    # The label files alone (a Hub repo id fetches just those): they decide which items the results must be about.
+    root = resolve_data(args.data, "all", labels_only=True)
+    selection, chosen = _selection(args, recorded, root, result_set.ids())
     # Label rows suffice unless a slice reads the trajectory files (os, steps, applications).
     fields = (*LABEL_ROW_FIELDS, *(SLICES[name][0] for name in slices))
-    references = load_run_references(args.data, selection, recorded, fields=fields)
+    references = load_run_references(root, selection, recorded, fields=fields)
     wanted = references.ids()
-    result_set = read_results(args.results)
+    found = check_coverage(
+        coverage(result_set.ids(), wanted, _release_ids(root), config=selection.config),
+        ", ".join(map(str, args.results)), advice=_advice(args, recorded, root, result_set.ids()),
+    )
     predictions, unexpected = predictions_from_results(result_set, wanted)
     report, shape_notes = score_noting_shapes(
         predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices
     )
-    notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + references.notes + shape_notes
+    partial = _partial(found, recorded)
+    notes = [
+        *(partial.lines() if partial else []), *chosen,
+        *result_notes(result_set, unexpected, len(wanted) - len(predictions)), *references.notes, *shape_notes,
+    ]
     extra = {
         "results": [str(path) for path in args.results],
         "selection": selection.to_dict(),
         "unexpected_ids": unexpected,
         "ignored_files": ignored_files(result_set),
+        "partial": None if partial is None else {"judged": partial.judged, "total": partial.total,
+                                                 "reasons": list(partial.reasons), "resume": partial.resume},
     }
-    text = render_report(
-        report, args.format, title=f"AgentHorizon score ({selection.config})", manifest=references.manifest,
-        notes=notes, extra=extra,
-    )
+    title = f"AgentHorizon score ({selection.config})" + (f" -- {partial.headline()}" if partial else "")
+    text = render_report(report, args.format, title=title, manifest=references.manifest, notes=notes, extra=extra)
     write_output(text, args.out)
     unresolved = {reason: report.invalid_by_reason[reason] for reason in RESUMABLE_REASONS}
     unresolved["unreadable"] = len(set(result_set.unreadable) & wanted)
+    if not recorded:
+        # Predictions files only: no run to resume, so no advice to re-run one.
+        return incomplete(unresolved, None)
     return incomplete(unresolved, "`agenthorizon judge` into the same --out")
+
+
+def _selection(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> tuple[Any, list[str]]:
+    """The selection to score against, and a note when the results' ids chose its config.
+
+    Results without a run record and without ``--config`` are scored
+    against the config whose items they are exactly
+    (:func:`agenthorizon.report.coverage.infer_config`), never a default.
+    """
+    from agenthorizon.cli._common import selection_options
+    from agenthorizon.release.item_selection import SelectionConflict
+    from agenthorizon.report.coverage import infer_config
+    from agenthorizon.report.references import run_selection
+
+    options = selection_options(args)
+    try:
+        return run_selection(recorded, options), []
+    except SelectionConflict as conflict:
+        if conflict.field != "config" or conflict.run is not None:
+            raise
+    config = infer_config(result_ids, _config_ids(root, options))
+    note = f"Config {config}: the results' ids are exactly its items (no run.json and no --config named one)"
+    return run_selection(recorded, {**options, "config": config}), [note]
+
+
+def _config_ids(root, options: dict) -> dict[str, set[str]]:
+    """Each config's item ids under the given selection options (label files read once)."""
+    from agenthorizon.release.files import read_labels
+    from agenthorizon.release.item_selection import Selection
+    from agenthorizon.release.splits import select_rows
+    from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
+
+    rows = read_labels(root)
+    dev_groups = DEV_GROUPS if options.get("dev_groups") is None else options["dev_groups"]
+    return {
+        config: {row["trajectory_id"] for row in select_rows(rows, Selection(config, dev_groups=dev_groups))}
+        for config in CONFIG_NAMES
+    }
+
+
+def _release_ids(root) -> set[str]:
+    from agenthorizon.release.files import read_labels
+
+    return {row["trajectory_id"] for row in read_labels(root)}
+
+
+def _advice(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> str:
+    """A step that can fix results of the wrong items, or nothing: another config, when their ids name one."""
+    from agenthorizon.report.coverage import infer_config
+
+    if any(selection is not None for selection in recorded.values()):
+        return "check that --data is the release the run was made on"
+    try:
+        config = infer_config(result_ids, _config_ids(root, {"dev_groups": args.dev_groups}))
+    except ValueError:
+        return ""
+    return f"their ids are exactly the items of {config}: pass --config {config}" if config != args.config else ""
+
+
+def _partial(found: Any, recorded: dict) -> Any:
+    """The :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
+    if not found.is_partial:
+        return None
+    from agenthorizon.judging.runs.folder import read_run_record
+    from agenthorizon.report.partial import partial_run
+
+    records = {path: read_run_record(path) for path in recorded}
+    return partial_run(len(found.matched), found.n_items, records)

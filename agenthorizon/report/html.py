@@ -75,14 +75,30 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
             comparisons.append(compare(first, run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed).to_dict())
     unreadable: list[str] = []
     payload = {"items": item_views(run_set, options, unreadable), "runs": run_views(run_set)}
-    notes = list(run_set.warnings)
+    partial = _partial_runs(run_set)
+    # An unfinished run is said first, before any number.
+    notes = [line for run in partial if run is not None for line in run.lines()] + list(run_set.warnings)
     if unreadable:
         notes.append(
             f"{len(unreadable)} screenshot(s) could not be read and are shown as placeholders "
             f"(first: {unreadable[0]}); run `agenthorizon verify` on the release for all of them"
         )
         _warnings.warn(notes[-1], UserWarning, stacklevel=2)
-    return _page(run_set, options, reports, comparisons, payload, notes)
+    marks = ["" if run is None else run.headline() for run in partial]
+    return _page(run_set, options, reports, comparisons, payload, notes, marks)
+
+
+def _partial_runs(run_set: RunSet) -> list[Any]:
+    """Each run's :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
+    from agenthorizon.report.partial import partial_run
+
+    ids = {row["trajectory_id"] for row in run_set.rows}
+    partial = []
+    for run in run_set.runs:
+        judged = len(run.results.ids() & ids)
+        records = {str(run.path): run.record}
+        partial.append(partial_run(judged, len(ids), records) if judged < len(ids) else None)
+    return partial
 
 
 def _page(
@@ -92,6 +108,7 @@ def _page(
     comparisons: list[dict[str, Any]],
     payload: dict[str, Any],
     notes: list[str],
+    marks: list[str],
 ) -> str:
     """``assets/report.html`` filled in: every value from data escaped, the item data as safe JSON."""
     from agenthorizon import __version__
@@ -119,10 +136,12 @@ def _page(
         generated=e(_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         version=e(__version__),
         warnings="".join(f'<div class="warning">{e(text)}</div>' for text in notes),
-        summary_table=sections.summary_table(labels, reports),
+        summary_table=sections.summary_table(labels, reports, marks),
         intervals_note=e(intervals_note),
         comparison=sections.comparison_table(labels, comparisons),
-        details="".join(sections.run_details(i, run, report) for i, (run, report) in enumerate(zip(run_set.runs, reports))),
+        details="".join(
+            sections.run_details(i, run, report, marks[i]) for i, (run, report) in enumerate(zip(run_set.runs, reports))
+        ),
         items_section=sections.items_section(labels),
         data=_json_for_script(payload),
         js=_asset("report.js"),

@@ -10,8 +10,9 @@ answers the rest, reading only what the caller's ``fields`` need: the label
 files alone for scoring, the dataset (without images unless asked) when a
 field comes from the trajectory files.
 
-``data_root`` is a release root on disk (a Hub snapshot folder that
-:func:`agenthorizon.resolve_release` returned is one).
+``data_root`` is a release root on disk or a Hub dataset repo id, resolved
+by :func:`agenthorizon.resolve_release` (the label files alone when only
+label fields are read).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from agenthorizon.judging.runs.folder import read_run_record
-from agenthorizon.release.files import dev_manifest_path, local_root, read_config_rows
+from agenthorizon.release.files import dev_manifest_path, read_config_rows
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.item_selection import Selection, resolve_selection
@@ -209,7 +210,11 @@ def load_run_references(
             data_root, selection.config, images=images, dev_groups=selection.dev_groups, dev_manifest=selection.dev_manifest
         )
     else:
-        root = local_root(data_root)
+        # Scoring reads the label files only: from a Hub repo id, fetch just those.
+        root = resolve_release(
+            data_root, selection.config, images=None, dev_groups=selection.dev_groups,
+            dev_manifest=selection.dev_manifest, labels_only=True,
+        )
     label_rows = read_config_rows(root, selection).references()
     manifest = label_manifest(selection.config, label_rows)
     rows = label_rows
