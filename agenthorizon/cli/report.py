@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails)
     if args.title:
         options = dataclasses.replace(options, title=args.title)
-    path = write_report(args.runs, args.data, args.out, **_selection(args), options=options)
+    path = write_report(args.runs, args.data, args.out, **_selection(args), options=options, progress=True)
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1e6:.1f} MB); open it in a browser, no server needed")
     return 0

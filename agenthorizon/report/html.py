@@ -39,6 +39,7 @@ from typing import Any, Sequence
 from agenthorizon.report import sections
 from agenthorizon.report.items import item_views, run_views
 from agenthorizon.report.options import ReportOptions
+from agenthorizon.report.references import LABEL_ROW_FIELDS, STEP_IDS
 from agenthorizon.report.runs import RunSet, load_runs
 from agenthorizon.schema import POSITIVE
 from agenthorizon.scoring.metrics import score
@@ -58,8 +59,13 @@ def _asset(name: str) -> str:
     return resources.files("agenthorizon.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
-    """The HTML text of the report for runs already loaded with :func:`load_runs`."""
+REPORT_FIELDS = (*LABEL_ROW_FIELDS, "instruction", "num_steps", "os", "screenshots", STEP_IDS)
+"""The row fields the page shows or scores by: the label rows' own, and what the item list shows.
+Only these columns are read (:func:`agenthorizon.report.references.load_run_references`)."""
+
+
+def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progress: bool = False) -> str:
+    """The HTML text of the report for runs already loaded with :func:`load_runs` (``progress``: a bar for the thumbnails)."""
     from agenthorizon.scoring.compare import compare
 
     options = options or ReportOptions()
@@ -74,7 +80,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
         for run in run_set.runs[1:]:
             comparisons.append(compare(first, run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed).to_dict())
     unreadable: list[str] = []
-    payload = {"items": item_views(run_set, options, unreadable), "runs": run_views(run_set)}
+    payload = {"items": item_views(run_set, options, unreadable, progress=progress), "runs": run_views(run_set)}
     partial = _partial_runs(run_set)
     # An unfinished run is said first, before any number.
     notes = [line for run in partial if run is not None for line in run.lines()] + list(run_set.warnings)
@@ -156,14 +162,17 @@ def write_report(
     config: str | None = None,
     options: ReportOptions | None = None,
     selection_options: dict[str, Any] | None = None,
+    progress: bool = False,
 ) -> Path:
-    """Load runs, build the report and write it to ``out``; returns the path.
+    """Load runs (only the columns :data:`REPORT_FIELDS`), build the report and write it to ``out``; returns the path.
+
+    ``progress`` shows a progress bar while the thumbnails are made.
 
     >>> write_report(["runs/lexical"], "release", "report.html")  # doctest: +SKIP
     PosixPath('report.html')
     """
-    run_set = load_runs(run_dirs, data_root, config=config, selection_options=selection_options)
-    text = build_report(run_set, options)
+    run_set = load_runs(run_dirs, data_root, config=config, selection_options=selection_options, fields=REPORT_FIELDS)
+    text = build_report(run_set, options, progress=progress)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

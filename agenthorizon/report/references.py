@@ -31,6 +31,7 @@ from agenthorizon.schema import LABEL_FIELDS, SPLIT_NAME
 
 __all__ = [
     "LABEL_ROW_FIELDS",
+    "STEP_IDS",
     "RunReferences",
     "label_manifest",
     "load_run_references",
@@ -225,5 +226,29 @@ def load_run_references(
         if fields is None:
             rows = [dict(row) for row in dataset]
         else:
-            rows = dataset.select_columns(list(dict.fromkeys(("trajectory_id", *fields)))).to_list()
+            rows = _columns(dataset, fields)
     return RunReferences(selection, rows, manifest, manifest_notes(recorded or {}, manifest, data_root))
+
+
+STEP_IDS = "step_ids"
+"""A field :func:`load_run_references` derives: each row's ``steps[k]["step_id"]``, read without the other step columns."""
+
+
+def _columns(dataset: Any, fields: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of ``dataset`` with only ``fields`` (and ``trajectory_id``), read column by column from Arrow.
+
+    ``step_ids`` (:data:`STEP_IDS`) is the ``step_id`` of every step: the
+    one nested field read out of ``steps``, whose other columns (every
+    action parameter of about 100 steps an item) would cost far more to
+    turn into Python.
+    """
+    names = list(dict.fromkeys(("trajectory_id", *fields)))
+    read = [name for name in names if name != STEP_IDS]
+    if STEP_IDS in names and "steps" not in read:
+        read.append("steps")
+    table = dataset.select_columns(read).with_format("arrow")[:]
+    columns = {name: table.column(name).to_pylist() for name in read if name != "steps" or "steps" in names}
+    if STEP_IDS in names:
+        steps = table.column("steps").combine_chunks()
+        columns[STEP_IDS] = type(steps).from_arrays(steps.offsets, steps.values.field("step_id")).to_pylist()
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]
