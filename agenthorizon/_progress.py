@@ -24,10 +24,12 @@ DELAY_S = 1.0
 def progress_bar(total: int | None, desc: str, unit: str = "it", **options: Any) -> Any:
     """A ``tqdm`` bar of ``total`` steps named ``desc``; use it as a context manager and call ``update(n)``.
 
-    >>> with progress_bar(2, "items", disable=True) as bar:
+    >>> import io
+    >>> drawn = io.StringIO()
+    >>> with progress_bar(2, "items", disable=False, delay=0, file=drawn) as bar:
     ...     bar.update(2)
-    >>> bar.n
-    2
+    >>> bar.n, "2/2" in drawn.getvalue()
+    (2, True)
     """
     from tqdm import tqdm
 

@@ -68,7 +68,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-report-"))
     spec = work / "floor.json"
     spec.write_text(json.dumps([distinct, list(options.thumbnail_size), options.thumbnail_quality, str(work / "floor.html")]))
-    env = {**os.environ, "TQDM_DISABLE": "1"}
+    # As a user's interpreter runs: bytecode cached (a warm-up writes it), no progress bars.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["TQDM_DISABLE"] = "1"
     report = [sys.executable, "-m", "agenthorizon", "report", args.run, "--data", args.root,
               "--out", str(work / "report.html"), "--bootstrap", "0"]
     floor = [sys.executable, "-c", FLOOR, str(spec)]

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     references = load_run_references(root, selection, recorded, fields=fields)
     wanted = references.ids()
     found = check_coverage(
-        coverage(result_set.ids(), wanted, _release_ids(root), config=selection.config),
+        coverage(result_set.ids(), wanted, references.release_ids, config=selection.config),
         ", ".join(map(str, args.results)), advice=_advice(args, recorded, root, result_set.ids()),
     )
     predictions, unexpected = predictions_from_results(result_set, wanted)
@@ -151,12 +151,6 @@ def _config_ids(root, options: dict) -> dict[str, set[str]]:
         config: {row["trajectory_id"] for row in select_rows(rows, Selection(config, dev_groups=dev_groups))}
         for config in CONFIG_NAMES
     }
-
-
-def _release_ids(root) -> set[str]:
-    from agenthorizon.release.files import read_labels
-
-    return {row["trajectory_id"] for row in read_labels(root)}
 
 
 def _advice(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> str:

@@ -29,8 +29,8 @@ class PartialRun:
     >>> p = partial_run(3, 10, {"runs/a": None})
     >>> p.headline()
     'PARTIAL: 3 of 10 items judged'
-    >>> p.lines()[0]
-    'Partial run: 3 of 10 items judged (30.0%); the 7 others count as invalid (wrong), so the numbers below are not the judge\\'s accuracy on the config.'
+    >>> print(p.lines()[0])
+    Partial run: 3 of 10 items judged (30.0%); the 7 others count as invalid (wrong), so the numbers below are not the judge's accuracy on the config.
     """
 
     judged: int

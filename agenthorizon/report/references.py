@@ -146,12 +146,16 @@ class RunReferences:
         :func:`label_manifest` of the items' labels.
     notes : list of str
         :func:`manifest_notes` of the runs.
+    release_ids : frozenset of str
+        Every item of the release (both label files): what tells a result
+        for another config from one for no item of this release at all.
     """
 
     selection: Selection
     rows: list[dict[str, Any]]
     manifest: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    release_ids: frozenset[str] = frozenset()
 
     def ids(self) -> set[str]:
         """The items' trajectory ids."""
@@ -216,7 +220,8 @@ def load_run_references(
             data_root, selection.config, images=None, dev_groups=selection.dev_groups,
             dev_manifest=selection.dev_manifest, labels_only=True,
         )
-    label_rows = read_config_rows(root, selection).references()
+    config_rows = read_config_rows(root, selection)
+    label_rows = config_rows.references()
     manifest = label_manifest(selection.config, label_rows)
     rows = label_rows
     if reads_dataset:
@@ -227,7 +232,8 @@ def load_run_references(
             rows = [dict(row) for row in dataset]
         else:
             rows = _columns(dataset, fields)
-    return RunReferences(selection, rows, manifest, manifest_notes(recorded or {}, manifest, data_root))
+    release_ids = frozenset(row["trajectory_id"] for row in config_rows.labels)
+    return RunReferences(selection, rows, manifest, manifest_notes(recorded or {}, manifest, data_root), release_ids)
 
 
 STEP_IDS = "step_ids"

@@ -35,7 +35,6 @@ import errno
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -398,6 +397,8 @@ class RunDirectory:
             "host": socket.gethostname(),
             "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
+        import tempfile  # only a writer locks; score and report import this module to read
+
         fd, tmp_name = tempfile.mkstemp(prefix=".lock.", dir=self.path)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(mine, handle)

@@ -32,7 +32,8 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import CONFIG_NAMES, PARSE_STATUSES, STATUS_ERROR, STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH
