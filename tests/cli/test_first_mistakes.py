@@ -241,3 +241,51 @@ def test_long_commands_show_progress_on_a_terminal_only(command, tiny_root, runs
                            env={**{k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}, "TQDM_DELAY": "0"},
                            timeout=300)
     assert piped.returncode == 0 and not re.search(r"\d+/\d+ \[", piped.stderr), piped.stderr[-2000:]
+
+
+# --- start-up: a command imports what it uses -----------------------------------------------------
+
+
+def _imported_after(argv: list[str], cwd: Path) -> set[str]:
+    """Modules a fresh interpreter has imported after ``agenthorizon ARGV`` ran (through main, as the script does)."""
+    code = (
+        "import sys, json, contextlib, io\n"
+        "from agenthorizon.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        main({argv!r})\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    return set(json.loads(completed.stdout.splitlines()[-1]))
+
+
+def test_help_imports_no_command_and_reads_every_help_line(tmp_path):
+    from agenthorizon.cli import _help, command_modules
+
+    modules = _imported_after(["--help"], tmp_path)
+    assert not {name for name in modules if name.startswith("agenthorizon.cli.") and name != "agenthorizon.cli"}
+    assert "numpy" not in modules
+    # HELP read from the source is each module's own.
+    assert {name: _help(name) for name in command_modules()} == {n: m.HELP for n, m in command_modules().items()}
+
+
+def test_score_of_a_finished_run_imports_no_dataset_image_or_hub_library(tiny_root, runs, tmp_path):
+    modules = _imported_after(["score", str(runs["finished"]), "--data", str(tiny_root)], tmp_path)
+    assert "agenthorizon.cli.score" in modules and "agenthorizon.cli.judge" not in modules
+    assert not modules & {"datasets", "pyarrow", "PIL", "huggingface_hub", "pandas", "concurrent.futures"}
+
+
+@pytest.mark.parametrize("command", ["score", "leaderboard", "info"])
+def test_data_that_is_neither_a_folder_nor_a_repo_id_says_both_things_it_may_be(command, runs, tmp_path, capsys):
+    missing = tmp_path / "no-such-release"
+    args = {"score": ["score", str(runs["finished"]), "--data", str(missing)],
+            "leaderboard": ["leaderboard", str(runs["finished"]), "--data", str(missing)],
+            "info": ["info", str(missing)]}[command]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{missing} does not exist; expected a release root" in err
+    assert "or a Hub dataset repo id such as 'ServiceNow/AgentHorizon'" in err
