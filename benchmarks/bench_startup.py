@@ -26,35 +26,8 @@ import subprocess
 import sys
 import time
 
-PLAIN_SCORE = """
+_READ_LABELS = """
 import json, os, sys
-run, root, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-labels = {}
-for name in files:
-    with open(os.path.join(root, name), encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                row = json.loads(line)
-                labels[row["trajectory_id"]] = row["label"] == "positive"
-right = {True: 0, False: 0}
-for trajectory_id, positive in labels.items():
-    try:
-        with open(os.path.join(run, trajectory_id + ".json"), encoding="utf-8") as handle:
-            result = json.load(handle)
-    except (OSError, ValueError):
-        continue
-    success = (result.get("verdict") or {}).get("success") if result.get("parse_status") == "ok" else None
-    if isinstance(success, bool) and success == positive:
-        right[positive] += 1
-n_pos = sum(labels.values())
-n_neg = len(labels) - n_pos
-pos, neg = right[True] / n_pos, right[False] / n_neg
-print(f"balanced {0.5 * (pos + neg):.4f} positive {pos:.4f} negative {neg:.4f}")
-"""
-
-PLAIN_SCORE_NUMPY = """
-import json, os, sys
-import numpy as np
 run, root, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 ids, positive = [], []
 for name in files:
@@ -64,17 +37,31 @@ for name in files:
                 row = json.loads(line)
                 ids.append(row["trajectory_id"])
                 positive.append(row["label"] == "positive")
-predicted = np.zeros(len(ids), dtype=bool)
-valid = np.zeros(len(ids), dtype=bool)
-for index, trajectory_id in enumerate(ids):
+def verdict(trajectory_id):
     try:
         with open(os.path.join(run, trajectory_id + ".json"), encoding="utf-8") as handle:
             result = json.load(handle)
     except (OSError, ValueError):
-        continue
+        return None
     success = (result.get("verdict") or {}).get("success") if result.get("parse_status") == "ok" else None
-    if isinstance(success, bool):
-        valid[index], predicted[index] = True, success
+    return success if isinstance(success, bool) else None
+"""
+
+PLAIN_SCORE = _READ_LABELS + """
+right = {True: 0, False: 0}
+for trajectory_id, label in zip(ids, positive):
+    if verdict(trajectory_id) == label:
+        right[label] += 1
+n_pos = sum(positive)
+pos, neg = right[True] / n_pos, right[False] / (len(ids) - n_pos)
+print(f"balanced {0.5 * (pos + neg):.4f} positive {pos:.4f} negative {neg:.4f}")
+"""
+
+PLAIN_SCORE_NUMPY = _READ_LABELS + """
+import numpy as np
+verdicts = [verdict(trajectory_id) for trajectory_id in ids]
+valid = np.array([v is not None for v in verdicts])
+predicted = np.array([bool(v) for v in verdicts])
 positive = np.array(positive)
 correct = valid & (predicted == positive)
 pos, neg = correct[positive].mean(), correct[~positive].mean()

@@ -22,32 +22,14 @@ import pytest
 
 from agenthorizon.cli import main
 from agenthorizon.data.load import load_dataset
-from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.release.files import load_references
 from agenthorizon.release.sample import generate
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, FRAMEWORK_FILES, IMAGES_DIR, POSITIVE
 from agenthorizon.scoring.metrics import score
+from stub_judges import InterruptedJudge
 
 INTERRUPT_AFTER = 3
-
-
-class Stops(BaseJudge):
-    """Answers every item with its label, and is interrupted (Ctrl-C) at item INTERRUPT_AFTER + 1."""
-
-    name = "stops"
-
-    def __init__(self, answers: dict[str, bool], stop: bool = True) -> None:
-        self.answers, self.stop, self.calls = answers, stop, 0
-
-    async def ajudge(self, judge_input):
-        self.calls += 1
-        if self.stop and self.calls == INTERRUPT_AFTER + 1:
-            raise KeyboardInterrupt  # what Ctrl-C raises in the running loop
-        return JudgeOutput(text=json.dumps({"success": self.answers[judge_input.trajectory_id], "reasoning": "r"}))
-
-    def spec(self):
-        return {"name": self.name, "spec": "stops"}
 
 
 def _answers(rows) -> dict[str, bool]:
@@ -60,11 +42,11 @@ def runs(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     base = tmp_path_factory.mktemp("first-mistakes")
     rows = load_references(tiny_root, CONFIG_AH)
     dataset = load_dataset(tiny_root, CONFIG_AH, split="test", images="paths", cache_dir=base / "cache")
-    run_judge(Stops(_answers(rows), stop=False), dataset, base / "finished", config=CONFIG_AH, data_root=tiny_root,
+    run_judge(InterruptedJudge(None, _answers(rows)), dataset, base / "finished", config=CONFIG_AH, data_root=tiny_root,
               progress=False, concurrency=1)
     with pytest.raises(KeyboardInterrupt):
-        run_judge(Stops(_answers(rows)), dataset, base / "interrupted", config=CONFIG_AH, data_root=tiny_root,
-                  progress=False, concurrency=1)
+        run_judge(InterruptedJudge(INTERRUPT_AFTER + 1, _answers(rows)), dataset, base / "interrupted", config=CONFIG_AH,
+                  data_root=tiny_root, progress=False, concurrency=1)
     return {"finished": base / "finished", "interrupted": base / "interrupted"}
 
 

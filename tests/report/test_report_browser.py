@@ -255,23 +255,14 @@ def partial_report(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) ->
     """The report of a run interrupted (Ctrl-C) after 2 items, made by the real runner and the real CLI."""
     import agenthorizon
     from agenthorizon.cli import main
-    from agenthorizon.judging.judges import BaseJudge, JudgeOutput
     from agenthorizon.judging.runs.runner import run_judge
-
-    class Interrupted(BaseJudge):
-        name = "interrupted"
-        calls = 0
-
-        async def ajudge(self, judge_input):
-            type(self).calls += 1
-            if type(self).calls == 3:
-                raise KeyboardInterrupt  # what Ctrl-C raises in the running loop
-            return JudgeOutput(text='{"success": true, "reasoning": "looks done"}')
+    from stub_judges import InterruptedJudge
 
     base = tmp_path_factory.mktemp("partial")
     dataset = agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths")
     with pytest.raises(KeyboardInterrupt):
-        run_judge(Interrupted(), dataset, base / "run", config="AH", data_root=tiny_root, progress=False, concurrency=1)
+        run_judge(InterruptedJudge(stop_at=3), dataset, base / "run", config="AH", data_root=tiny_root, progress=False,
+                  concurrency=1)
     out = base / "report.html"
     assert main(["report", str(base / "run"), "--data", str(tiny_root), "--out", str(out), "--bootstrap", "0"]) == 0
     return {"page": out, "run": base / "run", "n": len(dataset), "root": tiny_root}
