@@ -83,10 +83,9 @@ def run(args: argparse.Namespace) -> int:
     fields = (*LABEL_ROW_FIELDS, *(SLICES[name][0] for name in slices))
     references = load_run_references(root, selection, recorded, fields=fields)
     wanted = references.ids()
-    found = check_coverage(
-        coverage(result_set.ids(), wanted, references.release_ids, config=selection.config),
-        ", ".join(map(str, args.results)), advice=_advice(args, recorded, root, result_set.ids()),
-    )
+    found = coverage(result_set.ids(), wanted, references.release_ids, config=selection.config)
+    if found.is_wrong:  # refused: the counts, an example of each, and advice only where it can help
+        check_coverage(found, ", ".join(map(str, args.results)), advice=_advice(args, recorded, root, result_set.ids()))
     predictions, unexpected = predictions_from_results(result_set, wanted)
     report, shape_notes = score_noting_shapes(
         predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices
@@ -139,28 +138,30 @@ def _selection(args: argparse.Namespace, recorded: dict, root, result_ids: set[s
 
 
 def _config_ids(root, options: dict) -> dict[str, set[str]]:
-    """Each config's item ids under the given selection options (label files read once)."""
-    from agenthorizon.release.files import read_labels
-    from agenthorizon.release.item_selection import Selection
-    from agenthorizon.release.splits import select_rows
-    from agenthorizon.schema import CONFIG_NAMES, DEV_GROUPS
+    """Each config's item ids under the given selection options (dev groups, dev manifest, ``exclude_dev``).
 
-    rows = read_labels(root)
-    dev_groups = DEV_GROUPS if options.get("dev_groups") is None else options["dev_groups"]
+    Only when the results' ids must name a config, or their advice may: the selection is built
+    for each config as :func:`~agenthorizon.report.references.run_selection` builds it for one.
+    """
+    from agenthorizon.release.files import read_config_rows
+    from agenthorizon.report.references import run_selection
+    from agenthorizon.schema import CONFIG_NAMES
+
     return {
-        config: {row["trajectory_id"] for row in select_rows(rows, Selection(config, dev_groups=dev_groups))}
+        config: {row["trajectory_id"] for row in read_config_rows(root, run_selection({}, {**options, "config": config})).rows}
         for config in CONFIG_NAMES
     }
 
 
 def _advice(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> str:
     """A step that can fix results of the wrong items, or nothing: another config, when their ids name one."""
+    from agenthorizon.cli._common import selection_options
     from agenthorizon.report.coverage import infer_config
 
     if any(selection is not None for selection in recorded.values()):
         return "check that --data is the release the run was made on"
     try:
-        config = infer_config(result_ids, _config_ids(root, {"dev_groups": args.dev_groups}))
+        config = infer_config(result_ids, _config_ids(root, selection_options(args)))
     except ValueError:
         return ""
     return f"their ids are exactly the items of {config}: pass --config {config}" if config != args.config else ""
