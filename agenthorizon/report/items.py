@@ -45,18 +45,23 @@ def _picks(row: dict[str, Any], options: ReportOptions) -> list[tuple[int, str]]
 
 
 def thumbnails(
-    row: dict[str, Any], options: ReportOptions, unreadable: list[str], urls: dict[str, Any] | None = None
+    row: dict[str, Any],
+    options: ReportOptions,
+    unreadable: list[str],
+    urls: dict[str, Any] | None = None,
+    picks: list[tuple[int, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """The item's thumbnails: first, last and evenly spaced screenshots, as JPEG data URLs.
 
     ``urls`` holds the thumbnails already made (:func:`agenthorizon.report.thumbnails.thumbnail_urls`,
-    each distinct file once); without it, the item's own are made here.
+    each distinct file once) and ``picks`` the item's ``(step id, path)`` choices; without
+    them, they are made here.
     A screenshot that cannot be read (missing, over the pixel budget,
     truncated, not an image) becomes a placeholder image captioned as
     unreadable, and its reason is appended to ``unreadable``: one bad file
     never stops the report.
     """
-    picks = _picks(row, options)
+    picks = _picks(row, options) if picks is None else picks
     if urls is None:
         urls = thumbnail_urls([path for _, path in picks], options.thumbnail_size, options.thumbnail_quality)
     thumbnails = []
@@ -160,8 +165,9 @@ def item_views(
     once and on every core (:func:`agenthorizon.report.thumbnails.thumbnail_urls`);
     ``progress`` shows their progress bar.
     """
-    picks = [path for row in run_set.rows for _, path in _picks(row, options)]
-    urls = thumbnail_urls(picks, options.thumbnail_size, options.thumbnail_quality, progress=progress)
+    picks = [_picks(row, options) for row in run_set.rows]
+    paths = [path for row_picks in picks for _, path in row_picks]
+    urls = thumbnail_urls(paths, options.thumbnail_size, options.thumbnail_quality, progress=progress)
     return [
         {
             "id": row["trajectory_id"],
@@ -171,7 +177,7 @@ def item_views(
             "num_steps": row["num_steps"],
             "bucket": step_bucket(int(row["num_steps"])),
             "os": row.get("os"),
-            "thumbnails": thumbnails(row, options, unreadable, urls),
+            "thumbnails": thumbnails(row, options, unreadable, urls, row_picks),
         }
-        for row in run_set.rows
+        for row, row_picks in zip(run_set.rows, picks)
     ]
