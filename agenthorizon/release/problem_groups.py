@@ -17,6 +17,8 @@ __all__ = ["ProblemGroup", "group_problems", "problem_kind"]
 
 _STEP = re.compile(r"^step \d+: ")
 _NUMBERS = re.compile(r"\d+")
+# Absolute or parent-relative paths differ per item; a kind names none of them.
+_PATHS = re.compile(r"(?<![\w.])(?:/|\.\./)[^\s,;:'\"]+")
 
 
 class _Problem(Protocol):
@@ -32,10 +34,12 @@ def problem_kind(message: str) -> str:
     'image file not found'
     >>> problem_kind("3 screenshot(s) (first: step 0, a.png) are not in the folder of the row's steps_id x")
     "N screenshot(s) are not in the folder of the row's steps_id x"
+    >>> problem_kind("step 2: is a link to /etc/hosts, outside the release")
+    'is a link to PATH, outside the release'
     """
     text = _STEP.sub("", message)
     text = re.sub(r" \([^()]*\)", "", text).split(";")[0].strip()
-    return _NUMBERS.sub("N", text)
+    return _NUMBERS.sub("N", _PATHS.sub("PATH", text))
 
 
 @dataclass(frozen=True)
