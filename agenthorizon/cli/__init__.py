@@ -2,32 +2,69 @@
 
 Each subcommand lives in its own module in this package and is discovered
 here, so adding a command never touches another command's code. A command
-module defines ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args) -> int``.
+module defines ``HELP`` (one line, a string literal), ``add_arguments(parser)``
+and ``run(args) -> int``. Only the command being run is imported: the
+others are listed with ``HELP`` read from their source, so a command's
+start-up costs only the modules it uses.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import pkgutil
 import signal
 import sys
-from typing import Sequence
+from typing import Any, Sequence
+
+
+def command_names() -> list[str]:
+    """Every subcommand's name (``score``, ``leaderboard``...), found without importing any of them."""
+    return [info.name.replace("_", "-") for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)
+            if not info.name.startswith("_")]
+
+
+def _module(name: str) -> Any:
+    return importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
 
 
 def command_modules() -> dict[str, object]:
     """Subcommand name -> module, for every command module in this package."""
-    modules = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        modules[info.name.replace("_", "-")] = importlib.import_module(f"{__name__}.{info.name}")
-    return modules
+    return {name: _module(name) for name in command_names()}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser; the docs' CLI reference is generated from it."""
+def _help(name: str) -> str:
+    """A command's one-line ``HELP``, read from its source: listing the commands imports none of them.
+
+    ``HELP`` is a string literal (possibly parenthesised over several lines)
+    by convention; only that statement is parsed. If it is not a literal,
+    the module is imported.
+    """
+    import ast
+
+    spec = importlib.util.find_spec(f"{__name__}.{name.replace('-', '_')}")
+    source = (spec.loader.get_source(spec.name) if spec and spec.loader else None) or ""
+    start = source.find("\nHELP = ")
+    if start >= 0:
+        end = source.find("\n\n", start + 1)
+        try:
+            return ast.literal_eval(source[start + len("\nHELP = "):end if end >= 0 else None].strip())
+        except (ValueError, SyntaxError):
+            pass
+    return _module(name).HELP
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; the docs' CLI reference is generated from it.
+
+    With ``command`` only that subcommand is built (its module imported, its
+    arguments added); with ``""`` (no command named: ``--help``, ``--version``,
+    a typo) every subcommand is listed with its help line and none is
+    imported. So a command imports only what it uses, and ``agenthorizon
+    --help`` and ``agenthorizon score`` start fast. Without ``command``,
+    every subcommand is complete (the docs' reference).
+    """
     parser = argparse.ArgumentParser(
         prog="agenthorizon",
         description="Load, judge and score the AgentHorizon benchmark.",
@@ -36,11 +73,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"agenthorizon {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, module in command_modules().items():
+    for name in command_names():
+        if command and name != command:
+            continue  # a command is being run: the others are not needed, not even their help
+        if command == "":
+            help_text = _help(name)
+            subparsers.add_parser(name, help=help_text, description=help_text)
+            continue
+        module = _module(name)
         sub = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
         sub.set_defaults(_run=module.run)
     return parser
+
+
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option), or ``None``: the one to build fully."""
+    names = set(command_names())
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in names else None
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,8 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from agenthorizon.extras import MissingExtraError
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = _chosen_command(words)
+    # No command named (--help, --version, a typo): list them all, importing none.
+    parser = build_parser(command or "")
+    args = parser.parse_args(words)
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:

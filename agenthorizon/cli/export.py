@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         repo_id=args.repo_id,
         revision=args.revision,
         overwrite=args.overwrite,
+        progress=True,
     )
     for name, export in summary.configs.items():
         counts = export.counts
@@ -69,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{skipped} screenshot(s) do not decode as images and were exported as null (see the warning)")
     print(f"dataset card: {summary.card}")
     print(f'load with: datasets.load_dataset("{summary.out}", "{next(iter(summary.configs))}", split="test")')
+    if summary.synthetic:
+        # Nothing to publish: the card says the data is synthetic, and no upload command is offered.
+        print("the release is a generated sample corpus: the export is synthetic data (its card says so), not for publishing")
+        return 0
     print("publish it (opens a pull request on the Hub repo; log in first with `hf auth login`):")
     print("  " + shlex.join(upload_command(args.repo_id or DEFAULT_HUB_REPO, summary.out)))
     return 0

@@ -22,7 +22,9 @@ PERCENTILE_METHOD = "linear"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("root", metavar="ROOT", help="release root (holds AgentHorizon.jsonl and sandbox/)")
+    from agenthorizon.cli._data import add_data_argument
+
+    add_data_argument(parser, positional=True)
     parser.add_argument("--format", default="table", choices=("table", "json"), help="output format (default table)")
     parser.add_argument(
         "--dev-groups", type=int, default=DEV_GROUPS, metavar="N", help=f"pair groups in AH-D (default {DEV_GROUPS})"
@@ -43,11 +45,14 @@ def release_info(root: str, *, dev_groups: int = DEV_GROUPS, dev_manifest: str |
 
     from agenthorizon.release.labels import count_labels, manifest_sha256
     from agenthorizon.schema import json_relpath
-    from agenthorizon.release.files import dev_manifest_path, local_root, read_dev_manifest, read_labels, read_trajectory
+    from agenthorizon.release.files import dev_manifest_path, read_dev_manifest, read_labels, read_trajectory
     from agenthorizon.release.item_selection import Selection
     from agenthorizon.release.splits import select_rows
 
-    release = local_root(root)
+    from agenthorizon.cli._data import resolve_data
+
+    # info reads every item's trajectory (its step count), never a screenshot.
+    release = resolve_data(root, "all", dev_groups=dev_groups, dev_manifest=dev_manifest)
     rows = read_labels(release)
     manifest = None if dev_manifest is None else dev_manifest_path(dev_manifest)
     manifest_ids = None if manifest is None else read_dev_manifest(manifest)

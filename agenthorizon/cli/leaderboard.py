@@ -15,11 +15,13 @@ HELP = "Compare judge runs in one table shaped like the paper's Table 2 (AH and 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agenthorizon.cli._data import add_data_argument
+
     from agenthorizon.cli._common import add_bootstrap_arguments
     from agenthorizon.report.tables import FORMATS
 
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (each holds run.json or run-shard-*.json)")
-    parser.add_argument("--data", required=True, metavar="ROOT", help="local release root (holds the label files)")
+    add_data_argument(parser)
     add_bootstrap_arguments(parser, default=0)
     parser.add_argument("--format", default="markdown", choices=FORMATS, help="output format (default markdown)")
     parser.add_argument(

@@ -14,12 +14,14 @@ a run folder of that very name is given as ``./frontier``."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agenthorizon.cli._data import add_data_argument
+
     parser.add_argument(
         "runs", metavar="RUN", nargs="+",
         help="run directories, one judge each; start with 'frontier' to draw balanced accuracy against mean cost "
         "per trajectory (Pareto front marked) instead of the default figures",
     )
-    parser.add_argument("--data", required=True, metavar="ROOT", help="release root the runs were made on")
+    add_data_argument(parser)
     add_selection_arguments(parser, from_run=True)
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for the figure files")
     parser.add_argument("--format", nargs="+", choices=("png", "svg"), default=["png", "svg"], help="file formats (default: png svg)")

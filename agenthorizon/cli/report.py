@@ -11,8 +11,10 @@ HELP = "Write a self-contained HTML report (metrics, comparison, browsable items
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agenthorizon.cli._data import add_data_argument
+
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run directories (the first is the baseline of comparisons)")
-    parser.add_argument("--data", required=True, metavar="ROOT", help="release root the runs were made on")
+    add_data_argument(parser)
     add_selection_arguments(parser, from_run=True)
     parser.add_argument("--out", default="report.html", metavar="FILE", help="output HTML file (default report.html)")
     add_bootstrap_arguments(parser, default=1000)
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails)
     if args.title:
         options = dataclasses.replace(options, title=args.title)
-    path = write_report(args.runs, args.data, args.out, **_selection(args), options=options)
+    path = write_report(args.runs, args.data, args.out, **_selection(args), options=options, progress=True)
     size = path.stat().st_size
     print(f"wrote {path} ({size / 1e6:.1f} MB); open it in a browser, no server needed")
     return 0

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-images", action="store_true", help="write no screenshot files")
     parser.add_argument("--workers", type=int, default=None, help="processes drawing screenshots (default: CPUs)")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace a sample corpus already in DIR (only the release's own paths)")
+                        help="write into a DIR that is not empty, replacing only a sample corpus's own paths there")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         images=not args.no_images,
         workers=args.workers,
         overwrite=args.overwrite,
+        progress=True,
     )
     print(summary.describe())
     return 0

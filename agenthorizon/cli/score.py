@@ -21,13 +21,13 @@ usage or input error.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from agenthorizon.cli._common import (
     RESUMABLE_REASONS,
     add_bootstrap_arguments,
     add_selection_arguments,
     incomplete,
-    resolve_selection,
     write_output,
 )
 
@@ -35,6 +35,8 @@ HELP = "Score judge results (run directories or JSONL files) strictly against a 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from agenthorizon.cli._data import add_data_argument
+
     from agenthorizon.report.tables import FORMATS
     from agenthorizon.scoring.slices import SLICES
 
@@ -45,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run directories of <trajectory_id>.json result files and/or JSONL files of rows with "
         "trajectory_id; shards of one run are merged",
     )
-    parser.add_argument("--data", required=True, metavar="ROOT", help="local release root (holds the label files)")
+    add_data_argument(parser)
     add_selection_arguments(parser, from_run=True)
     add_bootstrap_arguments(parser, default=0)
     parser.add_argument(
@@ -63,7 +65,9 @@ def parse_slices(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from agenthorizon.cli._data import resolve_data
     from agenthorizon.judging.runs.folder import read_results
+    from agenthorizon.report.coverage import check_coverage, coverage
     from agenthorizon.report.notes import (
         ignored_files, predictions_from_results, result_notes, score_noting_shapes, telemetry_from_results,
     )
@@ -73,29 +77,105 @@ def run(args: argparse.Namespace) -> int:
 
     slices = parse_slices(args.slices)
     recorded = recorded_selections(args.results)
-    selection = resolve_selection(args, recorded)
+    result_set = read_results(args.results)
+    # The label files alone (a Hub repo id fetches just those): they decide which items the results must be about.
+    root = resolve_data(args.data, "all", labels_only=True)
+    selection, chosen = _selection(args, recorded, root, result_set.ids())
     # Label rows suffice unless a slice reads the trajectory files (os, steps, applications).
     fields = (*LABEL_ROW_FIELDS, *(SLICES[name][0] for name in slices))
-    references = load_run_references(args.data, selection, recorded, fields=fields)
+    references = load_run_references(root, selection, recorded, fields=fields)
     wanted = references.ids()
-    result_set = read_results(args.results)
+    found = coverage(result_set.ids(), wanted, references.release_ids, config=selection.config)
+    if found.is_wrong:  # refused: the counts, an example of each, and advice only where it can help
+        check_coverage(found, ", ".join(map(str, args.results)), advice=_advice(args, recorded, root, result_set.ids()))
     predictions, unexpected = predictions_from_results(result_set, wanted)
     report, shape_notes = score_noting_shapes(
         predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices,
         telemetry=telemetry_from_results(result_set, wanted),
     )
-    notes = result_notes(result_set, unexpected, len(wanted) - len(predictions)) + references.notes + shape_notes
+    partial = _partial(found, recorded)
+    notes = [
+        *(partial.lines() if partial else []), *chosen,
+        *result_notes(result_set, unexpected, len(wanted) - len(predictions)), *references.notes, *shape_notes,
+    ]
     extra = {
         "results": [str(path) for path in args.results],
         "selection": selection.to_dict(),
         "unexpected_ids": unexpected,
         "ignored_files": ignored_files(result_set),
+        "partial": None if partial is None else {"judged": partial.judged, "total": partial.total,
+                                                 "reasons": list(partial.reasons), "resume": partial.resume},
     }
-    text = render_report(
-        report, args.format, title=f"AgentHorizon score ({selection.config})", manifest=references.manifest,
-        notes=notes, extra=extra,
-    )
+    title = f"AgentHorizon score ({selection.config})" + (f" -- {partial.headline()}" if partial else "")
+    text = render_report(report, args.format, title=title, manifest=references.manifest, notes=notes, extra=extra)
     write_output(text, args.out)
     unresolved = {reason: report.invalid_by_reason[reason] for reason in RESUMABLE_REASONS}
     unresolved["unreadable"] = len(set(result_set.unreadable) & wanted)
+    if not recorded:
+        # Predictions files only: no run to resume, so no advice to re-run one.
+        return incomplete(unresolved, None)
     return incomplete(unresolved, "`agenthorizon judge` into the same --out")
+
+
+def _selection(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> tuple[Any, list[str]]:
+    """The selection to score against, and a note when the results' ids chose its config.
+
+    Results without a run record and without ``--config`` are scored
+    against the config whose items they are exactly
+    (:func:`agenthorizon.report.coverage.infer_config`), never a default.
+    """
+    from agenthorizon.cli._common import selection_options
+    from agenthorizon.release.item_selection import SelectionConflict
+    from agenthorizon.report.coverage import infer_config
+    from agenthorizon.report.references import run_selection
+
+    options = selection_options(args)
+    try:
+        return run_selection(recorded, options), []
+    except SelectionConflict as conflict:
+        if conflict.field != "config" or conflict.run is not None:
+            raise
+    config = infer_config(result_ids, _config_ids(root, options))
+    note = f"Config {config}: the results' ids are exactly its items (no run.json and no --config named one)"
+    return run_selection(recorded, {**options, "config": config}), [note]
+
+
+def _config_ids(root, options: dict) -> dict[str, set[str]]:
+    """Each config's item ids under the given selection options (dev groups, dev manifest, ``exclude_dev``).
+
+    Only when the results' ids must name a config, or their advice may: the selection is built
+    for each config as :func:`~agenthorizon.report.references.run_selection` builds it for one.
+    """
+    from agenthorizon.release.files import read_config_rows
+    from agenthorizon.report.references import run_selection
+    from agenthorizon.schema import CONFIG_NAMES
+
+    return {
+        config: {row["trajectory_id"] for row in read_config_rows(root, run_selection({}, {**options, "config": config})).rows}
+        for config in CONFIG_NAMES
+    }
+
+
+def _advice(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> str:
+    """A step that can fix results of the wrong items, or nothing: another config, when their ids name one."""
+    from agenthorizon.cli._common import selection_options
+    from agenthorizon.report.coverage import infer_config
+
+    if any(selection is not None for selection in recorded.values()):
+        return "check that --data is the release the run was made on"
+    try:
+        config = infer_config(result_ids, _config_ids(root, selection_options(args)))
+    except ValueError:
+        return ""
+    return f"their ids are exactly the items of {config}: pass --config {config}" if config != args.config else ""
+
+
+def _partial(found: Any, recorded: dict) -> Any:
+    """The :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
+    if not found.is_partial:
+        return None
+    from agenthorizon.judging.runs.folder import read_run_record
+    from agenthorizon.report.partial import partial_run
+
+    records = {path: read_run_record(path) for path in recorded}
+    return partial_run(len(found.matched), found.n_items, records)

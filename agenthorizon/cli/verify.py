@@ -9,20 +9,32 @@ HELP = (
     "every screenshot header reads within the pixel budget), all problems at once."
 )
 
+SHOWN = 3
+"""Places listed per kind of problem without ``--all``."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("root", metavar="ROOT", help="release root (holds AgentHorizon.jsonl and sandbox/)")
+    parser.add_argument("--all", action="store_true", help="list every problem, one per line (default: each kind "
+                        f"once, with its count and the first {SHOWN} places)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print every problem, one per line; exit 1 when there is any, 0 otherwise."""
+    """Print each kind of problem once (``--all``: every problem); exit 1 when there is any, 0 otherwise."""
+    from agenthorizon.release.problem_groups import group_problems
     from agenthorizon.release.verify import verify_release
 
-    problems = verify_release(args.root)
-    for problem in problems:
-        print(problem)
+    problems = verify_release(args.root, progress=True)
+    if args.all:
+        for problem in problems:
+            print(problem)
+    else:
+        for group in group_problems(problems, shown=SHOWN):
+            print("\n".join(group.lines()))
     if problems:
-        print(f"{len(problems)} problem(s) found in {args.root}")
+        kinds = len(group_problems(problems, shown=0))
+        hint = "" if args.all else "; --all lists every one"
+        print(f"{len(problems)} problem(s) found in {args.root} ({kinds} kind(s){hint})")
         return 1
     print(
         f"{args.root}: OK (every referenced file exists and loads, no link leaves the release, "

@@ -42,7 +42,9 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from agenthorizon._progress import progress_bar
 from agenthorizon.data.card import card_metadata, dataset_card
+from agenthorizon.release.sample.marker import is_sample_corpus
 from agenthorizon.data.export_images import full_images, screenshot_paths, thumbnails
 from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
 from agenthorizon.data.export_summary import ConfigExport, ExportSummary
@@ -217,12 +219,15 @@ def _write_config(
     max_bytes: int,
     thumbnail_cache: str | None = None,
     skipped: list[str] | None = None,
+    progress: bool = False,
 ) -> tuple[list[Path], list[dict[str, str]], int]:
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob(f"{SPLIT_NAME}-*.parquet"):
         stale.unlink()  # a re-export with fewer shards must not leave old ones matched by the glob
     writer = ShardWriter(directory, features, max_bytes)
     label_rows = []
+    total = len(rows) if hasattr(rows, "__len__") else None
+    bar = progress_bar(total, f"export {directory.name}", "item", **({} if progress else {"disable": True}))
     try:
         if images in ("none", "paths") and hasattr(rows, "with_format"):
             # No image bytes to add: the rows are the builder's Arrow columns with
@@ -231,6 +236,7 @@ def _write_config(
                 exported, size_hints = export_table(table, images, relative, writer.schema)
                 writer.add_table(exported, size_hints)
                 label_rows += table.select(["label", "mistake_type"]).to_pylist()
+                bar.update(table.num_rows)
             rows = ()
         for row in rows:
             bad: dict[int, str] = {}
@@ -239,12 +245,15 @@ def _write_config(
                 skipped += [f"item {row['trajectory_id']} step {index}: {bad[index]}" for index in sorted(bad)]
             writer.add(features.encode_example(exported), _size_hint(exported))
             label_rows.append({"label": row["label"], "mistake_type": row["mistake_type"]})
+            bar.update(1)
     except BaseException:
         if writer._writer is not None:
             writer._close_shard()
         for path in writer.paths:
             path.unlink(missing_ok=True)
         raise
+    finally:
+        bar.close()
     return writer.close(), label_rows, writer.num_bytes
 
 
@@ -297,6 +306,7 @@ def export_release(
     revision: str | None = None,
     token: str | bool | None = None,
     overwrite: bool = False,
+    progress: bool = False,
 ) -> ExportSummary:
     """Write Parquet shards per config and a dataset card to ``out``.
 
@@ -339,6 +349,9 @@ def export_release(
         rewritten, and every file under ``out/data/`` the new card does not
         list (shards of configs not exported this time) is removed. Files
         outside ``data/`` are left alone.
+    progress : bool, default=False
+        Show a progress bar per config (:func:`agenthorizon._progress.progress_bar`:
+        standard error, a terminal only, after a second).
 
     Returns
     -------
@@ -407,7 +420,7 @@ def export_release(
     max_bytes = parse_size(max_shard_size)
     features = export_features(images)
     relative = RelativePaths(root)
-    summary = ExportSummary(out=out, images=images)
+    summary = ExportSummary(out=out, images=images, synthetic=is_sample_corpus(root))
     with contextlib.ExitStack() as stack:
         thumbnail_cache = None
         if images == "thumbnails":
@@ -420,7 +433,7 @@ def export_release(
             directory = out / "data" / config
             skipped: list[str] = []
             paths, label_rows, num_bytes = _write_config(
-                rows, directory, features, images, relative, max_bytes, thumbnail_cache, skipped
+                rows, directory, features, images, relative, max_bytes, thumbnail_cache, skipped, progress=progress
             )
             summary.configs[config] = ConfigExport(
                 config=config,

@@ -35,6 +35,8 @@ class ExportSummary:
     images: str
     configs: dict[str, ConfigExport] = field(default_factory=dict)
     card: Path | None = None
+    synthetic: bool = False
+    """The release was a generated sample corpus (:func:`agenthorizon.release.sample.marker.is_sample_corpus`)."""
 
     @property
     def files(self) -> list[Path]:

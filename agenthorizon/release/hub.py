@@ -63,6 +63,7 @@ def resolve_release(
     cache_dir: str | os.PathLike[str] | None = None,
     dev_groups: int = DEV_GROUPS,
     dev_manifest: str | os.PathLike[str] | None = None,
+    labels_only: bool = False,
 ) -> Path:
     """The local release root holding what ``config`` needs.
 
@@ -95,6 +96,8 @@ def resolve_release(
     only. With ``HF_HUB_OFFLINE=1`` everything comes from the cache.
     ``token`` and ``cache_dir`` (the huggingface_hub cache) are passed through;
     ``dev_groups`` and ``dev_manifest`` decide which items AH-D fetches.
+    ``labels_only`` stops after step 1: what scoring needs (the label rows
+    alone), so ``score`` and ``leaderboard`` of a Hub repo cost two requests.
 
     A path that exists on disk is always local. One that does not exist but
     is spelled ``owner/name`` is tried as a repo id; if the Hub has no such
@@ -112,9 +115,17 @@ def resolve_release(
     if os.path.exists(text) or not _looks_like_repo_id(text):
         if revision is not None:
             raise ValueError(f"revision={revision!r} applies to Hub repos only; {text} is a local path")
+        if not os.path.exists(text):
+            # Neither a folder nor spelled owner/name: say both things --data may be.
+            raise FileNotFoundError(
+                f"{Path(text).expanduser().absolute()} does not exist; {expected_root_message()}, "
+                f"or a Hub dataset repo id such as 'ServiceNow/AgentHorizon'"
+            )
         return local_root(text)
     hub = _HubRepo(text, token=token, cache_dir=cache_dir)
     root = hub.fetch_labels(revision)
+    if labels_only:
+        return root
     manifest = None if dev_manifest is None else dev_manifest_path(dev_manifest)
     # exclude_dev only ever removes items: fetching the config's every item covers it.
     selected = read_config_rows(root, Selection(config, dev_groups=dev_groups, dev_manifest=manifest)).rows

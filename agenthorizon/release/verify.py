@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agenthorizon._progress import progress_bar
 from agenthorizon.release.files import (
     confined,
     escaping_screenshots,
@@ -52,7 +53,7 @@ class Problem:
         return f"{self.where}: {self.path}: {self.message}"
 
 
-def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
+def verify_release(root: str | os.PathLike[str], *, progress: bool = False) -> list[Problem]:
     """All problems of the release at ``root`` (an empty list when it is sound).
 
     Label files are validated line by line first (not empty, UTF-8, each
@@ -74,6 +75,9 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
     root : str or path-like
         A local release root: the folder holding ``AgentHorizon.jsonl``,
         ``AgentHorizon-Simple.jsonl`` and ``sandbox/``.
+    progress : bool, default False
+        Show a progress bar of the label rows checked (:func:`agenthorizon._progress.progress_bar`:
+        on standard error, a terminal only, after a second).
 
     Returns
     -------
@@ -140,9 +144,12 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
             confined(root, root / relpath, "sandbox prompt file")
         except ValueError as error:
             problems.append(Problem(relpath, str(root / relpath), _strip_prefix(str(error), root / relpath)))
-    for label_file in label_files:
-        for index, row in enumerate(label_file.rows):
-            problems.extend(_row_problems(root, row, label_file.location(index)))
+    total = sum(len(label_file.rows) for label_file in label_files)
+    with progress_bar(total, "verify", "item", **({} if progress else {"disable": True})) as bar:
+        for label_file in label_files:
+            for index, row in enumerate(label_file.rows):
+                problems.extend(_row_problems(root, row, label_file.location(index)))
+                bar.update(1)
     return problems
 
 

@@ -40,6 +40,7 @@ from agenthorizon.report import sections
 from agenthorizon.report.items import item_views, run_views
 from agenthorizon.report.notes import telemetry_from_results
 from agenthorizon.report.options import ReportOptions
+from agenthorizon.report.references import LABEL_ROW_FIELDS, STEP_IDS
 from agenthorizon.report.runs import RunSet, load_runs
 from agenthorizon.schema import POSITIVE
 from agenthorizon.scoring.metrics import score
@@ -59,8 +60,13 @@ def _asset(name: str) -> str:
     return resources.files("agenthorizon.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
-    """The HTML text of the report for runs already loaded with :func:`load_runs`."""
+REPORT_FIELDS = (*LABEL_ROW_FIELDS, "instruction", "num_steps", "os", "screenshots", STEP_IDS)
+"""The row fields the page shows or scores by: the label rows' own, and what the item list shows.
+Only these columns are read (:func:`agenthorizon.report.references.load_run_references`)."""
+
+
+def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progress: bool = False) -> str:
+    """The HTML text of the report for runs already loaded with :func:`load_runs` (``progress``: a bar for the thumbnails)."""
     from agenthorizon.scoring.compare import compare
 
     options = options or ReportOptions()
@@ -78,15 +84,31 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None) -> str:
         for run in run_set.runs[1:]:
             comparisons.append(compare(first, run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed).to_dict())
     unreadable: list[str] = []
-    payload = {"items": item_views(run_set, options, unreadable), "runs": run_views(run_set)}
-    notes = list(run_set.warnings)
+    payload = {"items": item_views(run_set, options, unreadable, progress=progress), "runs": run_views(run_set)}
+    partial = _partial_runs(run_set)
+    # An unfinished run is said first, before any number.
+    notes = [line for run in partial if run is not None for line in run.lines()] + list(run_set.warnings)
     if unreadable:
         notes.append(
             f"{len(unreadable)} screenshot(s) could not be read and are shown as placeholders "
             f"(first: {unreadable[0]}); run `agenthorizon verify` on the release for all of them"
         )
         _warnings.warn(notes[-1], UserWarning, stacklevel=2)
-    return _page(run_set, options, reports, comparisons, payload, notes)
+    marks = ["" if run is None else run.headline() for run in partial]
+    return _page(run_set, options, reports, comparisons, payload, notes, marks)
+
+
+def _partial_runs(run_set: RunSet) -> list[Any]:
+    """Each run's :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
+    from agenthorizon.report.partial import partial_run
+
+    ids = {row["trajectory_id"] for row in run_set.rows}
+    partial = []
+    for run in run_set.runs:
+        judged = len(run.results.ids() & ids)
+        records = {str(run.path): run.record}
+        partial.append(partial_run(judged, len(ids), records) if judged < len(ids) else None)
+    return partial
 
 
 def _page(
@@ -96,6 +118,7 @@ def _page(
     comparisons: list[dict[str, Any]],
     payload: dict[str, Any],
     notes: list[str],
+    marks: list[str],
 ) -> str:
     """``assets/report.html`` filled in: every value from data escaped, the item data as safe JSON."""
     from agenthorizon import __version__
@@ -123,10 +146,12 @@ def _page(
         generated=e(_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         version=e(__version__),
         warnings="".join(f'<div class="warning">{e(text)}</div>' for text in notes),
-        summary_table=sections.summary_table(labels, reports),
+        summary_table=sections.summary_table(labels, reports, marks),
         intervals_note=e(intervals_note),
         comparison=sections.comparison_table(labels, comparisons),
-        details="".join(sections.run_details(i, run, report) for i, (run, report) in enumerate(zip(run_set.runs, reports))),
+        details="".join(
+            sections.run_details(i, run, report, marks[i]) for i, (run, report) in enumerate(zip(run_set.runs, reports))
+        ),
         items_section=sections.items_section(labels),
         data=_json_for_script(payload),
         js=_asset("report.js"),
@@ -141,14 +166,17 @@ def write_report(
     config: str | None = None,
     options: ReportOptions | None = None,
     selection_options: dict[str, Any] | None = None,
+    progress: bool = False,
 ) -> Path:
-    """Load runs, build the report and write it to ``out``; returns the path.
+    """Load runs (only the columns :data:`REPORT_FIELDS`), build the report and write it to ``out``; returns the path.
+
+    ``progress`` shows a progress bar while the thumbnails are made.
 
     >>> write_report(["runs/lexical"], "release", "report.html")  # doctest: +SKIP
     PosixPath('report.html')
     """
-    run_set = load_runs(run_dirs, data_root, config=config, selection_options=selection_options)
-    text = build_report(run_set, options)
+    run_set = load_runs(run_dirs, data_root, config=config, selection_options=selection_options, fields=REPORT_FIELDS)
+    text = build_report(run_set, options, progress=progress)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

@@ -15,6 +15,7 @@ from typing import Any
 from agenthorizon.judging.runs.records import ResultRecord, Telemetry
 from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.runs import RunSet
+from agenthorizon.report.thumbnails import thumbnail_urls
 from agenthorizon.schema import step_bucket
 from agenthorizon.scoring.metrics import item_outcomes
 from agenthorizon.scoring.predictions import prediction_verdict, validate_prediction
@@ -24,15 +25,9 @@ __all__ = ["answers_asked", "images_sent", "item_views", "run_views", "thumbnail
 _RAW_OUTPUT_LIMIT = 4000  # characters of raw judge output shown when no reasoning parsed
 
 
-def thumbnails(row: dict[str, Any], options: ReportOptions, unreadable: list[str]) -> list[dict[str, Any]]:
-    """The item's thumbnails: first, last and evenly spaced screenshots, as JPEG data URLs.
-
-    A screenshot that cannot be read (missing, over the pixel budget,
-    truncated, not an image) becomes a placeholder image captioned as
-    unreadable, and its reason is appended to ``unreadable``: one bad file
-    never stops the report.
-    """
-    from agenthorizon.data.images import ScreenshotError, evenly_spaced, prepare_images
+def _picks(row: dict[str, Any], options: ReportOptions) -> list[tuple[int, str]]:
+    """``(step id, path)`` of the screenshots an item shows: first, last and evenly spaced between."""
+    from agenthorizon.data.step_selection import evenly_spaced
 
     if options.thumbnails <= 0:
         return []
@@ -41,25 +36,42 @@ def thumbnails(row: dict[str, Any], options: ReportOptions, unreadable: list[str
     available = [index for index, path in enumerate(paths) if path is not None]
     if not available:
         return []
-    step_ids = [step["step_id"] for step in row["steps"]] if len(row["steps"]) == len(paths) else list(range(len(paths)))
+    step_ids = row.get("step_ids")  # the report reads only these of the steps
+    if step_ids is None and row.get("steps") is not None:
+        step_ids = [step["step_id"] for step in row["steps"]]
+    if step_ids is None or len(step_ids) != len(paths):
+        step_ids = list(range(len(paths)))
+    return [(step_ids[index], paths[index]) for index in evenly_spaced(available, options.thumbnails)]
+
+
+def thumbnails(
+    row: dict[str, Any],
+    options: ReportOptions,
+    unreadable: list[str],
+    urls: dict[str, Any] | None = None,
+    picks: list[tuple[int, str]] | None = None,
+) -> list[dict[str, Any]]:
+    """The item's thumbnails: first, last and evenly spaced screenshots, as JPEG data URLs.
+
+    ``urls`` holds the thumbnails already made (:func:`agenthorizon.report.thumbnails.thumbnail_urls`,
+    each distinct file once) and ``picks`` the item's ``(step id, path)`` choices; without
+    them, they are made here.
+    A screenshot that cannot be read (missing, over the pixel budget,
+    truncated, not an image) becomes a placeholder image captioned as
+    unreadable, and its reason is appended to ``unreadable``: one bad file
+    never stops the report.
+    """
+    picks = _picks(row, options) if picks is None else picks
+    if urls is None:
+        urls = thumbnail_urls([path for _, path in picks], options.thumbnail_size, options.thumbnail_quality)
     thumbnails = []
-    for index in evenly_spaced(available, options.thumbnails):
-        try:
-            (image,) = prepare_images(
-                [paths[index]],
-                mode="per-step",
-                size=options.thumbnail_size,
-                format="jpeg",
-                quality=options.thumbnail_quality,
-                step_ids=[step_ids[index]],
-                use_cache=False,
-                workers=1,
-            )
-        except ScreenshotError as error:  # a ScreenshotNotFoundError too
-            unreadable.append(f"item {row['trajectory_id']} step {step_ids[index]}: {error}")
-            thumbnails.append({"step": step_ids[index], "src": _placeholder(options.thumbnail_size), "unreadable": True})
-            continue
-        thumbnails.append({"step": image.steps[0], "src": image.data_url()})
+    for step, path in picks:
+        url = urls[path]
+        if isinstance(url, Exception):
+            unreadable.append(f"item {row['trajectory_id']} step {step}: {url}")
+            thumbnails.append({"step": step, "src": _placeholder(options.thumbnail_size), "unreadable": True})
+        else:
+            thumbnails.append({"step": step, "src": url})
     return thumbnails
 
 
@@ -162,8 +174,18 @@ def run_views(run_set: RunSet) -> list[dict[str, Any]]:
     return views
 
 
-def item_views(run_set: RunSet, options: ReportOptions, unreadable: list[str]) -> list[dict[str, Any]]:
-    """Every item's facts and thumbnails as the page shows them (unreadable screenshots appended to ``unreadable``)."""
+def item_views(
+    run_set: RunSet, options: ReportOptions, unreadable: list[str], *, progress: bool = False
+) -> list[dict[str, Any]]:
+    """Every item's facts and thumbnails as the page shows them (unreadable screenshots appended to ``unreadable``).
+
+    The thumbnails of all items are made first, each distinct screenshot
+    once and on every core (:func:`agenthorizon.report.thumbnails.thumbnail_urls`);
+    ``progress`` shows their progress bar.
+    """
+    picks = [_picks(row, options) for row in run_set.rows]
+    paths = [path for row_picks in picks for _, path in row_picks]
+    urls = thumbnail_urls(paths, options.thumbnail_size, options.thumbnail_quality, progress=progress)
     return [
         {
             "id": row["trajectory_id"],
@@ -173,7 +195,7 @@ def item_views(run_set: RunSet, options: ReportOptions, unreadable: list[str]) -
             "num_steps": row["num_steps"],
             "bucket": step_bucket(int(row["num_steps"])),
             "os": row.get("os"),
-            "thumbnails": thumbnails(row, options, unreadable),
+            "thumbnails": thumbnails(row, options, unreadable, urls, row_picks),
         }
-        for row in run_set.rows
+        for row, row_picks in zip(run_set.rows, picks)
     ]

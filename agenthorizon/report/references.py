@@ -10,8 +10,9 @@ answers the rest, reading only what the caller's ``fields`` need: the label
 files alone for scoring, the dataset (without images unless asked) when a
 field comes from the trajectory files.
 
-``data_root`` is a release root on disk (a Hub snapshot folder that
-:func:`agenthorizon.resolve_release` returned is one).
+``data_root`` is a release root on disk or a Hub dataset repo id, resolved
+by :func:`agenthorizon.resolve_release` (the label files alone when only
+label fields are read).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from agenthorizon.judging.runs.folder import read_run_record
 from agenthorizon.judging.runs.inspect_log import is_inspect_log
-from agenthorizon.release.files import dev_manifest_path, local_root, read_config_rows
+from agenthorizon.release.files import dev_manifest_path, read_config_rows
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.item_selection import Selection, resolve_selection
@@ -31,6 +32,7 @@ from agenthorizon.schema import LABEL_FIELDS, SPLIT_NAME
 
 __all__ = [
     "LABEL_ROW_FIELDS",
+    "STEP_IDS",
     "RunReferences",
     "label_manifest",
     "load_run_references",
@@ -145,12 +147,16 @@ class RunReferences:
         :func:`label_manifest` of the items' labels.
     notes : list of str
         :func:`manifest_notes` of the runs.
+    release_ids : frozenset of str
+        Every item of the release (both label files): what tells a result
+        for another config from one for no item of this release at all.
     """
 
     selection: Selection
     rows: list[dict[str, Any]]
     manifest: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    release_ids: frozenset[str] = frozenset()
 
     def ids(self) -> set[str]:
         """The items' trajectory ids."""
@@ -210,8 +216,13 @@ def load_run_references(
             data_root, selection.config, images=images, dev_groups=selection.dev_groups, dev_manifest=selection.dev_manifest
         )
     else:
-        root = local_root(data_root)
-    label_rows = read_config_rows(root, selection).references()
+        # Scoring reads the label files only: from a Hub repo id, fetch just those.
+        root = resolve_release(
+            data_root, selection.config, images=None, dev_groups=selection.dev_groups,
+            dev_manifest=selection.dev_manifest, labels_only=True,
+        )
+    config_rows = read_config_rows(root, selection)
+    label_rows = config_rows.references()
     manifest = label_manifest(selection.config, label_rows)
     rows = label_rows
     if reads_dataset:
@@ -221,5 +232,30 @@ def load_run_references(
         if fields is None:
             rows = [dict(row) for row in dataset]
         else:
-            rows = dataset.select_columns(list(dict.fromkeys(("trajectory_id", *fields)))).to_list()
-    return RunReferences(selection, rows, manifest, manifest_notes(recorded or {}, manifest, data_root))
+            rows = _columns(dataset, fields)
+    release_ids = frozenset(row["trajectory_id"] for row in config_rows.labels)
+    return RunReferences(selection, rows, manifest, manifest_notes(recorded or {}, manifest, data_root), release_ids)
+
+
+STEP_IDS = "step_ids"
+"""A field :func:`load_run_references` derives: each row's ``steps[k]["step_id"]``, read without the other step columns."""
+
+
+def _columns(dataset: Any, fields: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of ``dataset`` with only ``fields`` (and ``trajectory_id``), read column by column from Arrow.
+
+    ``step_ids`` (:data:`STEP_IDS`) is the ``step_id`` of every step: the
+    one nested field read out of ``steps``, whose other columns (every
+    action parameter of about 100 steps an item) would cost far more to
+    turn into Python.
+    """
+    names = list(dict.fromkeys(("trajectory_id", *fields)))
+    read = [name for name in names if name != STEP_IDS]
+    if STEP_IDS in names and "steps" not in read:
+        read.append("steps")
+    table = dataset.select_columns(read).with_format("arrow")[:]
+    columns = {name: table.column(name).to_pylist() for name in read if name != "steps" or "steps" in names}
+    if STEP_IDS in names:
+        steps = table.column("steps").combine_chunks()
+        columns[STEP_IDS] = type(steps).from_arrays(steps.offsets, steps.values.field("step_id")).to_pylist()
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]

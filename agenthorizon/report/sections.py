@@ -168,9 +168,12 @@ def slice_table(report: dict[str, Any], name: str, title: str) -> str:
     )
 
 
-def summary_table(labels: list[str], reports: list[dict[str, Any]]) -> str:
+def summary_table(labels: list[str], reports: list[dict[str, Any]], marks: Sequence[str] = ()) -> str:
+    """One row per run; ``marks`` (a partial run's mark, or ``""``) follow the run's name."""
     rows = []
+    marks = list(marks) or [""] * len(labels)
     for index, (label, report) in enumerate(zip(labels, reports)):
+        mark = f" <span class='partial-mark'>{escape(marks[index])}</span>" if marks[index] else ""
         intervals = report.get("intervals") or {}
         cells = []
         for key in ("balanced_accuracy", "positive_accuracy", "negative_accuracy"):
@@ -178,7 +181,7 @@ def summary_table(labels: list[str], reports: list[dict[str, Any]]) -> str:
             cells.append(f"<td class='num'>{_pct(report[key])}<div class='small'>{escape(ci)}</div></td>")
         swatch = f'<span class="swatch" style="background:{run_color(index)}"></span>'
         rows.append(
-            f"<tr><td>{swatch}{escape(label)}</td>{''.join(cells)}"
+            f"<tr><td>{swatch}{escape(label)}{mark}</td>{''.join(cells)}"
             f"<td class='num'>{report['n_invalid']}</td><td class='num'>{_pct(report['mistake_type_recall_macro'])}</td></tr>"
         )
     return (
@@ -287,12 +290,16 @@ def run_facts(run: JudgedRun) -> str:
     return " · ".join(parts)
 
 
-def run_details(index: int, run: JudgedRun, report: dict[str, Any]) -> str:
-    """One run's section: title with its facts, headline cards, confusion matrix, mistake types, slices."""
+def run_details(index: int, run: JudgedRun, report: dict[str, Any], partial: str = "") -> str:
+    """One run's section: title with its facts, headline cards, confusion matrix, mistake types, slices.
+
+    ``partial`` (an unfinished run's mark) is shown before the headline cards.
+    """
+    mark = f'<div class="partial-mark">{escape(partial)}</div>' if partial else ""
     return (
         f'<section class="run" data-run="{index}"><h3 class="run-title"><span class="swatch" style="background:{run_color(index)}">'
         f"</span>{escape(run.label)} <span class='small'>{escape(run_facts(run))}</span></h3>"
-        f"{headline(report)}"
+        f"{mark}{headline(report)}"
         f'<div class="grid two">{confusion(report)}{mistake_types(report)}</div>'
         f"{paired_and_cost(report)}"
         f'<div class="grid two">{slice_table(report, "step_bucket", "By trajectory length (steps)")}'

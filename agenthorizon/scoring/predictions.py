@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import warnings
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -7,7 +7,8 @@ item would be scored twice.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from agenthorizon.schema import LABEL_VALUES, MISTAKE_TYPES, POSITIVE, UNTYPED, canonical_mistake_type
 

@@ -39,7 +39,8 @@ import bisect
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agenthorizon.schema import (
     CONFIDENCE_VALUES,

@@ -194,7 +194,9 @@ def test_no_representation_of_the_key_reaches_any_written_text(tiny_root, stub, 
     "setup, message",
     [
         ("refused", "cannot reach"),
-        ("unauthorized", "refused the API key in AH_KEY (HTTP 401)"),
+        ("unauthorized", "refused the API key sent from AH_KEY (HTTP 401)"),
+        # No key set, none sent: the line says so and how to set one, not that a key was refused.
+        ("no-key", "wants an API key (HTTP 401) and none was sent: AH_KEY is not set; export AH_KEY=<key>"),
         ("unknown-model", "does not serve model 'stub-model'; it serves: other-model"),
     ],
 )
@@ -203,8 +205,10 @@ def test_preflight_fails_within_seconds_before_any_item(tiny_root, stub, tmp_pat
     base_url = stub.base_url
     if setup == "refused":
         base_url = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
-    elif setup == "unauthorized":
+    elif setup in ("unauthorized", "no-key"):
         stub.models_status = 401
+        if setup == "no-key":
+            monkeypatch.delenv("AH_KEY")
     else:
         stub.models = ["other-model"]
     started = time.monotonic()

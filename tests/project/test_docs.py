@@ -51,3 +51,27 @@ def test_every_docs_page_is_in_the_nav():
     listed = {next(iter(entry.values())) for entry in config["nav"]}
     pages = {path.name for path in (REPO / "docs").glob("*.md")}
     assert pages - listed == set(), f"pages not reachable from the nav: {sorted(pages - listed)}"
+
+
+_LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _local_links(page: Path) -> list[str]:
+    """Targets of the Markdown links and images of ``page`` that are not URLs or in-page anchors (code blocks skipped)."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    targets = [a or b for a, b in _LINK.findall(text)]
+    return [t for t in targets if not re.match(r"^[a-z][a-z0-9+.-]*:", t) and not t.startswith("#")]
+
+
+def test_every_link_of_the_docs_and_the_readme_resolves_in_the_repository():
+    # The site generates some pages (cli.md) at build time; a link read on GitHub or in a
+    # checkout must still lead somewhere, so every relative link names a file of the repository.
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in _local_links(page):
+            path = (page.parent / target.split("#", 1)[0]).resolve()
+            if not path.exists():
+                broken.append(f"{page.relative_to(REPO)}: ({target})")
+    assert len(pages) > 5 and not broken, f"links to files that do not exist: {broken}"

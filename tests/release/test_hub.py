@@ -260,10 +260,10 @@ def test_export_from_the_hub_fetches_only_what_it_writes(hub, release: Release, 
             assert paths == wanted and not any(path.endswith(".png") for path in paths)
         exported = datasets.load_dataset(str(out), config, split="test")
         assert exported["trajectory_id"] == ids
-        # It ends with the command that proposes the export to the Hub repo as a pull request.
-        assert shlex.split(completed.stdout.splitlines()[-1]) == [
-            "hf", "upload", DEFAULT_HUB_REPO, str(out), "--repo-type", "dataset", "--create-pr"
-        ]
+        # The repo holds a sample corpus (its marker came along with the framework text): the
+        # card says the export is synthetic and no upload to the benchmark's repo is proposed.
+        assert "**Synthetic data.**" in (out / "README.md").read_text(encoding="utf-8")
+        assert "hf upload" not in completed.stdout and "not for publishing" in completed.stdout.splitlines()[-1]
 
 
 def test_the_printed_upload_command_runs_with_the_installed_hf_cli(tmp_path: Path):
@@ -487,3 +487,35 @@ def test_a_repo_without_a_label_file_or_a_repo_that_does_not_exist(hub, damaged:
     assert out["error"] == "FileNotFoundError"
     assert out["message"].startswith("agenthorizon-tests/nowhere: no such local directory")
     assert "not a Hub dataset repo that could be fetched" in out["message"]
+
+
+def test_every_command_that_takes_data_accepts_a_repo_id(hub, release: Release, tmp_path: Path):
+    """score, leaderboard, info and report take the repo id judge and export take, through one resolver;
+    scoring fetches the label files only, and the numbers are those of the same release on disk."""
+    run = tmp_path / "run"
+    judged = hub.cli(["judge", "--data", REPO_ID, "--config", "AH", "--judge", "lexical", "--out", str(run),
+                      "--no-progress", "--bootstrap", "0"], tmp_path / "hf")
+    assert judged.returncode == 0, judged.stderr[-3000:]
+
+    since = hub.mark()
+    scored = hub.cli(["score", str(run), "--data", REPO_ID, "--format", "json"], tmp_path / "hf")
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    assert {path for _, _, path in _fetches(hub, since)} <= set(LABEL_FILES)
+    local = hub.cli(["score", str(run), "--data", str(release.corpus), "--format", "json"], tmp_path / "hf")
+    hub_score, local_score = json.loads(scored.stdout), json.loads(local.stdout)
+    assert hub_score["manifest"] == local_score["manifest"] and hub_score["n"] == len(_config_ids(release.corpus, "AH"))
+    assert hub_score["balanced_accuracy"] == local_score["balanced_accuracy"]
+
+    board = hub.cli(["leaderboard", str(run), "--data", REPO_ID, "--format", "json"], tmp_path / "hf")
+    assert board.returncode == 0, board.stderr[-3000:]
+    assert json.loads(board.stdout)["judges"][0]["reports"]["AH"]["n"] == hub_score["n"]
+
+    info = hub.cli(["info", REPO_ID, "--format", "json"], tmp_path / "hf")
+    local_info = hub.cli(["info", str(release.corpus), "--format", "json"], tmp_path / "hf")
+    assert info.returncode == 0, info.stderr[-3000:]
+    assert json.loads(info.stdout)["configs"] == json.loads(local_info.stdout)["configs"]
+
+    page = tmp_path / "report.html"
+    reported = hub.cli(["report", str(run), "--data", REPO_ID, "--out", str(page), "--bootstrap", "0"], tmp_path / "hf")
+    assert reported.returncode == 0, reported.stderr[-3000:]
+    assert "data:image/jpeg;base64," in page.read_text(encoding="utf-8")  # its screenshots were fetched too

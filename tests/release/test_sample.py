@@ -113,8 +113,8 @@ def test_corpora_are_pinned_across_versions(tiny_root: Path, small_root: Path):
     # leave every byte in place. Screenshots are left out because their bytes also depend
     # on the installed Pillow and zlib; what they draw comes from the pinned JSON.
     # A deliberate change of the corpus updates these digests and says so in its commit.
-    assert _text_digest(tiny_root) == (43, "c6253999b3b6e0c554d54bea479121685ac4d9cac532a2535f9d909e062918e9")
-    assert _text_digest(small_root) == (431, "5bec21141de7f72c477277b97283f5f7fe3549ff5e9d95b7a5796c2a2e8de968")
+    assert _text_digest(tiny_root) == (43, "1725624936865741295f91b49fd06fa469d581fb1775362dd6cb598b4eeb4c81")
+    assert _text_digest(small_root) == (431, "5463a993ec93f1f782974402b975b3d211f0f494a0000a36a2a2d5ef93792929")
 
 
 def test_another_seed_gives_another_corpus(tmp_path: Path, tiny_root: Path):

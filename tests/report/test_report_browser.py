@@ -248,3 +248,53 @@ def test_bare_verdict_files_show_their_reasoning(runs: dict, tmp_path: Path):
     )
     assert unwrapped == wrapped
     assert all(view["reasoning"] and view["confidence"] for view in unwrapped)
+
+
+@pytest.fixture(scope="module")
+def partial_report(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The report of a run interrupted (Ctrl-C) after 2 items, made by the real runner and the real CLI."""
+    import agenthorizon
+    from agenthorizon.cli import main
+    from agenthorizon.judging.runs.runner import run_judge
+    from stub_judges import InterruptedJudge
+
+    base = tmp_path_factory.mktemp("partial")
+    dataset = agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths")
+    with pytest.raises(KeyboardInterrupt):
+        run_judge(InterruptedJudge(stop_at=3), dataset, base / "run", config="AH", data_root=tiny_root, progress=False,
+                  concurrency=1)
+    out = base / "report.html"
+    assert main(["report", str(base / "run"), "--data", str(tiny_root), "--out", str(out), "--bootstrap", "0"]) == 0
+    return {"page": out, "run": base / "run", "n": len(dataset), "root": tiny_root}
+
+
+def test_the_report_of_an_unfinished_run_says_so_first(browser, partial_report: dict):
+    from agenthorizon.judging.runs.folder import read_results
+    from agenthorizon.release.files import load_references
+    from agenthorizon.scoring.metrics import score
+
+    n = partial_report["n"]
+    browser.get(partial_report["page"].as_uri())
+    # The first thing under the title: how many items were judged, why it stopped, how to resume.
+    warnings = [element.text for element in browser.find_elements("css selector", ".warning")]
+    assert warnings[0] == f"Partial run: 2 of {n} items judged ({100 * 2 / n:.1f}%); the {n - 2} others count as " \
+        "invalid (wrong), so the numbers below are not the judge's accuracy on the config."
+    assert warnings[1].startswith("Why: ") and "interrupted (signal): KeyboardInterrupt" in warnings[1]
+    assert warnings[2].startswith("To complete it: re-run the same `agenthorizon judge` command")
+    first_warning = browser.find_element("css selector", ".warning")
+    summary = browser.find_element("id", "summary-table")
+    assert first_warning.location["y"] < summary.location["y"]  # said before any number
+    # The headline numbers are marked partial, in the summary and above the run's cards.
+    mark = f"PARTIAL: 2 of {n} items judged"
+    assert mark in summary.text
+    run_section = browser.find_element("css selector", "section.run")
+    marked = run_section.find_element("css selector", ".partial-mark")
+    cards = run_section.find_element("css selector", ".headline")
+    assert marked.text == mark and marked.location["y"] < cards.location["y"]
+    # Strict: the missing items are wrong and stay in the denominator.
+    rows = load_references(partial_report["root"], "AH")
+    expected = score(read_results([partial_report["run"]]).predictions(), rows)
+    balanced = cards.find_element("css selector", '[data-metric="balanced_accuracy"] .value').text
+    assert balanced == f"{100 * expected.balanced_accuracy:.1f}%" and expected.n == n
+    invalid = cards.find_element("css selector", '[data-metric="invalid"] .value').text
+    assert invalid == str(n - 2)

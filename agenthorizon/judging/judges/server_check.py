@@ -16,7 +16,7 @@ from agenthorizon.judging.secrets import scrub
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["check_server"]
+__all__ = ["check_server", "refused_message"]
 
 
 async def check_server(
@@ -54,10 +54,7 @@ async def check_server(
         ) from None
     status = response.status_code
     if status in (401, 403):
-        raise PreflightError(
-            f"openai judge: {where} refused the API key in {key_variable} (HTTP {status}); "
-            "check the key or pass --api-key-env NAME"
-        )
+        raise PreflightError(refused_message(where, status, key_variable, sent="Authorization" in headers))
     if served is not None and model not in served:
         shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
         raise PreflightError(f"openai judge: {where} does not serve model {model!r}; it serves: {shown or '(none)'}")
@@ -65,6 +62,23 @@ async def check_server(
         raise PreflightError(
             f"openai judge: {where} does not know model {model!r} (HTTP {status}: {scrub(response.text[:200])})"
         )
+
+
+def refused_message(where: str, status: int, key_variable: str, *, sent: bool) -> str:
+    """The line for a 401/403: whether a key was sent, and how to set one.
+
+    >>> refused_message("http://h/v1", 401, "OPENAI_API_KEY", sent=False)
+    'openai judge: http://h/v1 wants an API key (HTTP 401) and none was sent: OPENAI_API_KEY is not set; export OPENAI_API_KEY=<key>, or pass --api-key-env NAME to read the key from another variable'
+    """
+    if sent:
+        return (
+            f"openai judge: {where} refused the API key sent from {key_variable} (HTTP {status}); check that key, "
+            f"or pass --api-key-env NAME to read the key from another variable"
+        )
+    return (
+        f"openai judge: {where} wants an API key (HTTP {status}) and none was sent: {key_variable} is not set; "
+        f"export {key_variable}=<key>, or pass --api-key-env NAME to read the key from another variable"
+    )
 
 
 def _served_models(response: httpx.Response) -> list[str] | None:

@@ -30,16 +30,17 @@ the runner had.
 
 from __future__ import annotations
 
-import concurrent.futures
 import errno
 import json
 import os
 import signal
 import struct
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:  # the writer's machinery is imported where it runs: readers of run folders never need it
+    import concurrent.futures
 
 __all__ = [
     "FSYNC_THREADS",
@@ -180,6 +181,8 @@ def commit_texts(
 
 def _write_temp(path: Path, data: bytes) -> tuple[int, str]:
     """A new temporary file beside ``path`` holding ``data``: (open descriptor, name)."""
+    import tempfile
+
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         view = memoryview(data)
@@ -310,6 +313,8 @@ def serve(requests: Any = None, replies: Any = None) -> None:
     # written newer results for those items. The batch is renamed only while
     # the runner that sent it is still this process's parent.
     runner = os.getppid()
+    import concurrent.futures
+
     with concurrent.futures.ThreadPoolExecutor(FSYNC_THREADS) as pool:
         while True:
             header = requests.read(_LENGTH.size)

@@ -32,7 +32,8 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from agenthorizon.judging.ablation import describe_ablation, parse_ablation
 from agenthorizon.release.splits import Selection

@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agenthorizon._progress import progress_bar
 from agenthorizon._system import available_cpus
 from agenthorizon.release.labels import count_labels
 from agenthorizon.release.render import to_markdown
@@ -112,13 +113,19 @@ class SampleSummary:
 
 
 def _check_root(root: Path, overwrite: bool) -> None:
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"{root} is a file; expected a new or empty directory")
     ours = [root / name for name in LABEL_FILES] + [root / SANDBOX_DIR]
     present = [path for path in ours if path.exists()]
-    if present and not overwrite:
-        raise ValueError(
-            f"{root}: already holds {present[0].name}; expected a new or empty directory "
-            "(pass overwrite=True / --overwrite to replace the sample corpus there)"
-        )
+    if not overwrite:
+        # Any file, not just a corpus: writing a release layout among someone's files mixes the two.
+        held = present[0].name if present else next((path.name for path in sorted(root.iterdir())), None) if root.is_dir() else None
+        if held is not None:
+            raise ValueError(
+                f"{root}: not empty (already holds {held}); expected a new or empty directory "
+                "(pass overwrite=True / --overwrite to write the sample corpus there anyway, replacing only "
+                "its label files and sandbox/)"
+            )
     for path in present:  # only the release layout's own paths are ever removed
         if path.is_dir():
             shutil.rmtree(path)
@@ -156,12 +163,21 @@ def _screen_specs(plan: CorpusPlan) -> list[ScreenSpec]:
     return specs
 
 
-def _write_images(root: Path, specs: list[ScreenSpec], size: tuple[int, int], workers: int) -> int:
+def _write_images(root: Path, specs: list[ScreenSpec], size: tuple[int, int], workers: int, progress: bool) -> int:
     jobs = [(spec, root / IMAGES_DIR / spec.steps_id, size) for spec in specs]
-    if workers <= 1 or len(jobs) < _PARALLEL_MIN_DELIVERABLES:
-        return sum(write_screens(*job) for job in jobs)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return sum(pool.map(write_screens_task, jobs, chunksize=8))
+    written = 0
+    with progress_bar(len(jobs), "sample screenshots", "trajectory", **({} if progress else {"disable": True})) as bar:
+        if workers <= 1 or len(jobs) < _PARALLEL_MIN_DELIVERABLES:
+            results = (write_screens(*job) for job in jobs)
+            for count in results:
+                written += count
+                bar.update(1)
+            return written
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for count in pool.map(write_screens_task, jobs, chunksize=8):
+                written += count
+                bar.update(1)
+    return written
 
 
 def generate(
@@ -173,14 +189,15 @@ def generate(
     images: bool = True,
     workers: int | None = None,
     overwrite: bool = False,
+    progress: bool = False,
 ) -> SampleSummary:
     """Write a deterministic sample corpus in the exact release layout.
 
     Parameters
     ----------
     root : path
-        Release root to create; must not already hold a corpus unless
-        ``overwrite`` (then only the release's own paths are replaced).
+        Release root to create; must be new or empty unless ``overwrite``
+        (then only the release's own paths are replaced, other files kept).
     preset : {"tiny", "small", "full"}
         ``tiny``: 5 pair groups (one a triangle), 5-15 steps, for unit tests;
         ``small``: 65 groups, 20-60 steps, the demo; ``full``: the release's
@@ -209,8 +226,7 @@ def generate(
     Raises
     ------
     ValueError
-        If ``root`` already holds a label file or ``sandbox/`` and
-        ``overwrite`` is false, ``preset`` is unknown, ``seed`` is not an
+        If ``root`` is not empty and ``overwrite`` is false, ``preset`` is unknown, ``seed`` is not an
         integer, or ``image_size`` is not at least 64x48 pixels.
 
     See Also
@@ -241,7 +257,7 @@ def generate(
     n_images = 0
     if images:
         (root / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
-        n_images = _write_images(root, _screen_specs(plan), size, workers or available_cpus())
+        n_images = _write_images(root, _screen_specs(plan), size, workers or available_cpus(), progress)
     return _summary(root, plan, label_paths, n_images, seconds=time.perf_counter() - started)
 
 

@@ -7,9 +7,10 @@ to answer, and a per-trajectory prompt templated on ``{{TRAJECTORY_ID}}``.
 
 from __future__ import annotations
 
+from agenthorizon.release.sample.marker import SAMPLE_MARKER
 from agenthorizon.schema import PROMPT_PLACEHOLDER
 
-FRAMEWORK_TEXT = """\
+FRAMEWORK_TEXT = SAMPLE_MARKER + """
 # Judging computer-use trajectories
 
 You are a judge. Each task gives you the id of one recorded desktop trajectory

@@ -1,0 +1,99 @@
+"""What an unfinished run says first: how many items were judged, why it stopped, how to resume.
+
+A run that was interrupted, stopped by its budget, killed, limited or
+sharded has results for only some of its config's items. It is still
+scored strictly (every missing item is invalid, so wrong), but a bare
+balanced accuracy would read as the judge's: the report and ``score`` put
+:meth:`PartialRun.lines` before anything else and mark the headline with
+:meth:`PartialRun.headline`. The reason comes from the typed run record
+(``status`` and its :class:`~agenthorizon.judging.runs.records.Interruption`).
+Pure: the records are read by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from agenthorizon.judging.runs.records import FINISHED, RUNNING, RunRecord
+
+__all__ = ["PartialRun", "partial_run"]
+
+
+@dataclass(frozen=True)
+class PartialRun:
+    """An unfinished run (or runs): items judged of the total, why, and what completes it.
+
+    Examples
+    --------
+    >>> p = partial_run(3, 10, {"runs/a": None})
+    >>> p.headline()
+    'PARTIAL: 3 of 10 items judged'
+    >>> print(p.lines()[0])
+    Partial run: 3 of 10 items judged (30.0%); the 7 others count as invalid (wrong), so the numbers below are not the judge's accuracy on the config.
+    """
+
+    judged: int
+    total: int
+    reasons: tuple[str, ...]
+    resume: str
+
+    def headline(self) -> str:
+        """The mark a partial headline carries."""
+        return f"PARTIAL: {self.judged} of {self.total} items judged"
+
+    def lines(self) -> list[str]:
+        """The lines said first: the count, each run's reason, how to complete it."""
+        share = 100 * self.judged / self.total if self.total else 0.0
+        return [
+            f"Partial run: {self.judged} of {self.total} items judged ({share:.1f}%); the {self.total - self.judged} "
+            "others count as invalid (wrong), so the numbers below are not the judge's accuracy on the config.",
+            *(f"Why: {reason}" for reason in self.reasons),
+            f"To complete it: {self.resume}",
+        ]
+
+
+def _reason(where: str, record: RunRecord | None) -> str:
+    if record is None:
+        return f"{where} has no run record (run.json), so why it has no result for the others is unknown"
+    if record.status == RUNNING:
+        return (
+            f"{where}/run.json says 'running': the run is still going, or its process was killed "
+            "before it could record why it stopped"
+        )
+    if record.status != FINISHED and record.interruption is not None:
+        return f"{where} {record.status} ({record.interruption.cause}): {record.interruption.reason}"
+    limits = []
+    if record.shard is not None:
+        limits.append(f"it is shard {record.shard.index} of {record.shard.count}")
+    if (record.runner or {}).get("limit") is not None:
+        limits.append(f"it judged at most --limit {record.runner['limit']} items")
+    if limits:
+        return f"{where} finished, but " + " and ".join(limits)
+    return f"{where} finished, but result files are missing (removed since, or never written)"
+
+
+def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]) -> PartialRun:
+    """The :class:`PartialRun` of results for ``judged`` of ``total`` items, from the runs' ``records``.
+
+    ``records`` maps each run folder to its record (``None``: it has none);
+    empty when the results are predictions files, whose completion is the
+    user's, not a resumed run's.
+
+    >>> partial_run(1, 2, {}).resume
+    'add predictions for the missing items to the predictions file'
+    """
+    reasons = tuple(_reason(where, record) for where, record in records.items())
+    if not records:
+        resume = "add predictions for the missing items to the predictions file"
+    elif any(record is not None and record.shard is not None for record in records.values()):
+        resume = (
+            "run the missing shards (`agenthorizon judge ... --shard I/N`) and score every shard's folder together; "
+            "re-running a shard's own command into its folder resumes that shard"
+        )
+    else:
+        resume = (
+            "re-run the same `agenthorizon judge` command (the same --data, --config and --judge, and --out the run's "
+            "folder): items already judged are kept and only the others are judged"
+        )
+    return PartialRun(judged=judged, total=total, reasons=reasons, resume=resume)
