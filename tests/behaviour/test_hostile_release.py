@@ -403,3 +403,126 @@ def test_a_repo_id_shaped_path_fails_fast_when_the_hub_is_unreachable(tmp_path: 
     finally:
         server.close()
     assert len(accepted) == 1
+
+
+# --- files that are not regular files ---------------------------------------------------------
+#
+# Opening a FIFO for reading blocks until a writer comes: a release holding one (a tarball or a
+# shared folder can) would hang every command forever. Each command that reads a release runs
+# as a real process with the FIFO in place of one file; the subprocess timeout is only a guard
+# against the hang itself, not a measure of speed.
+
+_HANG_GUARD_S = 120
+_TIMINGS: dict[str, float] = {}
+_LOAD = """
+import sys, agenthorizon
+dataset = agenthorizon.load_dataset(sys.argv[1], "all", split="test", cache_dir=sys.argv[2])
+print(sum(image is not None for row in dataset for image in row["screenshots"]), "screenshots decoded")
+"""
+
+
+def _fifo_in_place_of(root: Path, kind: str) -> Path:
+    """Replace the file ``kind`` names with a FIFO (``label-link``: a link to a FIFO in the release)."""
+    row = _rows(root)[0]
+    target = {
+        "label": root / LABEL_FILE_EASY,
+        "label-link": root / LABEL_FILE_HARD,
+        "json": root / json_relpath(row["trajectory_id"]),
+        "markdown": root / markdown_relpath(row["trajectory_id"]),
+        "prompt": root / "sandbox" / "prompt.md",
+        "agents": root / "sandbox" / "AGENTS.md",
+        "screenshot": _shots(root, row)[0],
+    }[kind]
+    target.unlink()
+    if kind == "label-link":
+        os.mkfifo(root / "sandbox" / "labels.fifo")
+        target.symlink_to(root / "sandbox" / "labels.fifo")
+    else:
+        os.mkfifo(target)
+    return target
+
+
+def _timed(name: str, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    import time
+
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=_HANG_GUARD_S, cwd=cwd)
+    _TIMINGS[name] = time.monotonic() - started
+    return done
+
+
+# Which commands read which file: (command, files it reads).
+_READS = {
+    "verify": {"label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"},
+    "info": {"label", "label-link", "json"},
+    "judge": {"label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"},
+    "load_dataset": {"label", "label-link", "json", "markdown", "screenshot"},
+    "score": {"label", "label-link"},
+}
+
+
+@pytest.fixture(scope="module")
+def scored_run(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of the whole tiny corpus, for `score` to read a damaged copy's labels against."""
+    out = tmp_path_factory.mktemp("fifo-run") / "run"
+    assert main(["judge", "--data", str(tiny_root), "--config", "all", "--judge", "constant", "--out", str(out),
+                 "--no-progress", "--bootstrap", "0"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("kind", ["label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"])
+def test_a_fifo_in_the_release_ends_every_command_in_seconds_with_its_name(
+    kind: str, tiny_copy: Path, tmp_path: Path, scored_run: Path
+):
+    fifo = _fifo_in_place_of(tiny_copy, kind)
+    shown = f"{fifo}" if kind != "screenshot" else "screenshot"
+    agenthorizon_cli = [sys.executable, "-m", "agenthorizon"]
+    commands = {
+        "verify": [*agenthorizon_cli, "verify", str(tiny_copy)],
+        "info": [*agenthorizon_cli, "info", str(tiny_copy)],
+        # --prompt release: the command judge reads prompt.md and AGENTS.md; it copies each screenshot.
+        "judge": [*agenthorizon_cli, "judge", "--data", str(tiny_copy), "--config", "all", "--judge", "command:cat",
+                  "--sandbox", "none", "--prompt", "release", "--out", str(tmp_path / "run"), "--no-progress",
+                  "--bootstrap", "0"],
+        "load_dataset": [sys.executable, "-c", _LOAD, str(tiny_copy), str(tmp_path / "cache")],
+        "score": [*agenthorizon_cli, "score", str(scored_run), "--data", str(tiny_copy)],
+    }
+    for command, argv in commands.items():
+        done = _timed(f"{command} / {kind}", argv, tmp_path)
+        output = done.stdout + done.stderr
+        if kind not in _READS[command]:
+            assert done.returncode == 0, output  # this command does not read that file
+            continue
+        assert done.returncode != 0, f"{command}: {output}"
+        assert "FIFO (named pipe)" in output and shown in output, f"{command}: {output}"
+        if kind == "label-link":
+            assert "behind a link to" in output and "labels.fifo" in output, output
+        assert "Traceback" not in output.replace("Traceback (most recent call last)", "") or command == "load_dataset"
+
+
+def test_sockets_and_devices_are_refused_like_fifos(tiny_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    import socket as sockets
+
+    from agenthorizon.release.confine import NotRegularFileError, open_confined
+
+    label = tiny_copy / LABEL_FILE_EASY
+    label.unlink()
+    server = sockets.socket(sockets.AF_UNIX)
+    monkeypatch.chdir(tiny_copy)  # a socket's path is limited to about 100 bytes: bind it by its name
+    server.bind(label.name)
+    try:
+        with pytest.raises(NotRegularFileError, match=rf"{label}: label file is a socket, not a regular file"):
+            read_labels(tiny_copy)
+    finally:
+        server.close()
+    label.unlink()
+    label.symlink_to("/dev/zero")  # a device outside the release: refused before it is opened
+    with pytest.raises(NotRegularFileError, match=r"is a character device \(behind a link to /dev/zero\)"):
+        open_confined(tiny_copy, label, "label file")
+    assert any("character device" in p.message for p in verify_release(tiny_copy))
+
+
+def test_zz_report_fifo_timings():
+    """Not a check: the seconds each command took with a FIFO in the release (read by the report)."""
+    for name, seconds in sorted(_TIMINGS.items()):
+        print(f"FIFO timing: {name}: {seconds:.2f} s")
