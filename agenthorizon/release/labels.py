@@ -88,7 +88,8 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     are stored in their canonical label-file spelling.
 
     Raises ``ValueError`` naming ``name``, the line and what was expected, at
-    the first bad line (:func:`check_label_file` reports every one).
+    the first bad line (:func:`check_label_file` reports every one), or
+    naming ``name`` when it holds no label line at all.
     The same text as the last one parsed under ``name`` is not validated
     again; each call gets its own copies of the rows.
     """
@@ -99,6 +100,15 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     return LabelFile(name=known.name, rows=[dict(row) for row in known.rows], line_numbers=list(known.line_numbers))
 
 
+def empty_label_file_message(name: str) -> str:
+    """The one message for a label file without a single label line (``verify`` and every loader say it).
+
+    >>> empty_label_file_message("AgentHorizon-Simple.jsonl")
+    'AgentHorizon-Simple.jsonl: empty label file (no label line); expected one label object per line'
+    """
+    return f"{name}: empty label file (no label line); expected one label object per line"
+
+
 def _parse_label_file(text: str, name: str) -> LabelFile:
     rows: list[LabelRow] = []
     line_numbers: list[int] = []
@@ -107,6 +117,8 @@ def _parse_label_file(text: str, name: str) -> LabelFile:
             raise ValueError(problem)
         rows.append(row)
         line_numbers.append(line_number)
+    if not rows:  # a truncated download or an emptied file: never a release of zero items
+        raise ValueError(empty_label_file_message(name))
     return LabelFile(name=name, rows=rows, line_numbers=line_numbers)
 
 
@@ -134,6 +146,8 @@ def check_label_file(text: str, name: str) -> tuple[LabelFile | None, list[str]]
         else:
             rows.append(row)
             line_numbers.append(line_number)
+    if not rows and not problems:
+        problems.append(empty_label_file_message(name))
     if problems:
         return None, problems
     return LabelFile(name=name, rows=rows, line_numbers=line_numbers), problems

@@ -126,9 +126,6 @@ def verify_release(root: str | os.PathLike[str]) -> list[Problem]:
         except ValueError as error:  # a link out of the release
             problems.append(Problem(name, str(path), _strip_prefix(str(error), path)))
             continue
-        if not text.strip():
-            problems.append(Problem(name, str(path), "empty label file; expected one label object per line"))
-            continue
         label_file, file_problems = check_label_file(text, name)  # one pass: every problem, or the rows
         problems.extend(Problem(name, str(path), message) for message in file_problems)
         if label_file is not None:

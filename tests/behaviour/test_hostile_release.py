@@ -315,6 +315,18 @@ def test_verify_refuses_an_empty_label_file_and_a_uuid_with_a_trailing_newline(t
     assert any("is not a UUID" in p.message for p in verify_release(tiny_copy))
 
 
+@pytest.mark.parametrize("text", ["", "\n \n"])
+def test_load_dataset_refuses_an_empty_label_file_as_verify_does(text: str, tiny_copy: Path, datasets_cache: Path, capsys):
+    (tiny_copy / LABEL_FILE_EASY).write_text(text)
+    message = f"{LABEL_FILE_EASY}: empty label file (no label line); expected one label object per line"
+    with pytest.raises(ValueError) as refused:
+        _load(tiny_copy, datasets_cache, config="AH")  # even a config of the other file: the release is broken
+    assert str(refused.value) == message
+    assert [p.message for p in verify_release(tiny_copy)] == [message]
+    assert main(["info", str(tiny_copy)]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_run_judge_refuses_ids_that_are_not_uuids(tmp_path: Path):
     from agenthorizon.judging.judges import make_judge
     from agenthorizon.judging.runs.runner import run_judge
