@@ -41,7 +41,7 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def printable(text: object, *, limit: int | None = None, keep_newlines: bool = False) -> str:
+def printable(text: object, *, limit: int | None = None, keep_newlines: bool = False, quote: bool = False) -> str:
     """``text`` as it may be printed: control characters escaped, cut to ``limit`` characters with its length shown.
 
     Parameters
@@ -55,6 +55,9 @@ def printable(text: object, *, limit: int | None = None, keep_newlines: bool = F
     keep_newlines : bool, default=False
         Keep ``\\n`` where a message is meant to span lines; otherwise it is
         escaped too, so that the text stays on one line.
+    quote : bool, default=False
+        Echo ``text`` as a value: a string in single quotes (the length note
+        stays outside them), anything else as its ``repr``.
 
     Returns
     -------
@@ -76,15 +79,22 @@ def printable(text: object, *, limit: int | None = None, keep_newlines: bool = F
     'aaaaa… (100,000 characters)'
     >>> printable("plain text, untouched")
     'plain text, untouched'
+    >>> print("trajectory_id", printable("9" * 52_428_800, limit=8, quote=True), "is not a UUID")
+    trajectory_id '99999999'… (52,428,800 characters) is not a UUID
+    >>> printable(None, quote=True), printable(["a"] * 100, limit=12, quote=True)
+    ('None', "['a', 'a', '… (500 characters)")
     """
+    quoted = quote and isinstance(text, str)
     if not isinstance(text, str):
-        text = str(text)
+        text = repr(text) if quote else str(text)
     length = len(text)
     if limit is not None and length > limit:
         text = text[:limit]
     pattern = _UNSAFE if keep_newlines else _UNSAFE_OR_NEWLINE
     if pattern.search(text) is not None:
         text = pattern.sub(_escape, text)
+    if quoted:
+        text = f"'{text}'"
     if limit is not None and length > limit:
         text += f"… ({length:,} characters)"
     return text

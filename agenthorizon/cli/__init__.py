@@ -122,10 +122,12 @@ def _run_errors() -> tuple[type[BaseException], ...]:
 
 
 def _scrubbed(message: str) -> str:
-    """An error message without any registered secret, on one line."""
+    """An error message as printed: without any registered secret, on one line, control characters escaped
+    (it may quote a server, an agent or a release) and at most :data:`~agenthorizon.terminal_text.MESSAGE_LIMIT` long."""
     from agenthorizon.judging.secrets import scrub
+    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
 
-    return scrub(message).replace("\n", " ")
+    return printable(scrub(message).replace("\n", " "), limit=MESSAGE_LIMIT)
 
 
 if __name__ == "__main__":  # pragma: no cover

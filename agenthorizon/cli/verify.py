@@ -17,10 +17,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print every problem, one per line; exit 1 when there is any, 0 otherwise."""
     from agenthorizon.release.verify import verify_release
+    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
 
     problems = verify_release(args.root)
     for problem in problems:
-        print(problem)
+        print(printable(str(problem), limit=MESSAGE_LIMIT))  # file names and values come from the release
     if problems:
         print(f"{len(problems)} problem(s) found in {args.root}")
         return 1

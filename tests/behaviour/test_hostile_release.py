@@ -327,6 +327,22 @@ def test_load_dataset_refuses_an_empty_label_file_as_verify_does(text: str, tiny
     assert message in capsys.readouterr().err
 
 
+def test_a_50_mb_trajectory_id_is_echoed_cut_with_its_length_and_escaped(tiny_copy: Path):
+    huge = "\x1b[2J" + "9" * (50 * 2**20 - 4)  # 52,428,800 characters, starting with a screen clear
+    lines = (tiny_copy / LABEL_FILE_HARD).read_text().splitlines()
+    row = json.loads(lines[0])
+    row["trajectory_id"] = huge
+    lines[0] = json.dumps(row)
+    (tiny_copy / LABEL_FILE_HARD).write_text("\n".join(lines) + "\n")
+    for command in ("verify", "info"):
+        done = subprocess.run([sys.executable, "-m", "agenthorizon", command, str(tiny_copy)], capture_output=True,
+                              text=True, timeout=300)
+        shown = done.stdout + done.stderr
+        assert done.returncode == (1 if command == "verify" else 2), shown[:2000]
+        assert len(shown) < 2000 and "\x1b" not in shown  # not 50 MB on the terminal, no raw escape
+        assert f"trajectory_id '\\x1b[2J{'9' * 76}'… (52,428,800 characters) is not a UUID" in shown
+
+
 def test_run_judge_refuses_ids_that_are_not_uuids(tmp_path: Path):
     from agenthorizon.judging.judges import make_judge
     from agenthorizon.judging.runs.runner import run_judge

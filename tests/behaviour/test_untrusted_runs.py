@@ -254,6 +254,29 @@ def test_every_item_erroring_does_not_exit_zero(tiny_root, stub, tmp_path, capsy
     assert code == 1 and "8 item(s) have no valid result yet (error 8)" in err and "Re-running the same command" in err
 
 
+# A server's error page as a hostile or broken proxy could send it (not JSON, raw control characters):
+# clear the screen, set the window title, return the cursor to overwrite the line, a C1 CSI, a bidi override.
+HOSTILE_BODY = "upstream error\x1b[2J\x1b]0;owned\x07\rfake OK line\x9b31m\u202eevil"
+
+
+def test_control_characters_from_a_server_reach_the_console_escaped(tiny_root, stub, tmp_path, capfd):
+    stub.script = [(400, {}, HOSTILE_BODY, 0)] * 8  # permanent: every item fails with the server's text
+    assert judge_cli(tiny_root, tmp_path / "run", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none") == 1
+    printed = capfd.readouterr()
+    shown = printed.out + printed.err
+    for raw in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):
+        assert raw not in shown
+    assert "upstream error\\x1b[2J\\x1b]0;owned\\x07\\rfake OK line\\x9b31m\\u202eevil" in printed.out
+
+    # The same body in the preflight's answer (the model is unknown): one escaped error line, exit 1 (the run could not start).
+    stub.models_status, stub.script = 404, [(404, {}, "The model `stub-model` does not exist" + HOSTILE_BODY, 0)]
+    assert judge_cli(tiny_root, tmp_path / "run2", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none") == 1
+    err = capfd.readouterr().err
+    assert "does not know model" in err and "\\x1b[2J" in err and "\x1b" not in err and "\r" not in err
+
+
 class Priced(BaseJudge):
     """Costs ``cost`` US dollars an item (``None``: says nothing of its cost); notes how many items were in flight."""
 

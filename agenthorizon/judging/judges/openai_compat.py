@@ -69,6 +69,7 @@ from agenthorizon.schema import (
     IMAGE_MODE_PER_STEP,
     JUDGE_IMAGE_MODES,
 )
+from agenthorizon.terminal_text import printable
 
 if TYPE_CHECKING:
     import httpx
@@ -573,7 +574,7 @@ class OpenAICompatibleJudge(BaseJudge):
                 status = response.status_code
                 if status == 200:
                     return response, attempt
-                snippet = response.text[:300].replace("\n", " ")
+                snippet = printable(response.text, limit=300)  # the server's text: no terminal escapes
                 failure = f"HTTP {status} from {public_url(url)}: {snippet}"
                 if is_serving_limit_error(status, response.text):
                     raise _ServingLimitExceeded(failure, attempt)
@@ -591,7 +592,7 @@ class OpenAICompatibleJudge(BaseJudge):
             payload = response.json()
             message = payload["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise JudgeError(f"{where} is not a chat completion: {response.text[:300]!r}") from None
+            raise JudgeError(f"{where} is not a chat completion: {printable(response.text, limit=300, quote=True)}") from None
         content = message.get("content")
         if isinstance(content, list):  # some servers return content parts
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
