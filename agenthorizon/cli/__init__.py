@@ -9,11 +9,12 @@ module defines ``HELP`` (one line), ``add_arguments(parser)`` and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import pkgutil
 import signal
 import sys
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 
 def command_modules() -> dict[str, object]:
@@ -56,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        with _printable_warnings():
+            return int(args._run(args) or 0)
     except BrokenPipeError:
         return _closed_pipe()
     except (FileNotFoundError, ValueError, MissingExtraError) as error:
@@ -86,6 +88,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _error(args.command, _scrubbed(str(error)))
         return EXIT_INCOMPLETE
+
+
+@contextlib.contextmanager
+def _printable_warnings() -> Iterator[None]:
+    """Warnings shown while a command runs go through :func:`~agenthorizon.terminal_text.printable`.
+
+    A warning may quote a release file name, a screenshot error or a server's
+    text; Python prints warnings as they are, so a command escapes their
+    control characters (line breaks kept) and cuts them, and restores the
+    formatter afterwards.
+    """
+    import warnings
+
+    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
+
+    original = warnings.formatwarning
+
+    def formatted(message: Any, category: Any, filename: str, lineno: int, line: str | None = None) -> str:
+        return printable(original(message, category, filename, lineno, line), limit=MESSAGE_LIMIT, keep_newlines=True)
+
+    warnings.formatwarning = formatted
+    try:
+        yield
+    finally:
+        warnings.formatwarning = original
 
 
 def _error(command: str, message: str) -> int:

@@ -343,6 +343,18 @@ def test_a_50_mb_trajectory_id_is_echoed_cut_with_its_length_and_escaped(tiny_co
         assert f"trajectory_id '\\x1b[2J{'9' * 76}'… (52,428,800 characters) is not a UUID" in shown
 
 
+def test_warnings_and_errors_of_the_cli_escape_control_characters_in_paths(tiny_copy: Path, tmp_path: Path):
+    root = tiny_copy.rename(tmp_path / "release\x1b]0;owned\x07")  # a folder name is text from outside too
+    _shots(root, _rows(root)[0])[1].write_bytes(b"not an image")  # export warns, naming the file
+    done = subprocess.run([sys.executable, "-m", "agenthorizon", "export", str(root), str(tmp_path / "out"),
+                           "--images", "full", "--configs", "AH"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "do not decode as images" in done.stderr
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr and "release\\x1b]0;owned\\x07" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "agenthorizon", "verify", str(root / "missing")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2 and "\x1b" not in done.stderr and "release\\x1b]0;owned\\x07" in done.stderr
+
+
 def test_run_judge_refuses_ids_that_are_not_uuids(tmp_path: Path):
     from agenthorizon.judging.judges import make_judge
     from agenthorizon.judging.runs.runner import run_judge
