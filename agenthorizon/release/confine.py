@@ -168,10 +168,13 @@ def open_regular(path: str | os.PathLike[str], what: str, mode: str = "rb", **kw
     try:
         _check_regular(os.fstat(fd).st_mode, path, what)
         os.set_blocking(fd, True)  # a regular file: reads behave as they always do
-        return open(fd, mode, **kwargs)
+        handle = open(fd, mode, **kwargs)
     except BaseException:
         os.close(fd)
         raise
+    # Named by its path, as open(path) names it (Pillow's Image.filename, error messages).
+    (handle.buffer.raw if "b" not in mode else handle.raw).name = path
+    return handle
 
 
 def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
