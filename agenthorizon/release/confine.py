@@ -167,7 +167,8 @@ def open_regular(path: str | os.PathLike[str], what: str, mode: str = "rb", **kw
     fd = os.open(path, _READ_FLAGS)
     try:
         _check_regular(os.fstat(fd).st_mode, path, what)
-        os.set_blocking(fd, True)  # a regular file: reads behave as they always do
+        if _READ_FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)  # a regular file: reads behave as they always do
         handle = open(fd, mode, **kwargs)
     except BaseException:
         os.close(fd)
