@@ -157,7 +157,6 @@ class _Run:
     stop: str | None = None
     abort: str | None = None
     rng: random.Random = field(default_factory=random.Random)
-
     item_ended: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -248,6 +247,9 @@ async def _worker(run: _Run) -> None:
         run.in_flight += 1
         try:
             result, transport = await _judge_position(run, position, row)
+        except BaseException:  # cancelled (or a bug): no worker may keep waiting for this item
+            run.wake()
+            raise
         finally:
             run.in_flight -= 1
         try:
