@@ -8,7 +8,10 @@ trajectory's screenshot folder for links out of the release
 builds the rows of config ``all`` with ``agenthorizon.data.table.build_table``
 twice in the same run, alternating, best of ``--repeats``: as shipped, and with
 both checks replaced by a plain ``open`` and no folder listing. The ratio is
-the claim.
+the claim. It then reads every json and Markdown of ``all`` through
+``open_regular`` (a ``stat``, an ``O_NONBLOCK`` open and an ``fstat``: the
+regular-file check every release read makes) and through a plain ``open``,
+alternating, best of ``--repeats``.
 
 The corpus must hold its screenshot files (their content does not matter:
 nothing is decoded), e.g. the ``full`` preset without images, then one empty
@@ -89,6 +92,32 @@ def main() -> None:
     print(f"build rows of all, confined:      {best_with:7.2f} s")
     print(f"build rows of all, no checks:     {best_without:7.2f} s")
     print(f"confinement adds {best_with / best_without - 1:+.1%}")
+    regular_file_check(args.root, items, args.repeats)
+
+
+def regular_file_check(root: Path, items: list[dict], repeats: int) -> None:
+    """Reading every json and Markdown of ``items`` with ``open_regular`` (stat, O_NONBLOCK open, fstat) against ``open``."""
+    from agenthorizon.release.confine import open_regular
+    from agenthorizon.schema import markdown_relpath
+
+    paths = [str(root / relpath(row["trajectory_id"])) for row in items for relpath in (json_relpath, markdown_relpath)]
+
+    def read_all(opener) -> float:
+        start = time.perf_counter()
+        for path in paths:
+            with opener(path) as handle:
+                handle.read()
+        return time.perf_counter() - start
+
+    checked, plain = [], []
+    for _ in range(repeats):
+        checked.append(read_all(lambda path: open_regular(path, "file")))
+        plain.append(read_all(lambda path: builtins.open(path, "rb")))
+    best_checked, best_plain = min(checked), min(plain)
+    print(f"read {len(paths)} json/Markdown files, open_regular: {best_checked * 1e3:7.1f} ms")
+    print(f"read {len(paths)} json/Markdown files, plain open:   {best_plain * 1e3:7.1f} ms")
+    print(f"the regular-file check adds {best_checked / best_plain - 1:+.1%} "
+          f"({(best_checked - best_plain) / len(paths) * 1e6:.1f} us a file)")
 
 
 if __name__ == "__main__":

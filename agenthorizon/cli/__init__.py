@@ -11,12 +11,13 @@ start-up costs only the modules it uses.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import pkgutil
 import signal
 import sys
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 
 def command_names() -> list[str]:
@@ -112,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command or "")
     args = parser.parse_args(words)
     try:
-        return int(args._run(args) or 0)
+        with _printable_warnings():
+            return int(args._run(args) or 0)
     except BrokenPipeError:
         return _closed_pipe()
     except (FileNotFoundError, ValueError, MissingExtraError) as error:
@@ -142,6 +144,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _error(args.command, _scrubbed(str(error)))
         return EXIT_INCOMPLETE
+
+
+@contextlib.contextmanager
+def _printable_warnings() -> Iterator[None]:
+    """Warnings shown while a command runs go through :func:`~agenthorizon.terminal_text.printable`.
+
+    A warning may quote a release file name, a screenshot error or a server's
+    text; Python prints warnings as they are, so a command escapes their
+    control characters (line breaks kept) and cuts them, and restores the
+    formatter afterwards.
+    """
+    import warnings
+
+    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
+
+    original = warnings.formatwarning
+
+    def formatted(message: Any, category: Any, filename: str, lineno: int, line: str | None = None) -> str:
+        return printable(original(message, category, filename, lineno, line), limit=MESSAGE_LIMIT, keep_newlines=True)
+
+    warnings.formatwarning = formatted
+    try:
+        yield
+    finally:
+        warnings.formatwarning = original
 
 
 def _error(command: str, message: str) -> int:
@@ -178,10 +205,12 @@ def _run_errors() -> tuple[type[BaseException], ...]:
 
 
 def _scrubbed(message: str) -> str:
-    """An error message without any registered secret, on one line."""
+    """An error message as printed: without any registered secret, on one line, control characters escaped
+    (it may quote a server, an agent or a release) and at most :data:`~agenthorizon.terminal_text.MESSAGE_LIMIT` long."""
     from agenthorizon.judging.secrets import scrub
+    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
 
-    return scrub(message).replace("\n", " ")
+    return printable(scrub(message).replace("\n", " "), limit=MESSAGE_LIMIT)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,7 +12,8 @@ Examples::
 
 Exit status: 0 when every selected item has a result (a valid verdict, or
 the judge's own invalid answer, which re-asking would change); 1 when some
-items errored or are missing -- re-running the same command resumes them;
+items errored or are missing -- re-running the same command resumes them --
+or when ``--max-cost`` stopped the run (one line names the cap and the spend);
 2 for a usage or input error (including another runner holding the folder).
 """
 
@@ -22,11 +23,18 @@ import argparse
 import json
 import sys
 
-from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, incomplete, non_negative_int
+from agenthorizon.cli._common import (
+    EXIT_INCOMPLETE,
+    add_bootstrap_arguments,
+    add_selection_arguments,
+    incomplete,
+    non_negative_int,
+)
 from agenthorizon.judging.judges.presets import AGENT_TOOLS
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
 from agenthorizon.schema import DIRECT_LAYOUTS, JUDGE_IMAGE_MODES
+from agenthorizon.terminal_text import printable
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
 
@@ -95,8 +103,9 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-cost", type=float, metavar="USD",
-        help="start no new item once the recorded cost would pass USD (costs come from --price-in/--price-out "
-        "or the harness's own report)",
+        help="the most the run folder's items may cost: one item at a time until a cost is known, then an item "
+        "starts only if the highest cost per item so far still fits for it and every item in flight; then exit 1 "
+        "(costs come from --price-in/--price-out or the harness's own report; a judge that reports none is refused)",
     )
     parser.add_argument(
         "--max-transport-failures", type=non_negative_int, default=DEFAULT_BREAKER, metavar="K",
@@ -323,7 +332,7 @@ def run(args: argparse.Namespace) -> int:
         shown = list(summary.errors.items())[:5]
         print(f"{len(summary.errors)} item(s) failed. First failures:")
         for trajectory_id, message in shown:
-            print(f"  {trajectory_id}: {message[:300]}")
+            print(f"  {printable(trajectory_id, limit=80)}: {printable(message, limit=300)}")
     if summary.score is not None:
         scope = f"{args.config}, {summary.n_selected} items"
         if args.shard or args.limit is not None:
@@ -335,5 +344,11 @@ def run(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(render_report(summary.score, "table", title=f"Score of {args.out} ({scope})", manifest=manifest))
     sys.stdout.flush()
+    interruption = summary.record.interruption
+    if interruption is not None and interruption.cause == "max_cost":
+        # The same command would stop again at once: the one line says what to change.
+        print(f"agenthorizon judge: stopped by --max-cost {args.max_cost:g}: {printable(interruption.reason)}; "
+              f"{summary.counts.missing} item(s) not started", file=sys.stderr)
+        return EXIT_INCOMPLETE
     unresolved = {"error": summary.counts.error, "missing": summary.counts.missing}
     return incomplete(unresolved, "the same command")

@@ -23,14 +23,16 @@ def run(args: argparse.Namespace) -> int:
     """Print each kind of problem once (``--all``: every problem); exit 1 when there is any, 0 otherwise."""
     from agenthorizon.release.problem_groups import group_problems
     from agenthorizon.release.verify import verify_release
+    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
 
     problems = verify_release(args.root, progress=True)
+    # File names and values come from the release: printed escaped and cut.
     if args.all:
         for problem in problems:
-            print(problem)
+            print(printable(str(problem), limit=MESSAGE_LIMIT))
     else:
         for group in group_problems(problems, shown=SHOWN):
-            print("\n".join(group.lines()))
+            print("\n".join(printable(line, limit=MESSAGE_LIMIT) for line in group.lines()))
     if problems:
         kinds = len(group_problems(problems, shown=0))
         hint = "" if args.all else "; --all lists every one"

@@ -12,6 +12,7 @@ import os
 from typing import Any, Mapping, Sequence
 
 from agenthorizon.data.export_paths import SCREENSHOTS
+from agenthorizon.release.confine import NotRegularFileError, open_regular
 
 __all__ = ["full_images", "screenshot_paths", "thumbnails"]
 
@@ -70,8 +71,11 @@ def full_images(paths: Sequence[str | None], bad: dict[int, str]) -> dict[int, b
         if path is None:
             continue
         try:
-            with open(path, "rb") as handle:
+            with open_regular(path, "screenshot") as handle:
                 data = handle.read()
+        except NotRegularFileError as error:  # a FIFO, a socket, a device: not exported, and said so
+            bad[index] = str(error)
+            continue
         except OSError as error:
             raise FileNotFoundError(f"{path}: screenshot cannot be read ({error.strerror}); expected an image file") from None
         try:

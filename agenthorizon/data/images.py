@@ -61,6 +61,7 @@ from agenthorizon.data.image_settings import (
     reading_order_sentence,
 )
 from agenthorizon.data.step_selection import SELECTION_STRATEGIES, evenly_spaced, select_steps
+from agenthorizon.release.confine import NotRegularFileError, open_regular
 from agenthorizon.release.image_files import (
     DEFAULT_MAX_PIXELS,
     ScreenshotError,
@@ -219,10 +220,12 @@ def _as_sources(screenshots: Any, step_ids: Sequence[int] | None) -> tuple[list[
 
 def _file_digest(path: str) -> str:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path, "screenshot") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except (FileNotFoundError, IsADirectoryError):
         raise ScreenshotNotFoundError(f"{path}: screenshot file not found; expected an image file") from None
+    except NotRegularFileError as error:  # a FIFO, a socket, a device: refused unread
+        raise ScreenshotError(str(error)) from None
 
 
 def _source_digest(source: _Source) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any, Iterable, Iterator, overload
 
 from agenthorizon.release.blind import blind_screenshot_paths, repoint_images
-from agenthorizon.release.confine import open_confined
+from agenthorizon.release.confine import open_confined, open_regular
 from agenthorizon.release.item_files import read_trajectory, screenshot_paths
 from agenthorizon.release.image_files import ScreenshotError, ScreenshotNotFoundError, open_image
 from agenthorizon.schema import IMAGES_DIR, SANDBOX_DIR, json_relpath
@@ -244,7 +244,7 @@ class BlindScreenshots(Sequence):
         root, path = self._file(index)
         name = self._name(index)
         try:
-            with open(path, "rb") if root is None else open_confined(root, path, "screenshot") as handle:
+            with open_regular(path, "screenshot") if root is None else open_confined(root, path, "screenshot") as handle:
                 return handle.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             failure: Exception = ScreenshotNotFoundError(f"{name}: screenshot file not found; expected an image file")

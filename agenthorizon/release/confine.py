@@ -1,4 +1,4 @@
-"""Confinement: a file read from a release must really lie inside it.
+"""Confinement: a file read from a release must really lie inside it, and be a regular file.
 
 A release is downloaded data, so a symbolic link inside it may lead anywhere
 (``media/images/<id>/step_1.png -> ~/.ssh/id_rsa``). These helpers ask the
@@ -7,20 +7,33 @@ of ``os.path.realpath``'s walk) and refuse anything outside the release's real
 roots; a Hub snapshot's ``blobs/`` folder counts as inside, because
 huggingface_hub's snapshot files are links into it. Every reader of
 :mod:`agenthorizon.release.files` and the image opener go through them.
+
+A release can also hold a file that is not a regular file: a FIFO (opening
+it for reading blocks until a writer comes, forever), a socket or a device
+(a tarball or a shared folder can carry them). :func:`open_regular`, the one
+way a release file is opened (:func:`open_confined` calls it), refuses them
+without blocking: it checks the file it would open (``stat``, so a device is
+not even opened), opens it with ``O_NONBLOCK`` and checks again what it
+opened (``fstat``: nothing can be swapped in between), and names the file
+and what it is, also when a link led to it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, Sequence
 
 __all__ = [
+    "NotRegularFileError",
     "confined",
     "escaping_screenshots",
     "link_out_message",
     "open_confined",
+    "open_regular",
     "release_real_roots",
 ]
 
@@ -85,15 +98,96 @@ def confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: s
     return path
 
 
+class NotRegularFileError(ValueError):
+    """A file to read is a FIFO, a socket or a device, not a regular file; ``kind`` says which."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+# Opening must never wait (a FIFO without writer) nor make the file our terminal.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _check_regular(mode: int, path: str, what: str) -> None:
+    """Raise unless ``mode`` (of the file ``path``) is a regular file's: ``IsADirectoryError`` or :class:`NotRegularFileError`."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, f"{what} is a directory", path)
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    link = ""
+    if os.path.islink(path):
+        link = f" (behind a link to {os.path.realpath(path)})"
+    raise NotRegularFileError(
+        f"{path}: {what} is {kind}{link}, not a regular file; expected a regular file (reading it could block forever)",
+        kind,
+    )
+
+
+def open_regular(path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
+    """``open(path, mode)`` for reading, refused at once unless ``path`` is a regular file (links followed).
+
+    ``what`` names the file in the error (``"label file"``). The file is
+    checked before it is opened (a device is never opened), opened with
+    ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block) and checked
+    again on the open descriptor, then handed back as ``open`` would
+    (``mode`` ``"rb"`` or ``"r"``, with ``open``'s keyword arguments).
+
+    Raises
+    ------
+    NotRegularFileError
+        (a ``ValueError``) naming the file, what it is (a FIFO, a socket, a
+        device) and the link that led to it, if one did.
+    FileNotFoundError, IsADirectoryError
+        As ``open`` does.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> fifo = os.path.join(folder, "labels.jsonl")
+    >>> os.mkfifo(fifo)
+    >>> open_regular(fifo, "label file")
+    Traceback (most recent call last):
+    ...
+    agenthorizon.release.confine.NotRegularFileError: /.../labels.jsonl: label file is a FIFO (named pipe), not a regular file; expected a regular file (reading it could block forever)
+    """
+    if mode not in ("r", "rb"):
+        raise ValueError(f"open_regular reads files: mode must be 'r' or 'rb', got {mode!r}")
+    path = os.fspath(path)
+    _check_regular(os.stat(path).st_mode, path, what)
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        _check_regular(os.fstat(fd).st_mode, path, what)
+        if _READ_FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)  # a regular file: reads behave as they always do
+        handle = open(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+    # Named by its path, as open(path) names it (Pillow's Image.filename, error messages).
+    (handle.buffer.raw if "b" not in mode else handle.raw).name = path
+    return handle
+
+
 def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
-    """``open(path, mode)``, refused (file closed, ``ValueError``) when the opened file lies outside the release.
+    """:func:`open_regular` of ``path``, refused (file closed, ``ValueError``) when the opened file lies outside the release.
 
     The check is on the file that was opened (on Linux, where the kernel
     says it is), so no link can be swapped in between check and read.
-    Missing files raise ``FileNotFoundError`` as ``open`` does.
+    Missing files raise ``FileNotFoundError`` as ``open`` does; a FIFO, a
+    socket or a device raises :class:`NotRegularFileError`.
     """
     path = os.fspath(path)
-    handle = open(path, mode, **kwargs)
+    handle = open_regular(path, what, mode, **kwargs)
     try:
         real = os.readlink(_FD_LINK.format(handle.fileno())) if _HAVE_FD_LINKS else os.path.realpath(path)
     except OSError:

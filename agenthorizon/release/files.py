@@ -11,7 +11,9 @@ Every file the package reads from a release goes through this module, and a
 release is downloaded data: a file whose *real* path (symbolic links
 followed) leaves the release is refused, so a link such as
 ``media/images/<id>/step_1.png -> ~/.ssh/id_rsa`` is never read, exported or
-handed to a judge. The one exception is a Hub snapshot
+handed to a judge, and a file that is not a regular file (a FIFO, a socket,
+a device: reading one could block forever) is refused by name without being
+read (:func:`open_regular`). The one exception is a Hub snapshot
 (``<cache>/datasets--<owner>--<name>/snapshots/<commit>/``), whose files are
 huggingface_hub's own links into the repo's ``blobs/`` folder: that folder
 counts as inside. A screenshot reference must moreover stay under
@@ -45,10 +47,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.release.confine import (
+    NotRegularFileError,
     confined,
     escaping_screenshots,
     link_out_message,
     open_confined,
+    open_regular,
     release_real_roots,
 )
 from agenthorizon.release.item_files import (  # an item's files; re-exported: every read of a release is here
@@ -75,6 +79,7 @@ from agenthorizon.schema import (
 
 __all__ = [
     "ConfigRows",
+    "NotRegularFileError",
     "check_images",
     "confined",
     "dev_manifest_identity",
@@ -83,6 +88,7 @@ __all__ = [
     "expected_root_message",
     "link_out_message",
     "open_confined",
+    "open_regular",
     "load_references",
     "local_root",
     "read_config_rows",
@@ -126,9 +132,11 @@ def local_root(path: str | os.PathLike[str]) -> Path:
         raise ValueError(f"{root} is a file; {expected_root_message()}")
     if not root.is_dir():
         raise FileNotFoundError(f"{root} does not exist; {expected_root_message()}")
-    missing = [name for name in LABEL_FILES if not (root / name).is_file()]
+    # exists(), not is_file(): a label file that is a FIFO or a device is there, and its
+    # reader names what it is (open_regular) rather than calling it missing.
+    missing = [name for name in LABEL_FILES if not (root / name).exists()]
     if missing:
-        if root.name == SANDBOX_DIR and all((root.parent / name).is_file() for name in LABEL_FILES):
+        if root.name == SANDBOX_DIR and all((root.parent / name).exists() for name in LABEL_FILES):
             raise ValueError(f"{root} is the {SANDBOX_DIR} folder; pass its parent, the release root {root.parent}")
         raise FileNotFoundError(f"{root} has no {' or '.join(missing)}; {expected_root_message()}")
     return root
@@ -185,7 +193,8 @@ def dev_manifest_identity(path: str | os.PathLike[str]) -> tuple[str, str]:
     """
     absolute = dev_manifest_path(path)
     try:
-        return absolute, hashlib.sha256(Path(absolute).read_bytes()).hexdigest()
+        with open_regular(absolute, "dev manifest") as handle:
+            return absolute, hashlib.sha256(handle.read()).hexdigest()
     except FileNotFoundError:
         raise FileNotFoundError(f"dev manifest {absolute} not found") from None
 
@@ -201,7 +210,8 @@ def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open_regular(path, "dev manifest") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"dev manifest {path} not found") from None
     if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:

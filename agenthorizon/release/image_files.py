@@ -14,7 +14,8 @@ consumer (lazy rows, judge inputs, model-ready images, the report, export,
 - raises one error type, :class:`ScreenshotError` (a ``ValueError``), whose
   message names the file and what was expected; a missing file raises
   :class:`ScreenshotNotFoundError`, which is both a ``ScreenshotError`` and a
-  ``FileNotFoundError``.
+  ``FileNotFoundError``; a FIFO, socket or device is refused by name without
+  being read (:func:`~agenthorizon.release.confine.open_regular`).
 
 It lives in ``release/`` (the lowest stage) because ``verify`` checks images
 too; :mod:`agenthorizon.data.images` re-exports it for the pixel stages.
@@ -26,6 +27,8 @@ import io
 import os
 import warnings
 from typing import Any, BinaryIO
+
+from agenthorizon.release.confine import NotRegularFileError, open_regular
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -90,17 +93,45 @@ def _describe(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | Non
     return "in-memory image"
 
 
-def _header(source: Any, label: str, budget: int) -> Any:
-    """The image opened lazily (header only), checked against the budget."""
-    from PIL import Image, UnidentifiedImageError
+def _opened(source: str | os.PathLike[str], label: str) -> BinaryIO:
+    """The image file at ``source`` opened for reading: a regular file, or a :class:`ScreenshotError` at once."""
+    path = os.fspath(source)
+    try:
+        return open_regular(path, "screenshot")
+    except (FileNotFoundError, NotADirectoryError):
+        raise ScreenshotNotFoundError(f"{label}: screenshot file not found (no such file); expected an image file") from None
+    except IsADirectoryError:
+        raise ScreenshotNotFoundError(f"{label}: screenshot file not found (a directory); expected an image file") from None
+    except NotRegularFileError as error:  # a FIFO, a socket, a device: reading could block
+        raise ScreenshotError(f"{label}: screenshot is {error.kind}, not a regular file; expected an image file") from None
+    except OSError as error:
+        raise ScreenshotError(f"{label}: screenshot cannot be read ({error.strerror}); expected an image file") from None
 
+
+def _header(source: Any, label: str, budget: int) -> tuple[Any, BinaryIO | None]:
+    """The image opened lazily (header only), checked against the budget, and the file this opened.
+
+    A path is opened here (:func:`~agenthorizon.release.confine.open_regular`)
+    and the image reads from that file, which the caller closes once done
+    with the image (Pillow leaves a file it was handed open); ``None`` for
+    bytes or a file of the caller's.
+    """
+    opened = None
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if not os.path.isfile(path):
-            kind = "a directory" if os.path.isdir(path) else "no such file"
-            raise ScreenshotNotFoundError(f"{label}: screenshot file not found ({kind}); expected an image file")
+        source = opened = _opened(source, label)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(source)
+    try:
+        return _identified(source, label, budget), opened
+    except BaseException:
+        if opened is not None:
+            opened.close()
+        raise
+
+
+def _identified(source: Any, label: str, budget: int) -> Any:
+    from PIL import Image, UnidentifiedImageError
+
     try:
         with warnings.catch_warnings():
             # Our budget is the check; Pillow's warning (above ~89 MP) would only repeat it.
@@ -179,16 +210,19 @@ def open_image(
     """
     label = _describe(source, name)
     budget = max_pixels_budget(max_pixels)
-    image = _header(source, label, budget)
+    image, handle = _header(source, label, budget)
     try:
         if reduce_to is not None and image.format == "JPEG":
             image.draft(image.mode, tuple(reduce_to))
-        image.load()  # reads the pixels and closes a file Pillow opened by name
+        image.load()  # reads the pixels
     except (OSError, SyntaxError, ValueError, EOFError) as error:
         image.close()
         raise ScreenshotError(
             f"{label}: image data does not decode ({error}); expected a complete PNG or JPEG screenshot"
         ) from None
+    finally:
+        if handle is not None:
+            handle.close()  # the file _header opened: the pixels are in memory now
     return image
 
 
@@ -213,7 +247,7 @@ def check_image(
     agenthorizon.release.image_files.ScreenshotError: step 2: image header does not read (not an image format Pillow can identify); expected a PNG or JPEG screenshot
     """
     label = _describe(source, name)
-    image = _header(source, label, max_pixels_budget(max_pixels))
+    image, handle = _header(source, label, max_pixels_budget(max_pixels))
     try:
         with image:
             image.verify()
@@ -222,3 +256,6 @@ def check_image(
             f"{label}: image data does not read ({type(error).__name__}: {error}); "
             "expected a complete PNG or JPEG screenshot"
         ) from None
+    finally:
+        if handle is not None:
+            handle.close()

@@ -21,6 +21,7 @@ import orjson
 
 from agenthorizon.release.confine import open_confined
 from agenthorizon.schema import IMAGES_DIR, SCREENSHOT_REF_PREFIX, markdown_relpath
+from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 __all__ = ["parse_json_bytes", "read_markdown", "read_trajectory", "screenshot_path", "screenshot_paths"]
 
@@ -122,7 +123,6 @@ def read_markdown(root: str | os.PathLike[str], trajectory_id: str, where: str) 
     except UnicodeDecodeError as error:
         raise ValueError(f"{path} ({where}): not UTF-8 text ({error.reason}); expected UTF-8 Markdown") from None
 
-
 def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[str], reference: Any, at: str) -> str:
     """Absolute path of a screenshot reference, which must stay under ``sandbox/data/media/images/``.
 
@@ -134,11 +134,11 @@ def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[s
     written; :func:`escaping_screenshots` checks where links lead.
     """
     if not isinstance(reference, str) or not reference:
-        raise ValueError(f"{at}: screenshot is {reference!r}; expected a relative path string")
+        raise ValueError(f"{at}: screenshot is {printable(reference, limit=ECHO_LIMIT, quote=True)}; expected a relative path string")
     # String tests rather than pathlib: this runs once per step of the release.
     if reference.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(reference):
         raise ValueError(
-            f"{at}: screenshot path {reference!r} is absolute; expected a path relative to the json file"
+            f"{at}: screenshot path {printable(reference, limit=ECHO_LIMIT, quote=True)} is absolute; expected a path relative to the json file"
         )
     root = os.fspath(root)
     # Lexical normalisation, not resolve(): Hub snapshots are symlinks into a
@@ -146,13 +146,13 @@ def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[s
     path = os.path.normpath(os.path.join(os.path.dirname(os.fspath(json_path)), reference))
     if not path.startswith(root + os.sep):
         raise ValueError(
-            f"{at}: screenshot path {reference!r} escapes the release root {root}; "
+            f"{at}: screenshot path {printable(reference, limit=ECHO_LIMIT, quote=True)} escapes the release root {root}; "
             "expected a path inside the release"
         )
     images = os.path.join(root, IMAGES_DIR.replace("/", os.sep))
     if not path.startswith(images + os.sep):
         raise ValueError(
-            f"{at}: screenshot path {reference!r} points at {path}, outside the screenshot folder {images}; "
+            f"{at}: screenshot path {printable(reference, limit=ECHO_LIMIT, quote=True)} points at {path}, outside the screenshot folder {images}; "
             f"expected a path under {IMAGES_DIR}/"
         )
     return path

@@ -23,6 +23,7 @@ from agenthorizon.schema import (
     UUID_PATTERN,
     canonical_mistake_type,
 )
+from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 LabelRow = dict  # exactly the seven fields of schema.LABEL_FIELDS, all strings
 
@@ -88,7 +89,8 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     are stored in their canonical label-file spelling.
 
     Raises ``ValueError`` naming ``name``, the line and what was expected, at
-    the first bad line (:func:`check_label_file` reports every one).
+    the first bad line (:func:`check_label_file` reports every one), or
+    naming ``name`` when it holds no label line at all.
     The same text as the last one parsed under ``name`` is not validated
     again; each call gets its own copies of the rows.
     """
@@ -99,6 +101,15 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     return LabelFile(name=known.name, rows=[dict(row) for row in known.rows], line_numbers=list(known.line_numbers))
 
 
+def empty_label_file_message(name: str) -> str:
+    """The one message for a label file without a single label line (``verify`` and every loader say it).
+
+    >>> empty_label_file_message("AgentHorizon-Simple.jsonl")
+    'AgentHorizon-Simple.jsonl: empty label file (no label line); expected one label object per line'
+    """
+    return f"{name}: empty label file (no label line); expected one label object per line"
+
+
 def _parse_label_file(text: str, name: str) -> LabelFile:
     rows: list[LabelRow] = []
     line_numbers: list[int] = []
@@ -107,6 +118,8 @@ def _parse_label_file(text: str, name: str) -> LabelFile:
             raise ValueError(problem)
         rows.append(row)
         line_numbers.append(line_number)
+    if not rows:  # a truncated download or an emptied file: never a release of zero items
+        raise ValueError(empty_label_file_message(name))
     return LabelFile(name=name, rows=rows, line_numbers=line_numbers)
 
 
@@ -134,6 +147,8 @@ def check_label_file(text: str, name: str) -> tuple[LabelFile | None, list[str]]
         else:
             rows.append(row)
             line_numbers.append(line_number)
+    if not rows and not problems:
+        problems.append(empty_label_file_message(name))
     if problems:
         return None, problems
     return LabelFile(name=name, rows=rows, line_numbers=line_numbers), problems
@@ -147,7 +162,6 @@ def label_file_problems(text: str, name: str) -> list[str]:
     :func:`parse_label_file` succeeds.
     """
     return check_label_file(text, name)[1]
-
 
 def _validate_row(line: str, where: str) -> LabelRow:
     try:
@@ -165,15 +179,15 @@ def _validate_row(line: str, where: str) -> LabelRow:
         if missing:
             problems.append(f"missing {', '.join(missing)}")
         if extra:
-            problems.append(f"unexpected {', '.join(extra)}")
+            problems.append(f"unexpected {printable(', '.join(extra), limit=ECHO_LIMIT)}")
         raise ValueError(f"{where}: {'; '.join(problems)}; expected exactly the fields {', '.join(LABEL_FIELDS)}")
     for name in LABEL_FIELDS:
         if not isinstance(value[name], str):
-            raise ValueError(f"{where}: field {name} is {value[name]!r}; expected a string")
+            raise ValueError(f"{where}: field {name} is {printable(value[name], limit=ECHO_LIMIT, quote=True)}; expected a string")
     row = {name: value[name] for name in LABEL_FIELDS}
     trajectory_id = row["trajectory_id"]
     if not UUID_PATTERN.fullmatch(trajectory_id):
-        raise ValueError(f"{where}: trajectory_id {trajectory_id!r} is not a UUID")
+        raise ValueError(f"{where}: trajectory_id {printable(trajectory_id, limit=ECHO_LIMIT, quote=True)} is not a UUID")
     if not row["instruction_id"] or not row["steps_id"]:
         raise ValueError(f"{where}: instruction_id and steps_id must be non-empty deliverable ids")
     label = row["label"]
@@ -190,18 +204,19 @@ def _validate_row(line: str, where: str) -> LabelRow:
         sources = (row["instruction_source"], row["steps_source"])
         if sorted(sources) != sorted(SOURCE_VALUES):
             raise ValueError(
-                f"{where}: instruction_source/steps_source are {sources!r}; expected one 'parent' and one 'child'"
+                f"{where}: instruction_source/steps_source are ({printable(sources[0], limit=ECHO_LIMIT, quote=True)}, {printable(sources[1], limit=ECHO_LIMIT, quote=True)}); "
+                "expected one 'parent' and one 'child'"
             )
         if row["mistake_type"]:
             canonical = canonical_mistake_type(row["mistake_type"])
             if canonical is None:
                 raise ValueError(
-                    f"{where}: unknown mistake_type {row['mistake_type']!r}; expected one of "
+                    f"{where}: unknown mistake_type {printable(row['mistake_type'], limit=ECHO_LIMIT, quote=True)}; expected one of "
                     f"{', '.join(map(repr, MISTAKE_TYPES))} or {UNTYPED!r}"
                 )
             row["mistake_type"] = canonical
     else:
-        raise ValueError(f"{where}: unknown label {label!r}; expected 'positive' or 'negative'")
+        raise ValueError(f"{where}: unknown label {printable(label, limit=ECHO_LIMIT, quote=True)}; expected 'positive' or 'negative'")
     return row
 
 
@@ -297,18 +312,18 @@ def count_labels(rows: Iterable[Mapping[str, str]]) -> LabelCounts:
             mistake_type = row["mistake_type"] or UNTYPED
             if mistake_type not in types:
                 raise ValueError(
-                    f"{_row_name(row, index)}: mistake_type {mistake_type!r} is not canonical; expected one of "
+                    f"{_row_name(row, index)}: mistake_type {printable(mistake_type, limit=ECHO_LIMIT, quote=True)} is not canonical; expected one of "
                     f"{', '.join(repr(name) for name in MISTAKE_TYPES)} or ''"
                 )
             types[mistake_type] += 1
         else:
-            raise ValueError(f"{_row_name(row, index)}: unknown label {label!r}; expected 'positive' or 'negative'")
+            raise ValueError(f"{_row_name(row, index)}: unknown label {printable(label, limit=ECHO_LIMIT, quote=True)}; expected 'positive' or 'negative'")
     return LabelCounts(positives=positives, negatives=negatives, mistake_types=types)
 
 
 def _row_name(row: Mapping[str, str], index: int) -> str:
     trajectory_id = row.get("trajectory_id")
-    return f"item {trajectory_id}" if trajectory_id else f"row {index}"
+    return f"item {printable(trajectory_id, limit=ECHO_LIMIT)}" if trajectory_id else f"row {index}"
 
 
 def pair_groups(rows: Iterable[Mapping[str, str]]) -> dict[str, tuple[str, ...]]:

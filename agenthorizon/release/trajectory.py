@@ -16,6 +16,7 @@ import os
 from typing import Any, Mapping
 
 from agenthorizon.release.files import screenshot_path
+from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 __all__ = ["INT32", "INT64", "check_steps", "optional_str", "resolution", "string_list", "trajectory_problem"]
 
@@ -39,7 +40,7 @@ def check_steps(steps: list[Any], root: str, json_path: str, where: str) -> None
             raise ValueError(f"{at}: expected a step object, got {type(step).__name__}")
         step_id = step.get("step_id")
         if type(step_id) is not int:
-            raise ValueError(f"{at}: step_id is {step_id!r}; expected an integer")
+            raise ValueError(f"{at}: step_id is {printable(step_id, limit=ECHO_LIMIT, quote=True)}; expected an integer")
         if not INT32[0] <= step_id <= INT32[1]:
             raise ValueError(f"{at}: step_id is {step_id!r}; expected a 32-bit integer")
         action = step.get("action")
@@ -50,7 +51,7 @@ def check_steps(steps: list[Any], root: str, json_path: str, where: str) -> None
             raise ValueError(f"{at}: action parameters must be an object")
         timestamp = step.get("timestamp_us")
         if timestamp is not None and (type(timestamp) is not int or not INT64[0] <= timestamp <= INT64[1]):
-            raise ValueError(f"{at}: timestamp_us is {timestamp!r}; expected a 64-bit integer")
+            raise ValueError(f"{at}: timestamp_us is {printable(timestamp, limit=ECHO_LIMIT, quote=True)}; expected a 64-bit integer")
         reference = step.get("screenshot")
         if reference is not None:
             screenshot_path(root, json_path, reference, at)
@@ -60,7 +61,7 @@ def optional_str(mapping: Mapping[str, Any], key: str, json_path: str, where: st
     """``mapping[key]`` when it is a string or absent (``None``); otherwise a ``ValueError`` naming it."""
     value = mapping.get(key)
     if value is not None and not isinstance(value, str):
-        raise ValueError(f"{json_path} ({where}): {key} is {value!r}; expected a string")
+        raise ValueError(f"{json_path} ({where}): {key} is {printable(value, limit=ECHO_LIMIT, quote=True)}; expected a string")
     return value
 
 

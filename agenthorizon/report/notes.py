@@ -18,6 +18,7 @@ from agenthorizon.judging.runs.folder import LOCK_SUFFIX, ResultSet, is_record_n
 from agenthorizon.scoring.metrics import ScoreReport, score
 from agenthorizon.schema import STATUS_OK
 from agenthorizon.scoring.predictions import PredictionShapeWarning
+from agenthorizon.terminal_text import printable
 
 __all__ = ["ignored_files", "predictions_from_results", "result_notes", "score_noting_shapes", "telemetry_from_results"]
 
@@ -54,7 +55,11 @@ def ignored_files(result_set: ResultSet) -> list[str]:
 
 
 def _listing(values: Sequence[str]) -> str:
-    return ", ".join(values[:SHOWN]) + (", ..." if len(values) > SHOWN else "")
+    # File names and messages from a run folder: shown escaped and cut (terminal_text).
+    return ", ".join(printable(value, limit=_VALUE_LIMIT) for value in values[:SHOWN]) + (", ..." if len(values) > SHOWN else "")
+
+
+_VALUE_LIMIT = 300
 
 
 def result_notes(result_set: ResultSet, unexpected: Sequence[str], n_missing: int) -> list[str]:

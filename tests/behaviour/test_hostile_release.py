@@ -315,6 +315,46 @@ def test_verify_refuses_an_empty_label_file_and_a_uuid_with_a_trailing_newline(t
     assert any("is not a UUID" in p.message for p in verify_release(tiny_copy))
 
 
+@pytest.mark.parametrize("text", ["", "\n \n"])
+def test_load_dataset_refuses_an_empty_label_file_as_verify_does(text: str, tiny_copy: Path, datasets_cache: Path, capsys):
+    (tiny_copy / LABEL_FILE_EASY).write_text(text)
+    message = f"{LABEL_FILE_EASY}: empty label file (no label line); expected one label object per line"
+    with pytest.raises(ValueError) as refused:
+        _load(tiny_copy, datasets_cache, config="AH")  # even a config of the other file: the release is broken
+    assert str(refused.value) == message
+    assert [p.message for p in verify_release(tiny_copy)] == [message]
+    assert main(["info", str(tiny_copy)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_50_mb_trajectory_id_is_echoed_cut_with_its_length_and_escaped(tiny_copy: Path):
+    huge = "\x1b[2J" + "9" * (50 * 2**20 - 4)  # 52,428,800 characters, starting with a screen clear
+    lines = (tiny_copy / LABEL_FILE_HARD).read_text().splitlines()
+    row = json.loads(lines[0])
+    row["trajectory_id"] = huge
+    lines[0] = json.dumps(row)
+    (tiny_copy / LABEL_FILE_HARD).write_text("\n".join(lines) + "\n")
+    for command in ("verify", "info"):
+        done = subprocess.run([sys.executable, "-m", "agenthorizon", command, str(tiny_copy)], capture_output=True,
+                              text=True, timeout=300)
+        shown = done.stdout + done.stderr
+        assert done.returncode == (1 if command == "verify" else 2), shown[:2000]
+        assert len(shown) < 2000 and "\x1b" not in shown  # not 50 MB on the terminal, no raw escape
+        assert f"trajectory_id '\\x1b[2J{'9' * 76}'… (52,428,800 characters) is not a UUID" in shown
+
+
+def test_warnings_and_errors_of_the_cli_escape_control_characters_in_paths(tiny_copy: Path, tmp_path: Path):
+    root = tiny_copy.rename(tmp_path / "release\x1b]0;owned\x07")  # a folder name is text from outside too
+    _shots(root, _rows(root)[0])[1].write_bytes(b"not an image")  # export warns, naming the file
+    done = subprocess.run([sys.executable, "-m", "agenthorizon", "export", str(root), str(tmp_path / "out"),
+                           "--images", "full", "--configs", "AH"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "do not decode as images" in done.stderr
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr and "release\\x1b]0;owned\\x07" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "agenthorizon", "verify", str(root / "missing")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2 and "\x1b" not in done.stderr and "release\\x1b]0;owned\\x07" in done.stderr
+
+
 def test_run_judge_refuses_ids_that_are_not_uuids(tmp_path: Path):
     from agenthorizon.judging.judges import make_judge
     from agenthorizon.judging.runs.runner import run_judge
@@ -403,3 +443,113 @@ def test_a_repo_id_shaped_path_fails_fast_when_the_hub_is_unreachable(tmp_path: 
     finally:
         server.close()
     assert len(accepted) == 1
+
+
+# --- files that are not regular files ---------------------------------------------------------
+#
+# Opening a FIFO for reading blocks until a writer comes: a release holding one (a tarball or a
+# shared folder can) would hang every command forever. Each command that reads a release runs
+# as a real process with the FIFO in place of one file; the subprocess timeout is only a guard
+# against the hang itself, not a measure of speed.
+
+_HANG_GUARD_S = 120
+_LOAD = """
+import sys, agenthorizon
+dataset = agenthorizon.load_dataset(sys.argv[1], "all", split="test", cache_dir=sys.argv[2])
+print(sum(image is not None for row in dataset for image in row["screenshots"]), "screenshots decoded")
+"""
+
+
+def _fifo_in_place_of(root: Path, kind: str) -> Path:
+    """Replace the file ``kind`` names with a FIFO (``label-link``: a link to a FIFO in the release)."""
+    row = _rows(root)[0]
+    target = {
+        "label": root / LABEL_FILE_EASY,
+        "label-link": root / LABEL_FILE_HARD,
+        "json": root / json_relpath(row["trajectory_id"]),
+        "markdown": root / markdown_relpath(row["trajectory_id"]),
+        "prompt": root / "sandbox" / "prompt.md",
+        "agents": root / "sandbox" / "AGENTS.md",
+        "screenshot": _shots(root, row)[0],
+    }[kind]
+    target.unlink()
+    if kind == "label-link":
+        os.mkfifo(root / "sandbox" / "labels.fifo")
+        target.symlink_to(root / "sandbox" / "labels.fifo")
+    else:
+        os.mkfifo(target)
+    return target
+
+
+# Which commands read which file: (command, files it reads).
+_READS = {
+    "verify": {"label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"},
+    "info": {"label", "label-link", "json"},
+    "judge": {"label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"},
+    "load_dataset": {"label", "label-link", "json", "markdown", "screenshot"},
+    "score": {"label", "label-link"},
+}
+
+
+@pytest.fixture(scope="module")
+def scored_run(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of the whole tiny corpus, for `score` to read a damaged copy's labels against."""
+    out = tmp_path_factory.mktemp("fifo-run") / "run"
+    assert main(["judge", "--data", str(tiny_root), "--config", "all", "--judge", "constant", "--out", str(out),
+                 "--no-progress", "--bootstrap", "0"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("kind", ["label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"])
+def test_a_fifo_in_the_release_ends_every_command_in_seconds_with_its_name(
+    kind: str, tiny_copy: Path, tmp_path: Path, scored_run: Path
+):
+    fifo = _fifo_in_place_of(tiny_copy, kind)
+    shown = f"{fifo}" if kind != "screenshot" else "screenshot"
+    agenthorizon_cli = [sys.executable, "-m", "agenthorizon"]
+    commands = {
+        "verify": [*agenthorizon_cli, "verify", str(tiny_copy)],
+        "info": [*agenthorizon_cli, "info", str(tiny_copy)],
+        # --prompt release: the command judge reads prompt.md and AGENTS.md; it copies each screenshot.
+        "judge": [*agenthorizon_cli, "judge", "--data", str(tiny_copy), "--config", "all", "--judge", "command:cat",
+                  "--sandbox", "none", "--prompt", "release", "--out", str(tmp_path / "run"), "--no-progress",
+                  "--bootstrap", "0"],
+        "load_dataset": [sys.executable, "-c", _LOAD, str(tiny_copy), str(tmp_path / "cache")],
+        "score": [*agenthorizon_cli, "score", str(scored_run), "--data", str(tiny_copy)],
+    }
+    for command, argv in commands.items():
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=_HANG_GUARD_S, cwd=tmp_path)
+        output = done.stdout + done.stderr
+        if kind not in _READS[command]:
+            assert done.returncode == 0, output  # this command does not read that file
+            continue
+        assert done.returncode != 0, f"{command}: {output}"
+        assert "FIFO (named pipe)" in output and shown in output, f"{command}: {output}"
+        if kind == "label-link":
+            assert "behind a link to" in output and "labels.fifo" in output, output
+        if command == "load_dataset":  # the library raises: the error the user's script sees names the FIFO
+            assert done.stderr.strip().splitlines()[-1].split(":")[0].endswith(("ValueError", "NotRegularFileError", "ScreenshotError"))
+        else:  # the command line ends with one line, not a traceback
+            assert "Traceback" not in output, f"{command}: {output}"
+
+
+def test_sockets_and_devices_are_refused_like_fifos(tiny_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    import socket as sockets
+
+    from agenthorizon.release.confine import NotRegularFileError, open_confined
+
+    label = tiny_copy / LABEL_FILE_EASY
+    label.unlink()
+    server = sockets.socket(sockets.AF_UNIX)
+    monkeypatch.chdir(tiny_copy)  # a socket's path is limited to about 100 bytes: bind it by its name
+    server.bind(label.name)
+    try:
+        with pytest.raises(NotRegularFileError, match=rf"{label}: label file is a socket, not a regular file"):
+            read_labels(tiny_copy)
+    finally:
+        server.close()
+    label.unlink()
+    label.symlink_to("/dev/zero")  # a device outside the release: refused before it is opened
+    with pytest.raises(NotRegularFileError, match=r"is a character device \(behind a link to /dev/zero\)"):
+        open_confined(tiny_copy, label, "label file")
+    assert any("character device" in p.message for p in verify_release(tiny_copy))

@@ -5,6 +5,7 @@ Everything goes through the real runner and CLI against a real HTTP server on lo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -255,6 +256,121 @@ def test_every_item_erroring_does_not_exit_zero(tiny_root, stub, tmp_path, capsy
                      "--images", "none")
     err = capsys.readouterr().err
     assert code == 1 and "8 item(s) have no valid result yet (error 8)" in err and "Re-running the same command" in err
+
+
+# A server's error page as a hostile or broken proxy could send it (not JSON, raw control characters):
+# clear the screen, set the window title, return the cursor to overwrite the line, a C1 CSI, a bidi override.
+HOSTILE_BODY = "upstream error\x1b[2J\x1b]0;owned\x07\rfake OK line\x9b31m\u202eevil"
+
+
+def test_control_characters_from_a_server_reach_the_console_escaped(tiny_root, stub, tmp_path, capfd):
+    stub.script = [(400, {}, HOSTILE_BODY, 0)] * 8  # permanent: every item fails with the server's text
+    assert judge_cli(tiny_root, tmp_path / "run", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none") == 1
+    printed = capfd.readouterr()
+    shown = printed.out + printed.err
+    for raw in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):
+        assert raw not in shown
+    assert "upstream error\\x1b[2J\\x1b]0;owned\\x07\\rfake OK line\\x9b31m\\u202eevil" in printed.out
+
+    # The same body in the preflight's answer (the model is unknown): one escaped error line, exit 1 (the run could not start).
+    stub.models_status, stub.script = 404, [(404, {}, "The model `stub-model` does not exist" + HOSTILE_BODY, 0)]
+    assert judge_cli(tiny_root, tmp_path / "run2", "--judge", "openai:stub-model", "--base-url", stub.base_url,
+                     "--images", "none") == 1
+    err = capfd.readouterr().err
+    assert "does not know model" in err and "\\x1b[2J" in err and "\x1b" not in err and "\r" not in err
+
+
+class Priced(BaseJudge):
+    """Costs ``cost`` US dollars an item (``None``: says nothing of its cost); notes how many items were in flight."""
+
+    name = "priced"
+
+    def __init__(self, cost=2.0):
+        self.cost = cost
+        self.started = []
+        self.in_flight = self.most_in_flight = 0
+
+    async def ajudge(self, judge_input):
+        self.started.append(judge_input.trajectory_id)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(0.05)  # long enough for every free worker to try to start an item
+        finally:
+            self.in_flight -= 1
+        return JudgeOutput(text=VERDICT, cost_usd=self.cost)
+
+    def spec(self):
+        return {"name": "priced", "spec": "priced"}
+
+
+def test_max_cost_holds_under_concurrency_and_a_higher_cap_resumes(dataset, tmp_path):
+    # $2 an item, 8 workers, a $3 cap: the first item alone (its cost is unknown until it ends),
+    # then another only if 2 + 2 <= 3, which it is not. Before the fix all 8 started: $16.
+    judge = Priced()
+    summary = run_judge(judge, dataset, tmp_path / "run", concurrency=8, max_cost=3.0, progress=False)
+    spent = sum(r["telemetry"]["cost_usd"] for r in results(tmp_path / "run").values())
+    assert len(judge.started) == 1 and judge.most_in_flight == 1 and spent == 2.0
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["status"] == "stopped" and record["interruption"]["cause"] == "max_cost"
+    assert "$2.0000 recorded, up to $2.0000 an item" in record["interruption"]["reason"]
+    assert summary.stopped == record["interruption"]["reason"] and record["counts"]["missing"] == 7
+
+    # A $9 cap: 2 + 2 * 3 <= 9, so three more items at once, and no fourth (2 + 6 + 2 > 9).
+    judge = Priced()
+    run_judge(judge, dataset, tmp_path / "run", concurrency=8, max_cost=9.0, progress=False)
+    assert len(judge.started) == 3 and judge.most_in_flight == 3
+    assert sum(r["telemetry"]["cost_usd"] for r in results(tmp_path / "run").values()) == 8.0
+    # A cap for everything: the run finishes, the earlier items kept.
+    judge = Priced()
+    summary = run_judge(judge, dataset, tmp_path / "run", concurrency=8, max_cost=100.0, progress=False)
+    assert len(judge.started) == 4 and summary.record.status == "finished" and summary.counts.skipped == 4
+
+
+def test_max_cost_the_highest_cost_so_far_is_the_projection_not_the_mean(dataset, tmp_path):
+    costs = iter([0.5, 3.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5])
+
+    class Uneven(Priced):
+        async def ajudge(self, judge_input):
+            self.cost = next(costs)
+            return await super().ajudge(judge_input)
+
+    judge = Uneven()
+    run_judge(judge, dataset, tmp_path / "run", concurrency=1, max_cost=6.0, progress=False)
+    # After $0.5 + $3: the mean ($1.75) would let a third item start, the highest ($3) does not.
+    assert len(judge.started) == 2
+
+
+def test_max_cost_with_a_judge_that_reports_no_cost_is_refused_or_stops_loudly(dataset, tiny_root, tmp_path, capsys):
+    # A judge known never to report a cost (a plain command, codex, gemini, openai without prices): refused.
+    assert judge_cli(tiny_root, tmp_path / "cmd", "--judge", "command:cat", "--max-cost", "1") == 2
+    err = capsys.readouterr().err
+    assert "max_cost $1 cannot be enforced" in err and "reports no cost" in err and no_results(tmp_path / "cmd")
+    assert judge_cli(tiny_root, tmp_path / "cx", "--judge", "codex:gpt-5.5", "--max-cost", "1") == 2
+    assert "cannot be enforced" in capsys.readouterr().err
+    # One that may or may not (OpenCode, a judge of one's own): the first answer without a cost stops the run.
+    judge = Priced(cost=None)
+    summary = run_judge(judge, dataset, tmp_path / "run", concurrency=8, max_cost=3.0, progress=False)
+    assert len(judge.started) == 1 and summary.record.interruption.cause == "max_cost"
+    assert summary.stopped.startswith("max cost cannot be enforced: the judge reported no cost for trajectory")
+
+
+def test_max_cost_through_the_cli_stops_with_exit_1_and_one_line(tiny_root, stub, tmp_path, capsys):
+    # $2 an item: 80 completion tokens at $25,000 per million. Eight workers, a $3 cap.
+    args = ["--judge", "openai:stub-model", "--base-url", stub.base_url, "--images", "none", "--concurrency", "8",
+            "--price-in", "0", "--price-out", "25000", "--max-cost", "3"]
+    assert judge_cli(tiny_root, tmp_path / "run", *args) == 1
+    err = capsys.readouterr().err
+    assert len(stub.requests) == 1 and len(results(tmp_path / "run")) == 1
+    lines = [line for line in err.splitlines() if "max-cost" in line]
+    assert lines == ["agenthorizon judge: stopped by --max-cost 3: max cost reached: $2.0000 recorded, up to $2.0000 "
+                     "an item (the highest so far), limit $3.0000; no new item started (raise --max-cost and re-run "
+                     "to continue); 7 item(s) not started"]
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["status"] == "stopped" and record["interruption"]["cause"] == "max_cost"
+    assert judge_cli(tiny_root, tmp_path / "run", *args[:-1], "16") == 0  # 2 + 2 * 7 = 16: the rest fits
+    assert len(stub.requests) == 8
 
 
 def test_max_cost_stops_starting_items_once_the_recorded_cost_would_pass_it(tiny_root, stub, tmp_path, capsys):

@@ -48,7 +48,7 @@ def decodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real_decode(path)
 
     def counting_open(fp, *args, **kwargs):
-        calls.append(f"open {fp}")
+        calls.append(f"open {getattr(fp, 'name', fp)}")  # a path, or the file opened from it
         return real_open(fp, *args, **kwargs)
 
     monkeypatch.setattr(screenshots_module, "decode_screenshot", counting_decode)

@@ -170,8 +170,9 @@ def test_thumbnails_decode_each_distinct_screenshot_once_per_export(tiny_root: P
     real_open = Image.open
 
     def counting_open(source, *args, **kwargs):
-        if isinstance(source, (str, os.PathLike)):  # a screenshot file, not cached JPEG bytes
-            opened.append(os.fspath(source))
+        name = getattr(source, "name", source)  # a screenshot file (opened by path), not cached JPEG bytes
+        if isinstance(name, (str, os.PathLike)):
+            opened.append(os.fspath(name))
         return real_open(source, *args, **kwargs)
 
     monkeypatch.setattr(Image, "open", counting_open)

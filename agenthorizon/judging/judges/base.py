@@ -134,6 +134,7 @@ class Judge(Protocol):
     name: str
     retry: RetryPolicy | None
     ablation: tuple[str, ...]
+    reports_cost: bool | None
 
     @property
     def is_async(self) -> bool: ...
@@ -203,6 +204,12 @@ class BaseJudge:
         limit, lost connection), :class:`TransportError` when the model could
         not be reached at all (the runner's breaker counts those); any other
         exception records the item as ``error``, judged again on resume.
+    ``reports_cost`` : bool or None, default None
+        Whether the judge's answers carry their cost (``cost_usd``): ``True``
+        always, ``False`` never (a run with ``max_cost`` is then refused
+        before it starts: the cap could not be enforced), ``None`` when it
+        depends on the item or the model (the runner stops a ``max_cost`` run
+        at the first answer without a cost).
     ``retry`` : RetryPolicy or None, default None
         ``None``: the runner retries a failed item (``retries=``). A judge
         that retries inside (per HTTP request) sets its own
@@ -237,6 +244,7 @@ class BaseJudge:
     name: str = "judge"
     retry: RetryPolicy | None = None
     ablation: tuple[str, ...] = ()
+    reports_cost: bool | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -304,7 +312,7 @@ class _Adapted(BaseJudge):
 
     Its own members are used where it has them (``name``, ``judge``,
     ``needs_release``, ``bind_release``, ``preflight``, ``apreflight``,
-    ``retry``, ``ablation``, ``aclose``), :class:`BaseJudge`'s defaults otherwise; its
+    ``retry``, ``ablation``, ``reports_cost``, ``aclose``), :class:`BaseJudge`'s defaults otherwise; its
     ``ajudge`` runs on the event loop.
     """
 
@@ -314,6 +322,8 @@ class _Adapted(BaseJudge):
         retry = getattr(wrapped, "retry", None)
         self.retry = retry if isinstance(retry, RetryPolicy) else None
         self.ablation = tuple(getattr(wrapped, "ablation", ()) or ())
+        reports_cost = getattr(wrapped, "reports_cost", None)
+        self.reports_cost = reports_cost if isinstance(reports_cost, bool) else None
         self._sync = getattr(wrapped, "judge", None)
 
     @property

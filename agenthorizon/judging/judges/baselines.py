@@ -13,7 +13,8 @@
   one detail, so a missing detail is evidence of failure.
 
 Every baseline answers JSON text, like a model would, and goes through the same
-verdict parser.
+verdict parser. None calls a model: each answer costs $0 (``cost_usd`` 0.0,
+so a ``--max-cost`` run of a baseline is enforceable and never stops).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class ConstantJudge(BaseJudge):
     """
 
     name = "constant"
+    reports_cost = True
 
     def __init__(self, success: bool = True) -> None:
         if not isinstance(success, bool):
@@ -59,7 +61,7 @@ class ConstantJudge(BaseJudge):
 
     def judge(self, judge_input: JudgeInput) -> JudgeOutput:
         text = _verdict_text(self.success, "constant baseline: the same answer for every item", "low", None)
-        return JudgeOutput(text=text, latency_s=0.0)
+        return JudgeOutput(text=text, latency_s=0.0, cost_usd=0.0)
 
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "spec": f"constant:{str(self.success).lower()}", "success": self.success}
@@ -74,6 +76,7 @@ class RandomJudge(BaseJudge):
     """
 
     name = "random"
+    reports_cost = True
 
     def __init__(self, seed: int = 0, p_success: float = 0.5) -> None:
         if not 0.0 <= p_success <= 1.0:
@@ -91,7 +94,7 @@ class RandomJudge(BaseJudge):
         confidence = rng.choice(CONFIDENCE_VALUES)
         mistake_type = rng.choice(MISTAKE_TYPES)
         text = _verdict_text(success, f"random baseline (seed {self.seed})", confidence, mistake_type)
-        return JudgeOutput(text=text, latency_s=0.0)
+        return JudgeOutput(text=text, latency_s=0.0, cost_usd=0.0)
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -302,6 +305,7 @@ class LexicalJudge(BaseJudge):
     """
 
     name = "lexical"
+    reports_cost = True
 
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "spec": self.name}
@@ -334,7 +338,7 @@ class LexicalJudge(BaseJudge):
         mistake_type = None if success else _mistake_type(contradicted, extra_emails)
         reasoning = _reasoning(reading.terms, found, absent, contradicted, extra_emails)
         text = _verdict_text(success, reasoning, confidence, mistake_type)
-        return JudgeOutput(text=text, latency_s=time.perf_counter() - started)
+        return JudgeOutput(text=text, latency_s=time.perf_counter() - started, cost_usd=0.0)
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,7 @@ class CommandJudge(BaseJudge):
     """
 
     name = "command"
+    reports_cost = False  # stdout is the answer: no cost in it (a --max-cost run is refused)
 
     def __init__(
         self,

@@ -250,6 +250,11 @@ class OpenAICompatibleJudge(BaseJudge):
         """Extra attempts per request (``retry.retries``)."""
         return self.retry.retries
 
+    @property
+    def reports_cost(self) -> bool:
+        """Whether answers carry a cost: only with both prices (``--price-in``, ``--price-out``)."""
+        return self.price_input_per_1m is not None and self.price_output_per_1m is not None
+
     # --- description ------------------------------------------------------------
 
     def spec(self) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from agenthorizon.judging.judges.openai_answer import Completion, EventStream, N
 from agenthorizon.judging.judges.openai_protocol import RETRY_STATUSES, is_serving_limit_error, parse_retry_after, public_url
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.retry import RetryPolicy
+from agenthorizon.terminal_text import printable
 
 if TYPE_CHECKING:
     import httpx
@@ -93,7 +94,7 @@ async def post_chat(
         else:
             if completion is not None:
                 return completion, attempt
-            snippet = error_body[:300].replace("\n", " ")
+            snippet = printable(error_body, limit=300)  # the server's text: no terminal escapes
             failure = f"HTTP {status} from {public_url(url)}: {snippet}"
             if is_serving_limit_error(status, error_body):
                 raise ServingLimitExceeded(failure, attempt)

@@ -115,6 +115,11 @@ class Harness:
         The login and settings files an item's private home gets.
     answer_file : bool
         The CLI writes its final message to ``{answer_file}``; the reader gets its text.
+    reports_cost : bool or None
+        Whether its output states each item's cost: ``True`` always (Claude
+        Code's own estimate), ``False`` never (Codex, Gemini CLI: a
+        ``--max-cost`` run is refused), ``None`` for some models only
+        (OpenCode: models in its price table).
     """
 
     name: str
@@ -130,6 +135,7 @@ class Harness:
     sandboxed_env: Mapping[str, str] = field(default_factory=dict)
     home: tuple[ConfigFolder, ...] = ()
     answer_file: bool = False
+    reports_cost: bool | None = None
 
     @property
     def install(self) -> str:
@@ -162,6 +168,7 @@ HARNESSES: dict[str, Harness] = {
               "{prompt}"),
         stdin=None,
         reader="codex_events",
+        reports_cost=False,
         tools={"paper": (), "read-only": ("--sandbox", "read-only")},
         home=(ConfigFolder(".codex", ("config.toml", "auth.json"), env="CODEX_HOME"),),
     ),
@@ -174,6 +181,7 @@ HARNESSES: dict[str, Harness] = {
               "--", "{prompt}"),
         stdin=None,
         reader="claude_json",
+        reports_cost=True,
         tools={"paper": ("--dangerously-skip-permissions",), "read-only": ("--tools", "Read,Glob,Grep")},
         # Claude Code refuses --dangerously-skip-permissions as root unless told it is sandboxed; it is.
         sandboxed_env={"IS_SANDBOX": "1"},
@@ -190,6 +198,7 @@ HARNESSES: dict[str, Harness] = {
         argv=("gemini", "{tools}", "-m", "{model}", "--output-format", "json", "-p", _GEMINI_REQUEST),
         stdin="{prompt}",
         reader="gemini_json",
+        reports_cost=False,
         tools={"paper": ("--approval-mode", "yolo", "--include-directories", "{screenshots}"),
                "read-only": ("--approval-mode", "default", "--include-directories", "{screenshots}")},
         # A fresh working folder is untrusted: without this, every item exits 55.
@@ -273,6 +282,7 @@ class HarnessJudge(CommandJudge):
         self.model = model.strip()
         self.agent_tools = agent_tools
         self.name = harness.name
+        self.reports_cost = harness.reports_cost
         self.version: str | None = None
         self.executable: str | None = None
 

@@ -9,7 +9,9 @@ texts, so judges can use them instead of this project's prompt
 (``prompt="release"``, ``--prompt release``).
 
 They are read at run time from the release being judged (a local root, or the
-Hub snapshot the loader fetched them into), never copied into this package:
+Hub snapshot the loader fetched them into), never copied into this package,
+each confined to the release and refused unless it is a regular file (a FIFO
+would block the run: :func:`~agenthorizon.release.confine.open_confined`):
 :func:`read_release_files` returns them with their sha256, and
 
 * :func:`direct_template` composes the prompt of a direct (model) judge: the
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from agenthorizon.release.confine import open_confined
 from agenthorizon.schema import FRAMEWORK_FILES, PROMPT_FILE, PROMPT_PLACEHOLDER, WORKDIR_FRAMEWORK_NAMES
 
 __all__ = [
@@ -89,8 +92,9 @@ class ReleaseFiles:
 
 def _read(root: Path, relpath: str, *, required: bool) -> tuple[str, str] | None:
     path = root / relpath
-    try:
-        data = path.read_bytes()
+    try:  # confined to the release, and a regular file (a FIFO would block the run forever)
+        with open_confined(root, path, "release judge text") as handle:
+            data = handle.read()
     except FileNotFoundError:
         if not required:
             return None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agenthorizon.judging.judges.base import PreflightError
 from agenthorizon.judging.secrets import scrub
+from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 if TYPE_CHECKING:
     import httpx
@@ -56,11 +57,11 @@ async def check_server(
     if status in (401, 403):
         raise PreflightError(refused_message(where, status, key_variable, sent="Authorization" in headers))
     if served is not None and model not in served:
-        shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+        shown = ", ".join(printable(name, limit=ECHO_LIMIT) for name in served[:10]) + (" ..." if len(served) > 10 else "")
         raise PreflightError(f"openai judge: {where} does not serve model {model!r}; it serves: {shown or '(none)'}")
     if served is None and status in (400, 404) and mentions_model(response.text):
         raise PreflightError(
-            f"openai judge: {where} does not know model {model!r} (HTTP {status}: {scrub(response.text[:200])})"
+            f"openai judge: {where} does not know model {model!r} (HTTP {status}: {printable(scrub(response.text), limit=200)})"
         )
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
+from agenthorizon.schema import STATUS_ERROR
+
 if TYPE_CHECKING:
     from agenthorizon.judging.runs.records import ResultRecord
 
@@ -48,51 +50,102 @@ class Breaker:
 
 
 class CostBudget:
-    """``--max-cost``: recorded cost so far (US dollars), and whether one more item would pass the limit.
+    """``--max-cost``: what a run folder's items cost (US dollars), and whether one more item may start.
 
-    The expected cost of an item is the mean recorded cost of the items that
-    have one; a new item may start while ``spent + expected * (in_flight + 1)``
-    stays within ``limit``.
+    The rule, with ``spent`` the recorded cost of the folder's results and
+    ``projected`` the *highest* cost of one item seen so far (not the mean: a
+    run's costly items must not hide behind its cheap ones):
+
+    - while no item has reported a cost, one item at a time is in flight
+      (the first cost is unknown until it arrives);
+    - afterwards a new item starts only when
+      ``spent + projected * (in_flight + 1) <= limit``;
+    - when nothing is in flight and one more item would not fit, the run stops.
+
+    An item that failed (status ``error``) without a cost is charged
+    ``projected``: it may have spent as much as any item before failing. An
+    *answered* item without a cost makes the limit unenforceable: the run
+    stops at once, saying so (a judge known never to report a cost is refused
+    before the run starts, see :attr:`~agenthorizon.judging.judges.base.BaseJudge.reports_cost`).
 
     >>> from agenthorizon.judging.runs.records import ResultRecord, Telemetry
-    >>> budget = CostBudget(0.05, spent=0.0, items_with_cost=0)
-    >>> paid = ResultRecord("t", "ok", telemetry=Telemetry(cost_usd=0.02))
-    >>> budget.add(paid); budget.add(paid)
-    >>> budget.stop_reason(in_flight=0).startswith("max cost reached")
-    True
-    >>> CostBudget(0.07, spent=0.04, items_with_cost=2).stop_reason(in_flight=0) is None
-    True
+    >>> budget = CostBudget(3.0)
+    >>> budget.may_start(in_flight=0), budget.may_start(in_flight=1)  # no cost known yet: one at a time
+    (True, False)
+    >>> budget.add(ResultRecord("t", "ok", telemetry=Telemetry(cost_usd=2.0)))
+    >>> budget.may_start(in_flight=0)  # 2 + 2 > 3
+    False
+    >>> budget.stop_reason(in_flight=0)
+    'max cost reached: $2.0000 recorded, up to $2.0000 an item (the highest so far), limit $3.0000; no new item started (raise --max-cost and re-run to continue)'
+    >>> CostBudget(5.0, spent=2.0, highest=2.0).may_start(in_flight=0), CostBudget(5.0, spent=2.0, highest=2.0).may_start(in_flight=1)
+    (True, False)
     """
 
-    def __init__(self, limit: float | None, spent: float, items_with_cost: int) -> None:
+    def __init__(self, limit: float | None, spent: float = 0.0, highest: float | None = None) -> None:
         self.limit = limit
         self.spent = spent
-        self.items = items_with_cost
+        """US dollars the results counted so far reported."""
+        self.highest = highest
+        """The highest cost one item reported (``None``: no item has reported one)."""
+        self.estimated = 0.0
+        """US dollars charged for failed items whose cost is unknown (``highest`` each)."""
+        self.unenforceable: str | None = None
+        """Why the limit cannot be enforced: an answered item reported no cost."""
 
     def add(self, result: ResultRecord) -> None:
-        """Count one result's cost (a result whose cost is unknown adds nothing)."""
+        """Count one result's cost; see the class docstring for results without one."""
         cost = result.telemetry.cost_usd
         if cost is not None:
             self.spent += cost
-            self.items += 1
+            self.highest = cost if self.highest is None else max(self.highest, cost)
+        elif result.parse_status == STATUS_ERROR:
+            self.estimated += self.highest or 0.0
+        elif self.limit is not None and self.unenforceable is None:
+            source = result.telemetry.cost_source
+            self.unenforceable = (
+                f"max cost cannot be enforced: the judge reported no cost for trajectory {result.trajectory_id}"
+                + (f" (cost_source {source})" if source else "")
+                + f"; ${self.spent:.4f} recorded, limit ${self.limit:.4f}; no new item started "
+                "(give the judge prices, e.g. --price-in/--price-out, or run without --max-cost)"
+            )
+
+    def may_start(self, in_flight: int) -> bool:
+        """Whether one more item may start now, with ``in_flight`` items being judged."""
+        if self.limit is None:
+            return True
+        if self.unenforceable is not None:
+            return False
+        if self.highest is None:
+            return in_flight == 0
+        return self.spent + self.estimated + self.highest * (in_flight + 1) <= self.limit
 
     def stop_reason(self, in_flight: int) -> str | None:
-        """Why no new item may start: the spent cost plus the expected cost of in-flight items and one more."""
+        """Why the run must stop starting items (``None``: it may start one now, or wait for those in flight).
+
+        An unenforceable limit stops at once; otherwise the run stops when
+        nothing is in flight and one more item would not fit.
+        """
         if self.limit is None:
             return None
-        expected = self.spent / self.items if self.items else 0.0
-        if self.spent + expected * (in_flight + 1) > self.limit:
-            return (
-                f"max cost reached: ${self.spent:.4f} recorded, about ${expected:.4f} an item, limit "
-                f"${self.limit:.4f}; no new item started (raise --max-cost and re-run to continue)"
-            )
-        return None
+        if self.unenforceable is not None:
+            return self.unenforceable
+        if in_flight or self.may_start(in_flight):
+            return None
+        estimated = f" (+ ${self.estimated:.4f} charged for failed items of unknown cost)" if self.estimated else ""
+        return (
+            f"max cost reached: ${self.spent:.4f} recorded{estimated}, up to ${self.highest or 0.0:.4f} an item "
+            f"(the highest so far), limit ${self.limit:.4f}; no new item started (raise --max-cost and re-run to continue)"
+        )
 
     @classmethod
     def from_records(cls, limit: float | None, results: Iterable[ResultRecord | None]) -> CostBudget:
-        """A budget that starts from the cost recorded in a run folder's results (a resumed run counts them)."""
-        budget = cls(limit, 0.0, 0)
-        for result in results:
-            if result is not None:
-                budget.add(result)
+        """A budget that starts from the cost recorded in a run folder's results (a resumed run counts them).
+
+        Known costs are counted first, so that every failed result of unknown
+        cost is charged the highest cost of the folder.
+        """
+        held = [result for result in results if result is not None]
+        budget = cls(limit)
+        for result in sorted(held, key=lambda r: r.telemetry.cost_usd is None):
+            budget.add(result)
         return budget

@@ -17,9 +17,11 @@ result counted only once durable) as soon as it is known. What it guarantees:
 - **Re-asking** (``reask``): an answer without a valid verdict is asked
   again in a fresh call, up to ``reask`` more times; the result keeps every
   answer (:mod:`~agenthorizon.judging.runs.reask`).
-- **A cost limit** stops starting new items once the recorded cost plus the
-  expected cost of the items in flight would pass it (the run then ends with
-  those items missing, and says so).
+- **A cost limit** (:class:`~agenthorizon.judging.runs.limits.CostBudget`):
+  while no item has reported a cost one item is in flight at a time; then an
+  item starts only while the recorded cost plus the highest cost of one item
+  for each item in flight and the new one stays within it. When none fits
+  the run ends with the remaining items missing, and says so.
 - **Signals** (main thread only): the first SIGINT or SIGTERM cancels every
   item in flight (a command judge kills its agents' sandboxes and removes
   their working directories on cancellation); results already written stay.
@@ -161,10 +163,16 @@ class _Run:
     stop: str | None = None
     abort: str | None = None
     rng: random.Random = field(default_factory=random.Random)
+    item_ended: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def stopping(self) -> bool:
         return self.stop is not None or self.abort is not None or self.writer.failure is not None
+
+    def wake(self) -> None:
+        """Wake the workers waiting for an item to end (the cost budget holds them back)."""
+        self.item_ended.set()
+        self.item_ended = asyncio.Event()
 
 
 async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int, str | None]:
@@ -241,11 +249,15 @@ def _recorded(run: _Run, trajectory_id: str, output: Any, error_text: str | None
 
 async def _worker(run: _Run) -> None:
     """Take items off the queue until it is empty or the run stops."""
-    while not run.stopping:
+    while not run.stopping and len(run.rows):
         stop = run.budget.stop_reason(run.in_flight)
         if stop is not None:
             run.stop = stop
+            run.wake()
             return
+        if not run.budget.may_start(run.in_flight):
+            await run.item_ended.wait()  # --max-cost: the items in flight decide whether another fits
+            continue
         item = run.rows.next()
         if item is None:
             return
@@ -253,16 +265,22 @@ async def _worker(run: _Run) -> None:
         run.in_flight += 1
         try:
             result, transport = await _judge_position(run, position, row)
+        except BaseException:  # cancelled (or a bug): no worker may keep waiting for this item
+            run.wake()
+            raise
         finally:
             run.in_flight -= 1
-        if run.abort is not None:
-            return  # the run was stopped while this item was judged: keep the file as it was
-        run.budget.add(result)  # now, not when written: the next item's check must see it
-        await run.writer.submit(result)
-        tripped = run.breaker.record(run.ids[position], transport)
-        if tripped is not None:
-            run.abort = tripped
-            return
+        try:
+            if run.abort is not None:
+                return  # the run was stopped while this item was judged: keep the file as it was
+            run.budget.add(result)  # now, not when written: the next item's check must see it
+            await run.writer.submit(result)
+            tripped = run.breaker.record(run.ids[position], transport)
+            if tripped is not None:
+                run.abort = tripped
+                return
+        finally:
+            run.wake()
 
 
 # Container allocations between two young-generation collections during a run (Python's default: 700).

@@ -205,10 +205,15 @@ def run_judge(
         this many consecutive items failed to reach the judge's server
         (``None``: never).
     max_cost : float, optional
-        US dollars: no new item starts once the recorded cost (this run folder's
-        results) plus the expected cost of the items in flight would pass it;
-        the run record's status is then ``stopped``, its ``interruption`` cause
-        ``max_cost``.
+        US dollars the run folder's items may cost. While no item has reported
+        a cost, one item at a time is judged; then an item starts only while
+        the recorded cost plus the highest cost of one item, for each item in
+        flight and the new one, stays within it
+        (:class:`~agenthorizon.judging.runs.limits.CostBudget`). When no more
+        fits, the run record's status is ``stopped``, its ``interruption``
+        cause ``max_cost``. A judge that never reports a cost
+        (``reports_cost`` false) is refused; an answer without a cost stops
+        the run (the cap could not be enforced).
     ablate : str or sequence of str, optional
         Parts withheld from every input (paper Table 9): ``"instruction"``,
         ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
@@ -233,7 +238,8 @@ def run_judge(
     ------
     ValueError
         If ``judge`` is not a judge (or an unknown spec), ``concurrency``,
-        ``limit``, ``retries`` or ``shard`` is out of range, the rows have no
+        ``limit``, ``retries`` or ``shard`` is out of range, ``max_cost`` is
+        set for a judge that reports no cost, the rows have no
         ``trajectory_id`` or repeat one (named), or ``out_dir`` already holds
         a different run. A failing judge does not raise: its items get status
         ``error`` and are judged again on the next run.
@@ -329,6 +335,12 @@ def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, 
         raise ValueError(f"breaker must be a positive integer or None, got {breaker!r}")
     if max_cost is not None and not max_cost >= 0:
         raise ValueError(f"max_cost must be >= 0 US dollars, got {max_cost!r}")
+    if max_cost is not None and judge.reports_cost is False:
+        raise ValueError(
+            f"max_cost ${max_cost:g} cannot be enforced: {judge!r} reports no cost per item "
+            "(its answers carry no cost_usd); give it prices where it takes them (openai: --price-in/--price-out) "
+            "or run without a cost limit"
+        )
     return judge
 
 

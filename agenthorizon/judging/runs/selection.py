@@ -17,6 +17,7 @@ from agenthorizon.judging.runs.shards import shard_ids
 from agenthorizon.release.files import dev_manifest_identity
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import DEV_GROUPS, LABEL_FIELDS, UUID_PATTERN
+from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 __all__ = ["PROVENANCE_OPTIONS", "SELECTION_OPTIONS", "check_data_options", "column", "config_name", "label_rows", "resolve_references", "select_items"]
 
@@ -107,7 +108,7 @@ def select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None)
         # Result files are named <trajectory_id>.json: only a UUID keeps them inside out_dir.
         if not isinstance(trajectory_id, str) or not UUID_PATTERN.fullmatch(trajectory_id):
             raise ValueError(
-                f"dataset item {position}: trajectory_id {trajectory_id!r} is not a UUID; "
+                f"dataset item {position}: trajectory_id {printable(trajectory_id, limit=ECHO_LIMIT, quote=True)} is not a UUID; "
                 "expected rows from agenthorizon.load_dataset"
             )
         if trajectory_id in seen:
