@@ -49,7 +49,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, PreflightError, TransientJudgeError
+from agenthorizon.judging.judges.agent_limits import (
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_PROCESSES,
+    AgentLimits,
+    Tail,
+    drain,
+    limit_reached,
+    read_tail,
+)
+from agenthorizon.judging.judges.base import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    BaseJudge,
+    JudgeError,
+    JudgeOutput,
+    PreflightError,
+    TransientJudgeError,
+)
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
     PROMPT_PROJECT,
@@ -65,8 +82,11 @@ from agenthorizon.judging.judges.sandbox import (
     MARKER_VARIABLE,
     SANDBOX_AUTO,
     SANDBOX_BWRAP,
+    agent_user,
     bwrap_argv,
     check_sandbox,
+    exposure,
+    hand_over,
     kill_agent,
     program_paths,
     resolve_sandbox,
@@ -82,6 +102,7 @@ LINK_MODES = ("copy", "hardlink")
 # Copy by default: agentic CLIs have file-writing tools, and a write through a
 # hard link would change the release's own screenshot for every later item.
 DEFAULT_LINK = "copy"
+_PIPE_GRACE_S = 5.0
 # The working directory mirrors the release's sandbox folder.
 _JSONS, _MARKDOWNS, _IMAGES = (Path(d).relative_to(SANDBOX_DIR) for d in (JSONS_DIR, MARKDOWNS_DIR, IMAGES_DIR))
 
@@ -175,9 +196,24 @@ class CommandJudge(BaseJudge):
     config_dirs : sequence of str
         The harness's own config folders or files (``~/.claude``, ``~/.codex``...),
         passed into the sandbox read-write so that its login works.
+        When the harness runs as root the agent runs as ``nobody`` (uid 65534),
+        so a folder it must write to must be writable by that user.
     read_only_paths : sequence of str
         More paths the command needs, passed in read-only (the program's own
         installation and absolute file arguments are found automatically).
+    max_output_bytes : int
+        How much of the agent's stdout (and, separately, stderr and answer
+        file) is kept: the last this many bytes (default 16 MiB); the result's
+        telemetry ``truncated_bytes`` says how many were dropped, and the kept
+        text starts with a line that says so.
+    agent_max_processes, agent_max_memory, agent_max_files : int
+        The agent's resource limits: processes and threads (sandboxed only),
+        bytes of heap and writable memory per process (``"8G"`` works too),
+        open files per process (:mod:`~agenthorizon.judging.judges.agent_limits`).
+        An agent that dies on one is an error naming it; the run goes on.
+    nested_userns : bool
+        Let the agent create user namespaces inside the sandbox (default: no;
+        the Codex preset needs them for its own sandbox).
     """
 
     name = "command"
@@ -195,6 +231,11 @@ class CommandJudge(BaseJudge):
         sandbox: str = SANDBOX_AUTO,
         config_dirs: Sequence[str] = (),
         read_only_paths: Sequence[str] = (),
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        agent_max_processes: int = DEFAULT_MAX_PROCESSES,
+        agent_max_memory: int | str = DEFAULT_MAX_MEMORY,
+        agent_max_files: int = DEFAULT_MAX_FILES,
+        nested_userns: bool = False,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -220,6 +261,11 @@ class CommandJudge(BaseJudge):
         self.sandbox = resolve_sandbox(sandbox)
         self.config_dirs = [Path(os.path.expanduser(d)).absolute() for d in config_dirs]
         self.read_only_paths = [Path(os.path.expanduser(p)).absolute() for p in read_only_paths]
+        if isinstance(max_output_bytes, bool) or not isinstance(max_output_bytes, int) or max_output_bytes <= 0:
+            raise ValueError(f"command judge: max_output_bytes must be a positive number of bytes, got {max_output_bytes!r}")
+        self.max_output_bytes = max_output_bytes
+        self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files)
+        self.nested_userns = bool(nested_userns)
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -233,6 +279,9 @@ class CommandJudge(BaseJudge):
             },
             "timeout_s": self.timeout,
             "sandbox": self.sandbox,
+            "max_output_bytes": self.max_output_bytes,
+            "limits": self.limits.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
+            "exposure": self.exposure(),
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
             "images": {"mode": "files", "layout": f"{_IMAGES.as_posix()}/<trajectory_id>/step_N.png"},
@@ -318,17 +367,48 @@ class CommandJudge(BaseJudge):
             )
         self.check_sandbox()
 
+    def check_limits(self) -> None:
+        """Raise :class:`PreflightError` when ``prlimit`` (util-linux), which sets the agent's limits, is missing."""
+        if shutil.which("prlimit") is None:
+            raise PreflightError(
+                "command judge: prlimit (util-linux) sets each agent's resource limits and is not installed; "
+                "install util-linux (Debian/Ubuntu: apt-get install util-linux)"
+            )
+
     def check_sandbox(self) -> None:
         """Raise :class:`PreflightError` with the fix when bubblewrap cannot build a sandbox on this machine."""
+        self.check_limits()
+        self.check_config_dirs()
         if self.sandbox != SANDBOX_BWRAP:
             return
         probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
         try:
-            check_sandbox(probe)
+            hand_over(probe)
+            check_sandbox(probe, nested_userns=self.nested_userns)
         except RuntimeError as error:
             raise PreflightError(f"command judge: {error}") from None
         finally:
             shutil.rmtree(probe, ignore_errors=True)
+
+    def check_config_dirs(self) -> None:
+        """Raise :class:`PreflightError` when the agent's user (``nobody`` under a root harness) cannot write
+        a ``config_dirs`` folder it is given read-write."""
+        user = agent_user() if self.sandbox == SANDBOX_BWRAP else None
+        if user is None:
+            return
+        for folder in self.config_dirs:
+            try:
+                info = folder.stat()
+            except OSError:
+                continue
+            writable = (info.st_uid == user[0] and info.st_mode & 0o300 == 0o300) or (
+                info.st_gid == user[1] and info.st_mode & 0o030 == 0o030) or info.st_mode & 0o003 == 0o003
+            if not writable:
+                raise PreflightError(
+                    f"command judge: {folder} is passed into the sandbox read-write, but the agent runs as uid "
+                    f"{user[0]} (the harness runs as root) and cannot write to it; "
+                    f"chown {user[0]}:{user[1]} it, or make it writable by others"
+                )
 
     def write_workdir(self, judge_input: JudgeInput, workdir: Path) -> None:
         """Lay out one item's files in ``workdir``: its trajectory, and the release's framework files."""
@@ -339,12 +419,38 @@ class CommandJudge(BaseJudge):
     def confine(self, argv: list[str], workdir: Path, scratch: Path, setup: AgentSetup | None = None) -> list[str]:
         """``argv`` wrapped in bubblewrap when sandboxed: ``workdir``, ``scratch`` and the setup's folders
         read-write, the setup's read-only paths on top (see the module docstring)."""
-        if self.sandbox != SANDBOX_BWRAP:
-            return argv
+        sandboxed = self.sandbox == SANDBOX_BWRAP
+        limits = self.limits.prlimit_argv(sandboxed=sandboxed)
+        if not sandboxed:
+            return [*limits, *argv]
         setup = setup or AgentSetup()
         read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
         read_write = [*self.config_dirs, scratch, *setup.read_write]
-        return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only), *argv]
+        return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only,
+                            nested_userns=self.nested_userns, limits=limits), *argv]
+
+    def exposure(self) -> dict[str, Any] | None:
+        """Which host paths an item's agent gets, read from the very argv it runs under (``None``: unconfined).
+
+        The item's own folders are shown under ``<item>`` (a new temporary
+        folder per item): ``<item>/work`` (working directory), ``<item>/out``
+        (answer folder), ``<item>/tmp`` and, for presets, ``<item>/home``.
+        ``agenthorizon judge --dry-run`` prints it; the run record keeps it.
+        """
+        if self.sandbox != SANDBOX_BWRAP:
+            return None
+        item = Path("/<item>")
+        workdir, scratch = item / "work", item / "out"
+        argv, _ = self.command_line("{prompt}", scratch, workdir, "<trajectory_id>")
+        setup = self.planned_setup(item, workdir)
+        shown: dict[str, Any] = exposure(self.confine(argv, workdir, scratch, setup))
+        shown["user"] = "nobody (uid 65534)" if agent_user() else "the harness's own user"
+        shown["nested_user_namespaces"] = self.nested_userns
+        return shown
+
+    def planned_setup(self, base: Path, workdir: Path) -> AgentSetup:
+        """The folders :meth:`agent_setup` would make under ``base``, without making them (for :meth:`exposure`)."""
+        return AgentSetup(env={}, read_write=[base / "tmp"])
 
     async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
         if self.prompt is None:
@@ -365,39 +471,77 @@ class CommandJudge(BaseJudge):
             await asyncio.to_thread(self.write_workdir, judge_input, workdir)
             setup = await asyncio.to_thread(self.agent_setup, base, workdir)
             (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
+            if self.sandbox == SANDBOX_BWRAP:
+                await asyncio.to_thread(hand_over, base)  # the agent's user owns the item's folders
             env = {**self._environment(), **setup.env}
-            returncode = await self._run(
+            returncode, out, err = await self._run(
                 self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
             )
-            stdout = (base / "stdout").read_text(encoding="utf-8", errors="replace")
-            stderr = (base / "stderr").read_text(encoding="utf-8", errors="replace")
+            stdout, stderr = out.text(), err.text()
             if returncode != 0:
+                limit = limit_reached(stderr[-4000:], self.limits, sandboxed=self.sandbox == SANDBOX_BWRAP)
+                reached = f"the agent likely hit {limit}; " if limit else ""
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
-                    f"{judge_input.trajectory_id}: {self.failure_detail(stdout, stderr)}"
+                    f"{judge_input.trajectory_id}: {reached}{self.failure_detail(stdout, stderr)}"
                 )
-            return self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
+            output = self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
+            if out.dropped:
+                self.mark_truncated(output, out.dropped)
+            return output
         finally:
             if not self.keep_workdir:
                 shutil.rmtree(base, ignore_errors=True)
 
-    async def _run(self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]) -> int:
-        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation."""
+    def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
+        """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
+        telemetry (``truncated_bytes``) and, this judge's answer being that stdout, in a first line of its text."""
+        output.extra["truncated_bytes"] = dropped
+        output.text = (
+            f"[agenthorizon: the first {dropped} bytes of this output were dropped; the last "
+            f"{self.max_output_bytes} bytes at most are kept (--max-output-bytes)]\n{output.text}"
+        )
+
+    def read_answer_file(self, path: Path) -> str | None:
+        """The end of an answer file the agent wrote (at most ``max_output_bytes``), ``None`` when there is none."""
+        if not path.is_file():
+            return None
+        return read_tail(str(path), self.max_output_bytes).text()
+
+    async def _run(
+        self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]
+    ) -> tuple[int, Tail, Tail]:
+        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation.
+
+        Returns its exit status and the ends of its stdout and stderr
+        (:class:`~agenthorizon.judging.judges.agent_limits.Tail`, at most
+        ``max_output_bytes`` each), read while it runs.
+        """
         marker = secrets.token_hex(8)
-        # Files, not pipes: a descendant that keeps a pipe open could block the read forever.
-        with open(base / "stdin", "rb") as stdin, open(base / "stdout", "wb") as stdout, open(base / "stderr", "wb") as stderr:
-            try:
+        out, err = Tail(self.max_output_bytes), Tail(self.max_output_bytes)
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        try:
+            with open(base / "stdin", "rb") as stdin:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=workdir,
                     stdin=stdin,
-                    stdout=stdout,
-                    stderr=stderr,
+                    stdout=out_write,
+                    stderr=err_write,
                     env={**env, MARKER_VARIABLE: marker},
                     start_new_session=True,  # its own process group: killed as one
                 )
-            except (FileNotFoundError, PermissionError) as error:
+        except BaseException as error:
+            os.close(out_read)
+            os.close(err_read)
+            if isinstance(error, (FileNotFoundError, PermissionError)):
                 raise JudgeError(f"command judge: cannot run {argv[0]!r} ({error.strerror})") from None
+            raise
+        finally:
+            os.close(out_write)  # the agent holds the writing ends now
+            os.close(err_write)
+        readers = [asyncio.ensure_future(drain(out_read, out)), asyncio.ensure_future(drain(err_read, err))]
         try:
             try:
                 await asyncio.wait_for(process.wait(), self.timeout)
@@ -410,7 +554,14 @@ class CommandJudge(BaseJudge):
             kill_agent(process.pid, marker)
             if process.returncode is None:
                 await process.wait()
-        return process.returncode
+            # Everything holding the pipes is dead now (the sandbox's namespace, or the marked processes);
+            # a descendant that escaped both cannot keep the item waiting past this grace.
+            try:
+                await asyncio.wait(readers, timeout=_PIPE_GRACE_S)
+            finally:
+                for reader in readers:
+                    reader.cancel()
+        return process.returncode, out, err
 
 
 @dataclass(frozen=True)

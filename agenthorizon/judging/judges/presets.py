@@ -115,6 +115,8 @@ class Harness:
         The login and settings files an item's private home gets.
     answer_file : bool
         The CLI writes its final message to ``{answer_file}``; the reader gets its text.
+    nested_userns : bool
+        The CLI needs user namespaces inside the sandbox (its own sandbox is built of them).
     """
 
     name: str
@@ -130,6 +132,7 @@ class Harness:
     sandboxed_env: Mapping[str, str] = field(default_factory=dict)
     home: tuple[ConfigFolder, ...] = ()
     answer_file: bool = False
+    nested_userns: bool = False
 
     @property
     def install(self) -> str:
@@ -164,6 +167,9 @@ HARNESSES: dict[str, Harness] = {
         reader="codex_events",
         tools={"paper": (), "read-only": ("--sandbox", "read-only")},
         home=(ConfigFolder(".codex", ("config.toml", "auth.json"), env="CODEX_HOME"),),
+        # Codex runs every shell command in a bubblewrap sandbox of its own (codex-linux-sandbox):
+        # without user namespaces none of them runs.
+        nested_userns=True,
     ),
     "claude": Harness(
         name="claude",
@@ -268,6 +274,7 @@ class HarnessJudge(CommandJudge):
             raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(AGENT_TOOLS)}, got {agent_tools!r}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
+        options.setdefault("nested_userns", harness.nested_userns)
         super().__init__(list(harness.argv), prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
@@ -352,6 +359,15 @@ class HarnessJudge(CommandJudge):
             read_only=[*setup.read_only, *home.read_only],
         )
 
+    def planned_setup(self, base: Path, workdir: Path) -> AgentSetup:
+        """The command judge's planned folders plus the private home (its copies are listed as the home)."""
+        setup = super().planned_setup(base, workdir)
+        return AgentSetup(env={}, read_write=[*setup.read_write, base / "home"])
+
+    def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
+        """Telemetry only: a harness's answer is the final message its reader found, kept whole."""
+        output.extra["truncated_bytes"] = dropped
+
     def failure_detail(self, stdout: str, stderr: str) -> str:
         """The CLI's own error report when its output format holds one (the CLIs print their errors
         on stdout in JSON mode), else the end of stderr."""
@@ -366,8 +382,7 @@ class HarnessJudge(CommandJudge):
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         answer = None
         if self.harness.answer_file:
-            path = scratch / ANSWER_FILE
-            answer = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+            answer = self.read_answer_file(scratch / ANSWER_FILE)
         where = f"{self.harness.name}:{self.model} on trajectory {judge_input.trajectory_id}"
         reading = READERS[self.harness.reader](stdout, answer, where)
         return JudgeOutput(

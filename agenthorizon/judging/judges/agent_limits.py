@@ -1,0 +1,239 @@
+"""What one agent may use: processes, memory, open files, and how much of its output is kept.
+
+Each command agent runs under resource limits set in the sandbox, just before
+its command starts (``prlimit`` from util-linux, on the command line the
+sandbox runs; :class:`AgentLimits`):
+
+* **processes** (``RLIMIT_NPROC``, processes *and threads*, default 1024). The
+  kernel counts it per user *within a user namespace*: in the sandbox every
+  agent has a user namespace of its own, so the count is the agent's own
+  processes, not the host user's, and concurrent items do not share it. It is
+  not set for ``sandbox="none"``, where it would count every process of the
+  user running the harness (and where root is exempt from it anyway).
+* **memory** (``RLIMIT_DATA``, default 8 GiB per process): the heap and every
+  private writable mapping. Not the address space (``RLIMIT_AS``): Node.js
+  reserves address space it never uses (Gemini CLI 0.61 does not start under
+  32 GiB of address space, for its WebAssembly reservations), while what it
+  writes stays near its real use. Measured at start (``--version``): Codex
+  needs 128 MiB of data, Gemini CLI 256 MiB, Claude Code and OpenCode
+  (Bun-built) 1 GiB.
+* **open files** (``RLIMIT_NOFILE``, default 4096 per process).
+
+An agent that hits a limit usually dies with the error the kernel gave it
+(``Resource temporarily unavailable`` for a fork, ``Cannot allocate memory``,
+``Too many open files``): :func:`limit_reached` reads the end of its error
+output and names the limit, so the item's error says which one and which
+flag raises it.
+
+**Output.** An agent's stdout and stderr are read as they come and only their
+last ``max_output_bytes`` (default
+:data:`~agenthorizon.judging.judges.base.DEFAULT_MAX_OUTPUT_BYTES`) are kept
+(:class:`Tail`): verdicts stand at the end of an answer, and the harness's
+memory stays bounded whatever the agent prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "AgentLimits",
+    "DEFAULT_MAX_FILES",
+    "DEFAULT_MAX_MEMORY",
+    "DEFAULT_MAX_PROCESSES",
+    "Tail",
+    "drain",
+    "limit_reached",
+    "parse_size",
+    "read_tail",
+]
+
+DEFAULT_MAX_PROCESSES = 1024
+"""Processes and threads one agent may have at once (``RLIMIT_NPROC`` in its user namespace)."""
+DEFAULT_MAX_MEMORY = 8 * 2**30
+"""Bytes of heap and private writable memory per agent process (``RLIMIT_DATA``): 8 GiB."""
+DEFAULT_MAX_FILES = 4096
+"""Open files per agent process (``RLIMIT_NOFILE``)."""
+_CHUNK = 1 << 16
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20, "mib": 2**20,
+          "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
+
+
+def parse_size(value: int | str, what: str = "size") -> int:
+    """A positive number of bytes from ``value``: an integer, or a number with a binary unit (``512M``, ``8GiB``).
+
+    >>> parse_size("512M"), parse_size("8 GiB"), parse_size(4096)
+    (536870912, 8589934592, 4096)
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: expected a number of bytes such as 8G, got {value!r}")
+    if isinstance(value, int):
+        number = value
+    else:
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
+        unit = match.group(2).lower() if match else None
+        if match is None or unit not in _UNITS:
+            raise ValueError(f"{what}: expected a number of bytes such as 512M or 8G, got {value!r}")
+        number = int(float(match.group(1)) * _UNITS[unit])
+    if number <= 0:
+        raise ValueError(f"{what}: expected a positive number of bytes, got {value!r}")
+    return number
+
+
+def _positive(value: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{what}: expected a positive whole number, got {value!r}")
+    return value
+
+
+def _size_text(size: int) -> str:
+    """``8 GiB``, ``512 MiB``, ``1000 bytes``.
+
+    >>> _size_text(8 * 2**30), _size_text(3 * 2**19), _size_text(1000)
+    ('8 GiB', '1.5 MiB', '1000 bytes')
+    """
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size} bytes"
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """The resource limits of one agent (module docstring).
+
+    >>> limits = AgentLimits(processes=64, memory="512M", open_files=256)
+    >>> limits.prlimit_argv(sandboxed=True)
+    ['prlimit', '--nproc=64:64', '--data=536870912:536870912', '--nofile=256:256', '--']
+    >>> limits.prlimit_argv(sandboxed=False)
+    ['prlimit', '--data=536870912:536870912', '--nofile=256:256', '--']
+    """
+
+    processes: int = DEFAULT_MAX_PROCESSES
+    memory: int | str = DEFAULT_MAX_MEMORY
+    open_files: int = DEFAULT_MAX_FILES
+
+    def __post_init__(self) -> None:
+        _positive(self.processes, "agent_max_processes")
+        object.__setattr__(self, "memory", parse_size(self.memory, "agent_max_memory"))
+        _positive(self.open_files, "agent_max_files")
+
+    def prlimit_argv(self, *, sandboxed: bool) -> list[str]:
+        """The ``prlimit ... --`` prefix that sets the limits (soft = hard) for the agent's command."""
+        argv = ["prlimit"]
+        if sandboxed:
+            argv.append(f"--nproc={self.processes}:{self.processes}")
+        argv += [f"--data={self.memory}:{self.memory}", f"--nofile={self.open_files}:{self.open_files}", "--"]
+        return argv
+
+    def record(self, *, sandboxed: bool) -> dict[str, int | None]:
+        """The limits as the judge's spec records them (``None``: not set)."""
+        return {"processes": self.processes if sandboxed else None, "memory_bytes": int(self.memory),
+                "open_files": self.open_files}
+
+    def describe(self, kind: str) -> str:
+        """One limit in words with the flag that raises it (``kind``: processes, memory or open_files)."""
+        if kind == "processes":
+            return f"the process limit ({self.processes} processes and threads; --agent-max-processes)"
+        if kind == "memory":
+            return f"the memory limit ({_size_text(int(self.memory))} per process; --agent-max-memory)"
+        return f"the open-file limit ({self.open_files} per process; --agent-max-files)"
+
+
+# What a program says when the kernel refuses it one of the limits above, most specific first.
+_SIGNS = (
+    ("open_files", ("Too many open files", "EMFILE")),
+    ("memory", ("MemoryError", "Cannot allocate memory", "out of memory", "Out of memory", "bad_alloc", "ENOMEM",
+                "memory allocation", "allocation failed")),
+    ("processes", ("Resource temporarily unavailable", "fork: retry", "Cannot fork", "can't fork", "EAGAIN",
+                   "pthread_create", "BlockingIOError")),
+)
+
+
+def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool) -> str | None:
+    """The limit a failed agent most likely hit, in words (:meth:`AgentLimits.describe`), from its error output.
+
+    ``None`` when the output shows none. The process limit is only named when
+    it was set (``sandboxed``).
+
+    >>> limit_reached("BlockingIOError: [Errno 11] Resource temporarily unavailable", AgentLimits(processes=64),
+    ...               sandboxed=True)
+    'the process limit (64 processes and threads; --agent-max-processes)'
+    >>> limit_reached("Traceback ...\\nMemoryError", AgentLimits(), sandboxed=True)
+    'the memory limit (8 GiB per process; --agent-max-memory)'
+    >>> limit_reached("no quota left", AgentLimits(), sandboxed=True) is None
+    True
+    """
+    for kind, signs in _SIGNS:
+        if kind == "processes" and not sandboxed:
+            continue
+        if any(sign in stderr for sign in signs):
+            return limits.describe(kind)
+    return None
+
+
+class Tail:
+    """The last ``cap`` bytes fed to it, and how many bytes before them were dropped.
+
+    >>> tail = Tail(4)
+    >>> tail.feed(b"abc"); tail.feed(b"defg")
+    >>> bytes(tail.kept), tail.dropped
+    (b'defg', 3)
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        if len(chunk) >= self.cap:
+            self.dropped += len(self.kept) + len(chunk) - self.cap
+            self.kept = bytearray(chunk[-self.cap:])
+            return
+        self.kept += chunk
+        excess = len(self.kept) - self.cap
+        if excess > 0:
+            del self.kept[:excess]  # bytearray drops its head in place, without copying the rest
+            self.dropped += excess
+
+    def text(self) -> str:
+        """The kept bytes as text; when some were dropped, from the first line that starts inside them."""
+        data = bytes(self.kept)
+        if self.dropped:
+            newline = data.find(b"\n")
+            if 0 <= newline < len(data) - 1:
+                self.dropped += newline + 1
+                data = data[newline + 1:]
+        return data.decode("utf-8", errors="replace")
+
+
+async def drain(fd: int, tail: Tail) -> None:
+    """Read the pipe ``fd`` to its end into ``tail``, on the running event loop; ``fd`` is closed afterwards.
+
+    A pipe of its own rather than ``asyncio``'s subprocess pipes: waiting for
+    the process must not wait for the pipe (a descendant may hold it open).
+    """
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    pipe = open(fd, "rb", buffering=0)  # noqa: SIM115 - the transport owns and closes it
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    try:
+        while chunk := await reader.read(_CHUNK):
+            tail.feed(chunk)
+    finally:
+        transport.close()
+
+
+def read_tail(path: str, cap: int) -> Tail:
+    """The last ``cap`` bytes of the file ``path`` (an agent's answer file), read without loading the rest."""
+    tail = Tail(cap)
+    with open(path, "rb") as handle:
+        handle.seek(0, 2)
+        size = handle.tell()
+        handle.seek(max(0, size - cap))
+        tail.kept = bytearray(handle.read(cap))
+        tail.dropped = max(0, size - cap)
+    return tail
