@@ -266,7 +266,8 @@ def bwrap_argv(
         argv += ["--uid", str(user[0]), "--gid", str(user[1])]
     if not nested_userns:
         argv += ["--disable-userns"]
-    argv += ["--bind", "/", "/", "--chdir", str(workdir), "--", *limits]
+    # --dev-bind: a plain --bind would make every mount nodev, /dev/null and the terminals of /dev/pts included.
+    argv += ["--dev-bind", "/", "/", "--chdir", str(workdir), "--", *limits]
     return argv
 
 
