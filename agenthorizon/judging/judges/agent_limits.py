@@ -201,13 +201,14 @@ class Tail:
 
     def text(self) -> str:
         """The kept bytes as text; when some were dropped, from the first line that starts inside them."""
-        data = bytes(self.kept)
+        start = 0
         if self.dropped:
-            newline = data.find(b"\n")
-            if 0 <= newline < len(data) - 1:
+            newline = self.kept.find(b"\n")
+            if 0 <= newline < len(self.kept) - 1:
                 self.dropped += newline + 1
-                data = data[newline + 1:]
-        return data.decode("utf-8", errors="replace")
+                start = newline + 1
+        with memoryview(self.kept) as view:  # decoded in place: no copy of up to max_output_bytes
+            return str(view[start:], "utf-8", "replace")
 
 
 async def drain(fd: int, tail: Tail) -> None:
