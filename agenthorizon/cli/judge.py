@@ -288,10 +288,12 @@ def describe_exposure(judge) -> str:
                             ("private", "private, empty per item")):
             lines.append(f"{title}:")
             lines += [f"  {path.lstrip('/') if path.startswith('/<item>') else path}" for path in shown[kind]]
-    limits = spec.get("limits") or {}
-    parts = [f"{limits['processes']} processes and threads" if limits.get("processes") else "processes unlimited",
-             f"{limits['memory_bytes']} bytes of memory per process", f"{limits['open_files']} open files per process",
-             f"the last {spec.get('max_output_bytes')} bytes of output kept"]
+    from agenthorizon.judging.judges.agent_limits import size_text
+
+    limits = spec["limits"]
+    parts = [f"{limits['processes']} processes and threads" if limits["processes"] else "processes not limited",
+             f"{size_text(limits['memory_bytes'])} of memory per process", f"{limits['open_files']} open files per "
+             f"process, the last {size_text(spec['max_output_bytes'])} of output kept"]
     lines.append("limits: " + ", ".join(parts))
     return "\n".join(lines) + "\n"
 

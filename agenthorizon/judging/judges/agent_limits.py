@@ -35,8 +35,16 @@ memory stays bounded whatever the agent prints.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import secrets
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
+from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
 
 __all__ = [
     "AgentLimits",
@@ -48,6 +56,9 @@ __all__ = [
     "limit_reached",
     "parse_size",
     "read_tail",
+    "require_prlimit",
+    "run_agent",
+    "size_text",
 ]
 
 DEFAULT_MAX_PROCESSES = 1024
@@ -57,6 +68,7 @@ DEFAULT_MAX_MEMORY = 8 * 2**30
 DEFAULT_MAX_FILES = 4096
 """Open files per agent process (``RLIMIT_NOFILE``)."""
 _CHUNK = 1 << 16
+_PIPE_GRACE_S = 5.0
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20, "mib": 2**20,
           "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
 
@@ -88,10 +100,10 @@ def _positive(value: int, what: str) -> int:
     return value
 
 
-def _size_text(size: int) -> str:
+def size_text(size: int) -> str:
     """``8 GiB``, ``512 MiB``, ``1000 bytes``.
 
-    >>> _size_text(8 * 2**30), _size_text(3 * 2**19), _size_text(1000)
+    >>> size_text(8 * 2**30), size_text(3 * 2**19), size_text(1000)
     ('8 GiB', '1.5 MiB', '1000 bytes')
     """
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -138,7 +150,7 @@ class AgentLimits:
         if kind == "processes":
             return f"the process limit ({self.processes} processes and threads; --agent-max-processes)"
         if kind == "memory":
-            return f"the memory limit ({_size_text(int(self.memory))} per process; --agent-max-memory)"
+            return f"the memory limit ({size_text(int(self.memory))} per process; --agent-max-memory)"
         return f"the open-file limit ({self.open_files} per process; --agent-max-files)"
 
 
@@ -150,6 +162,13 @@ _SIGNS = (
     ("processes", ("Resource temporarily unavailable", "fork: retry", "Cannot fork", "can't fork", "EAGAIN",
                    "pthread_create", "BlockingIOError")),
 )
+
+
+def require_prlimit() -> None:
+    """Raise ``RuntimeError`` with the fix when ``prlimit`` (util-linux), which sets the limits, is missing."""
+    if shutil.which("prlimit") is None:
+        raise RuntimeError("prlimit (util-linux) sets each agent's resource limits and is not installed; "
+                           "install util-linux (Debian/Ubuntu: apt-get install util-linux)")
 
 
 def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool) -> str | None:
@@ -187,6 +206,7 @@ class Tail:
         self.cap = cap
         self.kept = bytearray()
         self.dropped = 0
+        self._cut = False  # the partial first line is dropped once
 
     def feed(self, chunk: bytes) -> None:
         if len(chunk) >= self.cap:
@@ -201,14 +221,14 @@ class Tail:
 
     def text(self) -> str:
         """The kept bytes as text; when some were dropped, from the first line that starts inside them."""
-        start = 0
-        if self.dropped:
+        if self.dropped and not self._cut:
+            self._cut = True
             newline = self.kept.find(b"\n")
             if 0 <= newline < len(self.kept) - 1:
+                del self.kept[:newline + 1]
                 self.dropped += newline + 1
-                start = newline + 1
         with memoryview(self.kept) as view:  # decoded in place: no copy of up to max_output_bytes
-            return str(view[start:], "utf-8", "replace")
+            return str(view, "utf-8", "replace")
 
 
 async def drain(fd: int, tail: Tail) -> None:
@@ -238,3 +258,60 @@ def read_tail(path: str, cap: int) -> Tail:
         tail.kept = bytearray(handle.read(cap))
         tail.dropped = max(0, size - cap)
     return tail
+
+
+async def run_agent(
+    argv: Sequence[str], *, cwd: Path, stdin: Path, env: Mapping[str, str], timeout: float, max_output_bytes: int,
+    what: str,
+) -> tuple[int, Tail, Tail]:
+    """Run ``argv`` to its end, or kill it (and everything it started) after ``timeout`` seconds or on cancellation.
+
+    Returns its exit status and the ends of its stdout and stderr (at most
+    ``max_output_bytes`` each), read while it runs. ``what`` names the agent
+    in errors (``command 'x' on trajectory T``). The agent runs in a process
+    group of its own, marked with a per-run variable; both are killed after
+    it ends, however it ends (:func:`~agenthorizon.judging.judges.sandbox.kill_agent`).
+    """
+    marker = secrets.token_hex(8)
+    out, err = Tail(max_output_bytes), Tail(max_output_bytes)
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    try:
+        with open(stdin, "rb") as stdin_file:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                stdin=stdin_file,
+                stdout=out_write,
+                stderr=err_write,
+                env={**env, MARKER_VARIABLE: marker},
+                start_new_session=True,  # its own process group: killed as one
+            )
+    except BaseException as error:
+        os.close(out_read)
+        os.close(err_read)
+        if isinstance(error, (FileNotFoundError, PermissionError)):
+            raise JudgeError(f"command judge: cannot run {argv[0]!r} ({error.strerror})") from None
+        raise
+    finally:
+        os.close(out_write)  # the agent holds the writing ends now
+        os.close(err_write)
+    readers = [asyncio.ensure_future(drain(out_read, out)), asyncio.ensure_future(drain(err_read, err))]
+    try:
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise TransientJudgeError(f"{what}: timed out after {timeout:g} s") from None
+    finally:
+        # Always, even after a normal exit: nothing the agent started outlives it.
+        kill_agent(process.pid, marker)
+        if process.returncode is None:
+            await process.wait()
+        # Everything holding the pipes is dead now (the sandbox's namespace, or the marked processes);
+        # a descendant that escaped both cannot keep the item waiting past this grace.
+        try:
+            await asyncio.wait(readers, timeout=_PIPE_GRACE_S)
+        finally:
+            for reader in readers:
+                reader.cancel()
+    return process.returncode, out, err

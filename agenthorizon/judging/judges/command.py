@@ -25,11 +25,13 @@ Examples of commands: ``claude -p``, ``codex exec -``, ``gemini``, or
 run without a shell.
 
 The command runs confined (:mod:`agenthorizon.judging.judges.sandbox`): under
-bubblewrap by default when it is installed, in a private PID namespace and a
-file system holding only the system folders (read-only), its own
-installation, this working directory, the private answer and temporary
-folders, and for harness presets a private home
-(:mod:`agenthorizon.judging.judges.agent_home`). The end of the command, a timeout, or a cancelled item
+bubblewrap by default when it is installed, as an unprivileged user with no
+capability, in a private PID namespace and a file system holding only the
+system folders (read-only), its program, this working directory, the
+private answer and temporary folders, and for harness presets a private home
+(:mod:`agenthorizon.judging.judges.agent_home`); within limits on processes,
+memory and open files, its output read into bounded tails
+(:mod:`agenthorizon.judging.judges.agent_limits`). The end of the command, a timeout, or a cancelled item
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 """
@@ -39,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
 import shlex
 import shutil
 import tempfile
@@ -55,9 +56,10 @@ from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_PROCESSES,
     AgentLimits,
     Tail,
-    drain,
     limit_reached,
     read_tail,
+    require_prlimit,
+    run_agent,
 )
 from agenthorizon.judging.judges.base import (
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -65,7 +67,6 @@ from agenthorizon.judging.judges.base import (
     JudgeError,
     JudgeOutput,
     PreflightError,
-    TransientJudgeError,
 )
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
@@ -79,15 +80,13 @@ from agenthorizon.judging.judges.release_prompt import (
     unbound_message,
 )
 from agenthorizon.judging.judges.sandbox import (
-    MARKER_VARIABLE,
     SANDBOX_AUTO,
     SANDBOX_BWRAP,
-    agent_user,
     bwrap_argv,
     check_sandbox,
     exposure,
     hand_over,
-    kill_agent,
+    check_writable,
     program_paths,
     resolve_sandbox,
 )
@@ -102,7 +101,6 @@ LINK_MODES = ("copy", "hardlink")
 # Copy by default: agentic CLIs have file-writing tools, and a write through a
 # hard link would change the release's own screenshot for every later item.
 DEFAULT_LINK = "copy"
-_PIPE_GRACE_S = 5.0
 # The working directory mirrors the release's sandbox folder.
 _JSONS, _MARKDOWNS, _IMAGES = (Path(d).relative_to(SANDBOX_DIR) for d in (JSONS_DIR, MARKDOWNS_DIR, IMAGES_DIR))
 
@@ -195,25 +193,20 @@ class CommandJudge(BaseJudge):
         a warning (see :mod:`agenthorizon.judging.judges.sandbox`).
     config_dirs : sequence of str
         The harness's own config folders or files (``~/.claude``, ``~/.codex``...),
-        passed into the sandbox read-write so that its login works.
-        When the harness runs as root the agent runs as ``nobody`` (uid 65534),
-        so a folder it must write to must be writable by that user.
+        passed into the sandbox read-write so that its login works (writable
+        by ``nobody``, uid 65534, the agent's user when the harness is root).
     read_only_paths : sequence of str
         More paths the command needs, passed in read-only (the program's own
         installation and absolute file arguments are found automatically).
     max_output_bytes : int
-        How much of the agent's stdout (and, separately, stderr and answer
-        file) is kept: the last this many bytes (default 16 MiB); the result's
-        telemetry ``truncated_bytes`` says how many were dropped, and the kept
-        text starts with a line that says so.
+        The last bytes kept of stdout (and of stderr, of an answer file); the
+        telemetry's ``truncated_bytes`` and a first line of the text say what was dropped.
     agent_max_processes, agent_max_memory, agent_max_files : int
-        The agent's resource limits: processes and threads (sandboxed only),
-        bytes of heap and writable memory per process (``"8G"`` works too),
-        open files per process (:mod:`~agenthorizon.judging.judges.agent_limits`).
-        An agent that dies on one is an error naming it; the run goes on.
+        Processes and threads (sandboxed only), heap and writable bytes per process
+        (``"8G"`` works too), open files per process
+        (:mod:`~agenthorizon.judging.judges.agent_limits`); one hit is an error naming it.
     nested_userns : bool
-        Let the agent create user namespaces inside the sandbox (default: no;
-        the Codex preset needs them for its own sandbox).
+        Let the agent create user namespaces in the sandbox (the Codex preset's own sandbox needs them).
     """
 
     name = "command"
@@ -367,48 +360,22 @@ class CommandJudge(BaseJudge):
             )
         self.check_sandbox()
 
-    def check_limits(self) -> None:
-        """Raise :class:`PreflightError` when ``prlimit`` (util-linux), which sets the agent's limits, is missing."""
-        if shutil.which("prlimit") is None:
-            raise PreflightError(
-                "command judge: prlimit (util-linux) sets each agent's resource limits and is not installed; "
-                "install util-linux (Debian/Ubuntu: apt-get install util-linux)"
-            )
-
     def check_sandbox(self) -> None:
-        """Raise :class:`PreflightError` with the fix when bubblewrap cannot build a sandbox on this machine."""
-        self.check_limits()
-        self.check_config_dirs()
-        if self.sandbox != SANDBOX_BWRAP:
-            return
-        probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
+        """Raise :class:`PreflightError` with the fix when the agent's limits cannot be set, a ``config_dirs``
+        folder is not writable by the agent's user, or bubblewrap cannot build a sandbox on this machine."""
         try:
-            hand_over(probe)
-            check_sandbox(probe, nested_userns=self.nested_userns)
+            require_prlimit()
+            if self.sandbox != SANDBOX_BWRAP:
+                return
+            check_writable(self.config_dirs)
+            probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
+            try:
+                hand_over(probe)
+                check_sandbox(probe, nested_userns=self.nested_userns)
+            finally:
+                shutil.rmtree(probe, ignore_errors=True)
         except RuntimeError as error:
             raise PreflightError(f"command judge: {error}") from None
-        finally:
-            shutil.rmtree(probe, ignore_errors=True)
-
-    def check_config_dirs(self) -> None:
-        """Raise :class:`PreflightError` when the agent's user (``nobody`` under a root harness) cannot write
-        a ``config_dirs`` folder it is given read-write."""
-        user = agent_user() if self.sandbox == SANDBOX_BWRAP else None
-        if user is None:
-            return
-        for folder in self.config_dirs:
-            try:
-                info = folder.stat()
-            except OSError:
-                continue
-            writable = (info.st_uid == user[0] and info.st_mode & 0o300 == 0o300) or (
-                info.st_gid == user[1] and info.st_mode & 0o030 == 0o030) or info.st_mode & 0o003 == 0o003
-            if not writable:
-                raise PreflightError(
-                    f"command judge: {folder} is passed into the sandbox read-write, but the agent runs as uid "
-                    f"{user[0]} (the harness runs as root) and cannot write to it; "
-                    f"chown {user[0]}:{user[1]} it, or make it writable by others"
-                )
 
     def write_workdir(self, judge_input: JudgeInput, workdir: Path) -> None:
         """Lay out one item's files in ``workdir``: its trajectory, and the release's framework files."""
@@ -442,11 +409,7 @@ class CommandJudge(BaseJudge):
         item = Path("/<item>")
         workdir, scratch = item / "work", item / "out"
         argv, _ = self.command_line("{prompt}", scratch, workdir, "<trajectory_id>")
-        setup = self.planned_setup(item, workdir)
-        shown: dict[str, Any] = exposure(self.confine(argv, workdir, scratch, setup))
-        shown["user"] = "nobody (uid 65534)" if agent_user() else "the harness's own user"
-        shown["nested_user_namespaces"] = self.nested_userns
-        return shown
+        return exposure(self.confine(argv, workdir, scratch, self.planned_setup(item, workdir)))
 
     def planned_setup(self, base: Path, workdir: Path) -> AgentSetup:
         """The folders :meth:`agent_setup` would make under ``base``, without making them (for :meth:`exposure`)."""
@@ -511,57 +474,12 @@ class CommandJudge(BaseJudge):
     async def _run(
         self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]
     ) -> tuple[int, Tail, Tail]:
-        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation.
-
-        Returns its exit status and the ends of its stdout and stderr
-        (:class:`~agenthorizon.judging.judges.agent_limits.Tail`, at most
-        ``max_output_bytes`` each), read while it runs.
-        """
-        marker = secrets.token_hex(8)
-        out, err = Tail(self.max_output_bytes), Tail(self.max_output_bytes)
-        out_read, out_write = os.pipe()
-        err_read, err_write = os.pipe()
-        try:
-            with open(base / "stdin", "rb") as stdin:
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    cwd=workdir,
-                    stdin=stdin,
-                    stdout=out_write,
-                    stderr=err_write,
-                    env={**env, MARKER_VARIABLE: marker},
-                    start_new_session=True,  # its own process group: killed as one
-                )
-        except BaseException as error:
-            os.close(out_read)
-            os.close(err_read)
-            if isinstance(error, (FileNotFoundError, PermissionError)):
-                raise JudgeError(f"command judge: cannot run {argv[0]!r} ({error.strerror})") from None
-            raise
-        finally:
-            os.close(out_write)  # the agent holds the writing ends now
-            os.close(err_write)
-        readers = [asyncio.ensure_future(drain(out_read, out)), asyncio.ensure_future(drain(err_read, err))]
-        try:
-            try:
-                await asyncio.wait_for(process.wait(), self.timeout)
-            except asyncio.TimeoutError:
-                raise TransientJudgeError(
-                    f"command {self.argv[0]!r} timed out after {self.timeout:g} s on trajectory {trajectory_id}"
-                ) from None
-        finally:
-            # Always, even after a normal exit: nothing the agent started outlives it.
-            kill_agent(process.pid, marker)
-            if process.returncode is None:
-                await process.wait()
-            # Everything holding the pipes is dead now (the sandbox's namespace, or the marked processes);
-            # a descendant that escaped both cannot keep the item waiting past this grace.
-            try:
-                await asyncio.wait(readers, timeout=_PIPE_GRACE_S)
-            finally:
-                for reader in readers:
-                    reader.cancel()
-        return process.returncode, out, err
+        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation
+        (:func:`~agenthorizon.judging.judges.agent_limits.run_agent`)."""
+        return await run_agent(
+            argv, cwd=workdir, stdin=base / "stdin", env=env, timeout=self.timeout,
+            max_output_bytes=self.max_output_bytes, what=f"command {self.argv[0]!r} on trajectory {trajectory_id}",
+        )
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,35 @@
-"""Confinement for command agents: bubblewrap argv, the program's own files, and killing everything.
+"""Confinement for command agents: bubblewrap argv, the agent's user, the program's own files, and killing everything.
 
 A command agent is a program with the user's rights. Under bubblewrap
 (Debian/Ubuntu package ``bubblewrap``, the sandbox agentic coding CLIs use on
-Linux) it runs in:
+Linux) it runs:
 
-- a private PID namespace with its own ``/proc``: the harness's command line
+- as an unprivileged user in a user namespace of its own, with no capability
+  (effective, permitted, bounding) and ``no_new_privs``: ``nobody``
+  (:data:`AGENT_UID`) on the host when the harness is root, the harness's own
+  user otherwise; it may not create further user namespaces unless asked
+  (``nested_userns``: Codex's own sandbox is built of them). Root without a
+  user namespace would hand the agent every capability, and with
+  ``CAP_DAC_READ_SEARCH`` ``open_by_handle_at`` reaches any file of a mounted
+  file system, outside every mount;
+- in a private PID namespace with its own ``/proc``: the harness's command line
   (``--data``, the release path) and every other process are invisible, and
   when the namespace's first process dies the kernel kills everything left in
   it, including grandchildren that started their own session;
-- a new root made of the system directories read-only (:data:`SYSTEM_DIRS`),
-  a private ``/tmp`` and ``/dev``, the program's own installation read-only,
-  the harness's config folders (its login) read-write, and the item's working
-  directory read-write; nothing else of the file system exists there (no home,
-  no release, no other item);
-- the host's network (the agent must reach its model).
+- in a new root made of the system directories read-only (:data:`SYSTEM_DIRS`),
+  a private ``/tmp`` and ``/dev``, the program read-only (its file, and its
+  installation when it belongs to one: :func:`program_paths`), the harness's
+  config folders (its login) read-write, and the item's working directory
+  read-write; nothing else of the file system exists there (no home, no
+  release, no other item);
+- with the host's network (the agent must reach its model).
+
+Two bubblewrap processes make that work as root: the first, as the harness's
+user, builds the file system (it can reach every folder it mounts); the
+second, started as the agent's user (``setpriv``), enters the user namespace
+and drops every capability before the agent's command starts.
+:func:`exposure` reads back which host paths an argv mounts, for
+``agenthorizon judge --dry-run`` and the run record.
 
 With ``sandbox="none"`` the agent runs as a plain child process in its own
 process group; :func:`kill_agent` still kills the group and, on Linux, every
@@ -29,7 +45,7 @@ import signal
 import subprocess
 import warnings
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = [
     "SANDBOX_AUTO",
@@ -44,6 +60,7 @@ __all__ = [
     "bwrap_argv",
     "check_sandbox",
     "exposure",
+    "check_writable",
     "hand_over",
     "kill_agent",
     "program_paths",
@@ -275,19 +292,21 @@ _MOUNT_OPTIONS = {"--ro-bind": "read_only", "--ro-bind-try": "read_only", "--bin
                   "--bind-try": "read_write", "--tmpfs": "private", "--dir": "private"}
 
 
-def exposure(argv: Sequence[str]) -> dict[str, list[str]]:
-    """What a sandboxed command line exposes of the host: its mounts as bubblewrap is told them.
+def exposure(argv: Sequence[str]) -> dict[str, Any]:
+    """What a sandboxed command line exposes of the host, read from the argv itself.
 
-    Reads the first bubblewrap of ``argv`` (the one that builds the file
+    From the first bubblewrap of ``argv`` (the one that builds the file
     system): ``read_only`` and ``read_write`` host paths, in mount order (a
     later read-only mount over a writable folder is listed in both: the later
-    one wins), and ``private`` folders made empty for the agent.
+    one wins), and ``private`` folders made empty for the agent; from the rest,
+    ``user`` (the host user the agent runs as) and ``nested_user_namespaces``.
 
-    >>> exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--chdir", "/w",
-    ...           "bwrap", "--bind", "/", "/", "--", "agent"])
-    {'read_only': ['/usr'], 'read_write': ['/w'], 'private': ['/tmp']}
+    >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--chdir",
+    ...                   "/w", "setpriv", "--reuid=65534", "--", "bwrap", "--disable-userns", "--", "agent"])
+    >>> shown["read_only"], shown["read_write"], shown["private"], shown["user"], shown["nested_user_namespaces"]
+    (['/usr'], ['/w'], ['/tmp'], 'nobody (uid 65534)', False)
     """
-    shown: dict[str, list[str]] = {"read_only": [], "read_write": [], "private": []}
+    shown: dict[str, Any] = {"read_only": [], "read_write": [], "private": []}
     index = 1
     while index < len(argv) and argv[index].startswith("--"):
         option = argv[index]
@@ -305,6 +324,17 @@ def exposure(argv: Sequence[str]) -> dict[str, list[str]]:
             index += 1
         else:
             index += 2
+    def options(program: str) -> list[str]:
+        """The options of the first ``program`` after the first bubblewrap's, up to its ``--``."""
+        rest = list(argv[index:])
+        if program not in rest:
+            return []
+        start = rest.index(program)
+        return rest[start:rest.index("--", start) if "--" in rest[start:] else len(rest)]
+
+    uids = [word.split("=", 1)[1] for word in options("setpriv") if word.startswith("--reuid=")]
+    shown["user"] = f"nobody (uid {uids[0]})" if uids == [str(AGENT_UID)] else "the harness's own user"
+    shown["nested_user_namespaces"] = "--disable-userns" not in options("bwrap")
     return shown
 
 
@@ -359,6 +389,28 @@ def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
             f"the sandbox would leave agents capabilities ({completed.stdout.strip() or 'no CapEff line'}); "
             "refusing to run agents in it"
         )
+
+
+def check_writable(folders: Iterable[Path]) -> None:
+    """Raise ``RuntimeError`` when the agent's user (:func:`agent_user`) could not write one of ``folders``.
+
+    Only a root harness can fail it: its agent runs as ``nobody``, which may
+    not write a folder root owns.
+    """
+    user = agent_user()
+    if user is None:
+        return
+    for folder in folders:
+        try:
+            info = folder.stat()
+        except OSError:
+            continue
+        if not ((info.st_uid == user[0] and info.st_mode & 0o300 == 0o300)
+                or (info.st_gid == user[1] and info.st_mode & 0o030 == 0o030) or info.st_mode & 0o003 == 0o003):
+            raise RuntimeError(
+                f"{folder} is passed into the sandbox read-write, but the agent runs as uid {user[0]} (the harness "
+                f"runs as root) and cannot write to it; chown {user[0]}:{user[1]} it, or make it writable by others"
+            )
 
 
 def hand_over(base: Path) -> None:
