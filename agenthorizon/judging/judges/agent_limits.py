@@ -39,6 +39,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -171,17 +172,22 @@ def require_prlimit() -> None:
                            "install util-linux (Debian/Ubuntu: apt-get install util-linux)")
 
 
-def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool) -> str | None:
-    """The limit a failed agent most likely hit, in words (:meth:`AgentLimits.describe`), from its error output.
+def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, returncode: int = 1) -> str | None:
+    """What a failed agent's end says of its limits, in words naming the limit and its flag; ``None``: nothing.
 
-    ``None`` when the output shows none. The process limit is only named when
-    it was set (``sandboxed``).
+    From its error output (``stderr``): the error a program prints when the
+    kernel refuses it a process, memory or a file. Failing that, from its exit
+    status: a runtime refused memory often dies of ``SIGABRT``, ``SIGTRAP`` or
+    ``SIGSEGV`` with nothing printed (bubblewrap exits with 128 + the signal).
+    The process limit is only named when it was set (``sandboxed``).
 
     >>> limit_reached("BlockingIOError: [Errno 11] Resource temporarily unavailable", AgentLimits(processes=64),
     ...               sandboxed=True)
-    'the process limit (64 processes and threads; --agent-max-processes)'
-    >>> limit_reached("Traceback ...\\nMemoryError", AgentLimits(), sandboxed=True)
-    'the memory limit (8 GiB per process; --agent-max-memory)'
+    'likely hit the process limit (64 processes and threads; --agent-max-processes)'
+    >>> limit_reached("MemoryError", AgentLimits(), sandboxed=True)
+    'likely hit the memory limit (8 GiB per process; --agent-max-memory)'
+    >>> limit_reached("", AgentLimits(memory="512M"), sandboxed=True, returncode=134)
+    'died of SIGABRT, as a runtime refused memory does: possibly the memory limit (512 MiB per process; --agent-max-memory)'
     >>> limit_reached("no quota left", AgentLimits(), sandboxed=True) is None
     True
     """
@@ -189,8 +195,15 @@ def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool) -> str |
         if kind == "processes" and not sandboxed:
             continue
         if any(sign in stderr for sign in signs):
-            return limits.describe(kind)
+            return f"likely hit {limits.describe(kind)}"
+    number = -returncode if returncode < 0 else returncode - 128 if sandboxed and returncode > 128 else None
+    if number in _MEMORY_SIGNALS:
+        return (f"died of {signal.Signals(number).name}, as a runtime refused memory does: possibly "
+                f"{limits.describe('memory')}")
     return None
+
+
+_MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGTRAP, signal.SIGSEGV, signal.SIGBUS}
 
 
 class Tail:

@@ -420,9 +420,8 @@ class CommandJudge(BaseJudge):
             raise JudgeError(unbound_message(self.spec()["spec"]))
         if shutil.which(self.argv[0], path=self._environment().get("PATH")) is None:
             raise JudgeError(f"command judge: cannot run {self.argv[0]!r} (not found on PATH)")
-        # <base>/work is the agent's directory; <base>/out (scratch) takes files
-        # it writes besides stdout (an answer file); stdin/stdout/stderr stay
-        # in <base>, outside the sandbox.
+        # <base>/work is the agent's directory; <base>/out (scratch) takes files it writes
+        # besides stdout (an answer file); its stdin file stays in <base>, outside the sandbox.
         base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
         workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
@@ -442,8 +441,9 @@ class CommandJudge(BaseJudge):
             )
             stdout, stderr = out.text(), err.text()
             if returncode != 0:
-                limit = limit_reached(stderr[-4000:], self.limits, sandboxed=self.sandbox == SANDBOX_BWRAP)
-                reached = f"the agent likely hit {limit}; " if limit else ""
+                sandboxed = self.sandbox == SANDBOX_BWRAP
+                reached = limit_reached(stderr[-4000:], self.limits, sandboxed=sandboxed, returncode=returncode)
+                reached = f"the agent {reached}; " if reached else ""
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
                     f"{judge_input.trajectory_id}: {reached}{self.failure_detail(stdout, stderr)}"
