@@ -285,3 +285,34 @@ def test_a_machine_that_refuses_user_namespaces_is_told_how_to_allow_them(bubble
     message = done.stderr.strip().splitlines()[-1]
     assert "this machine refuses user namespaces" in message and "sysctl -w user.max_user_namespaces" in message
     assert "--sandbox none" in message
+
+
+def test_a_program_is_exposed_as_its_file_unless_it_belongs_to_an_installation(tmp_path):
+    from agenthorizon.judging.judges.sandbox import program_paths
+
+    def executable(path: Path, text: str = "#!/bin/sh\n") -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(0o755)
+        return path
+
+    # A script in a project folder beside a release: that file, never the folder.
+    script = executable(tmp_path / "proj" / "agent.py")
+    (tmp_path / "proj" / "release").mkdir()
+    assert program_paths([str(script)], os.environ) == [script]
+    # ... even in a folder named bin, when nothing makes it an installation.
+    lone = executable(tmp_path / "scripts" / "bin" / "judge")
+    assert program_paths([str(lone)], os.environ) == [lone]
+    # npm's global prefix: the link in bin/, the whole prefix, the real file.
+    prefix = tmp_path / "npm"
+    real = executable(prefix / "lib" / "node_modules" / "cli" / "cli.js")
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "cli").symlink_to(real)
+    assert program_paths(["cli"], {"PATH": str(prefix / "bin")}) == [prefix / "bin" / "cli", prefix, real]
+    # A virtual environment's program, and a script whose #! names it: the environment.
+    venv = tmp_path / "venv"
+    tool = executable(venv / "bin" / "tool")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    assert program_paths([str(tool)], os.environ) == [tool, venv]
+    other = executable(tmp_path / "elsewhere" / "run.py", f"#!{tool}\n")
+    assert program_paths([str(other)], os.environ) == [other, tool, venv]
