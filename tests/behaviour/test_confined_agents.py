@@ -271,6 +271,61 @@ def test_an_agent_over_a_limit_is_an_error_naming_it_and_the_run_goes_on(bubblew
     assert record["judge"]["limits"] == {"processes": 32, "memory_bytes": 256 * 2**20, "open_files": 64}
 
 
+TOGETHER = r"""
+import json, os, socket, sys, time
+children = []
+for _ in range(20):  # 20 of the 32 processes allowed, held until the other agent holds its 20 too
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+with socket.create_connection(("127.0.0.1", int(os.environ["AH_PORT"])), timeout=60) as meeting:
+    meeting.settimeout(60)
+    together = meeting.recv(16) == b"both"
+print(json.dumps({"success": True, "reasoning": "together" if together else "alone"}))
+"""
+
+
+def test_the_process_limit_counts_each_agent_apart(bubblewrap, tiny_root, tmp_path):
+    """RLIMIT_NPROC counts per user within a user namespace: two agents, both nobody on the host,
+    each hold 20 processes at the same moment under a limit of 32 (40 would be refused were they counted together)."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(120)
+    met: list[socket.socket] = []
+
+    def meet() -> None:
+        try:
+            while len(met) < 2:
+                met.append(server.accept()[0])
+            for connection in met:
+                connection.sendall(b"both")
+        except OSError:
+            pass
+        finally:
+            for connection in met:
+                connection.close()
+
+    meeting = threading.Thread(target=meet, daemon=True)
+    meeting.start()
+    script = tmp_path / "together.py"
+    script.write_text(TOGETHER)
+    out = tmp_path / "run"
+    try:
+        process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
+                      "--concurrency", "2", "--retries", "0", "--agent-max-processes", "32",
+                      env={"AH_PORT": str(server.getsockname()[1])})
+        stdout, stderr = process.communicate(timeout=300)
+    finally:
+        server.close()
+        meeting.join(10)
+    assert process.returncode == 0, stderr
+    assert [r["verdict"]["reasoning"] for r in results(out).values()] == ["together", "together"]
+
+
 def test_a_machine_that_refuses_user_namespaces_is_told_how_to_allow_them(bubblewrap, tmp_path):
     # A real refusal: the check runs as an unprivileged user (no setpriv step) inside a bubblewrap
     # that forbids user namespaces, as a host with user.max_user_namespaces=0 does.
