@@ -83,6 +83,7 @@ found = {{
         "/etc/planted.txt", "/usr/planted.txt", "/planted.txt", "/proc/sys/kernel/hostname")}},
     "own_writes": {{path: write(path) for path in ("planted.txt", "/dev/null", os.path.join(os.environ["TMPDIR"], "t"))}},
     "siblings": sorted(os.listdir(HERE)),
+    "tmp_bytes": os.statvfs("/tmp").f_blocks * os.statvfs("/tmp").f_frsize,
 }}
 print(json.dumps({{"success": True, "reasoning": json.dumps(found)}}))
 """
@@ -148,6 +149,7 @@ def test_a_hostile_agent_has_no_capability_no_handle_no_write_and_no_siblings(bu
         assert set(found["writes"].values()) <= {"ENOENT", "EACCES", "EROFS"}, found["writes"]  # (c)
         assert tree_digest(release) == before
         assert found["siblings"] == ["agent.py"]  # (d)
+        assert found["tmp_bytes"] == 2**30  # the private /tmp is memory: bounded
         assert sorted(p.name for p in project.iterdir()) == ["agent.py", "release"]
         assert list((tmp_path / "tmp").iterdir()) == []
         # What it was given is recorded: the script file alone, never its folder.

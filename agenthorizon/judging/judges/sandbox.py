@@ -74,6 +74,8 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 MARKER_VARIABLE = "AGENTHORIZON_AGENT"
 """Environment variable set to a per-item token: how an unsandboxed agent's escaped descendants are found."""
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/run")
+TMPFS_BYTES = 2**30
+"""The size of each private in-memory folder (:data:`PRIVATE_TMPFS`): 1 GiB, what an agent can hold there."""
 AGENT_UID = AGENT_GID = 65534
 """The host user and group an agent runs as when the harness is root: ``nobody`` / ``nogroup``."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -260,7 +262,8 @@ def bwrap_argv(
             systems.append(directory)
     argv += ["--proc", "/proc", "--dev", "/dev"]
     for folder in PRIVATE_TMPFS:
-        argv += ["--perms", "1777", "--tmpfs", folder]  # a private /tmp the agent's user can write to
+        # A private /tmp the agent's user can write to, in memory, so of a bounded size.
+        argv += ["--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", folder]
     for parent in _mount_parents([*read_only, *read_write, workdir], [*systems, "/proc", "/dev"]):
         if parent in PRIVATE_TMPFS:  # made by --tmpfs already
             continue
