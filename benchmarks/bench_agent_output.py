@@ -41,8 +41,9 @@ MEASURED = (
 )
 
 
-def judge_once(root: Path, scratch: Path, name: str, size: int, cap: str) -> tuple[float, int]:
-    """Peak RSS of the harness (MiB) and the result file's size (bytes) for one item printing ``size`` bytes."""
+def judge_once(root: Path, scratch: Path, name: str, size: int, cap: str) -> tuple[dict, float, int]:
+    """One item whose agent prints ``size`` bytes, judged with ``--max-output-bytes cap``: its result file
+    (as JSON), the harness's peak RSS (MiB) and the result file's size (bytes)."""
     script = scratch / "loud.py"
     script.write_text(LOUD)
     out = scratch / name
@@ -53,10 +54,10 @@ def judge_once(root: Path, scratch: Path, name: str, size: int, cap: str) -> tup
         capture_output=True, text=True, env={**os.environ, "AH_LOUD_BYTES": str(size)}, check=False,
     )
     if done.returncode != 0:
-        raise SystemExit(f"{name}: agenthorizon judge failed: {done.stderr[-1000:]}")
+        raise RuntimeError(f"{name}: agenthorizon judge failed: {done.stderr[-1000:]}")
     peak = int(done.stderr.split("PEAK_KIB")[-1].split()[0]) / 1024
     (result,) = [p for p in out.glob("*.json") if p.name != "run.json"]
-    return peak, result.stat().st_size
+    return json.loads(result.read_text()), peak, result.stat().st_size
 
 
 def main() -> None:
@@ -70,9 +71,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         measured = {name: judge_once(args.root, Path(scratch), f"run{i}", *setting)
                     for i, (name, setting) in enumerate(runs.items())}
-    whole = measured["no effective cap"]
-    rows = {name: {"peak_mib": round(peak, 1), "result_bytes": result, "peak_vs_uncapped": round(peak / whole[0], 2),
-                   "result_vs_uncapped": round(result / whole[1], 3)} for name, (peak, result) in measured.items()}
+    _, whole_peak, whole_size = measured["no effective cap"]
+    rows = {name: {"peak_mib": round(peak, 1), "result_bytes": size, "peak_vs_uncapped": round(peak / whole_peak, 2),
+                   "result_vs_uncapped": round(size / whole_size, 3)} for name, (_, peak, size) in measured.items()}
     print(json.dumps({"agent_output_mb": args.megabytes, "runs": rows}, indent=2))
 
 

@@ -182,57 +182,31 @@ def test_dry_run_prints_what_an_agent_gets_without_judging(bubblewrap, tiny_root
     assert not out.exists()  # nothing judged, no run folder
 
 
-LOUD = r"""
-import json, os, sys
-left = int(os.environ["AH_LOUD_BYTES"])
-line = b"x" * 1023 + b"\n"
-while left > 0:
-    sys.stdout.buffer.write(line[:left])
-    left -= len(line)
-sys.stdout.buffer.write(b"\n" + json.dumps({"success": False, "reasoning": "said at the very end"}).encode() + b"\n")
-"""
-# Runs the CLI in this process and reports its own peak resident memory (the agent is another process).
-MEASURED = (
-    "import resource, runpy, sys\n"
-    "sys.argv = ['agenthorizon', *sys.argv[1:]]\n"
-    "try:\n"
-    "    runpy.run_module('agenthorizon', run_name='__main__')\n"
-    "finally:\n"
-    "    print('PEAK_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-)
+def bench_agent_output():
+    """benchmarks/bench_agent_output.py: its loud agent, judged by the CLI in a process that reports its peak memory."""
+    import importlib.util
 
-
-def judge_loud(tiny_root: Path, tmp_path: Path, name: str, size: int, *extra: str) -> tuple[dict, int, int]:
-    """The result of one item whose agent prints ``size`` bytes, the harness's peak RSS (KiB), the result's size."""
-    script = tmp_path / "loud.py"
-    script.write_text(LOUD)
-    out = tmp_path / name
-    done = subprocess.run(
-        [sys.executable, "-c", MEASURED, "judge", "--data", str(tiny_root), "--config", "AH", "--judge",
-         f"command:{sys.executable} {script}", "--out", str(out), "--limit", "1", "--no-progress", "--bootstrap", "0",
-         *extra],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "AH_LOUD_BYTES": str(size)},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    peak = int(done.stderr.split("PEAK_KIB")[-1].split()[0])
-    (path,) = [p for p in out.iterdir() if p.name != "run.json" and p.suffix == ".json"]
-    return json.loads(path.read_text()), peak, path.stat().st_size
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_agent_output.py"
+    spec = importlib.util.spec_from_file_location("bench_agent_output", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_a_50_mb_answer_is_cut_to_its_end_with_bounded_memory(bubblewrap, tiny_root, tmp_path):
-    cap = 4 * 2**20
-    quiet, quiet_peak, _ = judge_loud(tiny_root, tmp_path, "quiet", 1000, "--max-output-bytes", "4M")
-    loud, loud_peak, size = judge_loud(tiny_root, tmp_path, "loud", 50 * 10**6, "--max-output-bytes", "4M")
-    print(f"harness peak RSS: {quiet_peak} KiB quiet, {loud_peak} KiB with 50 MB of output; result {size} bytes")
+    cap, bench = 4 * 2**20, bench_agent_output()
+    quiet, quiet_peak, _ = bench.judge_once(tiny_root, tmp_path, "quiet", 1000, "4M")
+    loud, loud_peak, size = bench.judge_once(tiny_root, tmp_path, "loud", 50 * 10**6, "4M")
+    print(f"harness peak RSS: {quiet_peak} MiB quiet, {loud_peak} MiB with 50 MB of output; result {size} bytes")
     assert quiet["telemetry"]["truncated_bytes"] is None
     # The verdict, at the very end, is read from what was kept; the drop is said, in telemetry and text.
-    assert loud["parse_status"] == "ok" and loud["verdict"]["reasoning"] == "said at the very end"
+    assert loud["parse_status"] == "ok" and loud["verdict"]["reasoning"] == "at the end"
     dropped = loud["telemetry"]["truncated_bytes"]
     assert 50 * 10**6 - cap <= dropped <= 50 * 10**6 - cap + 2048
     assert loud["raw_output"].startswith(f"[agenthorizon: the first {dropped} bytes of this output were dropped")
     assert size < cap + 64 * 1024
     # Less than the output itself: the harness never held the 50 MB (it used to hold several copies).
-    assert (loud_peak - quiet_peak) * 1024 < 50 * 10**6 / 2
+    assert (loud_peak - quiet_peak) * 2**20 < 50 * 10**6 / 2
 
 
 LIMITED = r"""
