@@ -48,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_command_arguments(parser.add_argument_group("command judges (command:'CMD', codex:/claude:/gemini:/opencode:MODEL)"))
     add_bootstrap_arguments(parser, default=1000)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--dry-run", action="store_true",
+        help="build the judge, print what its agent would get of this machine (the sandbox's read-only and "
+        "read-write host paths, its user, its limits) and exit without judging",
+    )
 
 
 def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,10 +94,6 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "(then killed with its sandbox), else one item attempt; each retry gets it again",
     )
     parser.add_argument(
-        "--max-output-bytes", type=int, metavar="N",
-        help="keep at most N bytes of one answer, its end (default 16 MiB); the result says how much was dropped",
-    )
-    parser.add_argument(
         "--reask", type=non_negative_int, default=0, metavar="N",
         help="ask again, in a fresh request, after an answer without a valid verdict, up to N more times "
         "(default 0: one answer; 2 = the benchmark authors' 3 attempts); every answer is kept in the result",
@@ -106,6 +107,11 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="the most the run folder's items may cost: one item at a time until a cost is known, then an item "
         "starts only if the highest cost per item so far still fits for it and every item in flight; then exit 1 "
         "(costs come from --price-in/--price-out or the harness's own report; a judge that reports none is refused)",
+    )
+    parser.add_argument(
+        "--max-output-bytes", type=_size, metavar="BYTES",
+        help="keep at most this much of one answer, its end (an agent's stdout and stderr, or a server's "
+        "answer; default 16M, units K/M/G); the result says how many bytes were dropped",
     )
     parser.add_argument(
         "--max-transport-failures", type=non_negative_int, default=DEFAULT_BREAKER, metavar="K",
@@ -180,6 +186,17 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         "included, inside the sandbox) or read-only (file-reading tools only)",
     )
     agents.add_argument(
+        "--agent-max-processes", type=_positive_int, metavar="N",
+        help="processes and threads one agent may run at once (default 1024; sandboxed agents only)",
+    )
+    agents.add_argument(
+        "--agent-max-memory", type=_size, metavar="BYTES",
+        help="heap and writable memory per agent process, e.g. 4G (default 8G)",
+    )
+    agents.add_argument(
+        "--agent-max-files", type=_positive_int, metavar="N", help="open files per agent process (default 4096)",
+    )
+    agents.add_argument(
         "--config-dir", action="append", metavar="DIR",
         help="a folder passed into the sandbox read-write and shared by every item, for a command judge's own "
         "files; repeatable (harness presets need none: each item gets a private home with copies of their login)",
@@ -194,6 +211,27 @@ def _ablation(text: str) -> tuple[str, ...]:
         return parse_ablation(text, "--ablate")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _size(text: str) -> int:
+    """A number of bytes, with an optional binary unit (``16M``, ``8G``), or a usage error saying so."""
+    from agenthorizon.judging.judges.agent_limits import parse_size
+
+    try:
+        return parse_size(text, "size")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("size: ")) from None
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer > 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number > 0, got {text!r}")
+    return value
 
 
 def _json_object(text: str) -> dict:
@@ -232,6 +270,9 @@ _JUDGE_FLAGS = (
     ("--agent-tools", "agent_tools", "agent_tools"),
     ("--config-dir", "config_dir", "config_dirs"),
     ("--max-output-bytes", "max_output_bytes", "max_output_bytes"),
+    ("--agent-max-processes", "agent_max_processes", "agent_max_processes"),
+    ("--agent-max-memory", "agent_max_memory", "agent_max_memory"),
+    ("--agent-max-files", "agent_max_files", "agent_max_files"),
 )
 _KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}
 
@@ -276,6 +317,36 @@ def enforced_options(args: argparse.Namespace) -> dict:
     return options
 
 
+def describe_exposure(judge) -> str:
+    """What ``--dry-run`` prints: the host paths the judge's agent would get, its user and its limits."""
+    spec = judge.spec()
+    lines = [f"judge {spec.get('spec', judge.name)}"]
+    if "sandbox" not in spec:
+        lines.append("runs no program: nothing of this machine is exposed to it")
+        return "\n".join(lines) + "\n"
+    shown = spec.get("exposure")
+    if shown is None:
+        lines.append("sandbox: none -- the agent runs unconfined, with your rights: it can read and write "
+                     "everything you can, the release's labels included")
+    else:
+        lines.append(f"sandbox: bwrap -- the agent runs as {shown['user']} in a user namespace of its own, with no "
+                     "capability" + ("" if shown["nested_user_namespaces"] else " and no nested user namespace"))
+        lines.append("<item> is a new folder per item, removed after it (work: the item's files; out: its answer "
+                     "folder; tmp: TMPDIR; home: a preset's private home)")
+        for kind, title in (("read_only", "read-only"), ("read_write", "read-write"),
+                            ("private", "private, empty per item")):
+            lines.append(f"{title}:")
+            lines += [f"  {path.lstrip('/') if path.startswith('/<item>') else path}" for path in shown[kind]]
+    from agenthorizon.judging.judges.agent_limits import size_text
+
+    limits = spec["limits"]
+    parts = [f"{limits['processes']} processes and threads" if limits["processes"] else "processes not limited",
+             f"{size_text(limits['memory_bytes'])} of memory per process", f"{limits['open_files']} open files per "
+             f"process, the last {size_text(spec['max_output_bytes'])} of output kept"]
+    lines.append("limits: " + ", ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
 def _prompt(value: str | None) -> str | None:
     """``--prompt``'s value: a prompt source name, or the text of a template file."""
     from agenthorizon.judging.judges.release_prompt import prompt_option
@@ -291,6 +362,9 @@ def run(args: argparse.Namespace) -> int:
 
     enforced = enforced_options(args)
     judge = make_judge(args.judge, **judge_options(args), **enforced)
+    if args.dry_run:
+        sys.stdout.write(describe_exposure(judge))
+        return 0
     # Resolved first: a Hub repo's snapshot folder is the root the run records (repo id and commit).
     root = agenthorizon.resolve_release(
         args.data, args.config, images="paths", revision=args.revision, dev_groups=args.dev_groups,

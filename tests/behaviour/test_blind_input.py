@@ -500,6 +500,7 @@ def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tiny_
         "print('{\"success\": true}')\n"
     )
     (tmp_path / "spy").mkdir()  # passed into the sandbox the way a harness's config folder is
+    (tmp_path / "spy").chmod(0o777)  # writable by the agent, which runs as nobody when the tests run as root
     spy_out = tmp_path / "spy" / "seen.json"
     judge = CommandJudge([sys.executable, str(script)], env={"SPY_OUT": str(spy_out)}, config_dirs=[str(tmp_path / "spy")])
     judge.bind_release(tiny_root)  # as the runner does: the release's framework files join each directory

@@ -165,6 +165,7 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(hub, tiny_copy
     since = hub.mark()
     log = tmp_path / "log"
     log.mkdir()
+    log.chmod(0o777)  # writable by the agent, which runs as nobody when the tests run as root
     recorder = tmp_path / "record.py"
     recorder.write_text(
         "import json, os, sys\n"

@@ -328,6 +328,7 @@ def test_command_judge_runs_in_a_sandbox_like_directory(tmp_path, screenshot_fil
     script.write_text(SCRIPT)
     # The log folder is passed into the sandbox the way a harness's config folder is.
     (tmp_path / "logs").mkdir()
+    (tmp_path / "logs").chmod(0o777)  # the agent runs as nobody when the tests run as root
     log = tmp_path / "logs" / "log.json"
     judge = CommandJudge([sys.executable, str(script)], env={"AH_LOG": str(log)}, workdir_root=str(tmp_path),
                          config_dirs=[str(tmp_path / "logs")])

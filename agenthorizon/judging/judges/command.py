@@ -25,11 +25,13 @@ Examples of commands: ``claude -p``, ``codex exec -``, ``gemini``, or
 run without a shell.
 
 The command runs confined (:mod:`agenthorizon.judging.judges.sandbox`): under
-bubblewrap by default when it is installed, in a private PID namespace and a
-file system holding only the system folders (read-only), its own
-installation, this working directory, the private answer and temporary
-folders, and for harness presets a private home
-(:mod:`agenthorizon.judging.judges.agent_home`). The end of the command, a timeout, or a cancelled item
+bubblewrap by default when it is installed, as an unprivileged user with no
+capability, in a private PID namespace and a file system holding only the
+system folders (read-only), its program, this working directory, the
+private answer and temporary folders, and for harness presets a private home
+(:mod:`agenthorizon.judging.judges.agent_home`); within limits on processes,
+memory and open files, its output read into bounded tails
+(:mod:`agenthorizon.judging.judges.agent_limits`). The end of the command, a timeout, or a cancelled item
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 """
@@ -39,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
 import shlex
 import shutil
 import tempfile
@@ -49,7 +50,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, PreflightError, TransientJudgeError
+from agenthorizon.judging.judges.agent_limits import (
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_PROCESSES,
+    AgentLimits,
+    Tail,
+    limit_reached,
+    read_tail,
+    require_prlimit,
+    run_agent,
+)
+from agenthorizon.judging.judges.base import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    BaseJudge,
+    JudgeError,
+    JudgeOutput,
+    PreflightError,
+)
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
     PROMPT_PROJECT,
@@ -62,12 +80,13 @@ from agenthorizon.judging.judges.release_prompt import (
     unbound_message,
 )
 from agenthorizon.judging.judges.sandbox import (
-    MARKER_VARIABLE,
     SANDBOX_AUTO,
     SANDBOX_BWRAP,
     bwrap_argv,
     check_sandbox,
-    kill_agent,
+    exposure,
+    hand_over,
+    check_writable,
     program_paths,
     resolve_sandbox,
 )
@@ -174,10 +193,20 @@ class CommandJudge(BaseJudge):
         a warning (see :mod:`agenthorizon.judging.judges.sandbox`).
     config_dirs : sequence of str
         The harness's own config folders or files (``~/.claude``, ``~/.codex``...),
-        passed into the sandbox read-write so that its login works.
+        passed into the sandbox read-write so that its login works (writable
+        by ``nobody``, uid 65534, the agent's user when the harness is root).
     read_only_paths : sequence of str
         More paths the command needs, passed in read-only (the program's own
         installation and absolute file arguments are found automatically).
+    max_output_bytes : int
+        The last bytes kept of stdout (and of stderr, of an answer file); the
+        telemetry's ``truncated_bytes`` and a first line of the text say what was dropped.
+    agent_max_processes, agent_max_memory, agent_max_files : int
+        Processes and threads (sandboxed only), heap and writable bytes per process
+        (``"8G"`` works too), open files per process
+        (:mod:`~agenthorizon.judging.judges.agent_limits`); one hit is an error naming it.
+    nested_userns : bool
+        Let the agent create user namespaces in the sandbox (the Codex preset's own sandbox needs them).
     """
 
     name = "command"
@@ -196,6 +225,11 @@ class CommandJudge(BaseJudge):
         sandbox: str = SANDBOX_AUTO,
         config_dirs: Sequence[str] = (),
         read_only_paths: Sequence[str] = (),
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        agent_max_processes: int = DEFAULT_MAX_PROCESSES,
+        agent_max_memory: int | str = DEFAULT_MAX_MEMORY,
+        agent_max_files: int = DEFAULT_MAX_FILES,
+        nested_userns: bool = False,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -221,6 +255,11 @@ class CommandJudge(BaseJudge):
         self.sandbox = resolve_sandbox(sandbox)
         self.config_dirs = [Path(os.path.expanduser(d)).absolute() for d in config_dirs]
         self.read_only_paths = [Path(os.path.expanduser(p)).absolute() for p in read_only_paths]
+        if isinstance(max_output_bytes, bool) or not isinstance(max_output_bytes, int) or max_output_bytes <= 0:
+            raise ValueError(f"command judge: max_output_bytes must be a positive number of bytes, got {max_output_bytes!r}")
+        self.max_output_bytes = max_output_bytes
+        self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files)
+        self.nested_userns = bool(nested_userns)
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -234,6 +273,9 @@ class CommandJudge(BaseJudge):
             },
             "timeout_s": self.timeout,
             "sandbox": self.sandbox,
+            "max_output_bytes": self.max_output_bytes,
+            "limits": self.limits.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
+            "exposure": self.exposure(),
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
             "images": {"mode": "files", "layout": f"{_IMAGES.as_posix()}/<trajectory_id>/step_N.png"},
@@ -320,16 +362,21 @@ class CommandJudge(BaseJudge):
         self.check_sandbox()
 
     def check_sandbox(self) -> None:
-        """Raise :class:`PreflightError` with the fix when bubblewrap cannot build a sandbox on this machine."""
-        if self.sandbox != SANDBOX_BWRAP:
-            return
-        probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
+        """Raise :class:`PreflightError` with the fix when the agent's limits cannot be set, a ``config_dirs``
+        folder is not writable by the agent's user, or bubblewrap cannot build a sandbox on this machine."""
         try:
-            check_sandbox(probe)
+            require_prlimit()
+            if self.sandbox != SANDBOX_BWRAP:
+                return
+            check_writable(self.config_dirs)
+            probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
+            try:
+                hand_over(probe)
+                check_sandbox(probe, nested_userns=self.nested_userns)
+            finally:
+                shutil.rmtree(probe, ignore_errors=True)
         except RuntimeError as error:
             raise PreflightError(f"command judge: {error}") from None
-        finally:
-            shutil.rmtree(probe, ignore_errors=True)
 
     def write_workdir(self, judge_input: JudgeInput, workdir: Path) -> None:
         """Lay out one item's files in ``workdir``: its trajectory, and the release's framework files."""
@@ -340,21 +387,42 @@ class CommandJudge(BaseJudge):
     def confine(self, argv: list[str], workdir: Path, scratch: Path, setup: AgentSetup | None = None) -> list[str]:
         """``argv`` wrapped in bubblewrap when sandboxed: ``workdir``, ``scratch`` and the setup's folders
         read-write, the setup's read-only paths on top (see the module docstring)."""
-        if self.sandbox != SANDBOX_BWRAP:
-            return argv
+        sandboxed = self.sandbox == SANDBOX_BWRAP
+        limits = self.limits.prlimit_argv(sandboxed=sandboxed)
+        if not sandboxed:
+            return [*limits, *argv]
         setup = setup or AgentSetup()
         read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
         read_write = [*self.config_dirs, scratch, *setup.read_write]
-        return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only), *argv]
+        return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only,
+                            nested_userns=self.nested_userns, limits=limits), *argv]
+
+    def exposure(self) -> dict[str, Any] | None:
+        """Which host paths an item's agent gets, read from the very argv it runs under (``None``: unconfined).
+
+        The item's own folders are shown under ``<item>`` (a new temporary
+        folder per item): ``<item>/work`` (working directory), ``<item>/out``
+        (answer folder), ``<item>/tmp`` and, for presets, ``<item>/home``.
+        ``agenthorizon judge --dry-run`` prints it; the run record keeps it.
+        """
+        if self.sandbox != SANDBOX_BWRAP:
+            return None
+        item = Path("/<item>")
+        workdir, scratch = item / "work", item / "out"
+        argv, _ = self.command_line("{prompt}", scratch, workdir, "<trajectory_id>")
+        return exposure(self.confine(argv, workdir, scratch, self.planned_setup(item, workdir)))
+
+    def planned_setup(self, base: Path, workdir: Path) -> AgentSetup:
+        """The folders :meth:`agent_setup` would make under ``base``, without making them (for :meth:`exposure`)."""
+        return AgentSetup(env={}, read_write=[base / "tmp"])
 
     async def ajudge(self, judge_input: JudgeInput) -> JudgeOutput:
         if self.prompt is None:
             raise JudgeError(unbound_message(self.spec()["spec"]))
         if shutil.which(self.argv[0], path=self._environment().get("PATH")) is None:
             raise JudgeError(f"command judge: cannot run {self.argv[0]!r} (not found on PATH)")
-        # <base>/work is the agent's directory; <base>/out (scratch) takes files
-        # it writes besides stdout (an answer file); stdin/stdout/stderr stay
-        # in <base>, outside the sandbox.
+        # <base>/work is the agent's directory; <base>/out (scratch) takes files it writes
+        # besides stdout (an answer file); its stdin file stays in <base>, outside the sandbox.
         base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
         workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
@@ -366,52 +434,53 @@ class CommandJudge(BaseJudge):
             await asyncio.to_thread(self.write_workdir, judge_input, workdir)
             setup = await asyncio.to_thread(self.agent_setup, base, workdir)
             (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
+            if self.sandbox == SANDBOX_BWRAP:
+                await asyncio.to_thread(hand_over, base)  # the agent's user owns the item's folders
             env = {**self._environment(), **setup.env}
-            returncode = await self._run(
+            returncode, out, err = await self._run(
                 self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
             )
-            stdout = (base / "stdout").read_text(encoding="utf-8", errors="replace")
-            stderr = (base / "stderr").read_text(encoding="utf-8", errors="replace")
+            stdout, stderr = out.text(), err.text()
             if returncode != 0:
+                sandboxed = self.sandbox == SANDBOX_BWRAP
+                reached = limit_reached(stderr[-4000:], self.limits, sandboxed=sandboxed, returncode=returncode)
+                reached = f"the agent {reached}; " if reached else ""
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
-                    f"{judge_input.trajectory_id}: {self.failure_detail(stdout, stderr)}"
+                    f"{judge_input.trajectory_id}: {reached}{self.failure_detail(stdout, stderr)}"
                 )
-            return self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
+            output = self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
+            if out.dropped:
+                self.mark_truncated(output, out.dropped)
+            return output
         finally:
             if not self.keep_workdir:
                 shutil.rmtree(base, ignore_errors=True)
 
-    async def _run(self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]) -> int:
-        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation."""
-        marker = secrets.token_hex(8)
-        # Files, not pipes: a descendant that keeps a pipe open could block the read forever.
-        with open(base / "stdin", "rb") as stdin, open(base / "stdout", "wb") as stdout, open(base / "stderr", "wb") as stderr:
-            try:
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    cwd=workdir,
-                    stdin=stdin,
-                    stdout=stdout,
-                    stderr=stderr,
-                    env={**env, MARKER_VARIABLE: marker},
-                    start_new_session=True,  # its own process group: killed as one
-                )
-            except (FileNotFoundError, PermissionError) as error:
-                raise JudgeError(f"command judge: cannot run {argv[0]!r} ({error.strerror})") from None
-        try:
-            try:
-                await asyncio.wait_for(process.wait(), self.timeout)
-            except asyncio.TimeoutError:
-                raise TransientJudgeError(
-                    f"command {self.argv[0]!r} timed out after {self.timeout:g} s on trajectory {trajectory_id}"
-                ) from None
-        finally:
-            # Always, even after a normal exit: nothing the agent started outlives it.
-            kill_agent(process.pid, marker)
-            if process.returncode is None:
-                await process.wait()
-        return process.returncode
+    def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
+        """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
+        telemetry (``truncated_bytes``) and, this judge's answer being that stdout, in a first line of its text."""
+        output.extra["truncated_bytes"] = dropped
+        output.text = (
+            f"[agenthorizon: the first {dropped} bytes of this output were dropped; the last "
+            f"{self.max_output_bytes} bytes at most are kept (--max-output-bytes)]\n{output.text}"
+        )
+
+    def read_answer_file(self, path: Path) -> str | None:
+        """The end of an answer file the agent wrote (at most ``max_output_bytes``), ``None`` when there is none."""
+        if not path.is_file():
+            return None
+        return read_tail(str(path), self.max_output_bytes).text()
+
+    async def _run(
+        self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]
+    ) -> tuple[int, Tail, Tail]:
+        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation
+        (:func:`~agenthorizon.judging.judges.agent_limits.run_agent`)."""
+        return await run_agent(
+            argv, cwd=workdir, stdin=base / "stdin", env=env, timeout=self.timeout,
+            max_output_bytes=self.max_output_bytes, what=f"command {self.argv[0]!r} on trajectory {trajectory_id}",
+        )
 
 
 @dataclass(frozen=True)

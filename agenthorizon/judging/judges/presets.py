@@ -120,6 +120,8 @@ class Harness:
         Code's own estimate), ``False`` never (Codex, Gemini CLI: a
         ``--max-cost`` run is refused), ``None`` for some models only
         (OpenCode: models in its price table).
+    nested_userns : bool
+        The CLI needs user namespaces inside the sandbox (its own sandbox is built of them).
     """
 
     name: str
@@ -136,6 +138,7 @@ class Harness:
     home: tuple[ConfigFolder, ...] = ()
     answer_file: bool = False
     reports_cost: bool | None = None
+    nested_userns: bool = False
 
     @property
     def install(self) -> str:
@@ -171,6 +174,9 @@ HARNESSES: dict[str, Harness] = {
         reports_cost=False,
         tools={"paper": (), "read-only": ("--sandbox", "read-only")},
         home=(ConfigFolder(".codex", ("config.toml", "auth.json"), env="CODEX_HOME"),),
+        # Codex runs every shell command in a bubblewrap sandbox of its own (codex-linux-sandbox):
+        # without user namespaces none of them runs.
+        nested_userns=True,
     ),
     "claude": Harness(
         name="claude",
@@ -277,6 +283,7 @@ class HarnessJudge(CommandJudge):
             raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(AGENT_TOOLS)}, got {agent_tools!r}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
+        options.setdefault("nested_userns", harness.nested_userns)
         super().__init__(list(harness.argv), prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
@@ -362,6 +369,15 @@ class HarnessJudge(CommandJudge):
             read_only=[*setup.read_only, *home.read_only],
         )
 
+    def planned_setup(self, base: Path, workdir: Path) -> AgentSetup:
+        """The command judge's planned folders plus the private home (its copies are listed as the home)."""
+        setup = super().planned_setup(base, workdir)
+        return AgentSetup(env={}, read_write=[*setup.read_write, base / "home"])
+
+    def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
+        """Telemetry only: a harness's answer is the final message its reader found, kept whole."""
+        output.extra["truncated_bytes"] = dropped
+
     def failure_detail(self, stdout: str, stderr: str) -> str:
         """The CLI's own error report when its output format holds one (the CLIs print their errors
         on stdout in JSON mode), else the end of stderr."""
@@ -376,8 +392,7 @@ class HarnessJudge(CommandJudge):
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         answer = None
         if self.harness.answer_file:
-            path = scratch / ANSWER_FILE
-            answer = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+            answer = self.read_answer_file(scratch / ANSWER_FILE)
         where = f"{self.harness.name}:{self.model} on trajectory {judge_input.trajectory_id}"
         reading = READERS[self.harness.reader](stdout, answer, where)
         return JudgeOutput(

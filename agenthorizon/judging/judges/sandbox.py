@@ -1,19 +1,35 @@
-"""Confinement for command agents: bubblewrap argv, the program's own files, and killing everything.
+"""Confinement for command agents: bubblewrap argv, the agent's user, the program's own files, and killing everything.
 
 A command agent is a program with the user's rights. Under bubblewrap
 (Debian/Ubuntu package ``bubblewrap``, the sandbox agentic coding CLIs use on
-Linux) it runs in:
+Linux) it runs:
 
-- a private PID namespace with its own ``/proc``: the harness's command line
+- as an unprivileged user in a user namespace of its own, with no capability
+  (effective, permitted, bounding) and ``no_new_privs``: ``nobody``
+  (:data:`AGENT_UID`) on the host when the harness is root, the harness's own
+  user otherwise; it may not create further user namespaces unless asked
+  (``nested_userns``: Codex's own sandbox is built of them). Root without a
+  user namespace would hand the agent every capability, and with
+  ``CAP_DAC_READ_SEARCH`` ``open_by_handle_at`` reaches any file of a mounted
+  file system, outside every mount;
+- in a private PID namespace with its own ``/proc``: the harness's command line
   (``--data``, the release path) and every other process are invisible, and
   when the namespace's first process dies the kernel kills everything left in
   it, including grandchildren that started their own session;
-- a new root made of the system directories read-only (:data:`SYSTEM_DIRS`),
-  a private ``/tmp`` and ``/dev``, the program's own installation read-only,
-  the harness's config folders (its login) read-write, and the item's working
-  directory read-write; nothing else of the file system exists there (no home,
-  no release, no other item);
-- the host's network (the agent must reach its model).
+- in a new root made of the system directories read-only (:data:`SYSTEM_DIRS`),
+  a private ``/tmp`` and ``/dev``, the program read-only (its file, and its
+  installation when it belongs to one: :func:`program_paths`), the harness's
+  config folders (its login) read-write, and the item's working directory
+  read-write; nothing else of the file system exists there (no home, no
+  release, no other item);
+- with the host's network (the agent must reach its model).
+
+Two bubblewrap processes make that work as root: the first, as the harness's
+user, builds the file system (it can reach every folder it mounts); the
+second, started as the agent's user (``setpriv``), enters the user namespace
+and drops every capability before the agent's command starts.
+:func:`exposure` reads back which host paths an argv mounts, for
+``agenthorizon judge --dry-run`` and the run record.
 
 With ``sandbox="none"`` the agent runs as a plain child process in its own
 process group; :func:`kill_agent` still kills the group and, on Linux, every
@@ -29,7 +45,7 @@ import signal
 import subprocess
 import warnings
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = [
     "SANDBOX_AUTO",
@@ -38,8 +54,14 @@ __all__ = [
     "SANDBOX_NONE",
     "SYSTEM_DIRS",
     "MARKER_VARIABLE",
+    "AGENT_GID",
+    "AGENT_UID",
+    "agent_user",
     "bwrap_argv",
     "check_sandbox",
+    "exposure",
+    "check_writable",
+    "hand_over",
     "kill_agent",
     "program_paths",
     "resolve_sandbox",
@@ -51,6 +73,11 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 """Mounted read-only in the sandbox (symbolic links such as ``/bin -> usr/bin`` are recreated as links)."""
 MARKER_VARIABLE = "AGENTHORIZON_AGENT"
 """Environment variable set to a per-item token: how an unsandboxed agent's escaped descendants are found."""
+PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/run")
+TMPFS_BYTES = 2**30
+"""The size of each private in-memory folder (:data:`PRIVATE_TMPFS`): 1 GiB, what an agent can hold there."""
+AGENT_UID = AGENT_GID = 65534
+"""The host user and group an agent runs as when the harness is root: ``nobody`` / ``nogroup``."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
@@ -81,14 +108,29 @@ def resolve_sandbox(mode: str) -> str:
     return mode
 
 
-def _install_dir(path: Path) -> Path:
-    """The folder to expose for a program file: the installation prefix above its ``bin`` folder
-    (one with a ``lib`` beside it, and not the home folder itself), else the program's own folder."""
+def _install_dir(path: Path) -> Path | None:
+    """The installation a program file belongs to, or ``None`` when it is a lone file.
+
+    An installation is a prefix holding the program in its ``bin/`` (or
+    ``sbin/``) with a ``lib/`` beside it (``/opt/node``, npm's global prefix),
+    never the home folder itself, or a Python virtual environment (a
+    ``pyvenv.cfg`` above ``bin/``). A program anywhere else -- a script in a
+    project folder or in ``/tmp`` -- is exposed as that file only: its folder
+    may hold anything (a release, other items' folders).
+
+    >>> import tempfile
+    >>> prefix = Path(tempfile.mkdtemp())
+    >>> (prefix / "bin").mkdir(); (prefix / "lib").mkdir()
+    >>> _install_dir(prefix / "bin" / "tool") == prefix, _install_dir(prefix / "agent.py")
+    (True, None)
+    """
     parent = path.parent
     prefix = parent.parent
-    if parent.name in ("bin", "sbin") and (prefix / "lib").is_dir() and prefix != Path.home():
+    if parent.name not in ("bin", "sbin") or prefix == Path(prefix.anchor) or prefix == Path.home():
+        return None
+    if (prefix / "lib").is_dir() or (prefix / "pyvenv.cfg").is_file():
         return prefix
-    return parent
+    return None
 
 
 def _shebang(path: Path) -> str | None:
@@ -112,11 +154,13 @@ def _shebang(path: Path) -> str | None:
 def program_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     """Paths outside :data:`SYSTEM_DIRS` the command needs read-only: its program's installation and file arguments.
 
-    The program (``argv[0]`` looked up on ``PATH``) contributes its installation
-    folder (the prefix above ``bin/`` when it has a ``lib/``, else its own folder), that of its real path (symbolic links
-    resolved), that of its ``#!`` interpreter, and the Python virtual
-    environment it lives in. Arguments that are absolute paths of existing
-    *files* (a judge script) are exposed too; directories never are.
+    The program (``argv[0]`` looked up on ``PATH``) contributes the program
+    file, its real path (symbolic links resolved) and, for each, the
+    installation it belongs to (:func:`_install_dir`: a prefix with ``bin/``
+    and ``lib/``, or a virtual environment), never a plain folder; then the
+    same for its ``#!`` interpreter. Arguments that are absolute paths of
+    existing *files* (a judge script) are exposed as those files; directories
+    never are.
     """
     found: list[Path] = []
 
@@ -127,10 +171,9 @@ def program_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
         path = Path(located).absolute()
         for candidate in (path, path.resolve()):
             found.append(candidate)
-            found.append(_install_dir(candidate))
-            venv = candidate.parent.parent
-            if (venv / "pyvenv.cfg").is_file():
-                found.append(venv)
+            installation = _install_dir(candidate)
+            if installation is not None:
+                found.append(installation)
         interpreter = _shebang(path.resolve())
         if interpreter is not None and depth < 2:
             add_program(interpreter, depth + 1)
@@ -153,18 +196,54 @@ def _under_system_dir(path: Path) -> bool:
     return any(text == d or text.startswith(d + "/") for d in SYSTEM_DIRS)
 
 
+def agent_user() -> tuple[int, int] | None:
+    """The (uid, gid) the agent runs as on the host: :data:`AGENT_UID` when the harness is root, else ``None``
+    (the harness's own unprivileged user)."""
+    return (AGENT_UID, AGENT_GID) if os.geteuid() == 0 else None
+
+
+def _mount_parents(targets: Iterable[Path], roots: Sequence[str]) -> list[str]:
+    """Folders bubblewrap would create on its way to ``targets``, outside every ``roots`` mount, parents first.
+
+    bubblewrap creates them with the mode of the host folder (``/root`` stays
+    ``0700``), which an unprivileged agent could not cross; they are made
+    ``0755`` beforehand. They hold nothing but the mount points.
+    """
+    made: list[str] = []
+    for target in targets:
+        for parent in reversed(target.parents):
+            text = str(parent)
+            if text == "/" or any(text == root or text.startswith(root + "/") for root in roots):
+                continue
+            if text not in made:
+                made.append(text)
+    return made
+
+
 def bwrap_argv(
     workdir: Path,
     *,
     read_only: Iterable[Path] = (),
     read_write: Iterable[Path] = (),
     read_only_over: Iterable[Path] = (),
+    nested_userns: bool = False,
+    limits: Sequence[str] = (),
 ) -> list[str]:
     """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring).
 
     ``read_only_over`` are mounted read-only last, on top of the writable
     folders that hold them (an agent's private home and the login copies in it).
+    ``nested_userns`` lets the agent create user namespaces of its own (Codex's
+    own sandbox needs them); ``limits`` is a ``prlimit ... --`` prefix for the
+    agent's command (:mod:`~agenthorizon.judging.judges.agent_limits`).
+
+    Two bubblewrap processes run: the first builds the file system (as the
+    harness's user, which can reach every folder it mounts); the second, run as
+    the agent's user (:func:`agent_user`), enters a user namespace of its own,
+    drops every capability and, unless ``nested_userns``, forbids further user
+    namespaces. Only then does the agent's command start.
     """
+    read_only, read_write, read_only_over = list(read_only), list(read_write), list(read_only_over)
     argv = [
         "bwrap",
         "--die-with-parent",  # the harness dies (even SIGKILL): the namespace dies
@@ -174,12 +253,21 @@ def bwrap_argv(
         "--unshare-uts",
         "--unshare-cgroup-try",
     ]
+    systems = []
     for directory in SYSTEM_DIRS:
         if os.path.islink(directory):
             argv += ["--symlink", os.readlink(directory), directory]
         elif os.path.isdir(directory):
             argv += ["--ro-bind", directory, directory]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run"]
+            systems.append(directory)
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    for folder in PRIVATE_TMPFS:
+        # A private /tmp the agent's user can write to, in memory, so of a bounded size.
+        argv += ["--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", folder]
+    for parent in _mount_parents([*read_only, *read_write, workdir], [*systems, "/proc", "/dev"]):
+        if parent in PRIVATE_TMPFS:  # made by --tmpfs already
+            continue
+        argv += ["--perms", "0755", "--dir", parent]
     for path in read_only:
         argv += ["--ro-bind-try", str(path), str(path)]
     for path in read_write:
@@ -187,25 +275,161 @@ def bwrap_argv(
     argv += ["--bind", str(workdir), str(workdir)]
     for path in read_only_over:
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--chdir", str(workdir), "--"]
+    argv += ["--chdir", str(workdir)]
+    user = agent_user()
+    if user is not None:
+        # Root starts the inner bubblewrap as the agent's user, with no capability left to pass on.
+        argv += ["setpriv", f"--reuid={user[0]}", f"--regid={user[1]}", "--clear-groups", "--inh-caps=-all",
+                 "--bounding-set=-all", "--"]
+    argv += ["bwrap", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL"]
+    if user is not None:
+        argv += ["--uid", str(user[0]), "--gid", str(user[1])]
+    if not nested_userns:
+        argv += ["--disable-userns"]
+    # --dev-bind: a plain --bind would make every mount nodev, /dev/null and the terminals of /dev/pts included.
+    argv += ["--dev-bind", "/", "/", "--chdir", str(workdir), "--", *limits]
     return argv
 
 
-def check_sandbox(probe_dir: Path) -> None:
-    """Raise ``RuntimeError`` with the fix when bubblewrap cannot create a sandbox on this machine."""
+_MOUNT_OPTIONS = {"--ro-bind": "read_only", "--ro-bind-try": "read_only", "--bind": "read_write",
+                  "--bind-try": "read_write", "--tmpfs": "private", "--dir": "private"}
+
+
+def exposure(argv: Sequence[str]) -> dict[str, Any]:
+    """What a sandboxed command line exposes of the host, read from the argv itself.
+
+    From the first bubblewrap of ``argv`` (the one that builds the file
+    system): ``read_only`` and ``read_write`` host paths, in mount order (a
+    later read-only mount over a writable folder is listed in both: the later
+    one wins), and ``private`` folders made empty for the agent; from the rest,
+    ``user`` (the host user the agent runs as) and ``nested_user_namespaces``.
+
+    >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--chdir",
+    ...                   "/w", "setpriv", "--reuid=65534", "--", "bwrap", "--disable-userns", "--", "agent"])
+    >>> shown["read_only"], shown["read_write"], shown["private"], shown["user"], shown["nested_user_namespaces"]
+    (['/usr'], ['/w'], ['/tmp'], 'nobody (uid 65534)', False)
+    """
+    shown: dict[str, Any] = {"read_only": [], "read_write": [], "private": []}
+    index = 1
+    while index < len(argv) and argv[index].startswith("--"):
+        option = argv[index]
+        kind = _MOUNT_OPTIONS.get(option)
+        if kind in ("read_only", "read_write"):
+            shown[kind].append(argv[index + 1])
+            index += 3
+        elif kind == "private":
+            if option == "--tmpfs":
+                shown[kind].append(argv[index + 1])
+            index += 2
+        elif option in _TWO_ARGUMENTS:
+            index += 3
+        elif option in _NO_ARGUMENT:
+            index += 1
+        else:
+            index += 2
+    def options(program: str) -> list[str]:
+        """The options of the first ``program`` after the first bubblewrap's, up to its ``--``."""
+        rest = list(argv[index:])
+        if program not in rest:
+            return []
+        start = rest.index(program)
+        return rest[start:rest.index("--", start) if "--" in rest[start:] else len(rest)]
+
+    uids = [word.split("=", 1)[1] for word in options("setpriv") if word.startswith("--reuid=")]
+    shown["user"] = f"nobody (uid {uids[0]})" if uids == [str(AGENT_UID)] else "the harness's own user"
+    shown["nested_user_namespaces"] = "--disable-userns" not in options("bwrap")
+    return shown
+
+
+_TWO_ARGUMENTS = {"--symlink", "--dev-bind", "--dev-bind-try"}
+_NO_ARGUMENT = {"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--unshare-user", "--disable-userns"}
+
+# What bubblewrap or setpriv print when this machine refuses user namespaces to unprivileged users.
+_USERNS_REFUSED = ("No permissions to create new namespace", "Creating new namespace failed",
+                   "setting up uid map", "Operation not permitted", "No space left on device")
+USERNS_FIX = (
+    "allow unprivileged user namespaces: sysctl -w user.max_user_namespaces=15000 (and on Debian < 11 "
+    "kernel.unprivileged_userns_clone=1; on Ubuntu >= 23.10 kernel.apparmor_restrict_unprivileged_userns=0 or "
+    "AppArmor's bwrap-userns-restrict profile); in Docker, run with --security-opt seccomp=unconfined "
+    "--security-opt apparmor=unconfined"
+)
+
+
+def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
+    """Raise ``RuntimeError`` with the fix when bubblewrap cannot create a sandbox on this machine.
+
+    The probe runs the very argv agents run under (both bubblewraps, the
+    agent's user, its user namespace) and checks from inside that the command
+    holds no capability, so a bubblewrap that starts but confines less than
+    promised is refused too.
+    """
+    if shutil.which("setpriv") is None and agent_user() is not None:
+        raise RuntimeError("setpriv (util-linux) is needed to run agents as an unprivileged user; install util-linux")
+    probe = [*bwrap_argv(probe_dir, nested_userns=nested_userns), "grep", "^CapEff:", "/proc/self/status"]
     try:
-        completed = subprocess.run(
-            [*bwrap_argv(probe_dir), "true"], capture_output=True, text=True, timeout=30, check=False
-        )
+        completed = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError) as error:
         raise RuntimeError(f"bubblewrap cannot run ({error}); {INSTALL_HINT}") from None
     if completed.returncode != 0:
-        detail = completed.stderr.strip().splitlines()[-1:] or ["no message"]
+        detail = (completed.stderr.strip().splitlines() or ["no message"])[-1]
+        if any(sign in detail for sign in _USERNS_REFUSED):
+            raise RuntimeError(
+                f"bubblewrap cannot create the agent's user namespace here ({detail}): this machine refuses "
+                f"user namespaces; {USERNS_FIX}; or pass --sandbox none to run agents unconfined"
+            )
         raise RuntimeError(
-            f"bubblewrap cannot create a sandbox here ({detail[0]}); allow unprivileged user namespaces "
-            "(e.g. sysctl kernel.unprivileged_userns_clone=1, or run the container with them), "
+            f"bubblewrap cannot create a sandbox here ({detail}); {USERNS_FIX}; "
             "or pass --sandbox none to run agents unconfined"
         )
+    words = completed.stdout.split()
+    try:
+        effective = int(words[-1], 16)
+    except (IndexError, ValueError):
+        effective = -1
+    if effective != 0:
+        raise RuntimeError(
+            f"the sandbox would leave agents capabilities ({completed.stdout.strip() or 'no CapEff line'}); "
+            "refusing to run agents in it"
+        )
+
+
+def check_writable(folders: Iterable[Path]) -> None:
+    """Raise ``RuntimeError`` when the agent's user (:func:`agent_user`) could not write one of ``folders``.
+
+    Only a root harness can fail it: its agent runs as ``nobody``, which may
+    not write a folder root owns.
+    """
+    user = agent_user()
+    if user is None:
+        return
+    for folder in folders:
+        try:
+            info = folder.stat()
+        except OSError:
+            continue
+        if not ((info.st_uid == user[0] and info.st_mode & 0o300 == 0o300)
+                or (info.st_gid == user[1] and info.st_mode & 0o030 == 0o030) or info.st_mode & 0o003 == 0o003):
+            raise RuntimeError(
+                f"{folder} is passed into the sandbox read-write, but the agent runs as uid {user[0]} (the harness "
+                f"runs as root) and cannot write to it; chown {user[0]}:{user[1]} it, or make it writable by others"
+            )
+
+
+def hand_over(base: Path) -> None:
+    """Give the agent's user (:func:`agent_user`) the item's folder ``base`` and everything in it.
+
+    Only when the harness is root: the agent then runs as an unprivileged user
+    that must write its working directory, answer folder, temporary folder and
+    private home. Symbolic links are changed, never followed.
+    """
+    user = agent_user()
+    if user is None:
+        return
+    os.lchown(base, *user)
+    for folder, dirs, files in os.walk(base):
+        for name in (*dirs, *files):
+            os.lchown(os.path.join(folder, name), *user)
 
 
 def kill_agent(pid: int, marker: str | None) -> None:

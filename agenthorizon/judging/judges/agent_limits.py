@@ -1,0 +1,330 @@
+"""What one agent may use: processes, memory, open files, and how much of its output is kept.
+
+Each command agent runs under resource limits set in the sandbox, just before
+its command starts (``prlimit`` from util-linux, on the command line the
+sandbox runs; :class:`AgentLimits`):
+
+* **processes** (``RLIMIT_NPROC``, processes *and threads*, default 1024). The
+  kernel counts it per user *within a user namespace*: in the sandbox every
+  agent has a user namespace of its own, so the count is the agent's own
+  processes, not the host user's, and concurrent items do not share it. It is
+  not set for ``sandbox="none"``, where it would count every process of the
+  user running the harness (and where root is exempt from it anyway).
+* **memory** (``RLIMIT_DATA``, default 8 GiB per process): the heap and every
+  private writable mapping. Not the address space (``RLIMIT_AS``): Node.js
+  reserves address space it never uses (Gemini CLI 0.61 does not start under
+  32 GiB of address space, for its WebAssembly reservations), while what it
+  writes stays near its real use. Measured at start (``--version``): Codex
+  needs 128 MiB of data, Gemini CLI 256 MiB, Claude Code and OpenCode
+  (Bun-built) 1 GiB.
+* **open files** (``RLIMIT_NOFILE``, default 4096 per process).
+
+An agent that hits a limit usually dies with the error the kernel gave it
+(``Resource temporarily unavailable`` for a fork, ``Cannot allocate memory``,
+``Too many open files``): :func:`limit_reached` reads the end of its error
+output and names the limit, so the item's error says which one and which
+flag raises it.
+
+**Output.** An agent's stdout and stderr are read as they come and only their
+last ``max_output_bytes`` (default
+:data:`~agenthorizon.judging.judges.base.DEFAULT_MAX_OUTPUT_BYTES`) are kept
+(:class:`Tail`): verdicts stand at the end of an answer, and the harness's
+memory stays bounded whatever the agent prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import secrets
+import shutil
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
+from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
+
+__all__ = [
+    "AgentLimits",
+    "DEFAULT_MAX_FILES",
+    "DEFAULT_MAX_MEMORY",
+    "DEFAULT_MAX_PROCESSES",
+    "Tail",
+    "drain",
+    "limit_reached",
+    "parse_size",
+    "read_tail",
+    "require_prlimit",
+    "run_agent",
+    "size_text",
+]
+
+DEFAULT_MAX_PROCESSES = 1024
+"""Processes and threads one agent may have at once (``RLIMIT_NPROC`` in its user namespace)."""
+DEFAULT_MAX_MEMORY = 8 * 2**30
+"""Bytes of heap and private writable memory per agent process (``RLIMIT_DATA``): 8 GiB."""
+DEFAULT_MAX_FILES = 4096
+"""Open files per agent process (``RLIMIT_NOFILE``)."""
+_CHUNK = 1 << 16
+_PIPE_GRACE_S = 5.0
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20, "mib": 2**20,
+          "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
+
+
+def parse_size(value: int | str, what: str = "size") -> int:
+    """A positive number of bytes from ``value``: an integer, or a number with a binary unit (``512M``, ``8GiB``).
+
+    >>> parse_size("512M"), parse_size("8 GiB"), parse_size(4096)
+    (536870912, 8589934592, 4096)
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: expected a number of bytes such as 8G, got {value!r}")
+    if isinstance(value, int):
+        number = value
+    else:
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
+        unit = match.group(2).lower() if match else None
+        if match is None or unit not in _UNITS:
+            raise ValueError(f"{what}: expected a number of bytes such as 512M or 8G, got {value!r}")
+        number = int(float(match.group(1)) * _UNITS[unit])
+    if number <= 0:
+        raise ValueError(f"{what}: expected a positive number of bytes, got {value!r}")
+    return number
+
+
+def _positive(value: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{what}: expected a positive whole number, got {value!r}")
+    return value
+
+
+def size_text(size: int) -> str:
+    """``8 GiB``, ``512 MiB``, ``1000 bytes``.
+
+    >>> size_text(8 * 2**30), size_text(3 * 2**19), size_text(1000)
+    ('8 GiB', '1.5 MiB', '1000 bytes')
+    """
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size} bytes"
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """The resource limits of one agent (module docstring).
+
+    >>> limits = AgentLimits(processes=64, memory="512M", open_files=256)
+    >>> limits.prlimit_argv(sandboxed=True)
+    ['prlimit', '--nproc=64:64', '--data=536870912:536870912', '--nofile=256:256', '--']
+    >>> limits.prlimit_argv(sandboxed=False)
+    ['prlimit', '--data=536870912:536870912', '--nofile=256:256', '--']
+    """
+
+    processes: int = DEFAULT_MAX_PROCESSES
+    memory: int | str = DEFAULT_MAX_MEMORY
+    open_files: int = DEFAULT_MAX_FILES
+
+    def __post_init__(self) -> None:
+        _positive(self.processes, "agent_max_processes")
+        object.__setattr__(self, "memory", parse_size(self.memory, "agent_max_memory"))
+        _positive(self.open_files, "agent_max_files")
+
+    def prlimit_argv(self, *, sandboxed: bool) -> list[str]:
+        """The ``prlimit ... --`` prefix that sets the limits (soft = hard) for the agent's command."""
+        argv = ["prlimit"]
+        if sandboxed:
+            argv.append(f"--nproc={self.processes}:{self.processes}")
+        argv += [f"--data={self.memory}:{self.memory}", f"--nofile={self.open_files}:{self.open_files}", "--"]
+        return argv
+
+    def record(self, *, sandboxed: bool) -> dict[str, int | None]:
+        """The limits as the judge's spec records them (``None``: not set)."""
+        return {"processes": self.processes if sandboxed else None, "memory_bytes": int(self.memory),
+                "open_files": self.open_files}
+
+    def describe(self, kind: str) -> str:
+        """One limit in words with the flag that raises it (``kind``: processes, memory or open_files)."""
+        if kind == "processes":
+            return f"the process limit ({self.processes} processes and threads; --agent-max-processes)"
+        if kind == "memory":
+            return f"the memory limit ({size_text(int(self.memory))} per process; --agent-max-memory)"
+        return f"the open-file limit ({self.open_files} per process; --agent-max-files)"
+
+
+# What a program says when the kernel refuses it one of the limits above, most specific first.
+_SIGNS = (
+    ("open_files", ("Too many open files", "EMFILE")),
+    ("memory", ("MemoryError", "Cannot allocate memory", "out of memory", "Out of memory", "bad_alloc", "ENOMEM",
+                "memory allocation", "allocation failed")),
+    ("processes", ("Resource temporarily unavailable", "fork: retry", "Cannot fork", "can't fork", "EAGAIN",
+                   "pthread_create", "BlockingIOError")),
+)
+
+
+def require_prlimit() -> None:
+    """Raise ``RuntimeError`` with the fix when ``prlimit`` (util-linux), which sets the limits, is missing."""
+    if shutil.which("prlimit") is None:
+        raise RuntimeError("prlimit (util-linux) sets each agent's resource limits and is not installed; "
+                           "install util-linux (Debian/Ubuntu: apt-get install util-linux)")
+
+
+def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, returncode: int = 1) -> str | None:
+    """What a failed agent's end says of its limits, in words naming the limit and its flag; ``None``: nothing.
+
+    From its error output (``stderr``): the error a program prints when the
+    kernel refuses it a process, memory or a file. Failing that, from its exit
+    status: a runtime refused memory often dies of ``SIGABRT``, ``SIGTRAP`` or
+    ``SIGSEGV`` with nothing printed (bubblewrap exits with 128 + the signal).
+    The process limit is only named when it was set (``sandboxed``).
+
+    >>> limit_reached("BlockingIOError: [Errno 11] Resource temporarily unavailable", AgentLimits(processes=64),
+    ...               sandboxed=True)
+    'likely hit the process limit (64 processes and threads; --agent-max-processes)'
+    >>> limit_reached("MemoryError", AgentLimits(), sandboxed=True)
+    'likely hit the memory limit (8 GiB per process; --agent-max-memory)'
+    >>> limit_reached("", AgentLimits(memory="512M"), sandboxed=True, returncode=134)
+    'died of SIGABRT, as a runtime refused memory does: possibly the memory limit (512 MiB per process; --agent-max-memory)'
+    >>> limit_reached("no quota left", AgentLimits(), sandboxed=True) is None
+    True
+    """
+    for kind, signs in _SIGNS:
+        if kind == "processes" and not sandboxed:
+            continue
+        if any(sign in stderr for sign in signs):
+            return f"likely hit {limits.describe(kind)}"
+    number = -returncode if returncode < 0 else returncode - 128 if sandboxed and returncode > 128 else None
+    if number in _MEMORY_SIGNALS:
+        return (f"died of {signal.Signals(number).name}, as a runtime refused memory does: possibly "
+                f"{limits.describe('memory')}")
+    return None
+
+
+_MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGTRAP, signal.SIGSEGV, signal.SIGBUS}
+
+
+class Tail:
+    """The last ``cap`` bytes fed to it, and how many bytes before them were dropped.
+
+    >>> tail = Tail(4)
+    >>> tail.feed(b"abc"); tail.feed(b"defg")
+    >>> bytes(tail.kept), tail.dropped
+    (b'defg', 3)
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.dropped = 0
+        self._cut = False  # the partial first line is dropped once
+
+    def feed(self, chunk: bytes) -> None:
+        if len(chunk) >= self.cap:
+            self.dropped += len(self.kept) + len(chunk) - self.cap
+            self.kept = bytearray(chunk[-self.cap:])
+            return
+        self.kept += chunk
+        excess = len(self.kept) - self.cap
+        if excess > 0:
+            del self.kept[:excess]  # bytearray drops its head in place, without copying the rest
+            self.dropped += excess
+
+    def text(self) -> str:
+        """The kept bytes as text; when some were dropped, from the first line that starts inside them."""
+        if self.dropped and not self._cut:
+            self._cut = True
+            newline = self.kept.find(b"\n")
+            if 0 <= newline < len(self.kept) - 1:
+                del self.kept[:newline + 1]
+                self.dropped += newline + 1
+        with memoryview(self.kept) as view:  # decoded in place: no copy of up to max_output_bytes
+            return str(view, "utf-8", "replace")
+
+
+async def drain(fd: int, tail: Tail) -> None:
+    """Read the pipe ``fd`` to its end into ``tail``, on the running event loop; ``fd`` is closed afterwards.
+
+    A pipe of its own rather than ``asyncio``'s subprocess pipes: waiting for
+    the process must not wait for the pipe (a descendant may hold it open).
+    """
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    pipe = open(fd, "rb", buffering=0)  # noqa: SIM115 - the transport owns and closes it
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    try:
+        while chunk := await reader.read(_CHUNK):
+            tail.feed(chunk)
+    finally:
+        transport.close()
+
+
+def read_tail(path: str, cap: int) -> Tail:
+    """The last ``cap`` bytes of the file ``path`` (an agent's answer file), read without loading the rest."""
+    tail = Tail(cap)
+    with open(path, "rb") as handle:
+        handle.seek(0, 2)
+        size = handle.tell()
+        handle.seek(max(0, size - cap))
+        tail.kept = bytearray(handle.read(cap))
+        tail.dropped = max(0, size - cap)
+    return tail
+
+
+async def run_agent(
+    argv: Sequence[str], *, cwd: Path, stdin: Path, env: Mapping[str, str], timeout: float, max_output_bytes: int,
+    what: str,
+) -> tuple[int, Tail, Tail]:
+    """Run ``argv`` to its end, or kill it (and everything it started) after ``timeout`` seconds or on cancellation.
+
+    Returns its exit status and the ends of its stdout and stderr (at most
+    ``max_output_bytes`` each), read while it runs. ``what`` names the agent
+    in errors (``command 'x' on trajectory T``). The agent runs in a process
+    group of its own, marked with a per-run variable; both are killed after
+    it ends, however it ends (:func:`~agenthorizon.judging.judges.sandbox.kill_agent`).
+    """
+    marker = secrets.token_hex(8)
+    out, err = Tail(max_output_bytes), Tail(max_output_bytes)
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    try:
+        with open(stdin, "rb") as stdin_file:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                stdin=stdin_file,
+                stdout=out_write,
+                stderr=err_write,
+                env={**env, MARKER_VARIABLE: marker},
+                start_new_session=True,  # its own process group: killed as one
+            )
+    except BaseException as error:
+        os.close(out_read)
+        os.close(err_read)
+        if isinstance(error, (FileNotFoundError, PermissionError)):
+            raise JudgeError(f"command judge: cannot run {argv[0]!r} ({error.strerror})") from None
+        raise
+    finally:
+        os.close(out_write)  # the agent holds the writing ends now
+        os.close(err_write)
+    readers = [asyncio.ensure_future(drain(out_read, out)), asyncio.ensure_future(drain(err_read, err))]
+    try:
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise TransientJudgeError(f"{what}: timed out after {timeout:g} s") from None
+    finally:
+        # Always, even after a normal exit: nothing the agent started outlives it.
+        kill_agent(process.pid, marker)
+        if process.returncode is None:
+            await process.wait()
+        # Everything holding the pipes is dead now (the sandbox's namespace, or the marked processes);
+        # a descendant that escaped both cannot keep the item waiting past this grace.
+        try:
+            await asyncio.wait(readers, timeout=_PIPE_GRACE_S)
+        finally:
+            for reader in readers:
+                reader.cancel()
+    return process.returncode, out, err
