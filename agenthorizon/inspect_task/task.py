@@ -4,8 +4,8 @@
 
     inspect eval agenthorizon/agenthorizon -T data=./release -T config=AH --model openai/NAME
 
-The options mirror ``agenthorizon judge``'s for a direct (``openai:``) judge;
-they build the same
+The options mirror ``agenthorizon judge``'s for a direct (``openai:``) judge
+(re-asking aside: one generate call per item); they build the same
 :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`
 ``agenthorizon judge`` would, used only to build each item's messages
 (:mod:`agenthorizon.inspect_task.samples`): Inspect's model provider sends

@@ -339,6 +339,8 @@ def test_layout_is_the_judges_and_an_unknown_one_is_refused():
     assert message_builder(layout="markdown").spec()["images"]["mode"] == "auto"
     with pytest.raises(ValueError, match="no-such-layout"):
         message_builder(layout="no-such-layout")
+    with pytest.raises(ValueError, match="no-such-system.txt'.*no such file"):
+        message_builder(system_prompt="no-such-system.txt")
 
 
 def test_a_log_of_several_epochs_is_refused(tiny_root, tmp_path):
