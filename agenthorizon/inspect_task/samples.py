@@ -10,12 +10,13 @@ One item becomes one :class:`inspect_ai.dataset.Sample`:
   :mod:`agenthorizon.data.images`: 512x332 per step, 2x2 mosaics past the
   image limit). Only the message *format* is converted here (a text part
   becomes ``ContentText``, an image part ``ContentImage``); what the messages
-  hold, their order and layout are the judge's, so an option the judge gains
-  (``layout``) reaches Inspect unchanged;
+  hold, their order and layout (``layout``, ``system_prompt``,
+  ``image_token_budget``) are the judge's;
 - ``id``: the trajectory id;
 - ``target``: ``[label, mistake_type]`` of the item, which Inspect shows only
   to the scorer;
-- ``metadata``: how the screenshots went (:data:`~agenthorizon.judging.runs.inspect_log.IMAGE_KEYS`), nothing else:
+- ``metadata``: how the screenshots went (:data:`~agenthorizon.judging.runs.inspect_log.IMAGE_KEYS`,
+  and ``image_size`` under an image token budget), nothing else:
   no label, type or pairing field is ever in a sample's input or metadata.
 """
 
@@ -27,7 +28,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, ContentImage, ContentText
 
 from agenthorizon.judging.inputs import build_judge_input
-from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS
+from agenthorizon.judging.runs.inspect_log import IMAGE_KEYS, IMAGE_SIZE
 from agenthorizon.schema import IMAGE_MODE_MOSAIC
 
 __all__ = ["image_telemetry", "inspect_messages", "item_sample"]
@@ -68,7 +69,9 @@ def image_telemetry(plan: Any, messages: Iterable[Mapping[str, Any]]) -> dict[st
     """What the screenshots of one item's messages were: mode, merged, why, how many.
 
     The values the OpenAI judge records in a result's telemetry, from its
-    image plan (``mode``, ``merge_reason``) and the image parts sent.
+    image plan (``mode``, ``merge_reason`` and, under an image token budget,
+    the size chosen, :data:`~agenthorizon.judging.runs.inspect_log.IMAGE_SIZE`)
+    and the image parts sent.
     """
     n_images = sum(
         part.get("type") == "image_url"
@@ -76,7 +79,10 @@ def image_telemetry(plan: Any, messages: Iterable[Mapping[str, Any]]) -> dict[st
         for part in message["content"]
     )
     merged = plan.mode == IMAGE_MODE_MOSAIC and n_images > 0
-    return dict(zip(IMAGE_KEYS, (plan.mode, merged, plan.merge_reason if merged else None, n_images)))
+    telemetry = dict(zip(IMAGE_KEYS, (plan.mode, merged, plan.merge_reason if merged else None, n_images)))
+    if plan.size is not None:  # an image token budget chose the size
+        telemetry[IMAGE_SIZE] = list(plan.size)
+    return telemetry
 
 
 def item_sample(row: Mapping[str, Any], reference: Mapping[str, Any], builder: Any) -> Sample:

@@ -4,8 +4,8 @@
 
     inspect eval agenthorizon/agenthorizon -T data=./release -T config=AH --model openai/NAME
 
-The options mirror ``agenthorizon judge``'s for a direct (``openai:``) judge;
-they build the same
+The options mirror ``agenthorizon judge``'s for a direct (``openai:``) judge
+(re-asking aside: one generate call per item); they build the same
 :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`
 ``agenthorizon judge`` would, used only to build each item's messages
 (:mod:`agenthorizon.inspect_task.samples`): Inspect's model provider sends
@@ -27,8 +27,8 @@ from inspect_ai.solver import generate
 
 from agenthorizon.inspect_task.samples import item_sample
 from agenthorizon.inspect_task.scorer import expected_counts, metrics, verdict_scorer
-from agenthorizon.judging.runs.inspect_log import DEFAULT_LAYOUT, TASK_METADATA, TASK_NAME, judge_settings
-from agenthorizon.schema import CONFIG_AH, DEV_GROUPS, IMAGE_MODE_AUTO
+from agenthorizon.judging.runs.inspect_log import TASK_METADATA, TASK_NAME, judge_settings
+from agenthorizon.schema import CONFIG_AH, DEV_GROUPS, IMAGE_MODE_AUTO, LAYOUT_MARKDOWN
 
 __all__ = ["agenthorizon", "message_builder"]
 
@@ -44,32 +44,26 @@ def message_builder(
     images: str = IMAGE_MODE_AUTO,
     max_images: int | None = None,
     image_budget: int | None = None,
+    image_token_budget: int | None = None,
     jpeg_quality: int | None = None,
-    layout: str = DEFAULT_LAYOUT,
+    layout: str = LAYOUT_MARKDOWN,
+    system_prompt: str | None = None,
 ) -> Any:
     """The OpenAI-compatible judge whose messages the samples hold, built as ``agenthorizon judge`` builds it.
 
-    ``layout`` is handed to the judge when it takes that option; a judge
-    without it lays messages out as ``markdown`` only, and any other value
-    is refused naming the judge's options.
+    Every option is the judge's own and is checked by it: an unknown
+    ``layout`` or image mode is refused naming the choices, a missing
+    ``system_prompt`` file naming the file.
     """
-    from agenthorizon.judging.judges.factory import judge_option_names, make_judge
+    from agenthorizon.judging.judges.factory import make_judge
     from agenthorizon.judging.judges.release_prompt import prompt_option
 
-    options: dict[str, Any] = {
-        "prompt": prompt_option(prompt, "prompt"),
-        "images": images,
-        "max_images": max_images,
-        "image_budget": image_budget,
-        "image_quality": jpeg_quality,
-    }
-    if "layout" in judge_option_names("openai"):
-        options["layout"] = layout
-    elif layout != DEFAULT_LAYOUT:
-        raise ValueError(f"layout {layout!r}: the OpenAI judge of this installation lays messages out as "
-                         f"{DEFAULT_LAYOUT!r} only")
     # The model name is Inspect's (--model); the builder never sends a request.
-    return make_judge(f"openai:{TASK_NAME}", **options)
+    return make_judge(
+        f"openai:{TASK_NAME}", prompt=prompt_option(prompt, "prompt"), images=images, max_images=max_images,
+        image_budget=image_budget, image_token_budget=image_token_budget, image_quality=jpeg_quality,
+        layout=layout, system_prompt=system_prompt,
+    )
 
 
 @task(name=TASK_NAME)
@@ -81,8 +75,10 @@ def agenthorizon(
     images: str = IMAGE_MODE_AUTO,
     max_images: int | None = None,
     image_budget: int | None = None,
+    image_token_budget: int | None = None,
     jpeg_quality: int | None = None,
-    layout: str = DEFAULT_LAYOUT,
+    layout: str = LAYOUT_MARKDOWN,
+    system_prompt: str | None = None,
     limit: int | None = None,
     shard: str | None = None,
     exclude_dev: bool = False,
@@ -101,9 +97,13 @@ def agenthorizon(
         Branch, tag or commit of a Hub repo id.
     prompt : str
         ``project``, ``release`` or a template file, as ``--prompt``.
-    images, max_images, image_budget, jpeg_quality : as ``--images``, ``--max-images``, ``--image-budget``, ``--jpeg-quality``.
+    images, max_images, image_budget, image_token_budget, jpeg_quality : as ``--images``, ``--max-images``,
+        ``--image-budget``, ``--image-token-budget``, ``--jpeg-quality``.
     layout : str
-        How the prompt and screenshots are laid out in the message (``markdown``).
+        ``markdown`` or ``interleaved``, as ``--layout``: how the prompt and
+        screenshots are laid out in the message.
+    system_prompt : str, optional
+        A UTF-8 text file sent as the system message, as ``--system-prompt``.
     limit, shard : as ``--limit`` and ``--shard`` (shard first, then limit).
     exclude_dev, dev_groups, dev_manifest : as ``--exclude-dev``, ``--dev-groups``, ``--dev-manifest``.
     """
@@ -114,7 +114,7 @@ def agenthorizon(
 
     builder = message_builder(
         prompt=prompt, images=images, max_images=max_images, image_budget=image_budget,
-        jpeg_quality=jpeg_quality, layout=layout,
+        image_token_budget=image_token_budget, jpeg_quality=jpeg_quality, layout=layout, system_prompt=system_prompt,
     )
     parsed_shard = parse_shard(shard)
     root = package.resolve_release(
@@ -133,7 +133,7 @@ def agenthorizon(
     selected = [ids[position] for position in positions]
     samples = [item_sample(dataset[position], by_id[ids[position]], builder) for position in positions]
     record = {
-        "judge": judge_settings(builder.spec(), layout),
+        "judge": judge_settings(builder.spec()),
         "selection": selection.to_dict(),
         "data": {**data_root_record(root), "n_items": len(ids), "n_selected": len(selected)},
         "shard": None if parsed_shard is None else list(parsed_shard),

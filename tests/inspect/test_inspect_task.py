@@ -76,25 +76,32 @@ def score_json(paths, root, out):
     return code, json.loads(Path(out).read_text())
 
 
-@pytest.fixture(scope="module")
-def routes(tiny_root, tmp_path_factory):
-    """One Inspect log and one runner run of the same judge settings against the same server."""
-    base = tmp_path_factory.mktemp("inspect")
+def run_both_routes(root, base, options=(), model=f"openai/{MODEL}"):
+    """``inspect eval`` of the task and ``agenthorizon judge`` with the same judge ``options`` against one server.
+
+    ``options`` are ``(name, value)`` pairs of judge options, passed as
+    ``-T name=value`` to Inspect and as ``--name value`` to the runner;
+    ``model`` is Inspect's ``--model`` (``openai/...`` or ``openai-api/loopback/...``).
+    """
     server = ModelServer({MODEL: answer})
     env = {
         **os.environ,
         "OPENAI_BASE_URL": server.base_url,
         "OPENAI_API_KEY": "sk-loopback-test",
+        "LOOPBACK_BASE_URL": server.base_url,
+        "LOOPBACK_API_KEY": "sk-loopback-test",
         "INSPECT_LOG_DIR": str(base / "logs"),
         "INSPECT_DISPLAY": "none",
         # Anything Inspect would fetch from the internet goes to a closed port and fails the eval.
         "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
     }
+    options = (("max_images", MAX_IMAGES), *options)
     try:
         command = [
             str(Path(sys.executable).parent / "inspect"), "eval", "agenthorizon/agenthorizon",
-            "-T", f"data={tiny_root}", "-T", f"config={CONFIG}", "-T", f"max_images={MAX_IMAGES}",
-            "--model", f"openai/{MODEL}", "-M", "responses_api=false",  # see docs/inspect.md
+            "-T", f"data={root}", "-T", f"config={CONFIG}",
+            *(arg for name, value in options for arg in ("-T", f"{name}={value}")),
+            "--model", model, *(["-M", "responses_api=false"] if model.startswith("openai/") else []),  # see docs/inspect.md
         ]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -104,18 +111,50 @@ def routes(tiny_root, tmp_path_factory):
         assert len(logs) == 1, logs
         run = base / "runner"
         code = main([
-            "judge", "--data", str(tiny_root), "--config", CONFIG, "--judge", f"openai:{MODEL}",
-            "--base-url", server.base_url, "--max-images", str(MAX_IMAGES), "--out", str(run),
-            "--bootstrap", "0", "--no-progress",
+            "judge", "--data", str(root), "--config", CONFIG, "--judge", f"openai:{MODEL}",
+            "--base-url", server.base_url, "--out", str(run), "--bootstrap", "0", "--no-progress",
+            *(arg for name, value in options for arg in (f"--{name.replace('_', '-')}", str(value))),
         ])
         assert code == 0
         # The runner's preflight (judges/server_check.py) asks the model one short question first.
         runner_requests = [body for body in server.requests if request_text(body) != "ping"]
     finally:
         server.close()
-    references = load_references(tiny_root, CONFIG)
-    return {"log": logs[0], "run": run, "root": tiny_root, "base": base, "references": references,
+    return {"log": logs[0], "run": run, "root": root, "base": base, "references": load_references(root, CONFIG),
             "inspect_requests": inspect_requests, "runner_requests": runner_requests}
+
+
+@pytest.fixture(scope="module")
+def routes(tiny_root, tmp_path_factory):
+    """One Inspect log and one runner run of the same judge settings against the same server."""
+    return run_both_routes(tiny_root, tmp_path_factory.mktemp("inspect"))
+
+
+SYSTEM_PROMPT = "You judge whether a computer-use agent did what it was asked.\n"
+IMAGE_TOKEN_BUDGET = 6000  # below 12 full-size screenshots: items get smaller ones, the longer the smaller
+
+
+@pytest.fixture(scope="module")
+def interleaved(tiny_root, tmp_path_factory):
+    """Both routes with the interleaved layout, a system prompt and an image token budget."""
+    base = tmp_path_factory.mktemp("inspect-interleaved")
+    system = base / "system.txt"
+    system.write_text(SYSTEM_PROMPT, encoding="utf-8")
+    options = (("layout", "interleaved"), ("system_prompt", system), ("image_token_budget", IMAGE_TOKEN_BUDGET))
+    # openai-api/ (docs/inspect.md's advice for vLLM): Inspect's openai/ provider would take the model name
+    # for one of OpenAI's reasoning models and send the system prompt with the role "developer".
+    return {**run_both_routes(tiny_root, base, options, f"openai-api/loopback/{MODEL}"), "system": system}
+
+
+def parts_of(body):
+    """Each message of a request as its role and its parts in order: ("text", text) or ("image", data URL)."""
+    out = []
+    for message in body["messages"]:
+        content = message["content"]
+        parts = [("text", content)] if isinstance(content, str) else [
+            ("text", p["text"]) if p["type"] == "text" else ("image", p["image_url"]["url"]) for p in content]
+        out.append((message["role"], parts))
+    return out
 
 
 def test_the_answers_cover_every_verdict_kind_and_invalid_ones(routes):
@@ -300,6 +339,8 @@ def test_layout_is_the_judges_and_an_unknown_one_is_refused():
     assert message_builder(layout="markdown").spec()["images"]["mode"] == "auto"
     with pytest.raises(ValueError, match="no-such-layout"):
         message_builder(layout="no-such-layout")
+    with pytest.raises(ValueError, match="no-such-system.txt'.*no such file"):
+        message_builder(system_prompt="no-such-system.txt")
 
 
 def test_a_log_of_several_epochs_is_refused(tiny_root, tmp_path):
@@ -336,3 +377,55 @@ def test_samples_inspect_leaves_out_count_as_missing_in_its_metrics(tiny_root, t
     assert of_log["invalid_by_reason"]["missing"] == 5
     for name in METRICS:
         assert metrics[name] == of_log[name], name
+
+
+def test_interleaved_requests_from_inspect_are_the_runners_part_by_part(interleaved):
+    """-T layout=interleaved goes through the judge's own builder: the same messages, parts and order as --layout."""
+    from_inspect = sorted(parts_of(body) for body in interleaved["inspect_requests"])
+    from_runner = sorted(parts_of(body) for body in interleaved["runner_requests"])
+    assert len(from_inspect) == len(interleaved["references"])
+    assert from_inspect == from_runner
+    # Beyond the parts, the whole requests, the same sampling included; Inspect only names OpenAI's
+    # default image detail ("auto"), which the runner leaves implicit.
+    def whole(requests):
+        text = (json.dumps(body, sort_keys=True) for body in requests)
+        return sorted(body.replace(', "detail": "auto"}', "}").replace('{"detail": "auto", ', "{") for body in text)
+
+    assert whole(interleaved["inspect_requests"]) == whole(interleaved["runner_requests"])
+    for messages in from_inspect:
+        assert [role for role, _ in messages] == ["system", "user"]
+        assert messages[0][1] == [("text", SYSTEM_PROMPT)]
+        kinds = [kind for kind, _ in messages[1][1]]
+        # Interleaved: an action line after the first screenshot, not every image after all of the text.
+        assert "image" in kinds and "text" in kinds[kinds.index("image"):], kinds
+    sizes = {tuple(r.telemetry.extra["image_size"]) for r in read_results([interleaved["log"]]).records.values()}
+    assert len(sizes) > 1  # the token budget chose different sizes for items of different lengths
+
+
+def test_interleaved_log_scores_as_the_runner_run_and_the_inspect_metrics(interleaved):
+    log = read_eval_log(str(interleaved["log"]), header_only=True)
+    inspect_metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    code_log, of_log = score_json([interleaved["log"]], interleaved["root"], interleaved["base"] / "log.json")
+    code_run, of_run = score_json([interleaved["run"]], interleaved["root"], interleaved["base"] / "run.json")
+    assert code_log == code_run == 0
+    for name in METRICS:
+        assert inspect_metrics[name] == of_log[name] == of_run[name], name
+    assert of_log["mistake_type_recall"] == of_run["mistake_type_recall"]
+    assert read_results([interleaved["log"]]).predictions() == read_results([interleaved["run"]]).predictions()
+    log_results = read_results([interleaved["log"]]).records
+    for tid, result in read_results([interleaved["run"]]).records.items():
+        assert log_results[tid].telemetry.extra["image_size"] == result.telemetry.extra["image_size"], tid
+
+
+def test_the_layout_and_system_prompt_are_in_the_log_judge_key_as_in_the_runners(interleaved, routes):
+    record, runner_record = read_run_record(interleaved["log"]), read_run_record(interleaved["run"])
+    sha = hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest()
+    assert record.judge["layout"] == runner_record.judge["layout"] == "interleaved"
+    assert record.judge["system_prompt"]["sha256"] == runner_record.judge["system_prompt"]["sha256"] == sha
+    # The same fields, counted the same way: under "protocol", not folded into the image settings.
+    assert record.settings()["protocol"] == runner_record.settings()["protocol"] == {
+        "layout": "interleaved", "system_prompt_sha256": sha}
+    assert record.images == runner_record.images and record.images["token_budget"] == IMAGE_TOKEN_BUDGET
+    markdown = read_run_record(routes["log"])
+    assert "protocol" not in markdown.settings() and "layout" not in markdown.images
+    assert record.judge_key != markdown.judge_key

@@ -12,8 +12,11 @@ run. :func:`read_log_record` reads it as a
   (``inspect:openai/NAME``), the log's model, its base URL, its sampling
   (the sampling fields of the request Inspect sent, :func:`sent_sampling`:
   the task asks for temperature 0 and 2,048 tokens, and a provider may send
-  less), and the prompt and image settings the task recorded
-  (:data:`TASK_METADATA`). Two
+  less), and the prompt, image settings, layout and system prompt the task
+  recorded (:data:`TASK_METADATA`) under the runner's names, so that
+  :func:`~agenthorizon.judging.runs.records.judge_key` counts a layout other
+  than ``markdown`` or a system prompt as it does for a runner's run (in its
+  ``protocol``). Two
   logs of the same settings share a :func:`~agenthorizon.judging.runs.records.judge_key`;
   a run of ``agenthorizon judge --judge openai:NAME`` has another key (the
   messages go through another client), and a leaderboard shows both.
@@ -51,8 +54,8 @@ from agenthorizon.judging.runs.shards import ASSIGNMENT
 from agenthorizon.release.item_selection import Selection
 
 __all__ = [
-    "DEFAULT_LAYOUT",
     "IMAGE_KEYS",
+    "IMAGE_SIZE",
     "JUDGE_NAME",
     "LOG_SUFFIX",
     "TASK_METADATA",
@@ -74,9 +77,9 @@ JUDGE_NAME = "inspect"
 """The judge ``name`` of a run made by Inspect (spec ``inspect:<model>``)."""
 IMAGE_KEYS = ("images_mode_used", "merged", "merge_reason", "n_images")
 """What a sample's metadata says about its screenshots: the telemetry keys the OpenAI judge records per item."""
-DEFAULT_LAYOUT = "markdown"
-"""How a direct judge's message lays out the prompt and screenshots unless told otherwise."""
-_JUDGE_KEYS = ("images", "prompt", "layout")
+IMAGE_SIZE = "image_size"
+"""The sample metadata key of the screenshot size chosen under an image token budget (telemetry ``image_size``)."""
+_JUDGE_KEYS = ("images", "prompt", "layout", "system_prompt")
 _DONE = {"success": None, "cancelled": ("signal", "the Inspect eval was cancelled"), "error": ("exception", None)}
 
 
@@ -90,19 +93,19 @@ def is_inspect_log(path: str | os.PathLike[str]) -> bool:
     return candidate.suffix == LOG_SUFFIX and candidate.is_file()
 
 
-def judge_settings(spec: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> dict[str, Any]:
-    """What the task records of the judge that built its messages: image settings, prompt, layout.
+def judge_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """What the task records of the judge that built its messages: image settings, prompt, layout, system prompt.
 
     ``spec`` is that judge's ``spec()``; its model, server and sampling are
-    not Inspect's and are left out (the log says those). ``layout`` is the
-    task's option, recorded when the judge's spec does not say it.
+    not Inspect's and are left out (the log says those). The kept keys are
+    the ones :func:`~agenthorizon.judging.runs.records.judge_key` reads, under
+    the names the runner records them by.
 
-    >>> judge_settings({"model": "x", "images": {"mode": "none"}, "prompt": {"sha256": "ab"}, "timeout_s": 9})
-    {'images': {'mode': 'none'}, 'prompt': {'sha256': 'ab'}, 'layout': 'markdown'}
+    >>> judge_settings({"model": "x", "images": {"mode": "none"}, "prompt": {"sha256": "ab"}, "layout": "interleaved",
+    ...                 "timeout_s": 9})
+    {'images': {'mode': 'none'}, 'prompt': {'sha256': 'ab'}, 'layout': 'interleaved'}
     """
-    settings = {key: spec[key] for key in _JUDGE_KEYS if key in spec}
-    settings.setdefault("layout", layout)
-    return settings
+    return {key: spec[key] for key in _JUDGE_KEYS if key in spec}
 
 
 def _log_module() -> Any:
@@ -196,22 +199,6 @@ def _seconds(start: str | None, end: str | None) -> float | None:
         return None
 
 
-def _images(judge: Mapping[str, Any]) -> Any:
-    """The image settings of the judge identity; a layout other than the default is one of them.
-
-    Where the screenshots stand in the message changes what the model reads,
-    so two layouts must not share a judge key (the key covers the image
-    settings, not a separate layout).
-
-    >>> _images({"images": {"mode": "auto"}, "layout": "markdown"}), _images({"images": {"mode": "auto"}, "layout": "x"})
-    ({'mode': 'auto'}, {'mode': 'auto', 'layout': 'x'})
-    """
-    images, layout = judge.get("images"), judge.get("layout")
-    if isinstance(images, Mapping) and layout not in (None, DEFAULT_LAYOUT) and "layout" not in images:
-        return {**images, "layout": layout}
-    return images
-
-
 def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> RunRecord:
     from agenthorizon.judging.judges.openai_protocol import public_url
 
@@ -223,9 +210,10 @@ def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> Run
         "model": log.eval.model,
         "base_url": public_url(log.eval.model_base_url) if log.eval.model_base_url else None,
         "sampling": _sampling(log, request),
-        "images": _images(judge),
+        "images": judge.get("images"),
         "prompt": judge.get("prompt"),
-        "layout": judge.get("layout"),
+        # As the runner records them, so that judge_key counts them the same way (under "protocol").
+        **{key: judge[key] for key in ("layout", "system_prompt") if key in judge},
         "task": log.eval.task,
         "generate_config": log.plan.config.model_dump(exclude_none=True),
     }
@@ -300,7 +288,7 @@ def _sample_result(sample: Any) -> ResultRecord:
         result = result_record(trajectory_id, JUDGE_NAME, None, sample.error.message, attempts=attempts)
     else:
         usage = sample.output.usage
-        extra = {name: sample.metadata[name] for name in IMAGE_KEYS if name in (sample.metadata or {})}
+        extra = {name: sample.metadata[name] for name in (*IMAGE_KEYS, IMAGE_SIZE) if name in (sample.metadata or {})}
         if sample.output.model:
             extra["model"] = sample.output.model
         if usage is not None and usage.reasoning_tokens is not None:
