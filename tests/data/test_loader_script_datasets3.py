@@ -45,7 +45,7 @@ loader, root, cache = sys.argv[1:4]
 opened = []
 _open = PIL.Image.open
 def counting_open(path, *args, **kwargs):
-    opened.append(str(path))
+    opened.append(str(getattr(path, "name", path)))  # a path, or the regular file opened for it
     return _open(path, *args, **kwargs)
 PIL.Image.open = counting_open  # every decode, by datasets or by LazyScreenshots, goes through it
 
