@@ -422,3 +422,26 @@ def test_an_answer_file_that_is_a_link_or_a_fifo_is_refused_and_the_run_goes_on(
     assert sparse["parse_status"] == "ok" and sparse["verdict"]["reasoning"] == "sparse"
     assert len(sparse["raw_output"]) < 4096
     assert answer["parse_status"] == "ok" and answer["verdict"]["reasoning"] == "answer"
+
+
+DEEP = r"""
+import json, os
+for _ in range(3000):  # deeper than Python's recursion limit, and than PATH_MAX from the item's folder
+    os.mkdir("d")
+    os.chdir("d")
+print(json.dumps({"success": True, "reasoning": "deep"}))
+"""
+
+
+def test_an_agent_leaving_a_very_deep_tree_is_judged_and_its_folder_removed(bubblewrap, tiny_root, tmp_path):
+    """The item's folder is removed after the agent, whatever it left: a tree deeper than Python's
+    recursion limit made shutil.rmtree (Python 3.11) raise RecursionError and leave the folder behind."""
+    script = tmp_path / "deep.py"
+    script.write_text(DEEP)
+    out = tmp_path / "run"
+    process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
+                  "--concurrency", "1", "--retries", "0")
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert [r["verdict"]["reasoning"] for r in results(out).values()] == ["deep", "deep"]
+    assert list((tmp_path / "tmp").iterdir()) == []

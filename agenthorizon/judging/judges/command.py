@@ -88,6 +88,7 @@ from agenthorizon.judging.judges.sandbox import (
     hand_over,
     check_writable,
     program_paths,
+    remove_item_folder,
     resolve_sandbox,
 )
 from agenthorizon.schema import IMAGES_DIR, JSONS_DIR, MARKDOWNS_DIR, SANDBOX_DIR
@@ -455,7 +456,7 @@ class CommandJudge(BaseJudge):
             return output
         finally:
             if not self.keep_workdir:
-                shutil.rmtree(base, ignore_errors=True)
+                remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
         """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
