@@ -347,3 +347,101 @@ def test_a_program_is_exposed_as_its_file_unless_it_belongs_to_an_installation(t
     assert program_paths([str(tool)], os.environ) == [tool, venv]
     other = executable(tmp_path / "elsewhere" / "run.py", f"#!{tool}\n")
     assert program_paths([str(other)], os.environ) == [other, tool, venv]
+
+
+# A fake harness CLI: no real CLI can be made to plant a link or a FIFO in place of its answer file
+# on request, so this script stands in for one that does (a hostile agent's last act). It writes its
+# answer file as the item's mode (AH_MODES: trajectory id -> mode) says.
+PLANTER = r"""#!{python}
+import json, os, re, sys
+if sys.argv[1:] == ["--version"]:
+    print("planter 1.0")
+    sys.exit(0)
+answer = sys.argv[1]
+tid = re.search(r"[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}", sys.stdin.read()).group(0)
+mode = json.loads(os.environ["AH_MODES"])[tid]
+verdict = json.dumps({{"success": True, "reasoning": mode}})
+if mode == "link to the labels":
+    os.symlink(os.environ["AH_LABELS"], answer)
+elif mode == "fifo":
+    os.mkfifo(answer)
+elif mode == "sparse":
+    with open(answer, "wb") as handle:
+        handle.seek(2**34)  # 16 GiB long, next to nothing on disk
+        handle.write(b"\n" + verdict.encode())
+else:
+    with open(answer, "w") as handle:
+        handle.write(verdict)
+print("the answer is in the file")
+"""
+
+# The real runner in a child process, so that a harness blocked on a FIFO is a test failing on its
+# timeout rather than a hung suite.
+PLANTED_RUN = r"""
+import json, sys
+import agenthorizon
+from agenthorizon.judging.judges.presets import Harness, HarnessJudge
+from agenthorizon.judging.runs.runner import run_judge
+root, planter, out, cache = sys.argv[1:]
+harness = Harness(name="planter", title="Planter", package="planter", tested_version="1.0",
+                  argv=(planter, "{answer_file}"), stdin="{prompt}", reader="text",
+                  tools={"paper": (), "read-only": ()}, answer_file=True)
+dataset = agenthorizon.load_dataset(root, "AH", split="test", images="paths", cache_dir=cache)
+judge = HarnessJudge(harness, "m", sandbox="bwrap", max_output_bytes=4096)
+summary = run_judge(judge, dataset, out, data_root=root, limit=4, concurrency=1, retries=0, progress=False)
+print(json.dumps({"error": summary.counts.error}))
+"""
+
+
+def test_an_answer_file_that_is_a_link_or_a_fifo_is_refused_and_the_run_goes_on(bubblewrap, tiny_root, tmp_path):
+    """The harness reads the answer file as root outside the sandbox: a link to a host file must not
+    bring that file into the result, nor a FIFO hang the item."""
+    ids = list(agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths",
+                                         cache_dir=tmp_path / "cache")["trajectory_id"])[:4]
+    modes = dict(zip(ids, ["link to the labels", "fifo", "sparse", "answer"]))
+    labels = tiny_root / "AgentHorizon.jsonl"
+    assert '"label": ' in labels.read_text()  # what a followed link would have copied into the result
+    planter = tmp_path / "planter.py"
+    planter.write_text(PLANTER.format(python=sys.executable))
+    planter.chmod(0o755)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-c", PLANTED_RUN, str(tiny_root), str(planter), str(out),
+                           str(tmp_path / "cache")], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TMPDIR": str(tmp_path), "AH_MODES": json.dumps(modes),
+                               "AH_LABELS": str(labels)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"error": 2}
+    found = results(out)
+    link, fifo, sparse, answer = (found[tid] for tid in ids)
+    assert f"answer file {tmp_path}" in link["error"]  # the item's answer folder, on the host
+    assert f"answer.txt is a symbolic link to {str(labels)!r}; refused" in link["error"]
+    assert "answer.txt is a FIFO (named pipe); refused" in fifo["error"]
+    for result in found.values():
+        assert all('"label": ' not in (result[field] or "") for field in ("raw_output", "error")), result
+    # A 16 GiB sparse file costs a read of its last max_output_bytes: its verdict, at the end, is read.
+    assert sparse["parse_status"] == "ok" and sparse["verdict"]["reasoning"] == "sparse"
+    assert len(sparse["raw_output"]) < 4096
+    assert answer["parse_status"] == "ok" and answer["verdict"]["reasoning"] == "answer"
+
+
+DEEP = r"""
+import json, os
+for _ in range(3000):  # deeper than Python's recursion limit, and than PATH_MAX from the item's folder
+    os.mkdir("d")
+    os.chdir("d")
+print(json.dumps({"success": True, "reasoning": "deep"}))
+"""
+
+
+def test_an_agent_leaving_a_very_deep_tree_is_judged_and_its_folder_removed(bubblewrap, tiny_root, tmp_path):
+    """The item's folder is removed after the agent, whatever it left: a tree deeper than Python's
+    recursion limit made shutil.rmtree (Python 3.11) raise RecursionError and leave the folder behind."""
+    script = tmp_path / "deep.py"
+    script.write_text(DEEP)
+    out = tmp_path / "run"
+    process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
+                  "--concurrency", "1", "--retries", "0")
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert [r["verdict"]["reasoning"] for r in results(out).values()] == ["deep", "deep"]
+    assert list((tmp_path / "tmp").iterdir()) == []

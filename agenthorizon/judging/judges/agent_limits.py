@@ -28,23 +28,32 @@ flag raises it.
 **Output.** An agent's stdout and stderr are read as they come and only their
 last ``max_output_bytes`` (default
 :data:`~agenthorizon.judging.judges.base.DEFAULT_MAX_OUTPUT_BYTES`) are kept
-(:class:`Tail`): verdicts stand at the end of an answer, and the harness's
-memory stays bounded whatever the agent prints.
+(:class:`~agenthorizon.judging.judges.output_cap.TailBuffer`, the one tail
+every judge kind reads an answer into): verdicts stand at the end of an
+answer, and the harness's memory stays bounded whatever the agent prints.
+
+**Answer file.** Harnesses that write their final message to a file leave
+it in the item's answer folder, which the agent could write: the harness
+reads it with :func:`read_tail`, which reads a regular file only and refuses
+a symbolic link, a FIFO or a device, naming it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import re
 import secrets
 import shutil
 import signal
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
+from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
 
 __all__ = [
@@ -52,7 +61,6 @@ __all__ = [
     "DEFAULT_MAX_FILES",
     "DEFAULT_MAX_MEMORY",
     "DEFAULT_MAX_PROCESSES",
-    "Tail",
     "drain",
     "limit_reached",
     "parse_size",
@@ -206,45 +214,7 @@ def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, returnco
 _MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGTRAP, signal.SIGSEGV, signal.SIGBUS}
 
 
-class Tail:
-    """The last ``cap`` bytes fed to it, and how many bytes before them were dropped.
-
-    >>> tail = Tail(4)
-    >>> tail.feed(b"abc"); tail.feed(b"defg")
-    >>> bytes(tail.kept), tail.dropped
-    (b'defg', 3)
-    """
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.kept = bytearray()
-        self.dropped = 0
-        self._cut = False  # the partial first line is dropped once
-
-    def feed(self, chunk: bytes) -> None:
-        if len(chunk) >= self.cap:
-            self.dropped += len(self.kept) + len(chunk) - self.cap
-            self.kept = bytearray(chunk[-self.cap:])
-            return
-        self.kept += chunk
-        excess = len(self.kept) - self.cap
-        if excess > 0:
-            del self.kept[:excess]  # bytearray drops its head in place, without copying the rest
-            self.dropped += excess
-
-    def text(self) -> str:
-        """The kept bytes as text; when some were dropped, from the first line that starts inside them."""
-        if self.dropped and not self._cut:
-            self._cut = True
-            newline = self.kept.find(b"\n")
-            if 0 <= newline < len(self.kept) - 1:
-                del self.kept[:newline + 1]
-                self.dropped += newline + 1
-        with memoryview(self.kept) as view:  # decoded in place: no copy of up to max_output_bytes
-            return str(view, "utf-8", "replace")
-
-
-async def drain(fd: int, tail: Tail) -> None:
+async def drain(fd: int, tail: TailBuffer) -> None:
     """Read the pipe ``fd`` to its end into ``tail``, on the running event loop; ``fd`` is closed afterwards.
 
     A pipe of its own rather than ``asyncio``'s subprocess pipes: waiting for
@@ -256,27 +226,83 @@ async def drain(fd: int, tail: Tail) -> None:
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
     try:
         while chunk := await reader.read(_CHUNK):
-            tail.feed(chunk)
+            tail.add(chunk)
     finally:
         transport.close()
 
 
-def read_tail(path: str, cap: int) -> Tail:
-    """The last ``cap`` bytes of the file ``path`` (an agent's answer file), read without loading the rest."""
-    tail = Tail(cap)
-    with open(path, "rb") as handle:
-        handle.seek(0, 2)
-        size = handle.tell()
-        handle.seek(max(0, size - cap))
-        tail.kept = bytearray(handle.read(cap))
-        tail.dropped = max(0, size - cap)
-    return tail
+_NOT_REGULAR = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+# Never follow a link the agent planted, never wait on a FIFO, never take a terminal.
+_ANSWER_FLAGS = (os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+
+
+def _refused(path: str, mode: int) -> JudgeError:
+    kind = next((name for test, name in _NOT_REGULAR if test(mode)), "not a regular file")
+    link = ""
+    if stat.S_ISLNK(mode):
+        try:
+            link = f" to {os.readlink(path)[:200]!r}"
+        except OSError:
+            pass
+    return JudgeError(f"answer file {path} is {kind}{link}; refused: the harness reads only a regular file "
+                      "the agent wrote, never through a link, and never waits on a pipe")
+
+
+def read_tail(path: str, cap: int) -> TailBuffer | None:
+    """The last ``cap`` bytes of an agent's answer file ``path``, read without loading the rest; ``None``: no file.
+
+    The agent wrote the file, and the harness reads it outside the sandbox
+    (as root, when the harness is): a symbolic link would make it read a host
+    file (a release's labels, a private key) into the result; a FIFO would
+    block its open forever; a device could be anything. So the file must be a
+    regular file, checked before it is opened (``lstat``: nothing else is even
+    opened), opened without following a link (``O_NOFOLLOW``) nor waiting
+    (``O_NONBLOCK``), and checked again once open (``fstat``). Anything else
+    raises :class:`~agenthorizon.judging.judges.base.JudgeError` naming what
+    the file is. A huge (or sparse) file costs one read of its last ``cap`` bytes.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(mode):
+        raise _refused(path, mode)
+    try:
+        fd = os.open(path, _ANSWER_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as error:  # ELOOP: a link swapped in since the lstat
+        if error.errno == errno.ELOOP:
+            raise _refused(path, stat.S_IFLNK) from None
+        raise JudgeError(f"answer file {path}: cannot open it ({error.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _refused(path, info.st_mode)
+        tail = TailBuffer(cap)
+        start = max(0, info.st_size - cap)
+        tail.skip(start)
+        offset = start
+        while offset < info.st_size and (chunk := os.pread(fd, info.st_size - offset, offset)):
+            tail.add(chunk)
+            offset += len(chunk)
+        return tail
+    finally:
+        os.close(fd)
 
 
 async def run_agent(
     argv: Sequence[str], *, cwd: Path, stdin: Path, env: Mapping[str, str], timeout: float, max_output_bytes: int,
     what: str,
-) -> tuple[int, Tail, Tail]:
+) -> tuple[int, TailBuffer, TailBuffer]:
     """Run ``argv`` to its end, or kill it (and everything it started) after ``timeout`` seconds or on cancellation.
 
     Returns its exit status and the ends of its stdout and stderr (at most
@@ -286,7 +312,7 @@ async def run_agent(
     it ends, however it ends (:func:`~agenthorizon.judging.judges.sandbox.kill_agent`).
     """
     marker = secrets.token_hex(8)
-    out, err = Tail(max_output_bytes), Tail(max_output_bytes)
+    out, err = TailBuffer(max_output_bytes), TailBuffer(max_output_bytes)
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
     try:

@@ -55,7 +55,6 @@ from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_PROCESSES,
     AgentLimits,
-    Tail,
     limit_reached,
     read_tail,
     require_prlimit,
@@ -68,6 +67,7 @@ from agenthorizon.judging.judges.base import (
     JudgeOutput,
     PreflightError,
 )
+from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
     PROMPT_PROJECT,
@@ -88,6 +88,7 @@ from agenthorizon.judging.judges.sandbox import (
     hand_over,
     check_writable,
     program_paths,
+    remove_item_folder,
     resolve_sandbox,
 )
 from agenthorizon.schema import IMAGES_DIR, JSONS_DIR, MARKDOWNS_DIR, SANDBOX_DIR
@@ -440,7 +441,7 @@ class CommandJudge(BaseJudge):
             returncode, out, err = await self._run(
                 self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
             )
-            stdout, stderr = out.text(), err.text()
+            stdout, stderr = out.take_text(whole_lines=True), err.take_text(whole_lines=True)
             if returncode != 0:
                 sandboxed = self.sandbox == SANDBOX_BWRAP
                 reached = limit_reached(stderr[-4000:], self.limits, sandboxed=sandboxed, returncode=returncode)
@@ -455,7 +456,7 @@ class CommandJudge(BaseJudge):
             return output
         finally:
             if not self.keep_workdir:
-                shutil.rmtree(base, ignore_errors=True)
+                remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
         """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
@@ -467,14 +468,17 @@ class CommandJudge(BaseJudge):
         )
 
     def read_answer_file(self, path: Path) -> str | None:
-        """The end of an answer file the agent wrote (at most ``max_output_bytes``), ``None`` when there is none."""
-        if not path.is_file():
-            return None
-        return read_tail(str(path), self.max_output_bytes).text()
+        """The end of an answer file the agent wrote (at most ``max_output_bytes``), ``None`` when there is none.
+
+        Raises :class:`JudgeError` naming what the file is when it is not a regular file (a symbolic link,
+        a FIFO, a device: :func:`~agenthorizon.judging.judges.agent_limits.read_tail`); no link is followed.
+        """
+        tail = read_tail(str(path), self.max_output_bytes)
+        return None if tail is None else tail.take_text(whole_lines=True)
 
     async def _run(
         self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]
-    ) -> tuple[int, Tail, Tail]:
+    ) -> tuple[int, TailBuffer, TailBuffer]:
         """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation
         (:func:`~agenthorizon.judging.judges.agent_limits.run_agent`)."""
         return await run_agent(

@@ -74,7 +74,7 @@ def completion_from_body(body: TailBuffer) -> Completion:
     ('long answer {"success": true}', 9, 138)
     """
     dropped = body.dropped
-    text = body.take().decode("utf-8", errors="replace")
+    text = body.take_text()
     if dropped:
         answer, rest = _split_tail(text)
         del text  # the tail is no longer needed once the answer is out of it
@@ -223,5 +223,5 @@ class EventStream:
             self._event_line(bytes(self._line).rstrip(b"\r"))
             self._line.clear()
         self.result.truncated_bytes = self.answer.dropped + self.skipped_bytes
-        self.result.text = self.answer.take().decode("utf-8", errors="replace")
+        self.result.text = self.answer.take_text()
         return self.result

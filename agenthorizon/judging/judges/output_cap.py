@@ -26,14 +26,27 @@ __all__ = ["TailBuffer", "truncation_note"]
 class TailBuffer:
     """The last ``limit`` bytes of a byte stream, and how many bytes came in all.
 
-    Chunks are kept as they came, whole ones dropped from the front once the
-    rest holds ``limit`` bytes, so memory stays within ``limit`` plus one
-    chunk and nothing is copied until the end is taken (:meth:`take`).
+    Every judge kind reads an untrusted answer through one: the direct
+    judge's HTTP body or event-stream text, an agent's stdout and stderr as
+    they come, the end of an agent's answer file. Chunks are kept as they
+    came, whole ones dropped from the front once the rest holds ``limit``
+    bytes, so memory stays within ``limit`` plus one chunk and nothing is
+    copied until the end is taken, once (:meth:`take`, :meth:`take_text`).
 
     Parameters
     ----------
     limit : int
         Most bytes kept, >= 1.
+
+    Attributes
+    ----------
+    total : int
+        Bytes that came in, >= 0.
+    kept : int
+        Bytes kept (or taken): the last ``min(total, limit)``, fewer when
+        :meth:`take_text` dropped a partial first line.
+    dropped : int
+        ``total - kept``: bytes dropped from the start of the stream (0 when it fitted).
 
     Examples
     --------
@@ -42,6 +55,16 @@ class TailBuffer:
     ...     tail.add(chunk)
     >>> tail.data, tail.total, tail.dropped
     (b'efgh', 8, 4)
+    >>> tail.take(), tail.kept, tail.dropped
+    (b'efgh', 4, 4)
+
+    Text from whole lines: a cut stream starts at the first line that begins
+    inside what was kept, and the partial line counts as dropped.
+
+    >>> log = TailBuffer(8)
+    >>> log.add(b"first line\\nsecond\\n")
+    >>> log.take_text(whole_lines=True), log.dropped
+    ('second\\n', 11)
     """
 
     def __init__(self, limit: int) -> None:
@@ -51,9 +74,12 @@ class TailBuffer:
         self.total = 0
         self._chunks: collections.deque[bytes] = collections.deque()
         self._held = 0  # bytes in _chunks: at most limit + the last chunk
+        self._taken: int | None = None  # bytes handed out by take(), once taken
 
     def add(self, chunk: bytes) -> None:
         """Take the next chunk; only the last ``limit`` bytes seen so far (and one chunk) stay in memory."""
+        if self._taken is not None:
+            raise ValueError("TailBuffer: the end of the stream was taken; no more bytes can be added")
         self.total += len(chunk)
         if not chunk:
             return
@@ -62,10 +88,16 @@ class TailBuffer:
         while self._held - len(self._chunks[0]) >= self.limit:
             self._held -= len(self._chunks.popleft())
 
+    def skip(self, count: int) -> None:
+        """Count ``count`` bytes of the stream that were never read (the start of a file, seeked over) as dropped."""
+        if self._taken is not None:
+            raise ValueError("TailBuffer: the end of the stream was taken; no more bytes can be added")
+        self.total += count
+
     @property
     def kept(self) -> int:
-        """Bytes kept: the last ``min(total, limit)``."""
-        return min(self._held, self.limit)
+        """Bytes kept: the last ``min(total, limit)`` (what :meth:`take` handed out, once taken)."""
+        return min(self._held, self.limit) if self._taken is None else self._taken
 
     @property
     def dropped(self) -> int:
@@ -74,19 +106,41 @@ class TailBuffer:
 
     @property
     def data(self) -> bytes:
-        """The bytes kept: the end of the stream (a copy)."""
-        excess = self._held - self.kept
+        """The bytes kept: the end of the stream (a copy; empty once taken)."""
+        excess = self._held - min(self._held, self.limit)
         return b"".join(self._chunks)[excess:] if excess else b"".join(self._chunks)
 
     def take(self) -> bytes:
-        """The bytes kept, joined once; the buffer holds nothing after (``dropped`` is then all)."""
-        excess = self._held - self.kept
+        """The bytes kept, joined once; the buffer frees them (``kept`` and ``dropped`` still describe them)."""
+        if self._taken is not None:
+            raise ValueError("TailBuffer: the end of the stream was already taken")
+        kept = self.kept
+        excess = self._held - kept
         if excess and self._chunks:
             self._chunks[0] = self._chunks[0][excess:]  # a copy of one chunk, not of everything
-        data = b"".join(self._chunks)
+        data = b"".join(self._chunks)  # one bytes chunk is returned as it is, not copied
         self._chunks.clear()
         self._held = 0
+        self._taken = kept
         return data
+
+    def take_text(self, *, whole_lines: bool = False) -> str:
+        """:meth:`take` decoded as UTF-8 (undecodable bytes replaced), without another copy of the bytes.
+
+        With ``whole_lines`` and a cut stream, the text starts at the first
+        line that begins inside what was kept (a log's cut first line is
+        noise); the partial line counts as dropped. A kept end with no line
+        break before its last byte is kept whole.
+        """
+        data = self.take()
+        start = 0
+        if whole_lines and self.dropped:
+            newline = data.find(b"\n")
+            if 0 <= newline < len(data) - 1:
+                start = newline + 1
+                self._taken = len(data) - start
+        with memoryview(data) as view:  # decoded in place: no copy of up to limit bytes
+            return str(view[start:], "utf-8", "replace")
 
 
 def truncation_note(dropped: int, limit: int) -> str:

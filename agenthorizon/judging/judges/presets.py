@@ -391,9 +391,12 @@ class HarnessJudge(CommandJudge):
 
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
         answer = None
-        if self.harness.answer_file:
-            answer = self.read_answer_file(scratch / ANSWER_FILE)
         where = f"{self.harness.name}:{self.model} on trajectory {judge_input.trajectory_id}"
+        if self.harness.answer_file:
+            try:
+                answer = self.read_answer_file(scratch / ANSWER_FILE)
+            except JudgeError as error:
+                raise JudgeError(f"{where}: {error}") from None
         reading = READERS[self.harness.reader](stdout, answer, where)
         return JudgeOutput(
             text=reading.text,

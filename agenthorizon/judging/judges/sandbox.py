@@ -64,6 +64,7 @@ __all__ = [
     "hand_over",
     "kill_agent",
     "program_paths",
+    "remove_item_folder",
     "resolve_sandbox",
 ]
 
@@ -430,6 +431,31 @@ def hand_over(base: Path) -> None:
     for folder, dirs, files in os.walk(base):
         for name in (*dirs, *files):
             os.lchown(os.path.join(folder, name), *user)
+
+
+def remove_item_folder(base: Path) -> None:
+    """Remove the item's folder ``base`` and whatever the agent left in it, without following a link.
+
+    ``shutil.rmtree`` recurses once per folder level (Python 3.11): an agent
+    that leaves a tree a few thousand folders deep makes it raise
+    ``RecursionError`` and leave the folder behind. ``rm -rf`` walks any depth
+    and never follows a link; ``shutil.rmtree`` is the fallback without it.
+    Errors are ignored: a folder that cannot be removed is left, never fatal.
+    """
+    rm = shutil.which("rm")
+    if rm is not None:
+        try:
+            subprocess.run([rm, "-rf", "--one-file-system", "--", str(base)], check=False,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            pass
+        else:
+            if not os.path.lexists(base):
+                return
+    try:
+        shutil.rmtree(base, ignore_errors=True)
+    except RecursionError:
+        pass
 
 
 def kill_agent(pid: int, marker: str | None) -> None:
