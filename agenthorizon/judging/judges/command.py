@@ -34,6 +34,11 @@ memory and open files, its output read into bounded tails
 (:mod:`agenthorizon.judging.judges.agent_limits`). The end of the command, a timeout, or a cancelled item
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
+
+Just over 500 lines on purpose: one class and the working-folder layout it
+writes share the per-item lifecycle (lay out, confine, run, read, remove);
+running the agent and bounding it already live in ``agent_limits`` and
+``sandbox``.
 """
 
 from __future__ import annotations

@@ -29,6 +29,11 @@ not a UUID (run records, notes) are not results.
 the runner's pid, host and start time: a second runner on the same folder
 and shard fails at once naming the holder, and the lock of a process that is
 no longer alive on this host is taken over.
+
+Just over 500 lines on purpose: it is the one place a run folder is read
+(result files, run records, Inspect logs taken as runs) and written
+atomically; splitting readers from the resume check would give two
+listings of the same files again.
 """
 
 from __future__ import annotations

@@ -49,6 +49,10 @@ The pieces live beside this module: :mod:`~agenthorizon.judging.runs.selection`
 (versions, git revision, data root), :mod:`~agenthorizon.judging.runs.loop`
 (the concurrent judging), :mod:`~agenthorizon.judging.runs.summary` (counts,
 merging, :class:`RunSummary`); this module puts them in order.
+
+Over 500 lines on purpose: about a fifth is :func:`run_judge`'s numpydoc
+docstring, the public contract of a run; the loop, writer, limits and
+re-asking are modules of their own.
 """
 
 from __future__ import annotations
