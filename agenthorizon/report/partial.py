@@ -92,8 +92,11 @@ def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]
             "re-running a shard's own command into its folder resumes that shard"
         )
     else:
+        # A run that stopped at its --limit stops there again: the same command cannot complete it.
+        limited = any(record is not None and (record.runner or {}).get("limit") is not None for record in records.values())
         resume = (
             "re-run the same `agenthorizon judge` command (the same --data, --config and --judge, and --out the run's "
-            "folder): items already judged are kept and only the others are judged"
+            f"folder){' without --limit (or with a larger one)' if limited else ''}: items already judged are kept and "
+            "only the others are judged"
         )
     return PartialRun(judged=judged, total=total, reasons=reasons, resume=resume)

@@ -110,7 +110,7 @@ def test_an_interrupted_run_is_scored_strictly_and_says_so_first(tiny_root, runs
     first_note = text.index(f"Partial run: {INTERRUPT_AFTER} of {n} items judged")
     assert first_note < text.index("Results found")  # said before the other notes
     assert "interrupted (signal): KeyboardInterrupt" in text
-    assert "re-run the same `agenthorizon judge` command" in text
+    assert "re-run the same `agenthorizon judge` command" in text and "without --limit" not in text
     assert main(["score", str(runs["interrupted"]), "--data", str(tiny_root), "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["partial"]["judged"] == INTERRUPT_AFTER and data["partial"]["total"] == n
@@ -118,6 +118,19 @@ def test_an_interrupted_run_is_scored_strictly_and_says_so_first(tiny_root, runs
     judged = {path.stem: json.loads(path.read_text())["verdict"] for path in runs["interrupted"].glob("*-*-*-*-*.json")}
     assert data["n"] == n and data["balanced_accuracy"] == pytest.approx(score(judged, rows).balanced_accuracy)
     assert data["invalid_by_reason"]["missing"] == n - INTERRUPT_AFTER
+
+
+def test_a_run_stopped_at_its_limit_is_told_to_resume_without_it(tiny_root, tmp_path, capsys):
+    # The same command would stop at the same --limit again: the advice must say what completes the run.
+    rows = load_references(tiny_root, CONFIG_AH)
+    out = tmp_path / "limited"
+    assert main(["judge", "--data", str(tiny_root), "--config", CONFIG_AH, "--judge", "constant:true", "--out", str(out),
+                 "--limit", "2", "--bootstrap", "0", "--no-progress"]) in (0, 1)
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(tiny_root)]) == 1
+    text = capsys.readouterr().out
+    assert f"PARTIAL: 2 of {len(rows)} items judged" in text and "it judged at most --limit 2 items" in text
+    assert "without --limit (or with a larger one)" in text
 
 
 def test_a_finished_run_is_not_partial(tiny_root, runs, capsys):
