@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import Any, Mapping, Sequence
 
@@ -52,7 +53,7 @@ from agenthorizon.schema import (
     json_relpath,
 )
 
-__all__ = ["build_table", "encode_each"]
+__all__ = ["ItemFiles", "build_table", "encode_each", "read_item"]
 
 
 def build_table(
@@ -92,6 +93,86 @@ def build_table(
     return batch.to_table()
 
 
+@dataclass(frozen=True)
+class ItemFiles:
+    """What one item's own files give its dataset row, read and checked by :func:`read_item`.
+
+    Attributes
+    ----------
+    values : dict
+        The fields of :data:`agenthorizon.schema.TRAJECTORY_FIELDS`, as the row holds them.
+    step_ids, action_types, parameters, timestamps : list
+        The step columns, a value per step (``parameters``: ``{}`` for none).
+    screenshots : list of str or None
+        Each step's screenshot path (``None`` where a step has none),
+        absolute, checked to stay in the release.
+    markdown : str or None
+        The item's Markdown (rendered from the json when the release has
+        none); ``None`` when not asked for.
+    """
+
+    values: dict[str, Any]
+    step_ids: list[int]
+    action_types: list[str]
+    parameters: list[dict[str, Any]]
+    timestamps: list[int | None]
+    screenshots: list[str | None]
+    markdown: str | None = None
+
+
+def read_item(
+    root: str,
+    label_row: Mapping[str, Any],
+    folder_listings: dict[str, Any] | None = None,
+    *,
+    markdown: bool = True,
+) -> ItemFiles:
+    """The trajectory json (and, with ``markdown``, the Markdown) of one label row, read and checked as a build does.
+
+    The one reading of an item's files behind every dataset row
+    (:func:`build_table`); readers that need only a few of its fields (the
+    report) call it directly instead of building the whole row. Raises
+    ``FileNotFoundError`` / ``ValueError`` naming the json file, the label
+    row and the step, as :func:`build_table` documents. ``folder_listings``
+    as there.
+
+    >>> import tempfile, agenthorizon
+    >>> from agenthorizon.release.files import read_labels
+    >>> root = agenthorizon.generate_sample(tempfile.mkdtemp() + "/release", preset="tiny").root
+    >>> item = read_item(str(root), read_labels(root)[0], markdown=False)
+    >>> item.values["num_steps"] == len(item.step_ids) == len(item.screenshots), item.markdown
+    (True, None)
+    """
+    trajectory_id = label_row["trajectory_id"]
+    where = f"label row {label_row.get('location', trajectory_id)}"
+    json_path = root + os.sep + json_relpath(trajectory_id).replace("/", os.sep)
+    trajectory = read_trajectory(root, json_path, where)
+    task = trajectory["task"]
+    environment = environment_of(trajectory, json_path, where)
+    steps = trajectory["steps"]
+    step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
+    screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
+    _refuse_escaping(root, screenshots, json_path, where, folder_listings)
+    text = None
+    if markdown:
+        text = read_markdown(root, trajectory_id, where)
+        if text is None:
+            from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases
+
+            text = to_markdown(trajectory)
+    values = {
+        "instruction": task["instruction"],
+        "category": optional_str(task, "category", json_path, where),
+        "subcategory": optional_str(task, "subcategory", json_path, where),
+        "task_type": optional_str(task, "task_type", json_path, where),
+        "applications": string_list(task.get("applications"), "task.applications", json_path, where) or [],
+        "os": optional_str(environment, "os", json_path, where),
+        "screen_resolution": resolution(environment.get("screen_resolution"), json_path, where),
+        "num_steps": len(steps),
+    }
+    return ItemFiles(values, step_ids, action_types, parameters, timestamps, screenshots, text)
+
+
 def _refuse_escaping(
     root: str, screenshots: list[str | None], json_path: str, where: str, listings: dict[str, Any] | None = None
 ) -> None:
@@ -122,24 +203,11 @@ class _Batch:
         self.step_count = 0
 
     def add(self, root: str, label_row: Mapping[str, Any]) -> None:
+        item = read_item(root, label_row, self.folder_listings, markdown=True)
         trajectory_id = label_row["trajectory_id"]
-        where = f"label row {label_row.get('location', trajectory_id)}"
-        json_path = root + os.sep + json_relpath(trajectory_id).replace("/", os.sep)
-        trajectory = read_trajectory(root, json_path, where)
-        task = trajectory["task"]
-        environment = environment_of(trajectory, json_path, where)
-        steps = trajectory["steps"]
-        step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
-        screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
-        _refuse_escaping(root, screenshots, json_path, where, self.folder_listings)
-        markdown = read_markdown(root, trajectory_id, where)
-        if markdown is None:
-            from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases
-
-            markdown = to_markdown(trajectory)
+        markdown = item.markdown
         values = {
             "trajectory_id": trajectory_id,
-            "instruction": task["instruction"],
             "label": label_row["label"],
             "mistake_type": label_row["mistake_type"],
             "instruction_id": label_row["instruction_id"],
@@ -149,18 +217,14 @@ class _Batch:
             "pair_group_id": label_row["pair_group_id"],
             "difficulty": label_row["difficulty"],
             "in_dev": bool(label_row["in_dev"]),
-            "category": optional_str(task, "category", json_path, where),
-            "subcategory": optional_str(task, "subcategory", json_path, where),
-            "task_type": optional_str(task, "task_type", json_path, where),
-            "applications": string_list(task.get("applications"), "task.applications", json_path, where) or [],
-            "os": optional_str(environment, "os", json_path, where),
-            "screen_resolution": resolution(environment.get("screen_resolution"), json_path, where),
-            "num_steps": len(steps),
+            **item.values,
             "markdown": repoint_images(markdown, trajectory_id) if self.blind else markdown,
         }
+        step_ids, action_types, parameters, timestamps = item.step_ids, item.action_types, item.parameters, item.timestamps
+        screenshots = item.screenshots
         for name, column in self.rows.items():
             column.append(values[name])
-        self.offsets.append(self.offsets[-1] + len(steps))
+        self.offsets.append(self.offsets[-1] + len(step_ids))
         self.step_ids += step_ids
         self.action_types += action_types
         self.timestamps += timestamps
