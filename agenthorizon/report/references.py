@@ -245,7 +245,7 @@ STEP_IDS = "step_ids"
 """A field :func:`load_run_references` derives: each row's ``steps[k]["step_id"]``, read without the other step columns."""
 
 # Fields read from the label rows and each item's trajectory json alone
-# (agenthorizon.data.table.read_item), without loading the dataset;
+# (agenthorizon.data.item_fields.read_item), without loading the dataset;
 # "screenshots" as paths, which the dataset gives for images None or "paths".
 _ITEM_FILE_FIELDS = frozenset((*LABEL_ROW_FIELDS, *TRAJECTORY_FIELDS, "screenshots", STEP_IDS))
 
@@ -254,11 +254,11 @@ def _item_file_rows(root: str, config_rows: Sequence[Mapping[str, Any]], fields:
     """The rows of ``config_rows`` with only ``fields`` (and ``trajectory_id``), their item fields read from the files.
 
     The values are the dataset's own: each item's files are read by
-    :func:`agenthorizon.data.table.read_item`, the reading behind every
+    :func:`agenthorizon.data.item_fields.read_item`, the reading behind every
     dataset row, and the label fields are the selection's rows, the ones a
     build is given. A bad item raises what loading the dataset would.
     """
-    from agenthorizon.data.table import read_item
+    from agenthorizon.data.item_fields import read_item
 
     names = list(dict.fromkeys(("trajectory_id", *fields)))
     listings: dict[str, Any] = {}
