@@ -256,6 +256,18 @@ HIDDEN_FIELDS: Final = (
 )
 """Row fields that reveal the label or the pairing; never shown to a judge."""
 
+TRAJECTORY_FIELDS: Final = (
+    "instruction",
+    "category",
+    "subcategory",
+    "task_type",
+    "applications",
+    "os",
+    "screen_resolution",
+    "num_steps",
+)
+"""Item-level row fields read from an item's trajectory json (not its steps, Markdown or label row)."""
+
 STEP_BUCKETS: Final = ((0, 100, "<100"), (100, 200, "100-199"), (200, None, ">=200"))
 """Step-count buckets used by slices and reports: (low inclusive, high exclusive, name)."""
 

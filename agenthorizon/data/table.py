@@ -21,35 +21,20 @@ from __future__ import annotations
 import json
 import math
 import os
-from itertools import chain, repeat
+from itertools import chain
 from typing import Any, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agenthorizon.data.item_fields import read_item
 from agenthorizon.data.parameters import encode_each, json_lines, text_column, typed_columns
 from agenthorizon.release.blind import blind_screenshot_paths, repoint_images
-from agenthorizon.release.files import (
-    escaping_screenshots,
-    link_out_message,
-    read_markdown,
-    read_trajectory,
-    screenshot_paths,
-)
-from agenthorizon.release.trajectory import (
-    INT32,
-    INT64,
-    check_steps,
-    environment_of,
-    optional_str,
-    resolution,
-    string_list,
-)
+from agenthorizon.release.trajectory import INT32
 from agenthorizon.schema import (
     FLOAT_PARAMETERS,
     STEP_PARAMETER_COLUMNS,
     STRING_PARAMETERS,
-    json_relpath,
 )
 
 __all__ = ["build_table", "encode_each"]
@@ -92,16 +77,6 @@ def build_table(
     return batch.to_table()
 
 
-def _refuse_escaping(
-    root: str, screenshots: list[str | None], json_path: str, where: str, listings: dict[str, Any] | None = None
-) -> None:
-    """Raise for the first screenshot that is a link out of the release (see ``escaping_screenshots``)."""
-    escapes = escaping_screenshots(root, screenshots, listings)
-    if escapes:
-        index, path, real = escapes[0]
-        raise ValueError(f"{json_path} ({where}) step {index}: " + link_out_message(path, "screenshot", real, root))
-
-
 class _Batch:
     """Column lists of a batch of rows; steps of all items are concatenated."""
 
@@ -122,24 +97,11 @@ class _Batch:
         self.step_count = 0
 
     def add(self, root: str, label_row: Mapping[str, Any]) -> None:
+        item = read_item(root, label_row, self.folder_listings, markdown=True)
         trajectory_id = label_row["trajectory_id"]
-        where = f"label row {label_row.get('location', trajectory_id)}"
-        json_path = root + os.sep + json_relpath(trajectory_id).replace("/", os.sep)
-        trajectory = read_trajectory(root, json_path, where)
-        task = trajectory["task"]
-        environment = environment_of(trajectory, json_path, where)
-        steps = trajectory["steps"]
-        step_ids, action_types, parameters, timestamps, references = _step_columns(steps, root, json_path, where)
-        screenshots = screenshot_paths(root, json_path, references, f"{json_path} ({where})")
-        _refuse_escaping(root, screenshots, json_path, where, self.folder_listings)
-        markdown = read_markdown(root, trajectory_id, where)
-        if markdown is None:
-            from agenthorizon.release.render import to_markdown  # rendering is only needed for incomplete releases
-
-            markdown = to_markdown(trajectory)
+        markdown = item.markdown
         values = {
             "trajectory_id": trajectory_id,
-            "instruction": task["instruction"],
             "label": label_row["label"],
             "mistake_type": label_row["mistake_type"],
             "instruction_id": label_row["instruction_id"],
@@ -149,18 +111,14 @@ class _Batch:
             "pair_group_id": label_row["pair_group_id"],
             "difficulty": label_row["difficulty"],
             "in_dev": bool(label_row["in_dev"]),
-            "category": optional_str(task, "category", json_path, where),
-            "subcategory": optional_str(task, "subcategory", json_path, where),
-            "task_type": optional_str(task, "task_type", json_path, where),
-            "applications": string_list(task.get("applications"), "task.applications", json_path, where) or [],
-            "os": optional_str(environment, "os", json_path, where),
-            "screen_resolution": resolution(environment.get("screen_resolution"), json_path, where),
-            "num_steps": len(steps),
+            **item.values,
             "markdown": repoint_images(markdown, trajectory_id) if self.blind else markdown,
         }
+        step_ids, action_types, parameters, timestamps = item.step_ids, item.action_types, item.parameters, item.timestamps
+        screenshots = item.screenshots
         for name, column in self.rows.items():
             column.append(values[name])
-        self.offsets.append(self.offsets[-1] + len(steps))
+        self.offsets.append(self.offsets[-1] + len(step_ids))
         self.step_ids += step_ids
         self.action_types += action_types
         self.timestamps += timestamps
@@ -249,45 +207,6 @@ _TYPED_SCHEMA = pa.schema(
     + [("num_clicks", pa.int32()), ("keys", pa.list_(pa.string()))]
 )
 _NONE = type(None)
-
-
-def _step_columns(
-    steps: list[Any], root: str, json_path: str, where: str
-) -> tuple[list[int], list[str], list[dict[str, Any]], list[int | None], list[Any]]:
-    """step ids, action types, parameter objects, timestamps and screenshot references.
-
-    This runs once per trajectory, over about 130 steps: the checks are type
-    sets over whole columns (C loops), and only when one fails does
-    :func:`check_steps` walk the steps to name the first bad one.
-    """
-    count = len(steps)
-    if not count:
-        return [], [], [], [], []
-    get = dict.get
-    if set(map(type, steps)) != {dict}:
-        check_steps(steps, root, json_path, where)
-    step_ids = list(map(get, steps, repeat("step_id", count)))
-    actions = list(map(get, steps, repeat("action", count)))
-    timestamps = list(map(get, steps, repeat("timestamp_us", count)))
-    references = list(map(get, steps, repeat("screenshot", count)))
-    valid = set(map(type, step_ids)) == {int} and min(step_ids) >= INT32[0] and max(step_ids) <= INT32[1]
-    valid = valid and set(map(type, actions)) == {dict}
-    if valid:
-        action_types = list(map(get, actions, repeat("type", count)))
-        parameters = list(map(get, actions, repeat("parameters", count)))
-        valid = set(map(type, action_types)) == {str} and set(map(type, parameters)) <= {dict, _NONE}
-    if valid:
-        present = timestamps if None not in timestamps else [value for value in timestamps if value is not None]
-        valid = not present or (
-            set(map(type, present)) == {int} and min(present) >= INT64[0] and max(present) <= INT64[1]
-        )
-    if not valid:
-        check_steps(steps, root, json_path, where)
-        # unreachable unless the column checks are stricter than the step checks
-        raise AssertionError(f"{json_path} ({where}): steps failed a column check but no step check")
-    if None in parameters:
-        parameters = [{} if value is None else value for value in parameters]
-    return step_ids, action_types, parameters, timestamps, references
 
 
 # Typed parameter columns make actions queryable; a value of an unexpected type

@@ -36,6 +36,8 @@ from pathlib import Path
 from string import Template
 from typing import Any, Sequence
 
+import orjson
+
 from agenthorizon.report import sections
 from agenthorizon.report.items import item_views, run_views
 from agenthorizon.report.notes import telemetry_from_results
@@ -52,8 +54,17 @@ def _json_for_script(payload: Any) -> str:
     # Inside <script type="application/json"> only "</script" (and "<!--")
     # can break out; escaping every <, > and & as \\u00XX rules that out for
     # any string while JSON.parse restores the characters exactly.
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    # orjson writes the compact, non-ASCII-kept text json.dumps writes here
+    # (same escapes, same key order; its floats may be spelled otherwise,
+    # 1e-5 for 1e-05, the same number to JSON.parse) in a fraction of the
+    # time: the payload of 1,373 items is about 44 MB. What it refuses (a
+    # lone surrogate, an integer beyond 64 bits) goes to json.dumps, as before.
+    try:
+        data = orjson.dumps(payload)
+    except orjson.JSONEncodeError:
+        data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+    return data.decode("utf-8", "surrogatepass")
 
 
 def _asset(name: str) -> str:

@@ -28,7 +28,7 @@ from agenthorizon.release.files import dev_manifest_path, read_config_rows
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.release.item_selection import Selection, resolve_selection
-from agenthorizon.schema import LABEL_FIELDS, SPLIT_NAME
+from agenthorizon.schema import LABEL_FIELDS, SPLIT_NAME, TRAJECTORY_FIELDS
 
 __all__ = [
     "LABEL_ROW_FIELDS",
@@ -225,7 +225,11 @@ def load_run_references(
     label_rows = config_rows.references()
     manifest = label_manifest(selection.config, label_rows)
     rows = label_rows
-    if reads_dataset:
+    if reads_dataset and fields is not None and images in (None, "paths") and set(fields) <= _ITEM_FILE_FIELDS:
+        # Label-level and item-level fields only: each item's trajectory json
+        # read as a build reads it, without datasets (and its cache) at all.
+        rows = _item_file_rows(os.fspath(root), config_rows.rows, fields)
+    elif reads_dataset:
         from agenthorizon.data.load import load_dataset
 
         dataset = load_dataset(root, selection.config, split=SPLIT_NAME, images=images, **selection.load_options())
@@ -239,6 +243,32 @@ def load_run_references(
 
 STEP_IDS = "step_ids"
 """A field :func:`load_run_references` derives: each row's ``steps[k]["step_id"]``, read without the other step columns."""
+
+# Fields read from the label rows and each item's trajectory json alone
+# (agenthorizon.data.item_fields.read_item), without loading the dataset;
+# "screenshots" as paths, which the dataset gives for images None or "paths".
+_ITEM_FILE_FIELDS = frozenset((*LABEL_ROW_FIELDS, *TRAJECTORY_FIELDS, "screenshots", STEP_IDS))
+
+
+def _item_file_rows(root: str, config_rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of ``config_rows`` with only ``fields`` (and ``trajectory_id``), their item fields read from the files.
+
+    The values are the dataset's own: each item's files are read by
+    :func:`agenthorizon.data.item_fields.read_item`, the reading behind every
+    dataset row, and the label fields are the selection's rows, the ones a
+    build is given. A bad item raises what loading the dataset would.
+    """
+    from agenthorizon.data.item_fields import read_item
+
+    names = list(dict.fromkeys(("trajectory_id", *fields)))
+    listings: dict[str, Any] = {}
+    rows = []
+    for label_row in config_rows:
+        item = read_item(root, label_row, listings, markdown=False)
+        values = {**label_row, **item.values, "screenshots": item.screenshots, STEP_IDS: item.step_ids}
+        values["in_dev"] = bool(values["in_dev"])
+        rows.append({name: values[name] for name in names})
+    return rows
 
 
 def _columns(dataset: Any, fields: Sequence[str]) -> list[dict[str, Any]]:

@@ -18,9 +18,9 @@ import agenthorizon
 from agenthorizon.cli import main
 from agenthorizon.release.files import load_references
 from agenthorizon.release.item_selection import Selection, SelectionConflict
-from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references, run_selection
+from agenthorizon.report.references import LABEL_ROW_FIELDS, STEP_IDS, load_run_references, run_selection
 from agenthorizon.report.runs import load_runs
-from agenthorizon.schema import LABEL_FILE_HARD, MISTAKE_TYPES
+from agenthorizon.schema import LABEL_FILE_HARD, MISTAKE_TYPES, TRAJECTORY_FIELDS
 
 NOTE = "run.json records label manifest"
 
@@ -114,3 +114,36 @@ def test_label_fields_are_read_from_the_label_files_alone(tiny_root, monkeypatch
     monkeypatch.undo()
     steps = load_run_references(tiny_root, Selection("AH"), fields=("label", "num_steps")).rows
     assert [sorted(row) for row in steps][:1] == [["label", "num_steps", "trajectory_id"]]
+
+
+ITEM_FILE_FIELDS = (*LABEL_ROW_FIELDS, *TRAJECTORY_FIELDS, "screenshots", STEP_IDS)
+
+
+def test_label_and_item_fields_are_read_from_the_files_with_the_datasets_values(tiny_root, monkeypatch):
+    """Label and trajectory-level fields, screenshot paths and step ids: each item's files read, the dataset's own values."""
+    dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")
+    expected = [
+        {**row, "step_ids": [step["step_id"] for step in row["steps"]]} for row in dataset
+    ]
+    import agenthorizon.data.load as load_module
+
+    def no_dataset(*args, **kwargs):
+        raise AssertionError("the dataset was loaded for fields the item files give")
+
+    monkeypatch.setattr(load_module, "load_dataset", no_dataset)
+    for images in (None, "paths"):
+        rows = load_run_references(tiny_root, Selection("all"), fields=ITEM_FILE_FIELDS, images=images).rows
+        assert [row["trajectory_id"] for row in rows] == [row["trajectory_id"] for row in expected]
+        assert rows == [{name: row[name] for name in ("trajectory_id", *ITEM_FILE_FIELDS)} for row in expected]
+
+
+def test_a_bad_trajectory_fails_the_item_file_rows_as_it_fails_the_dataset(tiny_copy):
+    """The rows read without the dataset check each item as a build does: a broken json names its file and label row."""
+    from agenthorizon.schema import json_relpath
+
+    victim = load_references(tiny_copy, "AH")[0]["trajectory_id"]
+    (tiny_copy / json_relpath(victim)).write_text('{"task": {"instruction": 3}, "steps": []}', encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{victim}\.json \(label row .*\): missing task\.instruction"):
+        load_run_references(tiny_copy, Selection("AH"), fields=ITEM_FILE_FIELDS, images="paths")
+    with pytest.raises(ValueError, match=rf"{victim}\.json \(label row .*\): missing task\.instruction"):
+        agenthorizon.load_dataset(tiny_copy, "AH", split="test", images="paths")
