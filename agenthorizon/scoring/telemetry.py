@@ -21,6 +21,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from agenthorizon.scoring.bootstrap import cluster_codes, percentile_interval, resampled_totals
+from agenthorizon.scoring.predictions import is_result_record
+from agenthorizon.scoring.references import align_predictions
 
 __all__ = ["TELEMETRY_GROUPS", "aligned_telemetry", "quantity_summary", "telemetry_aggregates"]
 
@@ -182,13 +184,11 @@ def aligned_telemetry(telemetry: Any, predictions: Any, records: Sequence[Mappin
     True
     """
     if telemetry is None:
-        values = predictions.values() if isinstance(predictions, Mapping) else predictions
-        if not any(isinstance(value, Mapping) and "parse_status" in value and "telemetry" in value for value in values):
+        # Aligned as the scorer aligns predictions, and recognised by the one result-record shape.
+        results = [value if is_result_record(value) else None for value in align_predictions(predictions, records)]
+        if not any(result is not None and "telemetry" in result for result in results):
             return None
-        if isinstance(predictions, Mapping):
-            telemetry = {key: value.get("telemetry") for key, value in predictions.items() if isinstance(value, Mapping)}
-        else:
-            telemetry = [value.get("telemetry") if isinstance(value, Mapping) else None for value in predictions]
+        return [None if result is None else result.get("telemetry") for result in results]
     if isinstance(telemetry, Mapping):
         return [telemetry.get(record["trajectory_id"]) for record in records]
     telemetry = list(telemetry)
