@@ -342,6 +342,28 @@ def test_max_cost_the_highest_cost_so_far_is_the_projection_not_the_mean(dataset
     assert len(judge.started) == 2
 
 
+def test_max_cost_projects_the_answers_an_item_may_still_ask_for(dataset, tmp_path):
+    # $1 an answer. The first item answers at once; every later item's first answer holds no verdict,
+    # so with --reask 2 it asks again. Projected at the first item's $1, two items would start beside it
+    # under a $3 cap (1 + 1 * 2 <= 3) and spend $2 each: $5. An item may ask three times: $3 each.
+    class Hesitant(Priced):
+        def __init__(self):
+            super().__init__(cost=1.0)
+            self.asked = {}
+
+        async def ajudge(self, judge_input):
+            output = await super().ajudge(judge_input)
+            seen = self.asked[judge_input.trajectory_id] = self.asked.get(judge_input.trajectory_id, 0) + 1
+            first_item = len(self.asked) == 1
+            return output if first_item or seen > 1 else JudgeOutput(text="let me think", cost_usd=self.cost)
+
+    judge = Hesitant()
+    run_judge(judge, dataset, tmp_path / "run", concurrency=8, max_cost=3.0, reask=2, progress=False)
+    spent = sum(r["telemetry"]["cost_usd"] for r in results(tmp_path / "run").values())
+    assert spent <= 3.0
+    assert sum(judge.asked.values()) == spent  # every answer's dollar is counted once
+
+
 def test_max_cost_with_a_judge_that_reports_no_cost_is_refused_or_stops_loudly(dataset, tiny_root, tmp_path, capsys):
     # A judge known never to report a cost (a plain command, codex, gemini, openai without prices): refused.
     assert judge_cli(tiny_root, tmp_path / "cmd", "--judge", "command:cat", "--max-cost", "1") == 2

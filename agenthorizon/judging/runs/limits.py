@@ -54,7 +54,9 @@ class CostBudget:
 
     The rule, with ``spent`` the recorded cost of the folder's results and
     ``projected`` the *highest* cost of one item seen so far (not the mean: a
-    run's costly items must not hide behind its cheap ones):
+    run's costly items must not hide behind its cheap ones), or with
+    re-asking the highest cost of one answer times the answers an item may
+    ask for, when that is more (an item in flight may still re-ask):
 
     - while no item has reported a cost, one item at a time is in flight
       (the first cost is unknown until it arrives);
@@ -81,12 +83,17 @@ class CostBudget:
     (True, False)
     """
 
-    def __init__(self, limit: float | None, spent: float = 0.0, highest: float | None = None) -> None:
+    def __init__(
+        self, limit: float | None, spent: float = 0.0, highest: float | None = None, *, answers_per_item: int = 1,
+    ) -> None:
         self.limit = limit
         self.spent = spent
         """US dollars the results counted so far reported."""
         self.highest = highest
-        """The highest cost one item reported (``None``: no item has reported one)."""
+        """What one item may cost, from the results so far (``None``: no item has reported a cost): the
+        highest cost of an item, or of one answer times ``answers_per_item`` when that is more."""
+        self.answers_per_item = answers_per_item
+        """The most answers one item may ask for (``1 + reask``): an item in flight may still re-ask."""
         self.estimated = 0.0
         """US dollars charged for failed items whose cost is unknown (``highest`` each)."""
         self.unenforceable: str | None = None
@@ -97,7 +104,12 @@ class CostBudget:
         cost = result.telemetry.cost_usd
         if cost is not None:
             self.spent += cost
-            self.highest = cost if self.highest is None else max(self.highest, cost)
+            # One answer's cost times the answers an item may still ask for: an item that answered at
+            # once says nothing of what one that re-asks will cost.
+            answer_costs = [answer.cost_usd for answer in result.answers if answer.cost_usd is not None]
+            per_answer = max(answer_costs) if answer_costs else cost / max(1, result.telemetry.answers or 1)
+            projected = max(cost, per_answer * self.answers_per_item)
+            self.highest = projected if self.highest is None else max(self.highest, projected)
         elif result.parse_status == STATUS_ERROR:
             self.estimated += self.highest or 0.0
         elif self.limit is not None and self.unenforceable is None:
@@ -138,14 +150,16 @@ class CostBudget:
         )
 
     @classmethod
-    def from_records(cls, limit: float | None, results: Iterable[ResultRecord | None]) -> CostBudget:
+    def from_records(
+        cls, limit: float | None, results: Iterable[ResultRecord | None], *, answers_per_item: int = 1,
+    ) -> CostBudget:
         """A budget that starts from the cost recorded in a run folder's results (a resumed run counts them).
 
         Known costs are counted first, so that every failed result of unknown
         cost is charged the highest cost of the folder.
         """
         held = [result for result in results if result is not None]
-        budget = cls(limit)
+        budget = cls(limit, answers_per_item=answers_per_item)
         for result in sorted(held, key=lambda r: r.telemetry.cost_usd is None):
             budget.add(result)
         return budget

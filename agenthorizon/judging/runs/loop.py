@@ -417,7 +417,7 @@ async def judge_items(
         use_thread=not judge.is_async,
         judge_pool=concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge"),
         breaker=Breaker(breaker),
-        budget=CostBudget.from_records(max_cost, results),
+        budget=CostBudget.from_records(max_cost, results, answers_per_item=1 + reask),
         judge_key=judge_key,
         ablation=ablation,
         reask=reask,
