@@ -30,6 +30,7 @@ from agenthorizon.judging.runs.folder import read_results, read_run_record
 from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.report.notes import predictions_from_results, result_notes, telemetry_from_results
+from agenthorizon.report.coverage import check_coverage, coverage
 from agenthorizon.report.references import label_manifest, load_run_references, manifest_notes
 from agenthorizon.report.tables import LeaderboardRow
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, CONFIG_ALL
@@ -248,6 +249,9 @@ def leaderboard(
         result_set = read_results(folders)
         union = [row for config in covered for row in references[config].rows]
         wanted = {row["trajectory_id"] for row in union}
+        # Runs of another release would rank as zeros: refused, with the counts (as `score` does).
+        release_ids = references[covered[0]].release_ids
+        check_coverage(coverage(result_set.ids(), wanted, release_ids, config="/".join(covered)), ", ".join(map(str, folders)))
         predictions, unexpected = predictions_from_results(result_set, wanted)
         reports: dict[str, Any] = {}
         for config in LEADERBOARD_CONFIGS:

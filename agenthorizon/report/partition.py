@@ -35,6 +35,7 @@ import numpy as np
 from agenthorizon.judging.runs.folder import read_results, read_run_record
 from agenthorizon.release.files import local_root, read_labels
 from agenthorizon.release.item_selection import Selection
+from agenthorizon.report.coverage import check_coverage, coverage
 from agenthorizon.report.references import load_run_references
 from agenthorizon.report.runs import run_label
 from agenthorizon.schema import CONFIG_ALL, LABEL_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, SANDBOX_DIR
@@ -119,7 +120,10 @@ def partition_runs(
     ids = references.ids()
     corrects, runs, notes = [], [], []
     for folder, record in records.items():
-        predictions = read_results([folder]).predictions(ids)
+        result_set = read_results([folder])
+        # Runs of another release would count every item wrong and skew the split, not fail: refused.
+        check_coverage(coverage(result_set.ids(), ids, references.release_ids, config=CONFIG_ALL), folder)
+        predictions = result_set.predictions(ids)
         outcomes = item_outcomes(predictions, rows)
         corrects.append(outcomes.correct)
         not_valid = int((~outcomes.valid).sum())

@@ -73,6 +73,19 @@ def test_a_run_scored_against_another_release_is_refused_with_counts_and_example
     assert "check that --data is the release the run was made on" in err and "same --out" not in err
 
 
+def test_leaderboard_and_partition_refuse_a_run_of_another_release(runs, tmp_path, capsys):
+    # The same mistake through the commands that pool runs: no row of zeros, no split where every item is hard.
+    other = generate(tmp_path / "other", preset="tiny", seed=1, images=False).root
+    for argv in (["leaderboard", str(runs["finished"]), "--data", str(other)],
+                 ["partition", str(runs["finished"]), "--data", str(other), "--threshold", "0",
+                  "--out", str(tmp_path / "split")]):
+        code = main(argv)
+        captured = capsys.readouterr()
+        assert code == 2, (argv[0], captured)
+        assert "holds results for other items than config" in captured.err and "matched 0 of" in captured.err
+    assert not (tmp_path / "split").exists()
+
+
 def test_predictions_of_another_config_are_refused_with_the_config_they_are(tiny_root, tmp_path, capsys):
     predictions = _jsonl(tmp_path / "ahs.jsonl", load_references(tiny_root, CONFIG_AH_S))
     assert main(["score", str(predictions), "--data", str(tiny_root), "--config", CONFIG_AH]) == 2
