@@ -27,14 +27,15 @@ def run(args: argparse.Namespace) -> int:
 
     problems = verify_release(args.root, progress=True)
     # File names and values come from the release: printed escaped and cut.
+    groups = group_problems(problems, shown=SHOWN)
     if args.all:
         for problem in problems:
             print(printable(str(problem), limit=MESSAGE_LIMIT))
     else:
-        for group in group_problems(problems, shown=SHOWN):
+        for group in groups:
             print("\n".join(printable(line, limit=MESSAGE_LIMIT) for line in group.lines()))
     if problems:
-        kinds = len(group_problems(problems, shown=0))
+        kinds = len(groups)
         hint = "" if args.all else "; --all lists every one"
         print(f"{len(problems)} problem(s) found in {args.root} ({kinds} kind(s){hint})")
         return 1

@@ -42,6 +42,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import warnings
 from pathlib import Path
@@ -409,11 +410,16 @@ def check_writable(folders: Iterable[Path]) -> None:
             info = folder.stat()
         except OSError:
             continue
-        if not ((info.st_uid == user[0] and info.st_mode & 0o300 == 0o300)
-                or (info.st_gid == user[1] and info.st_mode & 0o030 == 0o030) or info.st_mode & 0o003 == 0o003):
+        # A folder needs write and search (0o3 per class), a config file write alone.
+        owner = 0o300 if stat.S_ISDIR(info.st_mode) else 0o200
+        if not ((info.st_uid == user[0] and info.st_mode & owner == owner)
+                or (info.st_gid == user[1] and info.st_mode & owner >> 3 == owner >> 3)
+                or info.st_mode & owner >> 6 == owner >> 6):
+            # Only chown is advised: a login folder writable by every local user lets any of them plant
+            # settings that the harness's CLI then runs.
             raise RuntimeError(
                 f"{folder} is passed into the sandbox read-write, but the agent runs as uid {user[0]} (the harness "
-                f"runs as root) and cannot write to it; chown {user[0]}:{user[1]} it, or make it writable by others"
+                f"runs as root) and cannot write to it; chown -R {user[0]}:{user[1]} it"
             )
 
 
