@@ -100,7 +100,7 @@ def item_sample(row: Mapping[str, Any], reference: Mapping[str, Any], builder: A
         The judge whose messages the sample holds (its prompt, image and
         layout settings); it sends nothing.
     """
-    judge_input = build_judge_input(row)
+    judge_input = build_judge_input(row, ablate=builder.ablation)  # images=none withholds them, as in a run
     plan = builder.plan_images(judge_input)
     messages = builder.build_messages(judge_input, plan)
     return Sample(

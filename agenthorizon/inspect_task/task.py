@@ -134,6 +134,7 @@ def agenthorizon(
     samples = [item_sample(dataset[position], by_id[ids[position]], builder) for position in positions]
     record = {
         "judge": judge_settings(builder.spec()),
+        "ablation": list(builder.ablation),
         "selection": selection.to_dict(),
         "data": {**data_root_record(root), "n_items": len(ids), "n_selected": len(selected)},
         "shard": None if parsed_shard is None else list(parsed_shard),

@@ -343,6 +343,21 @@ def test_layout_is_the_judges_and_an_unknown_one_is_refused():
         message_builder(system_prompt="no-such-system.txt")
 
 
+def test_images_none_withholds_the_screenshots_from_the_sample_as_a_run_does(tiny_root, tmp_path):
+    # images=none is the screenshots ablation: the sample's text has no image line, as the runner's input has none.
+    from agenthorizon.data.load import load_dataset
+    from agenthorizon.inspect_task.samples import item_sample
+    from agenthorizon.inspect_task.task import message_builder
+    from agenthorizon.judging.inputs import build_judge_input
+
+    dataset = load_dataset(tiny_root, "AH", split="test", cache_dir=tmp_path / "cache")
+    row, reference = dataset[0], load_references(tiny_root, "AH")[0]
+    builder = message_builder(images="none")
+    text = json.dumps([message.model_dump() for message in item_sample(row, reference, builder).input])
+    assert "screenshot](" not in text
+    assert "screenshot](" in build_judge_input(row).markdown  # the control: the release Markdown has them
+
+
 def test_a_log_of_several_epochs_is_refused(tiny_root, tmp_path):
     from inspect_ai.model import ModelOutput, ModelUsage
 

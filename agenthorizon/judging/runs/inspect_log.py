@@ -40,6 +40,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from agenthorizon.judging.ablation import parse_ablation
 from agenthorizon.judging.runs.records import (
     FINISHED,
     INTERRUPTED,
@@ -222,6 +223,7 @@ def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> Run
     return RunRecord.build(
         spec,
         Selection.from_dict(task["selection"], f"{path}: task metadata {TASK_METADATA}.selection"),
+        parse_ablation(task.get("ablation") or [], f"{path}: task metadata {TASK_METADATA}.ablation"),
         data=dict(task["data"]),
         runner={"harness": "inspect_ai", "limit": task.get("limit"), "log": str(path), "eval_id": log.eval.eval_id},
         shard=None if not shard else ShardInfo(int(shard[0]), int(shard[1]), ASSIGNMENT),
