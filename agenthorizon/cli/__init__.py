@@ -88,6 +88,46 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _closest(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean X?)`` for the choice nearest ``word``, or ``""`` when none is near."""
+    import difflib
+
+    match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f" (did you mean {match[0]}?)" if match else ""
+
+
+def _parse(parser: argparse.ArgumentParser, words: Sequence[str], command: str | None) -> argparse.Namespace:
+    """``parse_args``, but a mistyped subcommand or flag is reported with the nearest valid one.
+
+    argparse reports a subcommand's unknown flag through the top-level parser
+    (its usage, no suggestion) and a mistyped subcommand without a guess; a
+    user needs the subcommand's usage and the word they meant.
+    """
+    if command is None:
+        for word in words:
+            if not word.startswith("-"):
+                if word not in command_names():
+                    parser.error(f"unknown command {word!r}{_closest(word, command_names())}; "
+                                 f"expected one of {', '.join(command_names())}")
+                break
+        return parser.parse_args(words)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:
+        sub = _subparser(parser, command)
+        flags = [option for action in sub._actions for option in action.option_strings if option.startswith("--")]
+        first = next((word.split("=", 1)[0] for word in unknown if word.startswith("-")), unknown[0])
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}{_closest(first, flags) if first.startswith('-') else ''}")
+    return args
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``command`` inside ``parser``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices[command]
+    raise LookupError(command)  # pragma: no cover - build_parser always adds the subcommands
+
+
 def _chosen_command(argv: Sequence[str]) -> str | None:
     """The subcommand ``argv`` names (its first word that is not an option), or ``None``: the one to build fully."""
     names = set(command_names())
@@ -111,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _chosen_command(words)
     # No command named (--help, --version, a typo): list them all, importing none.
     parser = build_parser(command or "")
-    args = parser.parse_args(words)
+    args = _parse(parser, words, command)
     try:
         with _printable_warnings():
             return int(args._run(args) or 0)

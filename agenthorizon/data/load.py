@@ -69,7 +69,9 @@ def load_dataset(
     revision: str | None = None,
     token: str | bool | None = None,
     num_proc: int | None = None,
-) -> datasets.DatasetDict | datasets.Dataset:
+    streaming: bool = False,
+    **unsupported: Any,
+) -> datasets.DatasetDict | datasets.Dataset | datasets.IterableDatasetDict | datasets.IterableDataset:
     """Load a config of AgentHorizon as ``datasets.load_dataset`` would.
 
     Parameters
@@ -114,6 +116,17 @@ def load_dataset(
         :func:`default_num_proc` of the config's item count (one process
         below 500 items). Only a cache build uses it; a cached config loads
         without starting any process.
+    streaming : bool, default False
+        Return an ``IterableDataset`` (``IterableDatasetDict`` when ``split``
+        is ``None``) whose rows are read one at a time, screenshots lazy as
+        in the map-style dataset. The Arrow cache of the text columns is
+        built (or reused) first, as for map-style loading; screenshots are
+        never decoded until indexed.
+    **unsupported
+        Other ``datasets.load_dataset`` keywords are refused with a sentence
+        that says what to pass instead (``data_dir``, ``trust_remote_code``,
+        ``data_files``...): a release is read from its own layout, and no
+        remote code runs.
 
     Returns
     -------
@@ -153,6 +166,8 @@ def load_dataset(
     >>> ds[0]["screenshots"]  # nothing decoded until indexed
     LazyScreenshots(... steps, ... with a screenshot)
     """
+    if unsupported:
+        raise TypeError(_unsupported_message(unsupported))
     check_selection(name, dev_groups=dev_groups, exclude_dev=exclude_dev)
     if split not in (None, SPLIT_NAME):
         raise ValueError(f"unknown split {split!r}; AgentHorizon has the single split {SPLIT_NAME!r}")
@@ -223,6 +238,33 @@ def load_dataset(
     if images == "lazy":
         # A registered format, not set_transform: column reads stay column reads.
         dataset.set_format(BLIND_FORMAT_TYPE if blind else FORMAT_TYPE)
+    if streaming:
+        iterable = dataset.to_iterable_dataset()
+        if images == "lazy":
+            # Registered formats apply to iterable datasets too: one lazy accessor per row.
+            iterable = iterable.with_format(BLIND_FORMAT_TYPE if blind else FORMAT_TYPE)
+        return iterable if split is not None else datasets.IterableDatasetDict({SPLIT_NAME: iterable})
     if split is not None:
         return dataset
     return datasets.DatasetDict({SPLIT_NAME: dataset})
+
+
+# What to do instead, for the datasets.load_dataset keywords that mean nothing for a release.
+_INSTEAD = {
+    "data_dir": "pass the release root (or a Hub repo id) as the first argument, path",
+    "data_files": "the label files and item files are found from the release layout; pass its root as path",
+    "trust_remote_code": "no loading script or remote code runs here; drop the argument",
+    "download_mode": "the cache is rebuilt by itself when the release changes; delete cache_dir to force it",
+    "verification_mode": "verify a release with `agenthorizon verify ROOT`",
+    "keep_in_memory": "datasets memory-maps the Arrow cache; call .flatten_indices() or load into memory yourself",
+    "features": "the features are fixed by the release layout (agenthorizon.data.features)",
+}
+
+
+def _unsupported_message(unsupported: dict[str, Any]) -> str:
+    """One sentence per keyword ``load_dataset`` does not take, each saying what to do instead."""
+    parts = []
+    for key in sorted(unsupported):
+        instead = _INSTEAD.get(key, "it is not a parameter of agenthorizon.load_dataset (see help(agenthorizon.load_dataset))")
+        parts.append(f"{key}={unsupported[key]!r}: {instead}")
+    return "agenthorizon.load_dataset does not take " + "; ".join(parts)

@@ -30,6 +30,7 @@ from agenthorizon.release.files import (
 )
 from agenthorizon.release.item_selection import Selection, check_config
 from agenthorizon.schema import (
+    DEFAULT_HUB_REPO,
     DEV_GROUPS,
     FRAMEWORK_FILES,
     LABEL_FILES,
@@ -119,7 +120,7 @@ def resolve_release(
             # Neither a folder nor spelled owner/name: say both things --data may be.
             raise FileNotFoundError(
                 f"{Path(text).expanduser().absolute()} does not exist; {expected_root_message()}, "
-                f"or a Hub dataset repo id such as 'ServiceNow/AgentHorizon'"
+                f"or a Hub dataset repo id such as {DEFAULT_HUB_REPO!r}"
             )
         return local_root(text)
     hub = _HubRepo(text, token=token, cache_dir=cache_dir)
@@ -248,11 +249,35 @@ class _HubRepo:
         )
 
     def _neither(self, error: BaseException) -> FileNotFoundError:
+        """Why ``repo_id`` is neither a local release nor a Hub repo that could be fetched, in words.
+
+        Three causes need three different fixes, so each gets its own
+        sentence: the Hub could not be reached (network), offline mode is on
+        and nothing is cached (fill the cache), or the Hub answered that there
+        is no such repo (a typo, or a local folder that does not exist).
+        """
+        from huggingface_hub import constants
+        from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
+
+        local = f"{self.repo_id}: no such local directory ({Path(self.repo_id).absolute()} does not exist)"
+        reason = (str(error).splitlines() or [""])[0]
+        if constants.HF_HUB_OFFLINE and isinstance(error, LocalEntryNotFoundError):
+            cache = self.cache_dir or constants.HF_HUB_CACHE
+            return FileNotFoundError(
+                f"{local}, and offline mode is on (HF_HUB_OFFLINE=1) with no copy of Hub dataset repo "
+                f"{self.repo_id} in the cache {cache}; fill the cache once while online "
+                f"(`hf download {self.repo_id} --repo-type dataset`, or run this command without HF_HUB_OFFLINE), "
+                f"or pass a local release directory"
+            )
+        if isinstance(error, RepositoryNotFoundError):
+            return FileNotFoundError(
+                f"{local}, and not a Hub dataset repo that could be fetched: the Hub has no dataset repo "
+                f"{self.repo_id} (or it is private and no token was sent); {expected_root_message()}, or a Hub dataset repo id such as {DEFAULT_HUB_REPO!r}"
+            )
         return FileNotFoundError(
-            f"{self.repo_id}: no such local directory ({Path(self.repo_id).absolute()} does not exist), and "
-            f"not a Hub dataset repo that could be fetched ({type(error).__name__}: "
-            f"{(str(error).splitlines() or [''])[0]}); {expected_root_message()}, or a Hub dataset repo id such as "
-            "'ServiceNow/AgentHorizon'"
+            f"{local}, and the Hub at {constants.ENDPOINT} could not be reached to fetch dataset repo "
+            f"{self.repo_id} ({type(error).__name__}: {reason}); check the network (or HF_ENDPOINT), "
+            f"set HF_HUB_OFFLINE=1 if the repo is in the cache, or pass a local release directory"
         )
 
     def probe(self, revision: str | None) -> None:

@@ -1,0 +1,105 @@
+"""Papercuts of issue 36: what a newcomer types wrong, and what they pass from `datasets` habits.
+
+The commands run as a user runs them (a subprocess of ``python -m agenthorizon``
+where the environment matters, ``agenthorizon.cli.main`` otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import pytest
+
+import agenthorizon
+from agenthorizon.cli import main
+from agenthorizon.data.screenshots import BlindScreenshots, LazyScreenshots
+from agenthorizon.schema import HIDDEN_FIELDS
+
+
+def test_a_mistyped_flag_of_a_subcommand_shows_that_subcommands_usage_and_the_flag_meant(tiny_root, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["judge", "--data", str(tiny_root), "--judge", "lexical", "--out", str(tmp_path / "run"),
+              "--concurrnecy", "3"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert err.startswith("usage: agenthorizon judge"), err
+    assert "unrecognized arguments: --concurrnecy 3 (did you mean --concurrency?)" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_mistyped_subcommand_is_named_with_the_command_meant(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["scroe", "runs/x"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert "unknown command 'scroe' (did you mean score?)" in err
+
+
+def test_a_flag_far_from_every_flag_gets_no_guess(tiny_root, capsys):
+    with pytest.raises(SystemExit):
+        main(["info", str(tiny_root), "--zzzzzz"])
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --zzzzzz" in err and "did you mean" not in err
+
+
+def _load_in_child(tmp_path: Path, **env: str) -> str:
+    """``load_dataset('ServiceNow/AgentHorizon', 'AH')`` in a fresh interpreter (huggingface_hub reads its
+    environment at import), with an empty cache and a Hub endpoint on a closed loopback port."""
+    code = ("import agenthorizon\n"
+            "try:\n    agenthorizon.load_dataset('ServiceNow/AgentHorizon', 'AH')\n"
+            "except FileNotFoundError as error:\n    print(error)\n")
+    environment = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": "http://127.0.0.1:9", **env}
+    environment.pop("HF_HUB_OFFLINE", None) if "HF_HUB_OFFLINE" not in env else None
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=environment)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_no_network_says_the_hub_could_not_be_reached_not_that_the_id_is_wrong(tmp_path):
+    message = _load_in_child(tmp_path)
+    assert "the Hub at http://127.0.0.1:9 could not be reached" in message, message
+    assert "check the network" in message
+    assert "such as 'ServiceNow/AgentHorizon'" not in message  # the id the user passed is not "advice"
+
+
+def test_offline_with_nothing_cached_says_offline_mode_is_on_and_how_to_fill_the_cache(tmp_path):
+    message = _load_in_child(tmp_path, HF_HUB_OFFLINE="1")
+    assert "offline mode is on (HF_HUB_OFFLINE=1)" in message, message
+    assert str(tmp_path / "hf" / "hub") in message  # the cache that was looked in
+    assert "hf download ServiceNow/AgentHorizon --repo-type dataset" in message
+
+
+@pytest.mark.parametrize("split", [None, "test"])
+def test_streaming_gives_an_iterable_dataset_with_lazy_screenshots(tiny_root, datasets_cache, split):
+    loaded = agenthorizon.load_dataset(tiny_root, "AH", split=split, streaming=True, cache_dir=datasets_cache)
+    iterable = loaded if split else loaded["test"]
+    assert isinstance(iterable, datasets.IterableDataset)
+    rows = list(iterable)
+    mapped = agenthorizon.load_dataset(tiny_root, "AH", split="test", cache_dir=datasets_cache)
+    assert [row["trajectory_id"] for row in rows] == mapped["trajectory_id"]
+    first = rows[0]["screenshots"]
+    assert isinstance(first, LazyScreenshots) and first.paths == mapped[0]["screenshots"].paths
+    assert first[0].size == mapped[0]["screenshots"][0].size  # decodes on access
+
+
+def test_blind_streaming_shows_no_label_and_no_path(tiny_root, datasets_cache):
+    rows = list(agenthorizon.load_dataset(tiny_root, "AH", split="test", blind=True, streaming=True,
+                                          cache_dir=datasets_cache))
+    assert rows and not set(HIDDEN_FIELDS) & set(rows[0])
+    assert isinstance(rows[0]["screenshots"], BlindScreenshots)
+
+
+@pytest.mark.parametrize(("keyword", "advice"), [
+    ({"data_dir": "release"}, "pass the release root (or a Hub repo id) as the first argument"),
+    ({"trust_remote_code": True}, "no loading script or remote code runs here; drop the argument"),
+    ({"shuffle_me": 1}, "it is not a parameter of agenthorizon.load_dataset"),
+])
+def test_datasets_keywords_without_a_meaning_here_are_refused_with_what_to_do(tiny_root, keyword, advice):
+    with pytest.raises(TypeError) as error:
+        agenthorizon.load_dataset(tiny_root, "AH", **keyword)
+    assert advice in str(error.value) and next(iter(keyword)) in str(error.value)
