@@ -7,6 +7,7 @@ where the environment matters, ``agenthorizon.cli.main`` otherwise).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 import agenthorizon
 from agenthorizon.cli import main
+from agenthorizon.release.files import load_references
 from agenthorizon.data.screenshots import BlindScreenshots, LazyScreenshots
 from agenthorizon.schema import HIDDEN_FIELDS
 
@@ -103,3 +105,20 @@ def test_datasets_keywords_without_a_meaning_here_are_refused_with_what_to_do(ti
     with pytest.raises(TypeError) as error:
         agenthorizon.load_dataset(tiny_root, "AH", **keyword)
     assert advice in str(error.value) and next(iter(keyword)) in str(error.value)
+
+
+def test_judge_draws_a_bar_on_a_terminal_and_plain_lines_in_a_pipe(tiny_root, tmp_path):
+    from test_first_mistakes import _on_a_terminal
+
+    args = ["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "constant:true"]
+    code, terminal = _on_a_terminal([*args, "--out", str(tmp_path / "tty")], tmp_path)
+    assert code == 0, terminal[-2000:]
+    assert re.search(r"\d+/\d+ \[", terminal) and "\r" in terminal, terminal[-2000:]  # a tqdm bar
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TQDM_")}
+    piped = subprocess.run([sys.executable, "-m", "agenthorizon", *args, "--out", str(tmp_path / "pipe")],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert piped.returncode == 0, piped.stderr[-2000:]
+    assert "\r" not in piped.stderr, piped.stderr[-2000:]  # no tqdm frames in a log file
+    total = len(load_references(tiny_root, "AH"))
+    lines = [line for line in piped.stderr.splitlines() if " items, tokens " in line]
+    assert lines and lines[-1].startswith(f"constant:true: {total}/{total} items, tokens 0, errors 0"), piped.stderr

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agenthorizon.schema import STATUS_ERROR
 
@@ -14,10 +16,15 @@ __all__ = ["Progress"]
 
 
 class Progress:
-    """tqdm bar with tokens and cost in its postfix; a no-op when disabled.
+    """The run's progress: a tqdm bar on a terminal, a plain line now and then in a pipe or log file.
 
-    :meth:`update` takes each result as it is written (its telemetry and
-    parse status); the totals are kept even when the bar is disabled.
+    On a terminal the bar is :func:`agenthorizon._progress.progress_bar`'s
+    (tqdm's ``TQDM_*`` variables respected), with tokens, cost and errors in
+    its postfix. When standard error is not a terminal (a pipe, a Slurm log)
+    no ``\\r`` frame is written: one line every tenth of the items (at least
+    every ``LINE_INTERVAL_S`` seconds while items finish) and one at the end.
+    :meth:`update` takes each result as it is written; the totals are kept
+    even when progress is off.
 
     >>> from agenthorizon.judging.runs.records import ResultRecord, Telemetry
     >>> bar = Progress(total=2, initial=0, enabled=False, description="constant:true")
@@ -29,39 +36,66 @@ class Progress:
     # tqdm redraws a few times a second; formatting the postfix for every item
     # would only cost event-loop time.
     POSTFIX_INTERVAL_S = 0.1
+    LINE_INTERVAL_S = 60.0
 
-    def __init__(self, total: int, initial: int, enabled: bool, description: str) -> None:
+    def __init__(self, total: int, initial: int, enabled: bool, description: str, *, stream: TextIO | None = None) -> None:
         self.tokens = 0
         self.cost = 0.0
         self.errors = 0
         self.bar = None
         self.postfix_at = 0.0
-        if enabled:
-            from tqdm.auto import tqdm
+        self.total, self.done, self.description = total, initial, description
+        self.lines: TextIO | None = None
+        self.line_at = time.monotonic()
+        self.line_every = max(1, total // 10)
+        if not enabled:
+            return
+        stream = sys.stderr if stream is None else stream
+        if _is_terminal(stream) or "TQDM_DISABLE" in os.environ:
+            from agenthorizon._progress import progress_bar
 
-            self.bar = tqdm(total=total, initial=initial, desc=description, unit="item", dynamic_ncols=True)
+            self.bar = progress_bar(total, description, "item", initial=initial, file=stream)
+        else:
+            self.lines = stream
 
     def update(self, result: ResultRecord) -> None:
-        """Count one written result and advance the bar."""
+        """Count one written result and advance the bar (or write a line when one is due)."""
         telemetry = result.telemetry
         self.tokens += (telemetry.input_tokens or 0) + (telemetry.output_tokens or 0)
         self.cost += telemetry.cost_usd or 0.0
         self.errors += result.parse_status == STATUS_ERROR
+        self.done += 1
+        now = time.monotonic()
         if self.bar is not None:
-            now = time.monotonic()
             if now - self.postfix_at >= self.POSTFIX_INTERVAL_S:
                 self.postfix_at = now
-                self._set_postfix()
+                self.bar.set_postfix(self._totals(), refresh=False)
             self.bar.update(1)
+        elif self.lines is not None and (self.done % self.line_every == 0 or now - self.line_at >= self.LINE_INTERVAL_S):
+            self._line()
 
-    def _set_postfix(self) -> None:
-        postfix = {"tokens": f"{self.tokens:,}", "errors": self.errors}
+    def _totals(self) -> dict[str, Any]:
+        totals: dict[str, Any] = {"tokens": f"{self.tokens:,}", "errors": self.errors}
         if self.cost:
-            postfix["cost"] = f"${self.cost:.2f}"
-        self.bar.set_postfix(postfix, refresh=False)
+            totals["cost"] = f"${self.cost:.2f}"
+        return totals
+
+    def _line(self) -> None:
+        self.line_at = time.monotonic()
+        totals = ", ".join(f"{key} {value}" for key, value in self._totals().items())
+        print(f"{self.description}: {self.done}/{self.total} items, {totals}", file=self.lines, flush=True)
 
     def close(self) -> None:
-        """Show the final totals and close the bar."""
+        """Show the final totals and close the bar (or write the last line)."""
         if self.bar is not None:
-            self._set_postfix()  # the final line shows the final totals
+            self.bar.set_postfix(self._totals(), refresh=False)  # the final line shows the final totals
             self.bar.close()
+        elif self.lines is not None and self.done % self.line_every:
+            self._line()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed, or not a real file
+        return False
