@@ -127,7 +127,10 @@ def flag_wording(error: BaseException) -> str:
     'bad'
     """
     from agenthorizon.release.item_selection import SelectionConflict
+    from agenthorizon.release.output_folder import FolderNotEmpty
 
+    if isinstance(error, FolderNotEmpty):
+        return error.worded("--overwrite")
     if not isinstance(error, SelectionConflict):
         return str(error)
     flag = "--" + error.field.replace("_", "-")

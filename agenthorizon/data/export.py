@@ -45,6 +45,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from agenthorizon._progress import progress_bar
 from agenthorizon.data.card import card_metadata, dataset_card
 from agenthorizon.release.sample.marker import is_sample_corpus
+from agenthorizon.release.output_folder import FolderNotEmpty
 from agenthorizon.data.export_images import full_images, screenshot_paths, thumbnails
 from agenthorizon.data.export_paths import SCREENSHOTS, RelativePaths, arrow_batches, export_table
 from agenthorizon.data.export_summary import ConfigExport, ExportSummary
@@ -464,10 +465,8 @@ def _check_out(out: Path, overwrite: bool) -> None:
     used = sorted(entry.name for entry in out.iterdir() if not entry.name.startswith(".")) if out.is_dir() else []
     if used and not overwrite:
         shown = ", ".join(used[:5]) + (", ..." if len(used) > 5 else "")
-        raise ValueError(
-            f"{out} is not empty (holds {shown}); expected a new or empty folder, or pass --overwrite "
-            "(overwrite=True) to replace its export and remove the files under data/ the new card does not list"
-        )
+        raise FolderNotEmpty(str(out), shown, "replace its export and remove the files under data/ the new card "
+                             "does not list")
 
 
 def _remove_unlisted(out: Path, summary: ExportSummary) -> None:

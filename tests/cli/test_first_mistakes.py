@@ -182,8 +182,8 @@ def test_sample_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
     (folder / "notes.txt").write_text("mine", encoding="utf-8")
     assert main(["sample", str(folder), "--preset", "tiny", "--no-images"]) == 2
     err = capsys.readouterr().err
-    assert f"{folder}: not empty (already holds notes.txt); expected a new or empty directory" in err
-    assert "--overwrite" in err
+    assert f"{folder}: not empty (holds notes.txt); expected a new or empty folder" in err
+    assert "--overwrite" in err and "overwrite=True" not in err  # the flag, not the Python keyword
     assert main(["sample", str(folder), "--preset", "tiny", "--no-images", "--overwrite"]) == 0
     assert (folder / "notes.txt").read_text(encoding="utf-8") == "mine"  # only the corpus's own paths are written
 

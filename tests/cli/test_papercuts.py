@@ -122,3 +122,24 @@ def test_judge_draws_a_bar_on_a_terminal_and_plain_lines_in_a_pipe(tiny_root, tm
     total = len(load_references(tiny_root, "AH"))
     lines = [line for line in piped.stderr.splitlines() if " items, tokens " in line]
     assert lines and lines[-1].startswith(f"constant:true: {total}/{total} items, tokens 0, errors 0"), piped.stderr
+
+
+def test_a_refused_resume_says_in_words_what_differs_and_both_ways_forward(tiny_root, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "constant:true", "--out", str(out),
+                 "--no-progress", "--bootstrap", "0"]) == 0
+    capsys.readouterr()
+    assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "constant:true", "--out", str(out),
+                 "--no-progress", "--bootstrap", "0", "--reask", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "protocol is not set in the folder's run and reask=1 in this command" in err, err
+    assert "Either resume it with the settings it was made with, or write this run to a new folder (another --out)" in err
+    assert " there, " not in err and "None" not in err
+
+
+def test_max_cost_without_prices_names_the_judge_not_a_python_object(tiny_root, tmp_path, capsys):
+    code = main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "command:/bin/true", "--sandbox", "none",
+                 "--out", str(tmp_path / "run"), "--no-progress", "--max-cost", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot be enforced: the judge command:/bin/true reports no cost per item" in err, err
+    assert "<" not in err and "object at" not in err

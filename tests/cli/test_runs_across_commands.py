@@ -251,11 +251,11 @@ def test_resume_refuses_other_sampling_or_image_settings_naming_them(tiny_root, 
         capsys.readouterr()
         assert judge(tiny_root, "openai:alpha", out, *base, "--temperature", "0.5") == 2
         error = capsys.readouterr().err
-        assert "sampling.temperature: 0.0 there, 0.5 now" in error and "max_tokens" not in error
+        assert "sampling.temperature is 0.0 in the folder's run and 0.5 in this command" in error and "max_tokens" not in error
         assert judge(tiny_root, "openai:alpha", out, *base, "--max-tokens", "99") == 2
-        assert "sampling.max_tokens: 2048 there, 99 now" in capsys.readouterr().err
+        assert "sampling.max_tokens is 2048 in the folder's run and 99 in this command" in capsys.readouterr().err
         assert judge(tiny_root, "openai:alpha", out, *base, "--images", "none") == 2
-        assert "images.mode: 'auto' there, 'none' now" in capsys.readouterr().err
+        assert "images.mode is 'auto' in the folder's run and 'none' in this command" in capsys.readouterr().err
         assert judge(tiny_root, "openai:alpha", out, *base) == 0  # the same settings resume
     finally:
         server.close()

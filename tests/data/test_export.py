@@ -120,7 +120,7 @@ def test_small_shard_size_writes_several_numbered_shards_that_load_in_order(tiny
     expected = [row["trajectory_id"] for row in _builder_rows(tiny_root, "all")]
     assert _plain_rows(tmp_path, "all")["trajectory_id"] == expected
     # A used folder is refused unless overwrite; then one shard replaces the old ones.
-    with pytest.raises(ValueError, match="is not empty .* --overwrite"):
+    with pytest.raises(ValueError, match=r"not empty .* overwrite=True"):
         export_release(tiny_root, tmp_path, configs=["all"], images="paths")
     export_release(tiny_root, tmp_path, configs=["all"], images="paths", overwrite=True)
     assert [f.name for f in (tmp_path / "data" / "all").glob("*.parquet")] == ["test-00000-of-00001.parquet"]

@@ -247,9 +247,9 @@ def test_ablated_and_complete_runs_are_different_experiments(dataset, tiny_root,
     assert read_run_record(complete).judge_key == judge_key(make_judge("lexical").spec())  # unchanged by ablations
 
     # Resuming a folder with another ablation is refused, naming it, both ways; the same one resumes.
-    with pytest.raises(ValueError, match=r"ablation: \[\] there, \['screenshots'\] now"):
+    with pytest.raises(ValueError, match=r"ablation is \[\] in the folder's run and \['screenshots'\] in this command"):
         run_judge("lexical", dataset, complete, ablate="screenshots", data_root=tiny_root, progress=False)
-    with pytest.raises(ValueError, match=r"ablation: \['instruction', 'actions'\] there, \[\] now"):
+    with pytest.raises(ValueError, match=r"ablation is \['instruction', 'actions'\] in the folder's run and \[\] in this command"):
         run_judge("lexical", dataset, ablated, data_root=tiny_root, progress=False)
     assert run_judge("lexical", dataset, ablated, ablate=["actions", "instruction"], data_root=tiny_root,
                      progress=False).counts.skipped == len(dataset)
@@ -275,7 +275,7 @@ def test_a_version_3_run_reads_as_complete_and_cannot_be_resumed_ablated(dataset
     record = read_run_record(folder)
     assert record.format_version == 3 and record.ablation == () and record.label == "lexical"
     assert record.judge_key == json.loads((folder / "run.json").read_text())["judge_key"]
-    with pytest.raises(ValueError, match=r"ablation: \[\] there, \['actions'\] now"):
+    with pytest.raises(ValueError, match=r"ablation is \[\] in the folder's run and \['actions'\] in this command"):
         run_judge("lexical", dataset, folder, ablate="actions", limit=3, data_root=tiny_root, progress=False)
     assert run_judge("lexical", dataset, folder, limit=3, data_root=tiny_root, progress=False).counts.skipped == 3
     assert read_run_record(folder).to_dict()["ablation"] == []

@@ -180,7 +180,7 @@ def test_cli_reasks_after_prose_keeps_every_answer_and_refuses_another_reask_on_
     assert "2 answers (re-asked after an answer without a valid verdict): no_json, ok" in page
 
     code, printed = cli(judge_argv(tiny_root, server, out, "--reask", "1"), capsys)
-    assert code == 2 and "protocol.reask: 2 there, 1 now" in printed.err
+    assert code == 2 and "protocol.reask is 2 in the folder's run and 1 in this command" in printed.err
 
 
 def test_reask_stops_at_its_limit_and_the_invalid_answer_counts_as_wrong(tiny_root, tmp_path):

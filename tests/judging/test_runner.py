@@ -243,7 +243,7 @@ def test_run_record_has_the_provenance_and_no_secret(tiny_root, dataset, tmp_pat
 
 def test_a_different_judge_cannot_write_into_an_existing_run(dataset, tmp_path):
     run_judge("constant:true", dataset, tmp_path / "run", progress=False, limit=2)
-    with pytest.raises(ValueError, match="already holds a different run"):
+    with pytest.raises(ValueError, match="already holds a run with other settings"):
         run_judge("constant:false", dataset, tmp_path / "run", progress=False, limit=2)
 
 

@@ -373,16 +373,27 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
+def _said(value: Any) -> str:
+    """A setting's value in a sentence: ``not set`` for ``None``, ``key=value`` pairs for a mapping."""
+    if value is None:
+        return "not set"
+    if isinstance(value, dict):
+        return ", ".join(f"{key}={item!r}" for key, item in value.items()) or "empty"
+    return repr(value)
+
+
 def _differences(name: str, old: Any, new: Any) -> list[str]:
-    """``"name.key: old there, new now"`` for each differing leaf of two settings.
+    """``"name.key is X in the folder's run and Y in this command"`` for each differing leaf of two settings.
 
     >>> _differences("sampling", {"temperature": 0.0, "max_tokens": 9}, {"temperature": 0.5, "max_tokens": 9})
-    ['sampling.temperature: 0.0 there, 0.5 now']
+    ["sampling.temperature is 0.0 in the folder's run and 0.5 in this command"]
+    >>> _differences("protocol", None, {"reask": 1})
+    ["protocol is not set in the folder's run and reask=1 in this command"]
     """
     if isinstance(old, dict) and isinstance(new, dict):
         return [line for key in sorted({*old, *new}, key=str)
                 for line in _differences(f"{name}.{key}", old.get(key), new.get(key))]
-    return [] if old == new else [f"{name}: {old!r} there, {new!r} now"]
+    return [] if old == new else [f"{name} is {_said(old)} in the folder's run and {_said(new)} in this command"]
 
 
 @dataclass
@@ -485,8 +496,9 @@ class RunDirectory:
                 different += [f"selection {item}" for item in existing.selection.contradiction(record.selection)]
             if different:
                 raise ValueError(
-                    f"{self.path} already holds a different run ({path.name}: {'; '.join(different)}); "
-                    "resume with the same settings, or use another output directory to keep experiments apart"
+                    f"{self.path} already holds a run with other settings ({path.name}): {'; '.join(different)}. "
+                    "Either resume it with the settings it was made with, or write this run to a new folder "
+                    "(another --out) to keep both experiments"
                 )
             if path.name == self.name:
                 previous = existing

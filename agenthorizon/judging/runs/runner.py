@@ -341,7 +341,8 @@ def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, 
         raise ValueError(f"max_cost must be >= 0 US dollars, got {max_cost!r}")
     if max_cost is not None and judge.reports_cost is False:
         raise ValueError(
-            f"max_cost ${max_cost:g} cannot be enforced: {judge!r} reports no cost per item "
+            f"max_cost ${max_cost:g} cannot be enforced: the judge {judge.spec().get('spec') or judge.name} reports "
+            "no cost per item "
             "(its answers carry no cost_usd); give it prices where it takes them (openai: --price-in/--price-out) "
             "or run without a cost limit"
         )

@@ -26,6 +26,7 @@ from pathlib import Path
 from agenthorizon._progress import progress_bar
 from agenthorizon._system import available_cpus
 from agenthorizon.release.labels import count_labels
+from agenthorizon.release.output_folder import FolderNotEmpty
 from agenthorizon.release.render import to_markdown
 from agenthorizon.release.sample.plan import CorpusPlan, build_plan, deliverable_id
 from agenthorizon.release.sample.presets import PRESETS, Preset
@@ -121,11 +122,8 @@ def _check_root(root: Path, overwrite: bool) -> None:
         # Any file, not just a corpus: writing a release layout among someone's files mixes the two.
         held = present[0].name if present else next((path.name for path in sorted(root.iterdir())), None) if root.is_dir() else None
         if held is not None:
-            raise ValueError(
-                f"{root}: not empty (already holds {held}); expected a new or empty directory "
-                "(pass overwrite=True / --overwrite to write the sample corpus there anyway, replacing only "
-                "its label files and sandbox/)"
-            )
+            raise FolderNotEmpty(str(root), held, "write the sample corpus there anyway, replacing only its "
+                                 "label files and sandbox/")
     for path in present:  # only the release layout's own paths are ever removed
         if path.is_dir():
             shutil.rmtree(path)
