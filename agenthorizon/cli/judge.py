@@ -420,9 +420,10 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     interruption = summary.record.interruption
     if interruption is not None and interruption.cause == "max_cost":
-        # The same command would stop again at once: the one line says what to change.
-        print(f"agenthorizon judge: stopped by --max-cost {args.max_cost:g}: {printable(interruption.reason)}; "
-              f"{summary.counts.missing} item(s) not started", file=sys.stderr)
+        # The same command would stop again at once. The reason (what was spent, what to change) is
+        # the summary's "stopped early" line above; this line only says why the exit status is not 0.
+        print(f"agenthorizon judge: stopped by --max-cost {args.max_cost:g}, {summary.counts.missing} item(s) not "
+              "started (why: the 'stopped early' line above)", file=sys.stderr)
         return EXIT_INCOMPLETE
     unresolved = {"error": summary.counts.error, "missing": summary.counts.missing}
     return incomplete(unresolved, "the same command")

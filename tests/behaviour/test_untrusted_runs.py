@@ -383,12 +383,14 @@ def test_max_cost_through_the_cli_stops_with_exit_1_and_one_line(tiny_root, stub
     args = ["--judge", "openai:stub-model", "--base-url", stub.base_url, "--images", "none", "--concurrency", "8",
             "--price-in", "0", "--price-out", "25000", "--max-cost", "3"]
     assert judge_cli(tiny_root, tmp_path / "run", *args) == 1
-    err = capsys.readouterr().err
+    printed = capsys.readouterr()
     assert len(stub.requests) == 1 and len(results(tmp_path / "run")) == 1
-    lines = [line for line in err.splitlines() if "max-cost" in line]
-    assert lines == ["agenthorizon judge: stopped by --max-cost 3: max cost reached: $2.0000 recorded, up to $2.0000 "
-                     "an item (the highest so far), limit $3.0000; no new item started (raise --max-cost and re-run "
-                     "to continue); 7 item(s) not started"]
+    lines = [line for line in printed.err.splitlines() if "max-cost" in line]
+    assert lines == ["agenthorizon judge: stopped by --max-cost 3, 7 item(s) not started (why: the 'stopped early' "
+                     "line above)"]
+    reason = ("max cost reached: $2.0000 recorded, up to $2.0000 an item (the highest so far), limit $3.0000; no new "
+              "item started (raise --max-cost and re-run to continue)")
+    assert (printed.out + printed.err).count(reason) == 1 and f"stopped early: {reason}" in printed.out  # said once
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert record["status"] == "stopped" and record["interruption"]["cause"] == "max_cost"
     assert judge_cli(tiny_root, tmp_path / "run", *args[:-1], "16") == 0  # 2 + 2 * 7 = 16: the rest fits
