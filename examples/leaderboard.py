@@ -37,3 +37,12 @@ with tempfile.TemporaryDirectory() as tmp:
         print(f"{row.judge:16s} balanced accuracy {cells}  runs: {[Path(run).name for run in row.runs]}")
     print()
     print(render_leaderboard(board, ("AH", "AH-S"), "markdown", manifests=board.manifests, notes=board.notes))
+
+    # Every pair of judges on AH, adjusted for the number of pairs (Holm), with the
+    # judges tied with the best and a compact letter display.
+    from agenthorizon.report.significance import leaderboard_significance, significance_table
+    from agenthorizon.report.tables import render_table
+
+    tested, left_out = leaderboard_significance(board, bootstrap=200, seed=0)
+    print(render_table(significance_table(tested, left_out=left_out), "markdown"))
+    print("tied with the best:", ", ".join(tested.tied_with_best))

@@ -27,7 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--columns", default="accuracy", metavar="SETS",
         help="comma-separated column sets: accuracy (Table 2), paired (rejection by type, instruction sensitivity, "
-        "pair-group accuracy), cost (cost, tokens, wall time, turns, tool calls per trajectory) (default accuracy)",
+        "pair-group accuracy), cost (cost, tokens, wall time, turns, tool calls per trajectory), significance (every "
+        "pair of judges on AH: paired difference with its interval, exact McNemar p, Holm-adjusted p, the group tied "
+        "with the best and a compact letter display; --bootstrap resamples give the intervals) (default accuracy)",
     )
     parser.add_argument(
         "--rank-correlation", metavar="A,B",
@@ -46,15 +48,28 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.tables import render_table
 
     columns = [name.strip() for name in args.columns.split(",") if name.strip()]
+    wants_significance = "significance" in columns
+    columns = [name for name in columns if name != "significance"] or ["accuracy"]
     sets = parse_item_sets(args.rank_correlation) if args.rank_correlation else None
     board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed)
     agreement = None
     if sets:
         agreement = rank_correlation(board, sets, data_root=args.data, selection=board.selection,
                                      bootstrap=args.bootstrap, seed=args.seed)
+    extra: dict = {}
+    if agreement:
+        extra["rank_correlation"] = agreement
+    tested = None
+    if wants_significance:
+        from agenthorizon.report.significance import leaderboard_significance, significance_table
+
+        tested = leaderboard_significance(board, bootstrap=args.bootstrap, seed=args.seed)
+        extra["significance"] = tested[0].to_dict()
     text = render_leaderboard(board, LEADERBOARD_CONFIGS, args.format, manifests=board.manifests, notes=board.notes,
-                              columns=columns, extra={"rank_correlation": agreement} if agreement else None)
+                              columns=columns, extra=extra or None)
     if agreement and args.format != "json":
         text += "\n" + render_table(rank_correlation_table(agreement), args.format)
+    if tested and args.format != "json":
+        text += "\n" + render_table(significance_table(*tested[:1], left_out=tested[1]), args.format)
     write_output(text, args.out)
     return 0
