@@ -1,0 +1,68 @@
+"""``agenthorizon agreement`` on real runs: repeated runs of a judge, counted again from the result files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+import agenthorizon
+from agenthorizon.cli import main
+from agenthorizon.judging.runs.runner import run_judge
+from agenthorizon.schema import LABEL_FILE_HARD
+from test_leaderboard import _labels
+
+
+@pytest.fixture(scope="module")
+def repeats(small_root, tmp_path_factory):
+    """Three runs of one random judge at three seeds (a judge that disagrees with itself) and one of lexical."""
+    base = tmp_path_factory.mktemp("agreement")
+    dataset = agenthorizon.load_dataset(small_root, "AH", split="test", images=None)
+    folders = []
+    for spec in ("random:1", "random:2", "random:3", "lexical"):
+        folders.append(base / spec.replace(":", "-"))
+        run_judge(spec, dataset, folders[-1], config="AH", data_root=small_root, progress=False)
+    return folders
+
+
+def _category(folder, tid):
+    path = folder / f"{tid}.json"
+    result = json.loads(path.read_text()) if path.exists() else None
+    if not result or result["parse_status"] != "ok":
+        return 2
+    return 0 if result["verdict"]["success"] else 1
+
+
+def test_agreement_of_real_runs_equals_scikit_learn_and_statsmodels(small_root, repeats, capsys):
+    assert main(["agreement", *map(str, repeats), "--data", str(small_root), "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    labels = _labels(small_root, LABEL_FILE_HARD)
+    codes = np.array([[_category(folder, tid) for folder in repeats] for tid in labels])
+    assert result["n"] == len(labels) and len(result["judges"]) == 4
+    kappas = list(result["cohen_kappa"].values())
+    expected = [cohen_kappa_score(codes[:, i], codes[:, j]) for i in range(4) for j in range(i + 1, 4)]
+    assert kappas == pytest.approx(expected)
+    assert result["fleiss_kappa"] == pytest.approx(fleiss_kappa(aggregate_raters(codes, n_cat=3)[0]))
+    assert result["flip_rate"] == pytest.approx(np.mean([len(set(row)) > 1 for row in codes.tolist()]))
+    # the majority vote, scored strictly: more than half of the four runs, else wrong
+    truth = {tid: label == "positive" for tid, label in labels.items()}
+    vote = {tid: (True if (row == 0).sum() > 2 else False if (row == 1).sum() > 2 else None)
+            for tid, row in zip(labels, codes)}
+    right = {tid: vote[tid] is not None and vote[tid] == truth[tid] for tid in labels}
+    positive = np.mean([right[t] for t in labels if truth[t]])
+    negative = np.mean([right[t] for t in labels if not truth[t]])
+    assert result["majority_vote"]["balanced_accuracy"] == pytest.approx((positive + negative) / 2)
+
+
+def test_the_table_names_the_coefficients(small_root, repeats, capsys):
+    assert main(["agreement", *map(str, repeats[:3]), "--data", str(small_root)]) == 0
+    out = capsys.readouterr().out
+    assert "Fleiss' kappa" in out and "Krippendorff's alpha" in out and "flip rate" in out and "Majority vote" in out
+
+
+def test_one_run_is_refused(small_root, repeats, capsys):
+    assert main(["agreement", str(repeats[0]), "--data", str(small_root)]) == 2
+    assert "at least two run folders" in capsys.readouterr().err
