@@ -48,6 +48,7 @@ __all__ = [
     "pareto_front",
     "plot_frontier",
     "plot_accuracy_by_confidence",
+    "plot_accuracy_coverage",
     "plot_accuracy_by_length",
     "plot_judge_comparison",
     "plot_mistake_type_recall",
@@ -105,11 +106,14 @@ class RunScores:
     label: str
     report: ScoreReport
     confidence: dict[str, tuple[int, int]] = field(default_factory=dict)
+    calibration: Any = None
+    """The run's :class:`~agenthorizon.scoring.calibration.Calibration` (selective accuracy by level)."""
 
 
 def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
     """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
     from agenthorizon.scoring.metrics import item_outcomes, score
+    from agenthorizon.scoring.calibration import calibration
     from agenthorizon.scoring.predictions import prediction_verdict
 
     from agenthorizon.report.notes import telemetry_from_results
@@ -129,7 +133,8 @@ def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list
                 level = stated if stated in CONFIDENCE_VALUES else NO_CONFIDENCE
             counts[level][0] += int(outcomes.correct[index])
             counts[level][1] += 1
-        scored.append(RunScores(run.label, report, {level: (c, n) for level, (c, n) in counts.items()}))
+        scored.append(RunScores(run.label, report, {level: (c, n) for level, (c, n) in counts.items()},
+                                calibration(predictions, run_set.rows, bootstrap=bootstrap, seed=seed)))
     return scored
 
 
@@ -221,6 +226,46 @@ def plot_accuracy_by_confidence(runs: Sequence[RunScores]) -> Any:
         _grouped_bars(ax, list(CONFIDENCE_BUCKETS), series)
         ax.set_xlabel("Confidence stated by the judge")
         ax.set_ylabel("Accuracy")
+        _legend(fig, ax, runs)
+    return fig
+
+
+def plot_accuracy_coverage(runs: Sequence[RunScores]) -> Any:
+    """Selective accuracy against coverage: the judge abstains below each stated confidence in turn.
+
+    One line per run, from ``any`` (every item, coverage 1) to ``high``
+    (only the items stated with high confidence); error bars are the
+    pair-clustered intervals. What a user filtering training data by a judge
+    trades: fewer items kept for more of them right. A run that states no
+    confidence level draws no line.
+    """
+    with _matplotlib().rc_context(_STYLE):
+        fig = _figure(2.6)
+        ax = fig.subplots()
+        for run in runs:
+            points, names = [], []
+            for p in (run.calibration.selective if run.calibration else ()):
+                if p.accuracy is None:
+                    continue
+                if points and points[-1].kept == p.kept:  # the same items kept ("any" and "low" when every verdict states one)
+                    names[-1] += f"/{p.threshold}"
+                    continue
+                points.append(p)
+                names.append(p.threshold)
+            if not points:
+                continue
+            x = [p.coverage for p in points]
+            y = [p.accuracy for p in points]
+            low = [p.accuracy - p.interval[0] if p.interval else 0 for p in points]
+            high = [p.interval[1] - p.accuracy if p.interval else 0 for p in points]
+            ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=2, label=run.label)
+            for p, name in zip(points, names):
+                ax.annotate(name, (p.coverage, p.accuracy), textcoords="offset points", xytext=(3, 4), fontsize=7)
+        ax.set_xlim(0, 1.05)
+        ax.xaxis.set_major_formatter(_percent_formatter())
+        ax.yaxis.set_major_formatter(_percent_formatter())
+        ax.set_xlabel("Coverage (share of items kept)")
+        ax.set_ylabel("Accuracy of the items kept")
         _legend(fig, ax, runs)
     return fig
 
@@ -344,6 +389,7 @@ def plot_frontier(runs: Sequence[RunScores]) -> Any:
 FIGURES = {
     "accuracy_by_length": plot_accuracy_by_length,
     "accuracy_by_confidence": plot_accuracy_by_confidence,
+    "accuracy_coverage": plot_accuracy_coverage,
     "mistake_type_recall": plot_mistake_type_recall,
     "judge_comparison": plot_judge_comparison,
 }

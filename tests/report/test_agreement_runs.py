@@ -66,3 +66,21 @@ def test_the_table_names_the_coefficients(small_root, repeats, capsys):
 def test_one_run_is_refused(small_root, repeats, capsys):
     assert main(["agreement", str(repeats[0]), "--data", str(small_root)]) == 2
     assert "at least two run folders" in capsys.readouterr().err
+
+
+def test_calibration_of_real_runs_is_selective_accuracy_of_the_result_files(small_root, repeats, capsys):
+    assert main(["calibration", str(repeats[3]), "--data", str(small_root), "--format", "json", "--bootstrap", "100"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["runs"].values()
+    labels = _labels(small_root, LABEL_FILE_HARD)
+    levels = ("low", "medium", "high")
+    rank, right = [], []
+    for tid, label in labels.items():
+        verdict = json.loads((repeats[3] / f"{tid}.json").read_text())["verdict"]
+        rank.append(levels.index(verdict["confidence"]) if verdict.get("confidence") in levels else -1)
+        right.append(verdict["success"] == (label == "positive"))
+    rank, right = np.array(rank), np.array(right)
+    for point in result["selective"][1:]:
+        kept = rank >= levels.index(point["threshold"])
+        assert point["kept"] == kept.sum() and point["accuracy"] == pytest.approx(right[kept].mean())
+    from sklearn.metrics import roc_auc_score
+    assert result["auroc"] == pytest.approx(roc_auc_score(right[rank >= 0], rank[rank >= 0]))

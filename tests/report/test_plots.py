@@ -180,3 +180,31 @@ def test_a_run_and_a_mistake_type_look_the_same_in_figures_html_tables_and_info(
     assert all(f"recall {SHORT_MISTAKE_TYPES[name]}" in table for name in MISTAKE_TYPES)
     header = format_table(release_info(str(tiny_root))).splitlines()[0].split()
     assert header[4:7] == ["critical", "side_effect", "misunderstanding"] == [mistake_type_key(n) for n in MISTAKE_TYPES]
+
+
+def test_accuracy_coverage_points_are_selective_accuracy_of_the_result_files(scored):
+    import json
+
+    import numpy as np
+
+    from agenthorizon.report.plots import plot_accuracy_coverage
+
+    run_set, runs = scored
+    lexical = run_set.runs[0]
+    rank, right = [], []
+    for row in run_set.rows:
+        result = json.loads((lexical.path / f"{row['trajectory_id']}.json").read_text())
+        verdict = result["verdict"] if result["parse_status"] == "ok" else {}
+        level = verdict.get("confidence")
+        rank.append(CONFIDENCE_VALUES.index(level) if level in CONFIDENCE_VALUES else -1)
+        right.append(bool(verdict) and verdict["success"] == (row["label"] == "positive"))
+    rank, right = np.array(rank), np.array(right)
+    expected = [(1.0, right.mean())]
+    for r in range(3):  # a threshold that keeps the same items as the one before is the same point
+        if (rank >= r).any() and (rank >= r).mean() != expected[-1][0]:
+            expected.append(((rank >= r).mean(), right[rank >= r].mean()))
+    fig = plot_accuracy_coverage(runs)
+    line = fig.axes[0].lines[0]
+    assert list(line.get_xdata()) == pytest.approx([x for x, _ in expected])
+    assert list(line.get_ydata()) == pytest.approx([y for _, y in expected])
+    assert fig.axes[0].get_xlabel() == "Coverage (share of items kept)"
