@@ -26,10 +26,10 @@ import numpy as np
 
 from agenthorizon.scoring.bootstrap import bootstrap_accuracies, check_bootstrap
 from agenthorizon.scoring.outcomes import OUTCOMES, ItemOutcomes, item_outcomes, outcomes_from_records, ratio
-from agenthorizon.scoring.paired import paired_scores
+from agenthorizon.scoring.paired import instruction_sensitivity, paired_scores
 from agenthorizon.scoring.predictions import warn_shapes
 from agenthorizon.scoring.references import reference_record, reference_rows
-from agenthorizon.scoring.slices import SLICES, check_slices, slice_order, slice_values
+from agenthorizon.scoring.slices import POSITIVE_SLICE_VALUE, SLICES, check_slices, slice_order, slice_values
 from agenthorizon.scoring.telemetry import aligned_telemetry, telemetry_aggregates
 from agenthorizon.schema import INVALID_STATUSES, MISTAKE_TYPES, STATUS_OK, UNTYPED
 
@@ -346,4 +346,39 @@ def score(
             )
             for value in sorted(set(values.tolist()), key=slice_order)
         }
+        if name in NEGATIVE_SLICES:
+            _pair_negatives_with_their_positives(report.slices[name], values, outcomes, int(bootstrap), seed)
     return report
+
+
+NEGATIVE_SLICES = ("mistake_type", "direction")
+"""Slices that group negatives only (every positive falls in ``(positive)``): their instruction
+sensitivity counts each negative's pairs with the positives of its recording, wherever those fall."""
+
+
+def _pair_negatives_with_their_positives(
+    reports: dict[str, ScoreReport], values: np.ndarray, outcomes: ItemOutcomes, n_bootstrap: int, seed: int
+) -> None:
+    """Give each value of a negatives' slice the instruction sensitivity of its negatives' pairs.
+
+    A pair is a negative and the positive showing the same recording
+    (:func:`~agenthorizon.scoring.paired.instruction_pairs`); the positive is
+    never in a mistake-type or direction slice, so within the slice alone
+    there would be no pair. Each slice value is scored on its items plus the
+    positives of its negatives' recordings, which gives exactly the pairs
+    whose negative has that value.
+    """
+    steps = np.asarray(outcomes.steps_ids, dtype=object) if outcomes.steps_ids else None
+    for value, report in reports.items():
+        if value == POSITIVE_SLICE_VALUE or steps is None:
+            continue
+        members = values == value
+        recordings = set(steps[members & ~outcomes.positive].tolist()) - {None}
+        extended = outcomes.subset(members | (outcomes.positive & np.isin(steps, list(recordings))))
+        counts = instruction_sensitivity(extended)
+        report.instruction_sensitivity, report.n_instruction_pairs = counts.rate, counts.n_total
+        if report.intervals is not None:
+            report.intervals["instruction_sensitivity"] = bootstrap_accuracies(
+                extended.positive, extended.correct, extended.clusters, n_resamples=n_bootstrap, seed=seed,
+                level=CONFIDENCE_LEVEL, ratios={"instruction_sensitivity": (counts.hits, counts.totals)},
+            )["instruction_sensitivity"]
