@@ -22,6 +22,7 @@ from agenthorizon.judging.inputs import build_judge_input
 from agenthorizon.judging.judges import make_judge
 from agenthorizon.judging.runs.folder import read_results
 from loopback import StubServer
+from test_direct_judge import cli, judge_argv
 from test_judges import stub  # noqa: F401 (fixture)
 
 BUDGET = 8000
@@ -183,19 +184,6 @@ def test_the_images_only_budget_gives_other_sizes_than_the_whole_input_one(stub,
 
 
 # --- the run record and the judge key ------------------------------------------------------------
-
-
-def cli(argv, capsys):
-    from agenthorizon.cli import main
-
-    code = main(argv)
-    return code, capsys.readouterr()
-
-
-def judge_argv(root, server, out, *extra):
-    return ["judge", "--data", str(root), "--config", "all", "--judge", "openai:stub-model", "--base-url",
-            server.base_url, "--limit", "1", "--concurrency", "1", "--bootstrap", "0", "--no-progress",
-            "--out", str(out), *extra]
 
 
 def test_cli_preset_records_itself_and_the_effective_values_and_flags_override_it(tiny_root, tmp_path, system_file, capsys):
