@@ -267,3 +267,18 @@ def test_every_layout_withholds_every_ablated_part(stub, shots, layout, ablate):
     assert ("left-click (100, 200)" in text) == (ablate != "actions")
     assert ("type \"quarterly report final\"" in text) == (ablate != "actions")
     assert "1718000000000 ms" in text  # the steps' times stay with every ablation
+
+
+def test_preset_flags_that_change_its_meaning_still_make_a_consistent_judge(tmp_path, system_file, capsys):
+    # --layout markdown under the preset: the Markdown has the times already, so the preset's timestamps go.
+    judge = make_judge("openai:m", preset="paper-direct", layout="markdown", base_url="http://127.0.0.1:9/v1")
+    assert judge.layout == "markdown" and judge.timestamps is False and judge.preset["overridden"] == ["layout"]
+    # Without a budget the preset sends fixed-size screenshots; the whole-input mode needs one.
+    assert "budget_covers" not in make_judge("openai:m", preset="paper-direct", base_url="http://127.0.0.1:9/v1").spec()["images"]
+    with pytest.raises(ValueError, match=r"budget_covers='input' sizes screenshots from a token budget.*--image-token-budget"):
+        make_judge("openai:m", budget_covers="input", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ValueError, match="unknown preset 'paper'; expected one of paper-direct"):
+        make_judge("openai:m", preset="paper", base_url="http://127.0.0.1:9/v1")
+    code, printed = cli(["judge", "--data", str(tmp_path), "--config", "all", "--judge", "openai:m", "--out",
+                         str(tmp_path / "run"), "--layout", "markdown", "--timestamps"], capsys)
+    assert code == 2 and "timestamps are for the interleaved and paper layouts" in printed.err

@@ -47,17 +47,23 @@ class DirectPreset:
         """The judge's effective options: the preset's values, then ``given`` (explicit options win).
 
         The whole-input budget applies only with a budget: without
-        ``image_token_budget`` the screenshots keep their fixed size.
+        ``image_token_budget`` the screenshots keep their fixed size; the
+        step times only with an interleaved layout (``layout="markdown"``
+        given: the Markdown has them already).
 
         >>> options = direct_preset("paper-direct").judge_options({"temperature": 0.7, "image_token_budget": 8000})
         >>> options["temperature"], options["layout"], options["budget_covers"]
         (0.7, 'paper', 'input')
         >>> "budget_covers" in direct_preset("paper-direct").judge_options({})
         False
+        >>> "timestamps" in direct_preset("paper-direct").judge_options({"layout": "markdown"})
+        False
         """
         options = {**self.judge, **given}
         if options.get("image_token_budget") is None and "budget_covers" not in given:
             options.pop("budget_covers", None)
+        if options.get("layout") == "markdown" and "timestamps" not in given:
+            options.pop("timestamps", None)
         return options
 
     def run_option(self, name: str, given: Any) -> Any:
