@@ -282,3 +282,29 @@ def test_preset_flags_that_change_its_meaning_still_make_a_consistent_judge(tmp_
     code, printed = cli(["judge", "--data", str(tmp_path), "--config", "all", "--judge", "openai:m", "--out",
                          str(tmp_path / "run"), "--layout", "markdown", "--timestamps"], capsys)
     assert code == 2 and "timestamps are for the interleaved and paper layouts" in printed.err
+
+
+def test_cli_vllm_thinking_recipe_under_the_preset(tiny_root, tmp_path, system_file, capsys):
+    # The authors' vLLM thinking setting: chat_template_kwargs.enable_thinking and 16,384 tokens. The loopback
+    # server answers as vLLM does with a reasoning parser (the thinking in reasoning_content).
+    thinking = "Step 3 opened the wrong folder, so... " * 20
+    answer = StubServer.completion('{"success": false, "reasoning": "wrong folder"}')
+    answer["choices"][0]["message"]["reasoning_content"] = thinking
+    server = StubServer([(200, {}, answer, 0)])
+    out = tmp_path / "run"
+    try:
+        code, printed = cli(judge_argv(tiny_root, server, out, "--preset", "paper-direct", "--system-prompt",
+                                       str(system_file), "--extra-body",
+                                       '{"chat_template_kwargs": {"enable_thinking": true}}', "--max-tokens", "16384"),
+                            capsys)
+    finally:
+        server.close()
+    assert code == 0, printed.err
+    body = server.requests[0]["body"]
+    assert body["chat_template_kwargs"] == {"enable_thinking": True} and body["max_tokens"] == 16384
+    assert len(server.requests) == 1  # a JSON answer: the authors' rule does not ask again
+    record = json.loads((out / "run.json").read_text())
+    assert record["sampling"] == {"temperature": 0.0, "max_tokens": 16384, "chat_template_kwargs": {"enable_thinking": True}}
+    assert record["judge"]["preset"]["overridden"] == ["max_tokens"]
+    (result,) = read_results([out]).records.values()
+    assert result.verdict["success"] is False and result.telemetry.extra["reasoning_chars"] == len(thinking)
