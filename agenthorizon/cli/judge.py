@@ -8,6 +8,8 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --out runs/codex
     agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --prompt release --jpeg-quality 60 --out runs/direct
+    agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --preset paper-direct \\
+        --system-prompt direct_system.txt --image-token-budget 8000 --out runs/direct-paper
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --ablate instruction,actions --out runs/codex-screens-only
 
 Exit status: 0 when every selected item has a result (a valid verdict, or
