@@ -217,6 +217,12 @@ def test_cli_preset_records_itself_and_the_effective_values_and_flags_override_i
     images = record["images"]
     assert (images["budget_covers"], images["token_budget"], images["quality"], images["mode"]) == ("input", BUDGET, 60, "per-step")
     assert images["resize"] == "exact"
+    html = tmp_path / "report.html"
+    code, printed = cli(["report", str(out), "--data", str(tiny_root), "--out", str(html), "--bootstrap", "0",
+                         "--thumbnails", "0"], capsys)
+    assert code == 0, printed.err
+    size = result.telemetry.extra["image_size"]
+    assert f"as per-step at {size[0]}x{size[1]} (token budget over the input, {result.telemetry.extra['text_tokens']} of text)" in html.read_text(encoding="utf-8")
 
 
 def test_cli_reask_when_is_recorded_and_part_of_the_judge_key(tiny_root, tmp_path, capsys):
