@@ -183,10 +183,12 @@ they are written in run records; what each removes is
 
 LAYOUT_MARKDOWN: Final = "markdown"
 LAYOUT_INTERLEAVED: Final = "interleaved"
-DIRECT_LAYOUTS: Final = (LAYOUT_MARKDOWN, LAYOUT_INTERLEAVED)
+LAYOUT_PAPER: Final = "paper"
+DIRECT_LAYOUTS: Final = (LAYOUT_MARKDOWN, LAYOUT_INTERLEAVED, LAYOUT_PAPER)
 """How a direct judge's user message is laid out: the prompt with the whole Markdown, then
-every screenshot (``markdown``); or the goal, then each step's action line followed by its
-screenshot (``interleaved``, the layout of the benchmark authors' direct harness)."""
+every screenshot (``markdown``); the goal, then each step's line in this project's words
+followed by its screenshot (``interleaved``); or the same order in the words of the benchmark
+authors' direct harness (``paper``: ``### Step i``, ``**Action:**``, ``**Timestamp:**``)."""
 
 # --- release layout -------------------------------------------------------------
 

@@ -8,6 +8,8 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --out runs/codex
     agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --prompt release --jpeg-quality 60 --out runs/direct
+    agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --preset paper-direct \\
+        --system-prompt direct_system.txt --image-token-budget 8000 --out runs/direct-paper
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --ablate instruction,actions --out runs/codex-screens-only
 
 Exit status: 0 when every selected item has a result (a valid verdict, or
@@ -30,7 +32,10 @@ from agenthorizon.cli._common import (
     incomplete,
     non_negative_int,
 )
+from agenthorizon.judging.judges.direct_preset import DIRECT_PRESETS
+from agenthorizon.judging.judges.openai_images import BUDGET_COVERS
 from agenthorizon.judging.judges.presets import AGENT_TOOLS
+from agenthorizon.judging.runs.reask import REASK_RULES
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
 from agenthorizon.schema import DIRECT_LAYOUTS, JUDGE_IMAGE_MODES
@@ -94,9 +99,15 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "(then killed with its sandbox), else one item attempt; each retry gets it again",
     )
     parser.add_argument(
-        "--reask", type=non_negative_int, default=0, metavar="N",
-        help="ask again, in a fresh request, after an answer without a valid verdict, up to N more times "
-        "(default 0: one answer; 2 = the benchmark authors' 3 attempts); every answer is kept in the result",
+        "--reask", type=non_negative_int, metavar="N",
+        help="ask again, in a fresh request, after an answer --reask-when says needs it, up to N more times "
+        "(default 0: one answer, or the --preset's; 2 = the benchmark authors' 3 attempts); every answer is kept",
+    )
+    parser.add_argument(
+        "--reask-when", choices=REASK_RULES,
+        help="which answers are asked again: invalid (default: no valid verdict, the score's own parse) or "
+        "no-success-key (the authors' rule: the whole answer, code fences stripped, is not a JSON object "
+        "holding success, whatever its value)",
     )
     parser.add_argument(
         "--retries", type=non_negative_int, default=2, metavar="N",
@@ -129,14 +140,31 @@ def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
     )
     model.add_argument("--image-budget", type=int, metavar="N", help="most images per request")
     model.add_argument(
+        "--preset", choices=tuple(DIRECT_PRESETS),
+        help="paper-direct: the benchmark authors' direct judge (paper layout with timestamps, the whole-input "
+        "budget, their re-ask rule with 3 attempts, temperature 0, 2048 tokens, JPEG 60, per-step images); "
+        "explicit flags win; run.json records the preset and the effective values",
+    )
+    model.add_argument(
         "--image-token-budget", type=int, metavar="N",
-        help="per item, the largest screenshot size (same aspect, at most 512x332) whose images fit N estimated "
-        "tokens (85 + w*h/170 each); the size is recorded per item",
+        help="per item, screenshots sized to fit N estimated tokens (85 + w*h/170 per image); what N covers is "
+        "--budget-covers; the size is recorded per item",
+    )
+    model.add_argument(
+        "--budget-covers", choices=BUDGET_COVERS,
+        help="images (default: N is for the images alone; the largest size, same aspect, at most 512x332) or "
+        "input (the authors' rule: N is for the whole input; the text's chars // 4 and 200 come off first, the "
+        "rest is split over the screenshots, width in [64, 512], 64x41 when nothing is left)",
     )
     model.add_argument(
         "--layout", choices=DIRECT_LAYOUTS,
-        help="user message: markdown (default: prompt with the whole Markdown, then the images) or interleaved "
-        "(the goal, then each step's action line followed by its screenshot)",
+        help="user message: markdown (default: prompt with the whole Markdown, then the images), interleaved "
+        "(the goal, then each step's action line followed by its screenshot) or paper (the same, in the authors' "
+        "words: ### Step i, **Action:**, **Timestamp:**)",
+    )
+    model.add_argument(
+        "--timestamps", action="store_true", default=None,
+        help="interleaved and paper layouts: each step's text gives its time (ms)",
     )
     model.add_argument(
         "--system-prompt", metavar="FILE",
@@ -256,6 +284,9 @@ _JUDGE_FLAGS = (
     ("--image-budget", "image_budget", "image_budget"),
     ("--image-token-budget", "image_token_budget", "image_token_budget"),
     ("--layout", "layout", "layout"),
+    ("--timestamps", "timestamps", "timestamps"),
+    ("--budget-covers", "budget_covers", "budget_covers"),
+    ("--preset", "preset", "preset"),
     ("--system-prompt", "system_prompt", "system_prompt"),
     ("--max-images", "max_images", "max_images"),
     ("--structured-output", "structured_output", "structured_output"),
@@ -392,6 +423,7 @@ def run(args: argparse.Namespace) -> int:
         # sandbox; each HTTP request) gets no second, racing timeout from the runner.
         timeout=None if "timeout" in enforced else args.timeout,
         reask=args.reask,
+        reask_when=args.reask_when,
         retries=args.retries,
         max_cost=args.max_cost,
         breaker=args.max_transport_failures or None,

@@ -26,6 +26,9 @@ MOSAIC_GRID = (2, 2)  # columns, rows
 TILES_PER_MOSAIC = MOSAIC_GRID[0] * MOSAIC_GRID[1]
 _CELL_NAMES = ("top-left", "top-right", "bottom-left", "bottom-right")
 BLANK_COLOR = (0, 0, 0)
+RESIZE_FIT = "fit"
+RESIZE_EXACT = "exact"
+RESIZE_MODES = (RESIZE_FIT, RESIZE_EXACT)
 
 # --- settings ------------------------------------------------------------------
 
@@ -53,6 +56,10 @@ class ImageSettings:
         Which steps to show, see :func:`select_steps`.
     every : int
         ``k`` of the ``every-k`` strategy.
+    resize : {"fit", "exact"}
+        ``fit`` (the default) downscales each screenshot to fit ``size``,
+        aspect kept; ``exact`` resizes it to exactly ``size`` (the benchmark
+        authors' preprocessing, whose sizes come from a fixed aspect).
 
     >>> ImageSettings(mode="mosaic").to_dict()["mosaic"]
     {'grid': [2, 2], 'order': 'row-major', 'size': [1024, 664]}
@@ -65,6 +72,7 @@ class ImageSettings:
     budget: int | None = None
     strategy: str = STRATEGY_ALL
     every: int = 1
+    resize: str = RESIZE_FIT
 
     def __post_init__(self) -> None:
         if self.mode not in MODEL_IMAGE_MODES:
@@ -86,6 +94,8 @@ class ImageSettings:
             raise ValueError(f"selection strategy {self.strategy!r} is not one of {SELECTION_STRATEGIES}")
         if not isinstance(self.every, int) or self.every < 1:
             raise ValueError(f"'every' (k of every-k) must be a positive integer, got {self.every!r}")
+        if self.resize not in RESIZE_MODES:
+            raise ValueError(f"resize {self.resize!r} is not one of {RESIZE_MODES}")
 
     @property
     def mime_type(self) -> str:
@@ -104,7 +114,7 @@ class ImageSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description for the run record (``images`` key)."""
-        return {
+        record = {
             "mode": self.mode,
             "size": list(self.size),
             "format": self.format,
@@ -119,6 +129,9 @@ class ImageSettings:
             ),
             "reading_order": reading_order_sentence() if self.mode == IMAGE_MODE_MOSAIC else None,
         }
+        if self.resize != RESIZE_FIT:  # only when set: the records (and judge keys) of earlier runs stay as they were
+            record["resize"] = self.resize
+        return record
 
 
 # --- prepared images -------------------------------------------------------------

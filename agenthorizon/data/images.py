@@ -54,6 +54,8 @@ from agenthorizon.data.image_settings import (
     DEFAULT_SIZE,
     FORMATS,
     MOSAIC_GRID,
+    RESIZE_EXACT,
+    RESIZE_FIT,
     TILES_PER_MOSAIC,
     ImageSettings,
     PreparedImage,
@@ -254,6 +256,7 @@ class _Job:
     size: tuple[int, int]
     format: str
     quality: int
+    exact: bool = False
 
 
 # Full-size decodes in flight in this process, at most. Decoding and resizing
@@ -264,16 +267,21 @@ class _Job:
 _DECODE_SLOTS = threading.BoundedSemaphore(available_cpus())
 
 
-def _load_small(source: _Source, box: tuple[int, int]) -> Image.Image:
-    """``source`` decoded and downscaled to fit ``box``: the full-size pixels live only inside a decode slot."""
+def _load_small(source: _Source, box: tuple[int, int], exact: bool = False) -> Image.Image:
+    """``source`` decoded and downscaled to fit ``box`` (``exact``: resized to ``box``): the full-size pixels live only inside a decode slot."""
     with _DECODE_SLOTS:
-        return downscale(_load(source, box), box)
+        image = _load(source, box)
+        if not exact:
+            return downscale(image, box)
+        # The authors' preprocessing: exactly this size, whatever the screenshot's aspect.
+        rgb = image if image.mode == "RGB" else image.convert("RGB")
+        return rgb.copy() if rgb.size == box and rgb is image else rgb.resize(box, _RESAMPLE, reducing_gap=_REDUCING_GAP)
 
 
 def _run_job(job: _Job) -> tuple[bytes, tuple[int, int]]:
     # One source at a time, each downscaled before the next is decoded: a
     # mosaic never holds four full-size screenshots.
-    images = [_load_small(source, job.size) for source in job.sources]
+    images = [_load_small(source, job.size, job.exact) for source in job.sources]
     picture = make_mosaic(images, job.size) if job.kind == "mosaic" else images[0]
     return encode_image(picture, job.format, job.quality), picture.size
 
@@ -287,6 +295,8 @@ def _job_key(kind: str, digests: Sequence[str], settings: ImageSettings) -> str:
         "format": settings.format,
         "quality": settings.quality if settings.format == "jpeg" else None,
     }
+    if settings.resize != RESIZE_FIT:  # only when set: cached images of the default keep their keys
+        params["resize"] = settings.resize
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()
 
 
@@ -458,6 +468,7 @@ def _plan_jobs(chosen: list[_Source], settings: ImageSettings, cache: ImageCache
             size=settings.size,
             format=settings.format,
             quality=settings.quality,
+            exact=settings.resize == RESIZE_EXACT,
         )
         for group in groups
     ]

@@ -27,6 +27,7 @@ from inspect_ai.solver import generate
 
 from agenthorizon.inspect_task.samples import item_sample
 from agenthorizon.inspect_task.scorer import expected_counts, metrics, verdict_scorer
+from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES
 from agenthorizon.judging.runs.inspect_log import TASK_METADATA, TASK_NAME, judge_settings
 from agenthorizon.schema import CONFIG_AH, DEV_GROUPS, IMAGE_MODE_AUTO, LAYOUT_MARKDOWN
 
@@ -45,8 +46,10 @@ def message_builder(
     max_images: int | None = None,
     image_budget: int | None = None,
     image_token_budget: int | None = None,
+    budget_covers: str = BUDGET_IMAGES,
     jpeg_quality: int | None = None,
     layout: str = LAYOUT_MARKDOWN,
+    timestamps: bool = False,
     system_prompt: str | None = None,
 ) -> Any:
     """The OpenAI-compatible judge whose messages the samples hold, built as ``agenthorizon judge`` builds it.
@@ -61,8 +64,8 @@ def message_builder(
     # The model name is Inspect's (--model); the builder never sends a request.
     return make_judge(
         f"openai:{TASK_NAME}", prompt=prompt_option(prompt, "prompt"), images=images, max_images=max_images,
-        image_budget=image_budget, image_token_budget=image_token_budget, image_quality=jpeg_quality,
-        layout=layout, system_prompt=system_prompt,
+        image_budget=image_budget, image_token_budget=image_token_budget, budget_covers=budget_covers,
+        image_quality=jpeg_quality, layout=layout, timestamps=timestamps, system_prompt=system_prompt,
     )
 
 
@@ -76,8 +79,10 @@ def agenthorizon(
     max_images: int | None = None,
     image_budget: int | None = None,
     image_token_budget: int | None = None,
+    budget_covers: str = BUDGET_IMAGES,
     jpeg_quality: int | None = None,
     layout: str = LAYOUT_MARKDOWN,
+    timestamps: bool = False,
     system_prompt: str | None = None,
     limit: int | None = None,
     shard: str | None = None,
@@ -99,9 +104,13 @@ def agenthorizon(
         ``project``, ``release`` or a template file, as ``--prompt``.
     images, max_images, image_budget, image_token_budget, jpeg_quality : as ``--images``, ``--max-images``,
         ``--image-budget``, ``--image-token-budget``, ``--jpeg-quality``.
+    budget_covers : str
+        ``images`` or ``input``, as ``--budget-covers``: what the image token budget covers.
     layout : str
-        ``markdown`` or ``interleaved``, as ``--layout``: how the prompt and
-        screenshots are laid out in the message.
+        ``markdown``, ``interleaved`` or ``paper``, as ``--layout``: how the
+        prompt and screenshots are laid out in the message.
+    timestamps : bool
+        Each step's text gives its time, as ``--timestamps``.
     system_prompt : str, optional
         A UTF-8 text file sent as the system message, as ``--system-prompt``.
     limit, shard : as ``--limit`` and ``--shard`` (shard first, then limit).
@@ -114,7 +123,8 @@ def agenthorizon(
 
     builder = message_builder(
         prompt=prompt, images=images, max_images=max_images, image_budget=image_budget,
-        image_token_budget=image_token_budget, jpeg_quality=jpeg_quality, layout=layout, system_prompt=system_prompt,
+        image_token_budget=image_token_budget, budget_covers=budget_covers, jpeg_quality=jpeg_quality, layout=layout,
+        timestamps=timestamps, system_prompt=system_prompt,
     )
     parsed_shard = parse_shard(shard)
     root = package.resolve_release(

@@ -99,6 +99,9 @@ def images_sent(telemetry: Telemetry) -> str | None:
     '30 image(s) as per-step (not merged)'
     >>> images_sent(Telemetry(merged=False, extra={"images_mode_used": "per-step", "n_images": 90, "image_size": [172, 112]}))
     '90 image(s) as per-step at 172x112 (token budget) (not merged)'
+    >>> images_sent(Telemetry(merged=False, extra={"images_mode_used": "per-step", "n_images": 7, "image_size": [497, 323],
+    ...                                           "text_tokens": 588}))
+    '7 image(s) as per-step at 497x323 (token budget over the input, 588 of text) (not merged)'
     """
     mode = telemetry.extra.get("images_mode_used")
     if not isinstance(mode, str):
@@ -112,7 +115,9 @@ def images_sent(telemetry: Telemetry) -> str | None:
     else:
         merged = "not merged"
     size = telemetry.extra.get("image_size")
-    at = f" at {size[0]}x{size[1]} (token budget)" if isinstance(size, list) and len(size) == 2 else ""
+    text = telemetry.extra.get("text_tokens")  # only a budget over the whole input records the text's share
+    budget = "token budget" if not isinstance(text, int) else f"token budget over the input, {text} of text"
+    at = f" at {size[0]}x{size[1]} ({budget})" if isinstance(size, list) and len(size) == 2 else ""
     return f"{telemetry.extra.get('n_images')} image(s) as {shape}{at} ({merged})"
 
 

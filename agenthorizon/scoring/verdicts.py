@@ -55,7 +55,7 @@ from agenthorizon.schema import (
     canonical_mistake_type,
 )
 
-__all__ = ["Verdict", "parse_verdict"]
+__all__ = ["Verdict", "loads_with_success_key", "parse_verdict"]
 
 SUCCESS_KEY = "success"
 
@@ -458,3 +458,33 @@ def _type_verdict(obj: Mapping[Any, Any], where: str) -> Verdict:
             **fields,
         )
     return Verdict(success=success, status=STATUS_OK, **fields)
+
+
+# An answer wrapped whole in one Markdown code fence: ```json ... ``` (the language tag optional).
+_WHOLE_FENCE = re.compile(r"\A```[^\n`]*\n(.*?)\n?```\Z", re.DOTALL)
+
+
+def loads_with_success_key(text: str) -> bool:
+    r"""Whether the whole answer, code fences stripped, loads as a JSON object holding ``success``.
+
+    The benchmark authors' test for asking again (SPEC section 5), kept
+    beside :func:`parse_verdict` as the ``--reask-when no-success-key`` rule:
+    the value of ``success`` does not matter (``"yes"`` passes), and prose
+    around the JSON does (it fails). Surrounding white space is ignored;
+    an answer wrapped whole in one fence (```` ```json ... ``` ````) is read
+    without it. Never raises.
+
+    >>> loads_with_success_key('```json\n{"success": "yes"}\n```')
+    True
+    >>> loads_with_success_key('The agent failed. {"success": false}')
+    False
+    """
+    body = text.strip()
+    fenced = _WHOLE_FENCE.match(body)
+    if fenced is not None:
+        body = fenced.group(1).strip()
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and SUCCESS_KEY in value

@@ -113,7 +113,8 @@ def run_both_routes(root, base, options=(), model=f"openai/{MODEL}"):
         code = main([
             "judge", "--data", str(root), "--config", CONFIG, "--judge", f"openai:{MODEL}",
             "--base-url", server.base_url, "--out", str(run), "--bootstrap", "0", "--no-progress",
-            *(arg for name, value in options for arg in (f"--{name.replace('_', '-')}", str(value))),
+            *(arg for name, value in options
+              for arg in ((f"--{name.replace('_', '-')}",) if value is True else (f"--{name.replace('_', '-')}", str(value)))),
         ])
         assert code == 0
         # The runner's preflight (judges/server_check.py) asks the model one short question first.
@@ -144,6 +145,19 @@ def interleaved(tiny_root, tmp_path_factory):
     # openai-api/ (docs/inspect.md's advice for vLLM): Inspect's openai/ provider would take the model name
     # for one of OpenAI's reasoning models and send the system prompt with the role "developer".
     return {**run_both_routes(tiny_root, base, options, f"openai-api/loopback/{MODEL}"), "system": system}
+
+
+@pytest.fixture(scope="module")
+def paper(tiny_root, tmp_path_factory):
+    """Both routes with the paper layout, step times and a budget over the whole input."""
+    base = tmp_path_factory.mktemp("inspect-paper")
+    system = base / "system.txt"
+    system.write_text(SYSTEM_PROMPT, encoding="utf-8")
+    template = base / "steps.txt"
+    template.write_text("{{MARKDOWN}}", encoding="utf-8")
+    options = (("layout", "paper"), ("timestamps", True), ("budget_covers", "input"), ("prompt", template),
+               ("system_prompt", system), ("image_token_budget", IMAGE_TOKEN_BUDGET), ("images", "per-step"))
+    return run_both_routes(tiny_root, base, options, f"openai-api/loopback/{MODEL}")
 
 
 def parts_of(body):
@@ -444,3 +458,20 @@ def test_the_layout_and_system_prompt_are_in_the_log_judge_key_as_in_the_runners
     markdown = read_run_record(routes["log"])
     assert "protocol" not in markdown.settings() and "layout" not in markdown.images
     assert record.judge_key != markdown.judge_key
+
+
+def test_paper_layout_requests_from_inspect_are_the_runners_part_by_part(paper):
+    """-T layout=paper -T timestamps=true -T budget_covers=input: the runner's requests, whole."""
+    def whole(requests):
+        text = (json.dumps(body, sort_keys=True) for body in requests)
+        return sorted(body.replace(', "detail": "auto"}', "}").replace('{"detail": "auto", ', "{") for body in text)
+
+    assert len(paper["inspect_requests"]) == len(paper["references"])
+    assert whole(paper["inspect_requests"]) == whole(paper["runner_requests"])
+    for body in paper["inspect_requests"]:
+        user = body["messages"][1]["content"]
+        assert user[0]["text"].startswith("## Goal\n\n") and user[1]["text"].startswith("### Step 0\n\n")
+    record, runner_record = read_run_record(paper["log"]), read_run_record(paper["run"])
+    assert record.images == runner_record.images and record.images["budget_covers"] == "input"
+    assert record.settings()["protocol"] == runner_record.settings()["protocol"]
+    assert record.settings()["protocol"]["timestamps"] is True

@@ -6,14 +6,24 @@ blind :class:`~agenthorizon.judging.inputs.JudgeInput` and nothing else:
 - ``markdown`` (the default): the filled prompt template, whose
   ``{{MARKDOWN}}`` is the item's whole Markdown, then every image after its
   caption (``Step k screenshot:``, or a mosaic's reading order);
-- ``interleaved`` (the layout of the benchmark authors' direct harness): the
-  prompt template is split at ``{{MARKDOWN}}``; what comes before it is the
-  first text, then the goal, then for each step in order its action line
-  (:func:`agenthorizon.release.render.action_string`, as the Markdown prints
-  it) followed by that step's screenshot -- or, for 2x2 mosaics, the mosaic
-  after the action line of the last step it holds -- then what comes after
-  ``{{MARKDOWN}}``. A template that is only ``{{MARKDOWN}}`` gives a user
-  message of the goal and the steps alone.
+- ``interleaved`` (the order of the benchmark authors' direct harness, in
+  this project's words): the prompt template is split at ``{{MARKDOWN}}``;
+  what comes before it is the first text, then the goal, then for each step
+  in order its line (``Step 3: left-click (5, 6)``, the action as
+  :func:`agenthorizon.release.render.action_string` prints it; with
+  ``timestamps``, ``Step 3 at 1234 ms: ...``) followed by that step's
+  screenshot -- or, for 2x2 mosaics, the mosaic after the line of the last
+  step it holds -- then what comes after ``{{MARKDOWN}}``. A template that is
+  only ``{{MARKDOWN}}`` gives a user message of the goal and the steps alone.
+- ``paper``: the same order in the authors' words (SPEC section 5): the goal
+  part ``## Goal``, the instruction, ``## Steps``, ``Total steps: **N**``, and
+  each step's part ``### Step i``, ``**Action:** `ACTION```, and with
+  ``timestamps`` ``**Timestamp:** MS ms`` (as the release Markdown prints
+  them), lines separated by a blank line.
+
+With the actions ablated a step's part has no action; the time of a step
+without ``timestamp_us`` is left out. :func:`text_chars` counts the
+characters of a request's text, which a whole-input token budget subtracts.
 
 A system prompt (:class:`SystemPrompt`) is a text file read when the judge is
 made; its text goes as the ``system`` message before the user message, and
@@ -30,24 +40,84 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.prompts import per_step_image_note, render_prompt
-from agenthorizon.release.render import action_string
-from agenthorizon.schema import DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_INTERLEAVED
+from agenthorizon.release.render import action_string, timestamp_ms
+from agenthorizon.schema import DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_MARKDOWN, LAYOUT_PAPER
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["SystemPrompt", "chat_messages", "check_layout"]
+__all__ = ["SystemPrompt", "chat_messages", "check_layout", "step_text", "text_chars"]
 
 # Stands in for {{MARKDOWN}} while the template is filled, to split it there (no
 # item text holds a NUL character: JSON strings in the release cannot).
 _STEPS_MARK = "\x00agenthorizon-steps\x00"
 
 
-def check_layout(layout: str) -> str:
-    """``layout`` when it is one of :data:`~agenthorizon.schema.DIRECT_LAYOUTS`, else a ``ValueError`` naming them."""
+def check_layout(layout: str, timestamps: bool = False) -> str:
+    """``layout`` when it is one of :data:`~agenthorizon.schema.DIRECT_LAYOUTS`, else a ``ValueError`` naming them.
+
+    ``timestamps`` is refused with ``markdown``, whose release Markdown
+    carries every step's time already.
+    """
     if layout not in DIRECT_LAYOUTS:
         raise ValueError(f"openai judge: layout must be one of {', '.join(DIRECT_LAYOUTS)}, got {layout!r}")
+    if timestamps and layout == LAYOUT_MARKDOWN:
+        raise ValueError(
+            "openai judge: timestamps are for the interleaved and paper layouts; the markdown layout "
+            "sends the release Markdown, which has every step's time already"
+        )
     return layout
+
+
+def step_text(step: Any, layout: str, *, timestamps: bool = False) -> str:
+    """The text of one step in an interleaved ``layout`` (``interleaved`` or ``paper``).
+
+    >>> step = {"step_id": 3, "action": {"type": "click", "parameters": {"x": 5, "y": 6}}, "timestamp_us": 1234500}
+    >>> step_text(step, "interleaved", timestamps=True)
+    'Step 3 at 1234 ms: left-click (5, 6)'
+    >>> print(step_text(step, "paper", timestamps=True))
+    ### Step 3
+    <BLANKLINE>
+    **Action:** `left-click (5, 6)`
+    <BLANKLINE>
+    **Timestamp:** 1234 ms
+    """
+    time = step.get("timestamp_us") if timestamps else None
+    action = action_string(step["action"]) if "action" in step else None  # absent: the actions ablation
+    if layout == LAYOUT_PAPER:
+        lines = [f"### Step {step['step_id']}"]
+        if action is not None:
+            lines.append(f"**Action:** `{action}`")
+        if time is not None:
+            lines.append(f"**Timestamp:** {timestamp_ms(time)} ms")
+        return "\n\n".join(lines)
+    head = f"Step {step['step_id']}" + ("" if time is None else f" at {timestamp_ms(time)} ms")
+    return head if action is None else f"{head}: {action}"
+
+
+def _goal_text(judge_input: JudgeInput, layout: str) -> str:
+    instruction = judge_input.instruction.strip()
+    steps = len(judge_input.steps)
+    if layout == LAYOUT_PAPER:
+        return f"## Goal\n\n{instruction}\n\n## Steps\n\nTotal steps: **{steps}**"
+    return f"## Goal\n\n{instruction}\n\n## Steps ({steps})"
+
+
+def text_chars(messages: list[dict[str, Any]]) -> int:
+    """Characters of every text of a request: each message's text, each text part of its content.
+
+    >>> text_chars([{"role": "system", "content": "abc"},
+    ...             {"role": "user", "content": [{"type": "text", "text": "de"}, {"type": "image_url"}]}])
+    5
+    """
+    total = 0
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, str):
+            total += len(content)
+        else:
+            total += sum(len(part["text"]) for part in content if part.get("type") == "text")
+    return total
 
 
 @dataclass(frozen=True)
@@ -88,16 +158,17 @@ class SystemPrompt:
 
 def chat_messages(
     template: str, judge_input: JudgeInput, images: list[Any], *, mode: str, layout: str,
-    system: SystemPrompt | None = None,
+    system: SystemPrompt | None = None, timestamps: bool = False,
 ) -> list[dict[str, Any]]:
     """The messages of one request: the system prompt if any, then the user message in ``layout``.
 
     ``images`` are the item's prepared images
     (:class:`agenthorizon.data.images.PreparedImage`), ``mode`` their image
-    mode (``per-step``, ``mosaic`` or ``none``).
+    mode (``per-step``, ``mosaic`` or ``none``); ``timestamps`` adds each
+    step's time to its text (interleaved layouts).
     """
-    if layout == LAYOUT_INTERLEAVED:
-        content: Any = _interleaved(template, judge_input, images, mode)
+    if layout != LAYOUT_MARKDOWN:
+        content: Any = _interleaved(template, judge_input, images, mode, layout, timestamps)
     elif not images and mode not in ("per-step", IMAGE_MODE_MOSAIC):
         content = render_prompt(template, judge_input)
     else:
@@ -130,7 +201,9 @@ def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: s
     return content
 
 
-def _interleaved(template: str, judge_input: JudgeInput, images: list[Any], mode: str) -> list[dict[str, Any]]:
+def _interleaved(
+    template: str, judge_input: JudgeInput, images: list[Any], mode: str, layout: str, timestamps: bool
+) -> list[dict[str, Any]]:
     filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True), markdown=_STEPS_MARK)
     before, marked, after = filled.partition(_STEPS_MARK)
     if not marked:  # no {{MARKDOWN}}: the steps follow the whole text
@@ -138,12 +211,11 @@ def _interleaved(template: str, judge_input: JudgeInput, images: list[Any], mode
     parts: list[dict[str, Any]] = []
     if before.strip():
         parts.append({"type": "text", "text": before.rstrip()})
-    steps = judge_input.steps
-    parts.append({"type": "text", "text": f"## Goal\n\n{judge_input.instruction.strip()}\n\n## Steps ({len(steps)})"})
-    # Each image after the action line of the last step it shows (a step's own, or its mosaic's last).
+    parts.append({"type": "text", "text": _goal_text(judge_input, layout)})
+    # Each image after the text of the last step it shows (a step's own, or its mosaic's last).
     after_step = {image.steps[-1]: image for image in images}
-    for step in steps:
-        parts.append({"type": "text", "text": f"Step {step['step_id']}: {action_string(step['action'])}"})
+    for step in judge_input.steps:
+        parts.append({"type": "text", "text": step_text(step, layout, timestamps=timestamps)})
         image = after_step.get(step["step_id"])
         if image is not None:
             if mode == IMAGE_MODE_MOSAIC:

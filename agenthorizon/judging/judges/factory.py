@@ -15,6 +15,7 @@ from typing import Any, Callable
 from agenthorizon.judging.judges.base import BaseJudge
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
 from agenthorizon.judging.judges.command import CommandJudge
+from agenthorizon.judging.judges.direct_preset import direct_preset
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
 from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 
@@ -40,6 +41,8 @@ JUDGE_KINDS: dict[str, type[BaseJudge]] = {
 _EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B"}
 # Constructor arguments that are not options: set by the spec, or for tests only.
 _NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
+# Options the factory itself takes: a direct judge's preset (direct_preset.py).
+_FACTORY_OPTIONS = {"openai": frozenset({"preset"})}
 
 
 def judge_option_names(kind: str) -> frozenset[str]:
@@ -62,7 +65,8 @@ def judge_option_names(kind: str) -> frozenset[str]:
     if kind not in _NOT_OPTIONS:
         return frozenset()
     parameters = inspect.signature(JUDGE_KINDS[kind].__init__).parameters
-    return frozenset(name for name in parameters if name != "self" and name not in _NOT_OPTIONS[kind])
+    own = frozenset(name for name in parameters if name != "self" and name not in _NOT_OPTIONS[kind])
+    return own | _FACTORY_OPTIONS.get(kind, frozenset())
 
 
 def make_judge(spec: str, **options: Any) -> BaseJudge:
@@ -117,7 +121,15 @@ def _random(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
 def _openai(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
     if not argument:
         raise ValueError(f"judge spec {spec!r}: expected openai:MODEL, e.g. openai:Qwen/Qwen3-VL-8B-Instruct")
-    return OpenAICompatibleJudge(argument, **options)
+    name = options.pop("preset", None)
+    if name is None:
+        return OpenAICompatibleJudge(argument, **options)
+    # A preset's values under the options given (they win); the judge records both.
+    preset = direct_preset(name)
+    judge = OpenAICompatibleJudge(argument, **preset.judge_options(options))
+    judge.preset = preset.record(options)
+    judge.run_defaults = dict(preset.run)
+    return judge
 
 
 def _command(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:

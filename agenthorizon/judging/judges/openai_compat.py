@@ -36,8 +36,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import DEFAULT_MAX_OUTPUT_BYTES, BaseJudge, JudgeError, JudgeOutput, PreflightError
-from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout
-from agenthorizon.judging.judges.openai_images import MERGE_REASONS, ImageOptions, ImagePlan
+from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, text_chars
+from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES, MERGE_REASONS, ImageOptions, ImagePlan
 from agenthorizon.judging.judges.openai_protocol import (
     RETRY_STATUSES,
     RequestSettings,
@@ -121,11 +121,18 @@ class OpenAICompatibleJudge(BaseJudge):
         ``--limit-mm-per-prompt '{"image": N}'``); ``None`` when unknown. Used by
         ``auto``; the other modes never send more images than this either.
     image_token_budget : int, optional
-        Estimated image tokens allowed per item: each item's screenshots are
-        sent at the largest size (aspect of ``image_size``, at most
-        ``image_size``) whose images fit, estimating ``85 + w*h/170`` tokens
-        per image (:mod:`~agenthorizon.judging.judges.openai_images`). The
-        size chosen is in each result's telemetry (``image_size``).
+        Estimated tokens allowed per item, estimating ``85 + w*h/170`` tokens
+        per image (:mod:`~agenthorizon.judging.judges.openai_images`); what
+        they cover is ``budget_covers``. The size chosen is in each result's
+        telemetry (``image_size``).
+    budget_covers : {"images", "input"}
+        ``images`` (default): the budget is for the images alone, sent at the
+        largest size (aspect of ``image_size``, at most ``image_size``) that
+        fits. ``input`` (the benchmark authors' rule): the budget is for the
+        whole input; the text's estimate (characters // 4, every text of the
+        request) and 200 tokens come off first, and the screenshots get the
+        largest width in [64, 512] whose share fits, height from the
+        1710:1112 aspect; 64x41 thumbnails when nothing is left.
     structured_output : bool
         Send ``response_format`` with the verdict JSON schema
         (:func:`verdict_response_format`) so the server constrains decoding to it.
@@ -154,10 +161,13 @@ class OpenAICompatibleJudge(BaseJudge):
         ``sandbox/prompt.md``, read at run time: see
         :mod:`agenthorizon.judging.judges.release_prompt`), or a template of
         your own with ``{{...}}`` placeholders.
-    layout : {"markdown", "interleaved"}
+    layout : {"markdown", "interleaved", "paper"}
         The user message: the prompt with the whole Markdown then the images
-        (``markdown``), or the goal then each step's action line followed by
-        its screenshot (``interleaved``; :mod:`~agenthorizon.judging.judges.direct_messages`).
+        (``markdown``), or the goal then each step's text followed by its
+        screenshot, in this project's words (``interleaved``) or the
+        authors' (``paper``; :mod:`~agenthorizon.judging.judges.direct_messages`).
+    timestamps : bool
+        Each step's text also gives its time (interleaved layouts).
     system_prompt : path, optional
         A UTF-8 text file whose text is sent as the system message; read when
         the judge is made, recorded by path and sha256.
@@ -185,6 +195,7 @@ class OpenAICompatibleJudge(BaseJudge):
         image_quality: int | None = None,
         image_strategy: str | None = None,
         image_token_budget: int | None = None,
+        budget_covers: str = BUDGET_IMAGES,
         cache_dir: str | None = None,
         retries: int = 5,
         backoff_base: float = 1.0,
@@ -193,6 +204,7 @@ class OpenAICompatibleJudge(BaseJudge):
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         prompt: str = DIRECT_PROMPT,
         layout: str = LAYOUT_MARKDOWN,
+        timestamps: bool = False,
         system_prompt: str | os.PathLike[str] | None = None,
         price_input_per_1m: float | None = None,
         price_output_per_1m: float | None = None,
@@ -215,12 +227,13 @@ class OpenAICompatibleJudge(BaseJudge):
         )
         self.image_options = ImageOptions(
             images, image_budget, max_images, tuple(image_size), image_quality, image_strategy, image_token_budget,
-            cache_dir,
+            cache_dir, budget_covers,
         )
         # One concept: sending no image is the screenshots ablation, which the
         # runner applies to the input (no image lines in the Markdown either).
         self.ablation = (ABLATE_SCREENSHOTS,) if images == IMAGE_MODE_NONE else ()
-        self.layout = check_layout(layout)
+        self.layout = check_layout(layout, bool(timestamps))
+        self.timestamps = bool(timestamps)
         self.system_prompt = None if system_prompt is None else SystemPrompt.read(system_prompt)
         self.retry = RetryPolicy(int(retries), float(backoff_base), float(backoff_max))
         # prompt="release": the release's own texts, read when the judge is
@@ -232,6 +245,9 @@ class OpenAICompatibleJudge(BaseJudge):
         self.release: ReleaseFiles | None = None
         self.price_input_per_1m = price_input_per_1m
         self.price_output_per_1m = price_output_per_1m
+        # Set by make_judge(..., preset=NAME): the preset's record and its run options (reask, reask_when).
+        self.preset: dict[str, Any] | None = None
+        self.run_defaults: dict[str, Any] = {}
         self._rng = rng or random.Random()
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -268,12 +284,15 @@ class OpenAICompatibleJudge(BaseJudge):
             "images": self.image_options.record(),
             "prompt": self._prompt_record(),
             "layout": self.layout,
+            "timestamps": self.timestamps,
             "retries": self.retry.retries,
             "timeout_s": self.request.timeout,
             "max_output_bytes": self.request.max_output_bytes,
         }
         if self.system_prompt is not None:
             spec["system_prompt"] = self.system_prompt.record()
+        if self.preset is not None:
+            spec["preset"] = self.preset
         return spec
 
     def _prompt_record(self) -> dict[str, Any]:
@@ -310,7 +329,24 @@ class OpenAICompatibleJudge(BaseJudge):
 
     def plan_images(self, judge_input: JudgeInput) -> ImagePlan:
         """The first image plan for an item (:meth:`ImageOptions.plan <agenthorizon.judging.judges.openai_images.ImageOptions.plan>`)."""
-        return self.image_options.plan(judge_input)
+        return self.image_options.plan(judge_input, self._text_counter(judge_input))
+
+    def _text_counter(self, judge_input: JudgeInput) -> Any:
+        """Counts the characters of the text sent under a plan, for a budget over the whole input; else ``None``."""
+        if not self.image_options.covers_input:
+            return None
+
+        def count(plan: ImagePlan) -> int:
+            # The text does not depend on the images' size: pixel-less stand-ins give the same messages' text.
+            return text_chars(self._chat(judge_input, self.image_options.stand_ins(judge_input, plan), plan.mode))
+
+        return count
+
+    def _chat(self, judge_input: JudgeInput, images: list[Any], mode: str) -> list[dict[str, Any]]:
+        return chat_messages(
+            self._template(), judge_input, images, mode=mode, layout=self.layout, system=self.system_prompt,
+            timestamps=self.timestamps,
+        )
 
     def build_messages(self, judge_input: JudgeInput, plan: ImagePlan | None = None) -> list[dict[str, Any]]:
         """The chat messages for one item under ``plan`` (default: :meth:`plan_images`), in this judge's layout."""
@@ -318,10 +354,7 @@ class OpenAICompatibleJudge(BaseJudge):
 
     def _messages(self, judge_input: JudgeInput, plan: ImagePlan) -> tuple[list[dict[str, Any]], list[Any]]:
         prepared = self.image_options.prepare(judge_input, plan)
-        messages = chat_messages(
-            self._template(), judge_input, prepared, mode=plan.mode, layout=self.layout, system=self.system_prompt
-        )
-        return messages, list(prepared)
+        return self._chat(judge_input, prepared, plan.mode), list(prepared)
 
     def _headers(self) -> dict[str, str]:
         key = os.environ.get(self.api_key_env, "")
@@ -402,7 +435,7 @@ class OpenAICompatibleJudge(BaseJudge):
                 )
             except ServingLimitExceeded as refused:
                 attempts += refused.attempts
-                following = self.image_options.fallback(plan, len(prepared), judge_input)
+                following = self.image_options.fallback(plan, len(prepared), judge_input, self._text_counter(judge_input))
                 if following is None:
                     hint = "" if self.image_options.mode == IMAGE_MODE_AUTO else "; --images auto merges screenshots when this happens"
                     raise JudgeError(f"{refused} (not retried{hint})") from None

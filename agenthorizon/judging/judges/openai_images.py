@@ -8,13 +8,25 @@ into an :class:`ImagePlan` per item:
   and 2x2 mosaics (1024x664, reading order stated) otherwise; a server that
   refuses a request as too large gets the item again as mosaics, then as
   mosaics under half the image budget (:meth:`ImageOptions.fallback`);
-- **token budget** (``token_budget``): the largest screenshot size, with the
-  aspect of ``size`` and at most ``size``, whose estimated image tokens over
-  the images sent fit the budget, chosen per item (:func:`budget_size`) with
-  the estimate of the benchmark authors' preprocessing,
-  ``85 + w * h / 170`` tokens per image (:func:`image_tokens`). A long item
-  gets smaller screenshots than a short one. The size chosen is recorded in
-  the item's telemetry (``image_size``).
+- **token budget** (``token_budget``), in one of two modes
+  (:data:`BUDGET_COVERS`), both with the estimate of the benchmark authors'
+  preprocessing, ``85 + w * h / 170`` tokens per image (:func:`image_tokens`):
+
+  - ``images`` (the default): the budget covers the images alone; the
+    largest size with the aspect of ``size``, at most ``size``, whose images
+    fit it (:func:`budget_size`). An item whose images cannot fit even at
+    one pixel fails with a :class:`JudgeError` saying what to change.
+  - ``input`` (the authors' rule, SPEC section 5): the budget covers the whole
+    input. The text's estimate (characters // 4, :func:`text_tokens`) and
+    200 tokens are subtracted first, the rest is split over the images, and
+    the width is the largest in [64, ``size``'s width] whose image fits its
+    share, the height ``int(w * 1112 / 1710)`` (:func:`input_budget_size`);
+    the screenshots are resized to exactly that size. When nothing is left,
+    64x41 thumbnails are sent: never an error.
+
+  A long item gets smaller screenshots than a short one. The size chosen is
+  recorded in the item's telemetry (``image_size``, and in ``input`` mode
+  ``text_tokens``, the text's estimate).
 
 This module does no I/O; preparing the images (reading, resizing, encoding)
 is :mod:`agenthorizon.data.images`'s, called through the blind screenshots.
@@ -25,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from agenthorizon.judging.judges.base import JudgeError
 from agenthorizon.schema import IMAGE_MODE_AUTO, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, JUDGE_IMAGE_MODES
@@ -33,15 +45,35 @@ from agenthorizon.schema import IMAGE_MODE_AUTO, IMAGE_MODE_MOSAIC, IMAGE_MODE_N
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["ImageOptions", "ImagePlan", "MERGE_REASONS", "budget_size", "image_tokens"]
+__all__ = [
+    "BUDGET_COVERS",
+    "ImageOptions",
+    "ImagePlan",
+    "MERGE_REASONS",
+    "budget_size",
+    "image_tokens",
+    "input_budget_size",
+    "text_tokens",
+]
 
 MERGE_COUNT = "count"
 MERGE_SERVER_LIMIT = "server_limit"
 MERGE_REASONS = (MERGE_COUNT, MERGE_SERVER_LIMIT)
 """Why an item's screenshots were merged: more than ``max_images``, or the server refused the request."""
 
+BUDGET_IMAGES = "images"
+BUDGET_INPUT = "input"
+BUDGET_COVERS = (BUDGET_IMAGES, BUDGET_INPUT)
+"""What an image token budget covers: the images alone, or the whole input (the authors' rule)."""
+
 _BASE_TOKENS = 85
 _PIXELS_PER_TOKEN = 170
+_CHARS_PER_TOKEN = 4
+# The authors' whole-input rule (SPEC section 5): tokens kept back besides the
+# text's estimate, the screenshot aspect their sizes follow, the smallest width.
+_RESERVED_TOKENS = 200
+_AUTHORS_ASPECT = (1710, 1112)
+_MIN_WIDTH = 64
 
 
 def image_tokens(width: int, height: int) -> int:
@@ -98,6 +130,69 @@ def budget_size(images: int, token_budget: int, box: tuple[int, int] = (512, 332
     return best
 
 
+def text_tokens(chars: int) -> int:
+    """Estimated tokens of ``chars`` characters of text: ``chars // 4`` (the authors' estimate).
+
+    >>> text_tokens(2401)
+    600
+    """
+    return chars // _CHARS_PER_TOKEN
+
+
+def _authors_height(width: int) -> int:
+    return width * _AUTHORS_ASPECT[1] // _AUTHORS_ASPECT[0]
+
+
+def input_budget_size(
+    images: int, token_budget: int, text_chars: int, *, max_width: int = 512, scale: int = 1
+) -> tuple[int, int]:
+    """The screenshot size when ``token_budget`` covers the whole input (the authors' rule).
+
+    The share of one image is ``(token_budget - text_chars // 4 - 200) /
+    images`` tokens; the size is the largest width ``w`` in
+    [64, ``max_width``], with height ``int(w * 1112 / 1710)``, whose estimate
+    ``85 + (scale*w) * (scale*h) / 170`` is at most that share (compared
+    exactly, without rounding). When no width fits -- nothing is left after
+    the text -- the result is the smallest size, 64x41: thumbnails are still
+    sent. ``scale`` is 2 for a 2x2 mosaic, which spans two widths and heights.
+
+    Parameters
+    ----------
+    images : int
+        Images the request attaches (screenshots, or mosaics).
+    token_budget : int
+        Tokens allowed for the whole input, text and images.
+    text_chars : int
+        Characters of the text sent (system prompt, goal, every step's text).
+
+    Returns
+    -------
+    (int, int)
+        Width in [64, ``max_width``] and its height.
+
+    >>> input_budget_size(7, 8000, 2360)   # 590 tokens of text: 7210 for 7 images
+    (497, 323)
+    >>> input_budget_size(15, 8000, 3000)  # a longer item: smaller screenshots
+    (317, 206)
+    >>> input_budget_size(15, 1000, 4000)  # nothing left after the text: thumbnails
+    (64, 41)
+    """
+    smallest = (_MIN_WIDTH, _authors_height(_MIN_WIDTH))
+    if images <= 0:
+        return (max_width, _authors_height(max_width))
+    left = token_budget - text_tokens(text_chars) - _RESERVED_TOKENS
+    # 85 + (s*w)(s*h)/170 <= left/images, multiplied out so that no rounding decides a size.
+    for width in range(max_width, _MIN_WIDTH - 1, -1):
+        height = _authors_height(width)
+        if images * (_BASE_TOKENS * _PIXELS_PER_TOKEN + scale * width * scale * height) <= _PIXELS_PER_TOKEN * left:
+            return (width, height)
+    return smallest
+
+
+TextCounter = Callable[["ImagePlan"], int]
+"""Characters of the text a request sends under a plan (the judge's messages, counted)."""
+
+
 @dataclass(frozen=True)
 class ImagePlan:
     """How one request attaches screenshots.
@@ -117,6 +212,7 @@ class ImagePlan:
     server_limit_retries: int = 0
     halved: bool = False
     size: tuple[int, int] | None = None
+    text_tokens: int | None = None
 
     def telemetry(self, prepared: list[Any]) -> dict[str, Any]:
         """What an item's result records about its images."""
@@ -130,6 +226,8 @@ class ImagePlan:
         }
         if self.size is not None:
             out["image_size"] = list(self.size)
+        if self.text_tokens is not None:
+            out["text_tokens"] = self.text_tokens
         return out
 
 
@@ -150,6 +248,7 @@ class ImageOptions:
     strategy: str | None = None
     token_budget: int | None = None
     cache_dir: str | None = None
+    budget_covers: str = BUDGET_IMAGES
 
     def __post_init__(self) -> None:
         if self.mode not in JUDGE_IMAGE_MODES:
@@ -162,8 +261,22 @@ class ImageOptions:
             not isinstance(self.token_budget, int) or isinstance(self.token_budget, bool) or self.token_budget < 1
         ):
             raise ValueError(f"openai judge: image_token_budget must be a positive integer (tokens), got {self.token_budget!r}")
+        if self.budget_covers not in BUDGET_COVERS:
+            raise ValueError(f"openai judge: budget_covers must be one of {BUDGET_COVERS}, got {self.budget_covers!r}")
+        if self.covers_input and self.token_budget is None:
+            raise ValueError(
+                "openai judge: budget_covers='input' sizes screenshots from a token budget; "
+                "give one (image_token_budget, --image-token-budget N)"
+            )
+        if self.covers_input and not _MIN_WIDTH <= self.size[0]:
+            raise ValueError(f"openai judge: with budget_covers='input' the width bound must be >= {_MIN_WIDTH}, got {self.size!r}")
         object.__setattr__(self, "size", tuple(self.size))
         self.settings()  # bad image settings fail here, not on the first item
+
+    @property
+    def covers_input(self) -> bool:
+        """Whether the token budget covers the whole input (the authors' rule), not the images alone."""
+        return self.budget_covers == BUDGET_INPUT
 
     def settings(self, mode: str | None = None) -> Any:
         """The :class:`agenthorizon.data.images.ImageSettings` for ``mode`` (default: these options').
@@ -183,6 +296,8 @@ class ImageOptions:
             kwargs["quality"] = self.quality
         if self.strategy is not None:
             kwargs["strategy"] = self.strategy
+        if self.covers_input:  # the authors' sizes follow a fixed aspect: resized to exactly them
+            kwargs["resize"] = "exact"
         return ImageSettings(**kwargs)
 
     def record(self) -> dict[str, Any]:
@@ -208,18 +323,25 @@ class ImageOptions:
         if self.token_budget is not None:  # only when set: keys of runs without it stay as they were
             record["token_budget"] = self.token_budget
             record["token_estimate"] = "85 + w*h/170 per image; size per item, at most size, same aspect"
+        if self.covers_input:  # only when set, as above
+            record["budget_covers"] = BUDGET_INPUT
+            record["token_estimate"] = (
+                "whole input: budget - text chars // 4 - 200, split over the images; largest width in "
+                f"[{_MIN_WIDTH}, {self.size[0]}] with height int(w*1112/1710) whose 85 + w*h/170 fits; else 64x41"
+            )
         return record
 
     # --- planning -------------------------------------------------------------------------
 
-    def plan(self, judge_input: JudgeInput) -> ImagePlan:
+    def plan(self, judge_input: JudgeInput, count_text: TextCounter | None = None) -> ImagePlan:
         """The first image plan for an item.
 
         ``auto`` counts the screenshots the per-step selection would send
         (:func:`agenthorizon.data.images.select_steps` with the image budget)
         and merges them into 2x2 mosaics when there are more than
         ``max_images``; with a token budget, the plan's size is chosen for
-        the number of images sent.
+        the number of images sent (and, when it covers the whole input, for
+        the characters of the text sent under the plan, ``count_text(plan)``).
         """
         if self.mode == IMAGE_MODE_NONE or not judge_input.screenshots.present:
             return ImagePlan(IMAGE_MODE_NONE)  # text only (an item without screenshots, or withheld)
@@ -231,9 +353,9 @@ class ImageOptions:
                 count = self._per_step_count(judge_input)
                 if count > self.max_images:
                     plan = ImagePlan(IMAGE_MODE_MOSAIC, self._mosaics_for(count), MERGE_COUNT)
-        return self.sized(plan, judge_input)
+        return self.sized(plan, judge_input, count_text)
 
-    def sized(self, plan: ImagePlan, judge_input: JudgeInput) -> ImagePlan:
+    def sized(self, plan: ImagePlan, judge_input: JudgeInput, count_text: TextCounter | None = None) -> ImagePlan:
         """``plan`` with the screenshot size its images fit in under the token budget (unchanged without one)."""
         if self.token_budget is None or plan.mode == IMAGE_MODE_NONE:
             return plan
@@ -244,6 +366,10 @@ class ImageOptions:
             images, scale = count, 1
         if plan.budget is not None:
             images = min(images, plan.budget)
+        if self.covers_input:
+            chars = 0 if count_text is None else count_text(plan)
+            size = input_budget_size(images, self.token_budget, chars, max_width=self.size[0], scale=scale)
+            return dataclasses.replace(plan, size=size, text_tokens=text_tokens(chars))
         return dataclasses.replace(plan, size=budget_size(images, self.token_budget, self.size, scale=scale))
 
     def _per_step_count(self, judge_input: JudgeInput, budget: Any = "settings") -> int:
@@ -259,7 +385,9 @@ class ImageOptions:
         # Enough mosaics for the same screenshots (four per mosaic), within the serving limit.
         return max(1, _min_budget(math.ceil(screenshots / 4), self.max_images))
 
-    def fallback(self, plan: ImagePlan, images_sent: int, judge_input: JudgeInput) -> ImagePlan | None:
+    def fallback(
+        self, plan: ImagePlan, images_sent: int, judge_input: JudgeInput, count_text: TextCounter | None = None
+    ) -> ImagePlan | None:
         """The plan after the server refused ``plan`` as too large; ``None`` when nothing is left to try."""
         if self.mode != IMAGE_MODE_AUTO or images_sent == 0:
             return None
@@ -273,7 +401,25 @@ class ImageOptions:
             following = ImagePlan(IMAGE_MODE_MOSAIC, images_sent // 2, reason, retries, halved=True)
         else:
             return None
-        return self.sized(following, judge_input)
+        return self.sized(following, judge_input, count_text)
+
+    def stand_ins(self, judge_input: JudgeInput, plan: ImagePlan) -> list[Any]:
+        """The images ``plan`` attaches, without pixels (their steps and kind): to count the request's text."""
+        from agenthorizon.data.images import PreparedImage, select_steps
+
+        settings = self.settings(plan.mode)
+        if settings is None:
+            return []
+        settings = dataclasses.replace(settings, budget=plan.budget)
+        step_ids = judge_input.step_columns.step_ids
+        available = [step_ids[index] for index in judge_input.screenshots.present]
+        chosen = select_steps(available, settings.strategy, budget=settings.step_budget, every=settings.every)
+        mosaic = plan.mode == IMAGE_MODE_MOSAIC
+        per_image = 4 if mosaic else 1
+        return [
+            PreparedImage(tuple(chosen[start:start + per_image]), b"", settings.mime_type, (0, 0), "mosaic" if mosaic else "step")
+            for start in range(0, len(chosen), per_image)
+        ]
 
     def prepare(self, judge_input: JudgeInput, plan: ImagePlan) -> list[Any]:
         """The item's images under ``plan`` (:class:`agenthorizon.data.images.PreparedImages`; empty for none)."""

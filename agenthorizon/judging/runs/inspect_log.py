@@ -80,7 +80,7 @@ IMAGE_KEYS = ("images_mode_used", "merged", "merge_reason", "n_images")
 """What a sample's metadata says about its screenshots: the telemetry keys the OpenAI judge records per item."""
 IMAGE_SIZE = "image_size"
 """The sample metadata key of the screenshot size chosen under an image token budget (telemetry ``image_size``)."""
-_JUDGE_KEYS = ("images", "prompt", "layout", "system_prompt")
+_JUDGE_KEYS = ("images", "prompt", "layout", "timestamps", "system_prompt")
 _DONE = {"success": None, "cancelled": ("signal", "the Inspect eval was cancelled"), "error": ("exception", None)}
 
 
@@ -95,7 +95,7 @@ def is_inspect_log(path: str | os.PathLike[str]) -> bool:
 
 
 def judge_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """What the task records of the judge that built its messages: image settings, prompt, layout, system prompt.
+    """What the task records of the judge that built its messages: image settings, prompt, layout, step times, system prompt.
 
     ``spec`` is that judge's ``spec()``; its model, server and sampling are
     not Inspect's and are left out (the log says those). The kept keys are
@@ -214,7 +214,7 @@ def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> Run
         "images": judge.get("images"),
         "prompt": judge.get("prompt"),
         # As the runner records them, so that judge_key counts them the same way (under "protocol").
-        **{key: judge[key] for key in ("layout", "system_prompt") if key in judge},
+        **{key: judge[key] for key in ("layout", "timestamps", "system_prompt") if key in judge},
         "task": log.eval.task,
         "generate_config": log.plan.config.model_dump(exclude_none=True),
     }

@@ -14,9 +14,10 @@ result counted only once durable) as soon as it is known. What it guarantees:
   the judge failed its preflight before the first item
   (:class:`~agenthorizon.judging.judges.base.PreflightError`), ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
   signal (:class:`RunInterrupted`: Ctrl-C or SIGTERM).
-- **Re-asking** (``reask``): an answer without a valid verdict is asked
-  again in a fresh call, up to ``reask`` more times; the result keeps every
-  answer (:mod:`~agenthorizon.judging.runs.reask`).
+- **Re-asking** (``reask``): an answer without a valid verdict (or, with
+  ``reask_when="no-success-key"``, one that is not a JSON object holding
+  ``success``) is asked again in a fresh call, up to ``reask`` more times;
+  the result keeps every answer (:mod:`~agenthorizon.judging.runs.reask`).
 - **A cost limit** (:class:`~agenthorizon.judging.runs.limits.CostBudget`):
   while no item has reported a cost one item is in flight at a time; then an
   item starts only while the recorded cost plus the highest cost of one item
@@ -49,7 +50,7 @@ from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.limits import Breaker, CostBudget
 from agenthorizon.judging.runs.progress import Progress
 from agenthorizon.judging.runs.provenance import now
-from agenthorizon.judging.runs.reask import answer_of, with_answers
+from agenthorizon.judging.runs.reask import REASK_INVALID, answer_of, wants_reask, with_answers
 from agenthorizon.judging.runs.records import Interruption, ResultRecord, Telemetry
 from agenthorizon.judging.runs.rows import RowReader
 from agenthorizon.judging.runs.summary import RunResults
@@ -159,6 +160,7 @@ class _Run:
     judge_key: str | None = None
     ablation: tuple[str, ...] = ()
     reask: int = 0
+    reask_when: str = REASK_INVALID
     in_flight: int = 0
     stop: str | None = None
     abort: str | None = None
@@ -224,10 +226,10 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
     else:
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
     result = _recorded(run, trajectory_id, output, error_text, attempts)
-    # Re-asking (reask.py): a fresh call while the answer holds no valid verdict; an item in flight
+    # Re-asking (reask.py): a fresh call while the answer meets the re-ask rule; an item in flight
     # completes its re-asks even when the cost cap has stopped new items from starting.
     earlier, earlier_attempts = [], 0
-    while run.reask > len(earlier) and result.parse_status not in (STATUS_OK, STATUS_ERROR):
+    while run.reask > len(earlier) and wants_reask(result, run.reask_when):
         earlier.append(answer_of(result))
         earlier_attempts += result.telemetry.attempts or 0
         output, error_text, attempts, transport = await _judge_item(run, judge_input)
@@ -390,6 +392,7 @@ async def judge_items(
     max_cost: float | None = None,
     signals: RunSignals | None = None,
     reask: int = 0,
+    reask_when: str = REASK_INVALID,
 ) -> Interruption | None:
     """Judge ``positions`` of ``dataset`` into ``out_dir``; why the run stopped early, or ``None``.
 
@@ -421,6 +424,7 @@ async def judge_items(
         judge_key=judge_key,
         ablation=ablation,
         reask=reask,
+        reask_when=reask_when,
     )
     signals = signals or RunSignals()
     await run.writer.start()

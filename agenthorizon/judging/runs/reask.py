@@ -1,8 +1,20 @@
 """Re-asking after an answer without a valid verdict: the record of every answer an item got.
 
 With ``reask=N`` (``--reask N``) the runner asks a judge again, in a fresh
-call, when its answer does not parse to a valid verdict, up to ``N`` more
-times; the benchmark authors' harness asks up to three times in all. The
+call, up to ``N`` more times, while an answer meets the re-ask rule
+(``reask_when``, :data:`REASK_RULES`; :func:`wants_reask`):
+
+- ``invalid`` (the default): the answer does not parse to a valid verdict
+  (:func:`~agenthorizon.scoring.verdicts.parse_verdict`: the last JSON
+  object with ``success``, wherever it stands, with a Boolean ``success``);
+- ``no-success-key`` (the benchmark authors' rule): the whole answer, code
+  fences stripped, does not load as a JSON object holding ``success``,
+  whatever its value (:func:`~agenthorizon.scoring.verdicts.loads_with_success_key`).
+  So ``{"success": "yes"}`` is not asked again (and is scored invalid),
+  and a valid verdict after prose is asked again.
+
+A call that failed (status ``error``) is never re-asked: the judge's own
+retries have had their turn. The authors' harness asks up to three times in all. The
 verdict scored is the last answer's. So that nothing is hidden, the result
 keeps every answer (:class:`~agenthorizon.judging.runs.records.Answer`: raw
 text, parse status, tokens, cost, latency), and its telemetry adds them up:
@@ -20,9 +32,40 @@ import dataclasses
 from typing import Any, Sequence
 
 from agenthorizon.judging.runs.records import Answer, ResultRecord, Telemetry
-from agenthorizon.schema import STATUS_ERROR
+from agenthorizon.schema import STATUS_ERROR, STATUS_OK
+from agenthorizon.scoring.verdicts import loads_with_success_key
 
-__all__ = ["answer_of", "with_answers"]
+__all__ = ["REASK_INVALID", "REASK_NO_SUCCESS_KEY", "REASK_RULES", "answer_of", "check_reask_rule", "wants_reask",
+           "with_answers"]
+
+REASK_INVALID = "invalid"
+REASK_NO_SUCCESS_KEY = "no-success-key"
+REASK_RULES = (REASK_INVALID, REASK_NO_SUCCESS_KEY)
+"""When to ask again: no valid verdict (this project's), or no JSON answer holding ``success`` (the authors')."""
+
+
+def check_reask_rule(rule: object) -> str:
+    """``rule`` when it is one of :data:`REASK_RULES`, else a ``ValueError`` naming them."""
+    if rule not in REASK_RULES:
+        raise ValueError(f"reask_when must be one of {', '.join(REASK_RULES)}, got {rule!r}")
+    return rule  # type: ignore[return-value]
+
+
+def wants_reask(result: ResultRecord, rule: str = REASK_INVALID) -> bool:
+    """Whether ``result`` calls for another answer under ``rule`` (never after a failed call).
+
+    >>> prose = ResultRecord("t", "ok", verdict={"success": True}, raw_output='I checked. {"success": true}')
+    >>> wants_reask(prose, "invalid"), wants_reask(prose, "no-success-key")
+    (False, True)
+    >>> string = ResultRecord("t", "non_boolean", raw_output='{"success": "yes"}')
+    >>> wants_reask(string, "invalid"), wants_reask(string, "no-success-key")
+    (True, False)
+    """
+    if result.parse_status == STATUS_ERROR:
+        return False
+    if rule == REASK_NO_SUCCESS_KEY:
+        return not loads_with_success_key(result.raw_output or "")
+    return result.parse_status != STATUS_OK
 
 
 def answer_of(result: ResultRecord) -> Answer:

@@ -725,6 +725,10 @@ def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
         protocol["system_prompt_sha256"] = system.get("sha256")
     if spec.get("reask"):
         protocol["reask"] = spec["reask"]
+    if spec.get("reask_when"):  # written only when not the default rule
+        protocol["reask_when"] = spec["reask_when"]
+    if spec.get("timestamps"):
+        protocol["timestamps"] = True
     if protocol:
         identity["protocol"] = protocol
     return identity
@@ -736,7 +740,7 @@ def judge_key(judge: Mapping[str, Any]) -> str:
     Two runs share a key exactly when their judge spec string, model, prompt
     sha256, sampling settings, image settings, ablation (``"ablation"``:
     the parts withheld from the judge input, absent or empty for none) and
-    protocol (layout, system prompt sha256, re-asks) are all equal; operational
+    protocol (layout, step times, system prompt sha256, re-asks and their rule) are all equal; operational
     settings (timeouts, retries, the server URL, prices) do not count, since
     they do not change what the judge is asked or how it answers.
 

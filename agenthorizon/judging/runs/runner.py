@@ -69,6 +69,7 @@ from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.folder import RunDirectory, record_name
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER, RunAborted, RunInterrupted, RunIOError, RunSignals, judge_items
 from agenthorizon.judging.runs.progress import Progress
+from agenthorizon.judging.runs.reask import REASK_INVALID, check_reask_rule
 from agenthorizon.judging.runs.provenance import data_root_record, git_revision, now, versions
 from agenthorizon.judging.runs.records import Interruption, RunRecord, ShardInfo, needs_judging
 from agenthorizon.judging.runs.selection import PROVENANCE_OPTIONS, config_name, resolve_references, select_items
@@ -137,7 +138,8 @@ def run_judge(
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     ablate: str | Sequence[str] | None = None,
-    reask: int = 0,
+    reask: int | None = None,
+    reask_when: str | None = None,
 ) -> RunSummary:
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
@@ -223,11 +225,17 @@ def run_judge(
         ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
         judge's own ``ablation`` (``images="none"``). Recorded, and part of
         the judge key: its own leaderboard row; another ablation is refused.
-    reask : int, default=0
-        Ask again, in a fresh call, after an answer without a valid verdict,
+    reask : int, optional
+        Default 0, or the judge's preset's (``paper-direct``: 2). Ask again, in a fresh call, after an answer without a valid verdict,
         up to ``reask`` more times per item (:mod:`~agenthorizon.judging.runs.reask`;
         2: the authors' three attempts). The last answer is scored; a resume
         with another ``reask`` is refused (it is part of the judge key).
+    reask_when : {"invalid", "no-success-key"}, optional
+        Default ``"invalid"``, or the judge's preset's. When an answer is asked again: it holds no valid verdict (this
+        project's rule), or the whole answer, code fences stripped, does not
+        load as a JSON object holding ``success`` (the authors' rule;
+        :mod:`~agenthorizon.judging.runs.reask`). Recorded in ``run.json``
+        and part of the judge key when not the default.
 
     Returns
     -------
@@ -280,6 +288,10 @@ def run_judge(
     >>> run_judge("constant:true", dataset, tmp / "run", progress=False).counts.skipped  # resumed
     8
     """
+    from agenthorizon.judging.judges.factory import make_judge  # the factory imports every judge kind
+
+    judge = as_judge(make_judge(judge) if isinstance(judge, str) else judge)
+    reask, reask_when, preset = _reask_settings(judge, reask, reask_when)
     judge = _checked_judge(judge, concurrency=concurrency, retries=retries, breaker=breaker, max_cost=max_cost, reask=reask)
     ablation = parse_ablation([*parse_ablation(ablate), *parse_ablation(judge.ablation, f"{judge!r}: ablation")])
     parsed_shard = parse_shard(shard)
@@ -297,6 +309,7 @@ def run_judge(
     record = _start_record(
         judge, selection, ablation, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
         runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit}, reask=reask,
+        reask_when=reask_when, preset=preset,
     )
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
@@ -306,7 +319,7 @@ def run_judge(
             judge, dataset, directory, record, results, ids, todo,
             _Clock(started, _earlier_wall_time(previous)),
             concurrency=concurrency, timeout=timeout, retries=retries, backoff_base=backoff_base,
-            progress=progress, breaker=breaker, max_cost=max_cost, reask=reask,
+            progress=progress, breaker=breaker, max_cost=max_cost, reask=reask, reask_when=reask_when,
         )
     finally:
         directory.release()
@@ -322,6 +335,24 @@ def run_judge(
         errors=outcome.results.errors,
         earlier_errors=outcome.results.earlier_errors,
     )
+
+
+def _reask_settings(judge: Any, reask: int | None, reask_when: str | None) -> tuple[Any, str, dict[str, Any] | None]:
+    """``reask`` and ``reask_when`` as given, else the judge's preset's, else 0 and ``invalid``; and the preset's record.
+
+    The record (``judge.preset``) gains the run options given that differ from the preset's.
+    """
+    defaults = getattr(judge, "run_defaults", None) or {}
+    given = {name: value for name, value in (("reask", reask), ("reask_when", reask_when)) if value is not None}
+    effective = {"reask": 0, "reask_when": REASK_INVALID, **defaults, **given}
+    preset = getattr(judge, "preset", None)
+    if isinstance(preset, Mapping):
+        values = preset.get("values", {})
+        changed = [name for name, value in given.items() if name in values and values[name] != value]
+        preset = {**preset, "overridden": sorted({*preset.get("overridden", ()), *changed})}
+    else:
+        preset = None
+    return effective["reask"], check_reask_rule(effective["reask_when"]), preset
 
 
 def _checked_judge(judge: Any, *, concurrency: Any, retries: int, breaker: Any, max_cost: float | None, reask: Any = 0) -> BaseJudge:
@@ -361,10 +392,16 @@ def _start_record(
     n_selected: int,
     runner: dict[str, Any],
     reask: int = 0,
+    reask_when: str = REASK_INVALID,
+    preset: dict[str, Any] | None = None,
 ) -> RunRecord:
     """The run record as the run starts (status ``running``): judge (with ``reask``: it changes what is asked), selection, ablation, data provenance, runner settings, versions."""
     return RunRecord.build(
-        {**judge.spec(), "reask": reask},
+        # The rule only when not the default: the keys of earlier runs stay as they were.
+        {
+            **judge.spec(), "reask": reask, **({"reask_when": reask_when} if reask_when != REASK_INVALID else {}),
+            **({"preset": preset} if preset is not None else {}),
+        },
         selection,
         ablation,  # the ablation is part of the judge key
         data={
@@ -454,6 +491,7 @@ def _judge_and_finish(
     breaker: int | None,
     max_cost: float | None,
     reask: int = 0,
+    reask_when: str = REASK_INVALID,
 ) -> RunOutcome:
     """Judge the dataset positions ``todo`` (``ids``: every position's id) into ``results``; write the run record at the start and the end.
 
@@ -485,6 +523,7 @@ def _judge_and_finish(
                     max_cost=max_cost,
                     signals=signals,
                     reask=reask,
+                    reask_when=reask_when,
                 )
             )
         except BaseException as error:
