@@ -339,9 +339,9 @@ def describe_exposure(judge) -> str:
                      "capability" + ("" if shown["nested_user_namespaces"] else " and no nested user namespace"))
         lines.append("<item> is a new folder per item, removed after it (work: the item's files; out: its answer "
                      "folder; tmp: TMPDIR; home: a preset's private home; usage: the sandbox's reading of the disk "
-                     "budget, which the agent cannot write)")
+                     "budget, which an agent of a root harness cannot write)")
         for kind, title in (("read_only", "read-only"), ("read_write", "read-write"),
-                            ("private", "private, empty per item")):
+                            ("private", "private per item, on the disk budget")):
             lines.append(f"{title}:")
             lines += [f"  {path.lstrip('/') if path.startswith('/<item>') else path}" for path in shown[kind]]
     from agenthorizon.judging.judges.agent_limits import size_text

@@ -178,7 +178,7 @@ def test_dry_run_prints_what_an_agent_gets_without_judging(bubblewrap, tiny_root
     assert str(agent) in read_only and str(agent.parent) not in read_only
     assert str(Path(sys.executable).parent.parent) in read_only  # the interpreter's virtual environment
     assert read_write == ["<item>/out", "<item>/usage"]  # the item's other folders are on its disk budget
-    private = done.stdout.split("private, empty per item:\n")[1].split("limits:")[0].split()
+    private = done.stdout.split("private per item, on the disk budget:\n")[1].split("limits:")[0].split()
     assert private == ["/tmp", "/var/tmp", "/run", "<item>/work", "<item>/tmp"]
     assert "disk: 1 GiB for all the agent writes" in done.stdout
     assert "nobody (uid 65534)" in done.stdout and "no capability" in done.stdout
