@@ -19,6 +19,7 @@ import pytest
 
 import agenthorizon
 from agenthorizon.judging.judges.agent_cgroup import find_cgroup_parent
+from test_confined_agents import PLANTED_RUN
 from test_untrusted_agents import cli, results
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounts a tmpfs, and the promises of a root harness")
@@ -104,8 +105,9 @@ def test_an_agent_filling_its_disk_stops_at_the_budget_and_the_host_is_untouched
     assert record["judge"]["exposure"]["disk_bytes"] == BUDGET
 
 
-# A preset-like harness that writes its answer file (a host-visible folder): too big from Python (EFBIG), or
-# by `head`, which the kernel kills with SIGXFSZ (Python ignores that signal, a C program does not).
+# A preset-like harness (run by test_confined_agents' PLANTED_RUN) that writes its answer file (a host-visible
+# folder): too big from Python (EFBIG), or by `head`, which the kernel kills with SIGXFSZ (Python ignores that
+# signal, a C program does not).
 WRITER = r"""#!{python}
 import json, os, re, sys
 import signal
@@ -127,20 +129,6 @@ with open(answer, "w") as handle:
     handle.write(json.dumps({{"success": True, "reasoning": mode}}))
 """
 
-WRITER_RUN = r"""
-import json, sys
-import agenthorizon
-from agenthorizon.judging.judges.presets import Harness, HarnessJudge
-from agenthorizon.judging.runs.runner import run_judge
-root, writer, out, cache = sys.argv[1:]
-harness = Harness(name="writer", title="Writer", package="writer", tested_version="1.0",
-                  argv=(writer, "{answer_file}"), stdin="{prompt}", reader="text",
-                  tools={"paper": (), "read-only": ()}, answer_file=True)
-dataset = agenthorizon.load_dataset(root, "AH", split="test", images="paths", cache_dir=cache)
-judge = HarnessJudge(harness, "m", sandbox="bwrap", agent_max_disk="8MiB")
-summary = run_judge(judge, dataset, out, data_root=root, limit=3, concurrency=1, retries=0, progress=False)
-print(json.dumps({"error": summary.counts.error}))
-"""
 
 
 def test_a_file_over_the_file_size_limit_in_the_answer_folder_is_named_from_facts(bubblewrap, tiny_root, tmp_path):
@@ -151,8 +139,9 @@ def test_a_file_over_the_file_size_limit_in_the_answer_folder_is_named_from_fact
     writer.write_text(WRITER.format(python=sys.executable))
     writer.chmod(0o755)
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-c", WRITER_RUN, str(tiny_root), str(writer), str(out),
-                           str(tmp_path / "cache")], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", PLANTED_RUN, str(tiny_root), str(writer), str(out),
+                           str(tmp_path / "cache"), json.dumps({"agent_max_disk": "8MiB"}), "3"],
+                          capture_output=True, text=True, timeout=300,
                           env={**os.environ, "TMPDIR": str(tmp_path), "AH_MODES": json.dumps(modes)})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"error": 2}

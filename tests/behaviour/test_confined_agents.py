@@ -386,14 +386,13 @@ import json, sys
 import agenthorizon
 from agenthorizon.judging.judges.presets import Harness, HarnessJudge
 from agenthorizon.judging.runs.runner import run_judge
-root, planter, out, cache = sys.argv[1:]
+root, planter, out, cache, options, limit = sys.argv[1:]
 harness = Harness(name="planter", title="Planter", package="planter", tested_version="1.0",
                   argv=(planter, "{answer_file}"), stdin="{prompt}", reader="text",
                   tools={"paper": (), "read-only": ()}, answer_file=True)
 dataset = agenthorizon.load_dataset(root, "AH", split="test", images="paths", cache_dir=cache)
-# A disk budget over the sparse file's 16 GiB: the file-size limit would refuse it (test_agent_disk.py).
-judge = HarnessJudge(harness, "m", sandbox="bwrap", max_output_bytes=4096, agent_max_disk="32GiB")
-summary = run_judge(judge, dataset, out, data_root=root, limit=4, concurrency=1, retries=0, progress=False)
+judge = HarnessJudge(harness, "m", sandbox="bwrap", **json.loads(options))
+summary = run_judge(judge, dataset, out, data_root=root, limit=int(limit), concurrency=1, retries=0, progress=False)
 print(json.dumps({"error": summary.counts.error}))
 """
 
@@ -410,8 +409,10 @@ def test_an_answer_file_that_is_a_link_or_a_fifo_is_refused_and_the_run_goes_on(
     planter.write_text(PLANTER.format(python=sys.executable))
     planter.chmod(0o755)
     out = tmp_path / "run"
+    # A disk budget over the sparse file's 16 GiB: the file-size limit would refuse it (test_agent_disk.py).
+    options = {"max_output_bytes": 4096, "agent_max_disk": "32GiB"}
     done = subprocess.run([sys.executable, "-c", PLANTED_RUN, str(tiny_root), str(planter), str(out),
-                           str(tmp_path / "cache")], capture_output=True, text=True, timeout=300,
+                           str(tmp_path / "cache"), json.dumps(options), "4"], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "TMPDIR": str(tmp_path), "AH_MODES": json.dumps(modes),
                                "AH_LABELS": str(labels)})
     assert done.returncode == 0, done.stderr

@@ -273,6 +273,9 @@ def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, end: Age
     if number in _MEMORY_SIGNALS:
         return (f"died of {signal.Signals(number).name}, as a runtime refused memory does: possibly "
                 f"{limits.describe('memory')}")
+    if number == signal.SIGKILL:  # not the harness's: its own kills (timeout, cancellation) never get here
+        return (f"was killed by SIGKILL, as the kernel's out-of-memory killer does: possibly "
+                f"{limits.describe('memory')}")
     return None
 
 
