@@ -32,10 +32,11 @@ import errno
 import os
 import secrets
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AgentCgroup", "CgroupParent", "find_cgroup_parent", "read_counters"]
+__all__ = ["AgentCgroup", "AgentCgroups", "CgroupParent", "find_cgroup_parent", "read_counters"]
 
 CONTROLLERS = ("memory", "pids")
 _REMOVE_WAIT_S = 5.0
@@ -177,3 +178,44 @@ class AgentCgroup:
                 if time.monotonic() > deadline:
                     return
                 time.sleep(0.02)
+
+
+class AgentCgroups:
+    """Where one judge's agents get their cgroups (found once, on first use), their record, and one per agent.
+
+    >>> plan = AgentCgroups(memory_max=2**30, pids_max=64)
+    >>> plan._parent = CgroupParent(None, "no cgroup v2 file system is mounted")
+    >>> plan.record(), plan.make() is None
+    ({'used': False, 'reason': 'no cgroup v2 file system is mounted'}, True)
+    """
+
+    def __init__(self, *, memory_max: int, pids_max: int | None) -> None:
+        self.memory_max, self.pids_max = memory_max, pids_max
+        self._parent: CgroupParent | None = None
+
+    def parent(self) -> CgroupParent:
+        """Where the cgroups are made, or why they cannot be (:func:`find_cgroup_parent`)."""
+        if self._parent is None:
+            self._parent = find_cgroup_parent()
+        return self._parent
+
+    def record(self) -> dict[str, object]:
+        """Whether each agent runs in a cgroup of its own, with which limits, or why not (for the run record)."""
+        parent = self.parent()
+        if parent.path is None:
+            return {"used": False, "reason": parent.reason}
+        return {"used": True, "parent": str(parent.path), "memory_max_bytes": self.memory_max,
+                "pids_max": self.pids_max}
+
+    def make(self) -> AgentCgroup | None:
+        """A new cgroup for one agent; ``None`` when none is offered (said once, by the caller's preflight) or
+        when this one cannot be made (a warning: the item runs without)."""
+        parent = self.parent()
+        if parent.path is None:
+            return None
+        try:
+            return AgentCgroup(parent.path, memory_max=self.memory_max, pids_max=self.pids_max)
+        except OSError as error:
+            warnings.warn(f"command judge: cannot make the agent's cgroup under {parent.path} ({error.strerror}); "
+                          "this item runs without one", UserWarning, stacklevel=2)
+            return None

@@ -1,4 +1,4 @@
-"""What one agent may use: processes, memory, open files, and how much of its output is kept.
+"""What one agent may use: processes, memory, open files, file size, and how much of its output is kept.
 
 Each command agent runs under resource limits set in the sandbox, just before
 its command starts (``prlimit`` from util-linux, on the command line the
@@ -18,12 +18,22 @@ sandbox runs; :class:`AgentLimits`):
   needs 128 MiB of data, Gemini CLI 256 MiB, Claude Code and OpenCode
   (Bun-built) 1 GiB.
 * **open files** (``RLIMIT_NOFILE``, default 4096 per process).
+* **file size** (``RLIMIT_FSIZE``): the disk budget
+  (:data:`~agenthorizon.judging.judges.agent_disk.DEFAULT_DISK_BYTES`, 1 GiB),
+  the largest file the agent may write anywhere; in the sandbox the budget
+  also bounds all it writes (:mod:`~agenthorizon.judging.judges.agent_disk`).
 
-An agent that hits a limit usually dies with the error the kernel gave it
-(``Resource temporarily unavailable`` for a fork, ``Cannot allocate memory``,
-``Too many open files``): :func:`limit_reached` reads the end of its error
-output and names the limit, so the item's error says which one and which
-flag raises it.
+Where the machine offers a cgroup v2, the memory and process limits also
+hold for the agent's processes together
+(:mod:`~agenthorizon.judging.judges.agent_cgroup`).
+
+An agent that hits a limit is an item error naming the limit and the flag
+that raises it. :func:`limit_reached` names it from facts first (its
+cgroup's counters, the signal that killed it, its disk budget left full, a
+file at the file-size limit, in :class:`AgentEnd`), and only then from the
+error the kernel gave it and it printed (``Resource temporarily
+unavailable`` for a fork, ``Cannot allocate memory``, ``Too many open
+files``: a refusal under ``prlimit`` leaves no counter), said as "likely".
 
 **Output.** An agent's stdout and stderr are read as they come and only their
 last ``max_output_bytes`` (default
@@ -54,7 +64,8 @@ from typing import Mapping, Sequence
 
 from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
 from agenthorizon.judging.judges.output_cap import TailBuffer
-from agenthorizon.judging.judges.sandbox import DEFAULT_DISK_BYTES, MARKER_VARIABLE, kill_agent
+from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES
+from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
 
 __all__ = [
     "AgentEnd",
@@ -202,7 +213,7 @@ class AgentEnd:
     ``returncode`` is its exit status (bubblewrap exits with 128 + the
     signal that killed the agent; unconfined, a negative signal number);
     ``disk`` the budget's file systems at the end, ``{mount: (used, size)}``
-    in bytes (:func:`~agenthorizon.judging.judges.sandbox.read_usage`);
+    in bytes (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`);
     ``largest_file`` the size of the largest file in its host-visible answer
     folder; ``cgroup`` the counters of its cgroup (``oom_kill``, ``memory_max``,
     ``pids_max``: how often the kernel killed a process for memory, refused

@@ -35,10 +35,10 @@ memory and open files, its output read into bounded tails
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 
-Just over 500 lines on purpose: one class and the working-folder layout it
+Over 500 lines on purpose: one class and the working-folder layout it
 writes share the per-item lifecycle (lay out, confine, run, read, remove);
-running the agent and bounding it already live in ``agent_limits`` and
-``sandbox``.
+running the agent and bounding it already live in ``agent_limits``,
+``agent_disk``, ``agent_cgroup`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from agenthorizon.judging.judges.agent_cgroup import AgentCgroup, CgroupParent, find_cgroup_parent
+from agenthorizon.judging.judges.agent_cgroup import AgentCgroups
+from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES, read_usage
 from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_MEMORY,
@@ -88,7 +89,6 @@ from agenthorizon.judging.judges.release_prompt import (
     unbound_message,
 )
 from agenthorizon.judging.judges.sandbox import (
-    DEFAULT_DISK_BYTES,
     SANDBOX_AUTO,
     SANDBOX_BWRAP,
     bwrap_argv,
@@ -97,7 +97,6 @@ from agenthorizon.judging.judges.sandbox import (
     hand_over,
     check_writable,
     program_paths,
-    read_usage,
     remove_item_folder,
     resolve_sandbox,
 )
@@ -278,7 +277,7 @@ class CommandJudge(BaseJudge):
             raise ValueError(f"command judge: max_output_bytes must be a positive number of bytes, got {max_output_bytes!r}")
         self.max_output_bytes = max_output_bytes
         self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files, agent_max_disk)
-        self._cgroup_parent: CgroupParent | None = None
+        self.cgroups = AgentCgroups(memory_max=int(self.limits.memory), pids_max=self.limits.processes)
         self.nested_userns = bool(nested_userns)
 
     def spec(self) -> dict[str, Any]:
@@ -295,7 +294,7 @@ class CommandJudge(BaseJudge):
             "sandbox": self.sandbox,
             "max_output_bytes": self.max_output_bytes,
             "limits": self.limits.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
-            "cgroup": self.cgroup_record(),
+            "cgroup": self.cgroups.record(),
             "exposure": self.exposure(),
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
@@ -306,20 +305,6 @@ class CommandJudge(BaseJudge):
         if self.prompt is None:
             return {"sha256": None, "text": None, "source": PROMPT_RELEASE}
         return prompt_record(self.prompt, self.release if self.prompt_source == PROMPT_RELEASE else None)
-
-    def cgroup_parent(self) -> CgroupParent:
-        """Where this judge's agents get their cgroups, or why they cannot (found once, then kept)."""
-        if self._cgroup_parent is None:
-            self._cgroup_parent = find_cgroup_parent()
-        return self._cgroup_parent
-
-    def cgroup_record(self) -> dict[str, Any]:
-        """Whether each agent runs in a cgroup of its own, with which limits, or why not (the run record's)."""
-        parent = self.cgroup_parent()
-        if parent.path is None:
-            return {"used": False, "reason": parent.reason}
-        return {"used": True, "parent": str(parent.path), "memory_max_bytes": int(self.limits.memory),
-                "pids_max": self.limits.processes}
 
     @property
     def needs_release(self) -> bool:
@@ -399,7 +384,7 @@ class CommandJudge(BaseJudge):
     def check_sandbox(self) -> None:
         """Raise :class:`PreflightError` with the fix when the agent's limits cannot be set, a ``config_dirs``
         folder is not writable by the agent's user, or bubblewrap cannot build a sandbox on this machine."""
-        parent = self.cgroup_parent()
+        parent = self.cgroups.parent()
         if parent.path is None:
             warnings.warn(f"command judge: agents run without a cgroup of their own, so their memory limit is per "
                           f"process and nothing bounds their total: {parent.reason}", UserWarning, stacklevel=2)
@@ -489,7 +474,7 @@ class CommandJudge(BaseJudge):
                 usage.touch(mode=0o600)  # after hand_over: the harness's, not the agent's
             env = {**self._environment(), **setup.env}
             confined = self.confine(argv, workdir, scratch, setup, usage)
-            cgroup = self._agent_cgroup()
+            cgroup = self.cgroups.make()
             try:
                 returncode, out, err = await self._run(
                     [*(cgroup.join_argv() if cgroup else ()), *confined], base, workdir, judge_input.trajectory_id,
@@ -516,18 +501,6 @@ class CommandJudge(BaseJudge):
         finally:
             if not self.keep_workdir:
                 remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
-
-    def _agent_cgroup(self) -> AgentCgroup | None:
-        """A new cgroup for one agent, or ``None`` (none offered: said at preflight; or it cannot be made: a warning)."""
-        parent = self.cgroup_parent()
-        if parent.path is None:
-            return None
-        try:
-            return AgentCgroup(parent.path, memory_max=int(self.limits.memory), pids_max=self.limits.processes)
-        except OSError as error:
-            warnings.warn(f"command judge: cannot make the agent's cgroup under {parent.path} ({error.strerror}); "
-                          "this item runs without one", UserWarning, stacklevel=2)
-            return None
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
         """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
@@ -565,7 +538,7 @@ class AgentSetup:
     ``env`` overrides the inherited environment; ``read_write`` are the
     item's own folders the agent writes (``TMPDIR``, a private home): in the
     sandbox they are rebuilt on its disk budget, their files read-only
-    (:func:`~agenthorizon.judging.judges.sandbox.seed_argv`); then ``read_only``
+    (:func:`~agenthorizon.judging.judges.agent_disk.seed_argv`); then ``read_only``
     paths are mounted read-only on top of them.
     """
 

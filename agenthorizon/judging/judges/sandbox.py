@@ -21,7 +21,7 @@ Linux) it runs:
   when it belongs to one: :func:`program_paths`), the harness's config
   folders (its login) and the answer folder read-write; nothing else of the
   file system exists there (no home, no release, no other item);
-- on one disk budget (:func:`disk_argv`): a single in-memory file system of
+- on one disk budget (:mod:`~agenthorizon.judging.judges.agent_disk`): a single in-memory file system of
   ``disk_bytes`` holds ``/tmp``, ``/var/tmp``, ``/run`` and the item's own
   folders (working directory, ``TMPDIR``, a preset's home), whose files the
   harness made are bound in read-only, so what the agent writes there is
@@ -53,14 +53,14 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES, PRIVATE_TMPFS, disk_argv, seed_argv, under
+
 __all__ = [
     "SANDBOX_AUTO",
     "SANDBOX_BWRAP",
     "SANDBOX_MODES",
     "SANDBOX_NONE",
     "SYSTEM_DIRS",
-    "DEFAULT_DISK_BYTES",
-    "PRIVATE_TMPFS",
     "MARKER_VARIABLE",
     "AGENT_GID",
     "AGENT_UID",
@@ -69,12 +69,9 @@ __all__ = [
     "check_sandbox",
     "exposure",
     "check_writable",
-    "disk_argv",
     "hand_over",
-    "seed_argv",
     "kill_agent",
     "program_paths",
-    "read_usage",
     "remove_item_folder",
     "resolve_sandbox",
 ]
@@ -85,10 +82,6 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 """Mounted read-only in the sandbox (symbolic links such as ``/bin -> usr/bin`` are recreated as links)."""
 MARKER_VARIABLE = "AGENTHORIZON_AGENT"
 """Environment variable set to a per-item token: how an unsandboxed agent's escaped descendants are found."""
-PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/run")
-"""The private in-memory folders, which share one disk budget (:func:`disk_argv`)."""
-DEFAULT_DISK_BYTES = 2**30
-"""What an agent may write inside the sandbox, all its in-memory folders together: 1 GiB."""
 AGENT_UID = AGENT_GID = 65534
 """The host user and group an agent runs as when the harness is root: ``nobody`` / ``nogroup``."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -233,85 +226,6 @@ def _mount_parents(targets: Iterable[Path], roots: Sequence[str]) -> list[str]:
     return made
 
 
-def _under(path: str, folders: Iterable[str]) -> bool:
-    return any(path == folder or path.startswith(folder + "/") for folder in folders)
-
-
-def disk_argv(disk_bytes: int, outer: Sequence[Path]) -> tuple[list[str], list[str]]:
-    """The first and second bubblewrap's options that put the agent's private in-memory folders on one budget.
-
-    One in-memory file system of ``disk_bytes`` (a ``tmpfs``) is ``/tmp``;
-    ``/var/tmp`` and ``/run`` are folders of it, bound in place by the second
-    bubblewrap (the first can bind host paths only), unless a host path is
-    mounted under them (``outer``): then they are read-only mount points.
-
-    >>> first, second = disk_argv(2**20, [])
-    >>> first[:6], second
-    (['--size', '1048576', '--perms', '1777', '--tmpfs', '/tmp'], ['--bind', '/tmp/.var-tmp', '/var/tmp', '--bind', '/tmp/.run', '/run'])
-    """
-    first = ["--size", str(disk_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
-    second: list[str] = []
-    for folder in PRIVATE_TMPFS[1:]:
-        first += ["--perms", "0755", "--dir", folder]
-        if not any(_under(str(target), [folder]) for target in outer):
-            shared = f"/tmp/.{folder.strip('/').replace('/', '-')}"
-            first += ["--perms", "1777", "--dir", shared]
-            second += ["--bind", shared, folder]
-    return first, second
-
-
-def seed_argv(private: Sequence[Path], skip: Sequence[Path], disk_bytes: int) -> list[str]:
-    """Options that rebuild the item's ``private`` folders on the disk budget, their host files bound in read-only.
-
-    The folders (working directory, ``TMPDIR``, a preset's home, and the
-    folders in them) are made on the budget's file system with mode ``1777``,
-    so the agent's user may write them whoever builds the sandbox; the files
-    the harness put there are bound in read-only: they cost the budget
-    nothing and the agent cannot change them. Paths under ``skip`` are left to
-    be mounted afterwards. Folders outside ``/tmp`` (a work root elsewhere)
-    get a file system of ``disk_bytes`` of their own, at their parent.
-    """
-    argv: list[str] = []
-    for root in sorted({str(path.parent) for path in private if not _under(str(path), ["/tmp"])}):
-        argv += ["--size", str(disk_bytes), "--perms", "0755", "--tmpfs", root]
-    skipped = [str(path) for path in skip]
-    for folder in private:
-        argv += ["--perms", "1777", "--dir", str(folder)]
-        for parent, dirs, files in os.walk(folder):
-            dirs[:] = [d for d in sorted(dirs) if not _under(os.path.join(parent, d), skipped)]
-            argv += [word for d in dirs for word in ("--perms", "1777", "--dir", os.path.join(parent, d))]
-            for name in sorted(files):
-                path = os.path.join(parent, name)
-                if not _under(path, skipped) and os.path.isfile(path) and not os.path.islink(path):
-                    argv += ["--ro-bind", path, path]
-    return argv
-
-
-def read_usage(path: Path) -> dict[str, tuple[int, int]]:
-    r"""What the sandbox's shell wrote in ``usage`` (:func:`bwrap_argv`): ``{mount: (used_bytes, size_bytes)}``.
-
-    Empty when there is no reading (the agent was killed, or no such file).
-
-    >>> import tempfile
-    >>> report = Path(tempfile.mkdtemp()) / "usage"
-    >>> _ = report.write_text("/tmp 256 0 4096")
-    >>> read_usage(report)
-    {'/tmp': (1048576, 1048576)}
-    """
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read(1 << 16).decode("utf-8", "replace")
-    except OSError:
-        return {}
-    found = {}
-    for line in text.splitlines():
-        words = line.rsplit(" ", 3)
-        if len(words) == 4 and all(word.isdigit() for word in words[1:]):
-            blocks, free, size = (int(word) for word in words[1:])
-            found[words[0]] = ((blocks - free) * size, blocks * size)
-    return found
-
-
 def bwrap_argv(
     workdir: Path,
     *,
@@ -328,15 +242,16 @@ def bwrap_argv(
 
     ``read_write`` are host folders mounted writable (the answer folder, a
     ``--config-dir``); ``workdir`` and the ``private`` folders are rebuilt on
-    the disk budget of ``disk_bytes`` (:func:`disk_argv`); ``read_only_over``
-    are mounted read-only last, on top of the folders that hold them (a
-    preset's login copies in its private home). ``nested_userns`` lets the
+    the disk budget of ``disk_bytes`` (:mod:`~agenthorizon.judging.judges.agent_disk`);
+    ``read_only_over`` are mounted read-only last, on top of the folders that
+    hold them (a preset's login copies in its private home). ``nested_userns`` lets the
     agent create user namespaces of its own (Codex's own sandbox needs them);
     ``limits`` is a ``prlimit ... --`` prefix for the agent's command
     (:mod:`~agenthorizon.judging.judges.agent_limits`). With ``usage`` (an
     empty host file the agent's user cannot write), the sandbox's own shell
     writes there, once the agent has ended, how full each budget's file system
-    is (:func:`read_usage`): a fact the harness cannot read from outside.
+    is (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`): a fact
+    the harness cannot read from outside.
 
     Two bubblewrap processes run: the first builds the file system (as the
     harness's user, which can reach every folder it mounts); the second, run as
@@ -367,10 +282,10 @@ def bwrap_argv(
     disk, inner = disk_argv(disk_bytes, outer)
     # Folders on the way to a mount, made 0755: outside /tmp before it is mounted, in it afterwards.
     parents = [parent for parent in _mount_parents(outer, [*systems, "/proc", "/dev"])
-               if parent not in PRIVATE_TMPFS and not _under(parent, [str(path) for path in private])]
-    argv += [word for parent in parents if not _under(parent, ["/tmp"]) for word in ("--perms", "0755", "--dir", parent)]
+               if parent not in PRIVATE_TMPFS and not under(parent, [str(path) for path in private])]
+    argv += [word for parent in parents if not under(parent, ["/tmp"]) for word in ("--perms", "0755", "--dir", parent)]
     argv += disk
-    argv += [word for parent in parents if _under(parent, ["/tmp"]) for word in ("--perms", "0755", "--dir", parent)]
+    argv += [word for parent in parents if under(parent, ["/tmp"]) for word in ("--perms", "0755", "--dir", parent)]
     argv += seed_argv(private, read_only_over, disk_bytes)
     for path in read_only:
         argv += ["--ro-bind-try", str(path), str(path)]
@@ -437,7 +352,7 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
             path = argv[index + 1]
             if option == "--tmpfs":
                 shown[kind].append(path)
-            elif perms == "1777" and not path.startswith("/tmp/.") and not _under(path, rebuilt):
+            elif perms == "1777" and not path.startswith("/tmp/.") and not under(path, rebuilt):
                 rebuilt.append(path)  # an item folder rebuilt on the budget, not one of the folders in it
             index += 2
         elif option in _TWO_ARGUMENTS:
