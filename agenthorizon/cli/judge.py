@@ -225,6 +225,11 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         "--agent-max-files", type=_positive_int, metavar="N", help="open files per agent process (default 4096)",
     )
     agents.add_argument(
+        "--agent-max-disk", type=_size, metavar="BYTES",
+        help="what one agent may write in the sandbox, all its folders together (in memory), and the largest "
+        "file it may write anywhere, e.g. 2G (default 1G)",
+    )
+    agents.add_argument(
         "--config-dir", action="append", metavar="DIR",
         help="a folder passed into the sandbox read-write and shared by every item, for a command judge's own "
         "files; repeatable (harness presets need none: each item gets a private home with copies of their login)",
@@ -304,6 +309,7 @@ _JUDGE_FLAGS = (
     ("--agent-max-processes", "agent_max_processes", "agent_max_processes"),
     ("--agent-max-memory", "agent_max_memory", "agent_max_memory"),
     ("--agent-max-files", "agent_max_files", "agent_max_files"),
+    ("--agent-max-disk", "agent_max_disk", "agent_max_disk"),
 )
 _KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}
 
@@ -363,9 +369,10 @@ def describe_exposure(judge) -> str:
         lines.append(f"sandbox: bwrap -- the agent runs as {shown['user']} in a user namespace of its own, with no "
                      "capability" + ("" if shown["nested_user_namespaces"] else " and no nested user namespace"))
         lines.append("<item> is a new folder per item, removed after it (work: the item's files; out: its answer "
-                     "folder; tmp: TMPDIR; home: a preset's private home)")
+                     "folder; tmp: TMPDIR; home: a preset's private home; usage: the sandbox's reading of the disk "
+                     "budget, which an agent of a root harness cannot write)")
         for kind, title in (("read_only", "read-only"), ("read_write", "read-write"),
-                            ("private", "private, empty per item")):
+                            ("private", "private per item, on the disk budget")):
             lines.append(f"{title}:")
             lines += [f"  {path.lstrip('/') if path.startswith('/<item>') else path}" for path in shown[kind]]
     from agenthorizon.judging.judges.agent_limits import size_text
@@ -375,6 +382,13 @@ def describe_exposure(judge) -> str:
              f"{size_text(limits['memory_bytes'])} of memory per process", f"{limits['open_files']} open files per "
              f"process, the last {size_text(spec['max_output_bytes'])} of output kept"]
     lines.append("limits: " + ", ".join(parts))
+    disk = size_text(limits["disk_bytes"])
+    lines.append(f"disk: {disk} for all the agent writes in /tmp, /var/tmp, /run, work, tmp and home together (in "
+                 f"memory; the item's files are bound in read-only), and {disk} per file anywhere (out included)"
+                 if shown is not None else f"disk: {disk} per file (RLIMIT_FSIZE); nothing bounds the total unconfined")
+    cgroup = spec.get("cgroup") or {}
+    lines.append("cgroup: one per agent, memory.max and pids.max set to the limits above for all its processes"
+                 if cgroup.get("used") else f"cgroup: none ({cgroup.get('reason')})")
     return "\n".join(lines) + "\n"
 
 

@@ -177,7 +177,10 @@ def test_dry_run_prints_what_an_agent_gets_without_judging(bubblewrap, tiny_root
     read_write = done.stdout.split("read-write:\n")[1].split("private")[0].split()
     assert str(agent) in read_only and str(agent.parent) not in read_only
     assert str(Path(sys.executable).parent.parent) in read_only  # the interpreter's virtual environment
-    assert read_write == ["<item>/out", "<item>/tmp", "<item>/work"]
+    assert read_write == ["<item>/out", "<item>/usage"]  # the item's other folders are on its disk budget
+    private = done.stdout.split("private per item, on the disk budget:\n")[1].split("limits:")[0].split()
+    assert private == ["/tmp", "/var/tmp", "/run", "<item>/work", "<item>/tmp"]
+    assert "disk: 1 GiB for all the agent writes" in done.stdout
     assert "nobody (uid 65534)" in done.stdout and "no capability" in done.stdout
     assert not out.exists()  # nothing judged, no run folder
 
@@ -244,7 +247,8 @@ def test_an_agent_over_a_limit_is_an_error_naming_it_and_the_run_goes_on(bubblew
     assert "the open-file limit (64 per process; --agent-max-files)" in errors["open files"]
     assert found[ids[3]]["parse_status"] == "ok" and found[ids[3]]["verdict"]["reasoning"] == "answer"
     record = json.loads((out / "run.json").read_text())
-    assert record["judge"]["limits"] == {"processes": 32, "memory_bytes": 256 * 2**20, "open_files": 64}
+    assert record["judge"]["limits"] == {"processes": 32, "memory_bytes": 256 * 2**20, "open_files": 64,
+                                         "disk_bytes": 2**30}
 
 
 TOGETHER = r"""
@@ -382,13 +386,13 @@ import json, sys
 import agenthorizon
 from agenthorizon.judging.judges.presets import Harness, HarnessJudge
 from agenthorizon.judging.runs.runner import run_judge
-root, planter, out, cache = sys.argv[1:]
+root, planter, out, cache, options, limit = sys.argv[1:]
 harness = Harness(name="planter", title="Planter", package="planter", tested_version="1.0",
                   argv=(planter, "{answer_file}"), stdin="{prompt}", reader="text",
                   tools={"paper": (), "read-only": ()}, answer_file=True)
 dataset = agenthorizon.load_dataset(root, "AH", split="test", images="paths", cache_dir=cache)
-judge = HarnessJudge(harness, "m", sandbox="bwrap", max_output_bytes=4096)
-summary = run_judge(judge, dataset, out, data_root=root, limit=4, concurrency=1, retries=0, progress=False)
+judge = HarnessJudge(harness, "m", sandbox="bwrap", **json.loads(options))
+summary = run_judge(judge, dataset, out, data_root=root, limit=int(limit), concurrency=1, retries=0, progress=False)
 print(json.dumps({"error": summary.counts.error}))
 """
 
@@ -405,8 +409,10 @@ def test_an_answer_file_that_is_a_link_or_a_fifo_is_refused_and_the_run_goes_on(
     planter.write_text(PLANTER.format(python=sys.executable))
     planter.chmod(0o755)
     out = tmp_path / "run"
+    # A disk budget over the sparse file's 16 GiB: the file-size limit would refuse it (test_agent_disk.py).
+    options = {"max_output_bytes": 4096, "agent_max_disk": "32GiB"}
     done = subprocess.run([sys.executable, "-c", PLANTED_RUN, str(tiny_root), str(planter), str(out),
-                           str(tmp_path / "cache")], capture_output=True, text=True, timeout=300,
+                           str(tmp_path / "cache"), json.dumps(options), "4"], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "TMPDIR": str(tmp_path), "AH_MODES": json.dumps(modes),
                                "AH_LABELS": str(labels)})
     assert done.returncode == 0, done.stderr

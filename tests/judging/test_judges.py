@@ -352,12 +352,16 @@ def test_command_judge_runs_in_a_sandbox_like_directory(tmp_path, screenshot_fil
 
 def test_command_that_edits_a_screenshot_cannot_change_the_release(tmp_path, screenshot_files):
     # Agentic CLIs can write files; by default the working directory holds
-    # copies, so an edit there never reaches the release's own screenshot.
+    # copies, so an edit there never reaches the release's own screenshot (and
+    # in the sandbox the item's files are bound in read-only: the edit is refused).
     originals = [Path(path).read_bytes() for path in screenshot_files[:2]]
     vandal = (
         "import glob, json\n"
         "for path in glob.glob('data/media/images/*/*.png'):\n"
-        "    open(path, 'ab').write(b'tampered')\n"
+        "    try:\n"
+        "        open(path, 'ab').write(b'tampered')\n"
+        "    except OSError:\n"
+        "        pass\n"
         "print(json.dumps({'success': True, 'reasoning': 'edited the screenshots'}))\n"
     )
     judge = CommandJudge([sys.executable, "-c", vandal], workdir_root=str(tmp_path))

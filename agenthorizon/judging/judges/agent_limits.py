@@ -1,4 +1,4 @@
-"""What one agent may use: processes, memory, open files, and how much of its output is kept.
+"""What one agent may use: processes, memory, open files, file size, and how much of its output is kept.
 
 Each command agent runs under resource limits set in the sandbox, just before
 its command starts (``prlimit`` from util-linux, on the command line the
@@ -18,12 +18,22 @@ sandbox runs; :class:`AgentLimits`):
   needs 128 MiB of data, Gemini CLI 256 MiB, Claude Code and OpenCode
   (Bun-built) 1 GiB.
 * **open files** (``RLIMIT_NOFILE``, default 4096 per process).
+* **file size** (``RLIMIT_FSIZE``): the disk budget
+  (:data:`~agenthorizon.judging.judges.agent_disk.DEFAULT_DISK_BYTES`, 1 GiB),
+  the largest file the agent may write anywhere; in the sandbox the budget
+  also bounds all it writes (:mod:`~agenthorizon.judging.judges.agent_disk`).
 
-An agent that hits a limit usually dies with the error the kernel gave it
-(``Resource temporarily unavailable`` for a fork, ``Cannot allocate memory``,
-``Too many open files``): :func:`limit_reached` reads the end of its error
-output and names the limit, so the item's error says which one and which
-flag raises it.
+Where the machine offers a cgroup v2, the memory and process limits also
+hold for the agent's processes together
+(:mod:`~agenthorizon.judging.judges.agent_cgroup`).
+
+An agent that hits a limit is an item error naming the limit and the flag
+that raises it. :func:`limit_reached` names it from facts first (its
+cgroup's counters, the signal that killed it, its disk budget left full, a
+file at the file-size limit, in :class:`AgentEnd`), and only then from the
+error the kernel gave it and it printed (``Resource temporarily
+unavailable`` for a fork, ``Cannot allocate memory``, ``Too many open
+files``: a refusal under ``prlimit`` leaves no counter), said as "likely".
 
 **Output.** An agent's stdout and stderr are read as they come and only their
 last ``max_output_bytes`` (default
@@ -48,20 +58,23 @@ import secrets
 import shutil
 import signal
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
 from agenthorizon.judging.judges.output_cap import TailBuffer
+from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES
 from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
 
 __all__ = [
+    "AgentEnd",
     "AgentLimits",
     "DEFAULT_MAX_FILES",
     "DEFAULT_MAX_MEMORY",
     "DEFAULT_MAX_PROCESSES",
     "drain",
+    "largest_file",
     "limit_reached",
     "parse_size",
     "read_tail",
@@ -125,41 +138,54 @@ def size_text(size: int) -> str:
 class AgentLimits:
     """The resource limits of one agent (module docstring).
 
-    >>> limits = AgentLimits(processes=64, memory="512M", open_files=256)
+    >>> limits = AgentLimits(processes=64, memory="512M", open_files=256, disk="1M")
     >>> limits.prlimit_argv(sandboxed=True)
-    ['prlimit', '--nproc=64:64', '--data=536870912:536870912', '--nofile=256:256', '--']
+    ['prlimit', '--nproc=64:64', '--data=536870912:536870912', '--nofile=256:256', '--fsize=1048576:1048576', '--']
     >>> limits.prlimit_argv(sandboxed=False)
-    ['prlimit', '--data=536870912:536870912', '--nofile=256:256', '--']
+    ['prlimit', '--data=536870912:536870912', '--nofile=256:256', '--fsize=1048576:1048576', '--']
     """
 
     processes: int = DEFAULT_MAX_PROCESSES
     memory: int | str = DEFAULT_MAX_MEMORY
     open_files: int = DEFAULT_MAX_FILES
+    disk: int | str = DEFAULT_DISK_BYTES
 
     def __post_init__(self) -> None:
         _positive(self.processes, "agent_max_processes")
         object.__setattr__(self, "memory", parse_size(self.memory, "agent_max_memory"))
         _positive(self.open_files, "agent_max_files")
+        object.__setattr__(self, "disk", parse_size(self.disk, "agent_max_disk"))
 
     def prlimit_argv(self, *, sandboxed: bool) -> list[str]:
         """The ``prlimit ... --`` prefix that sets the limits (soft = hard) for the agent's command."""
         argv = ["prlimit"]
         if sandboxed:
             argv.append(f"--nproc={self.processes}:{self.processes}")
-        argv += [f"--data={self.memory}:{self.memory}", f"--nofile={self.open_files}:{self.open_files}", "--"]
+        argv += [f"--data={self.memory}:{self.memory}", f"--nofile={self.open_files}:{self.open_files}",
+                 f"--fsize={self.disk}:{self.disk}", "--"]
         return argv
 
     def record(self, *, sandboxed: bool) -> dict[str, int | None]:
-        """The limits as the judge's spec records them (``None``: not set)."""
+        """The limits as the judge's spec records them (``None``: not set).
+
+        ``disk_bytes`` is the disk budget (sandboxed: the in-memory file
+        system of the agent's private folders) and the largest file the agent
+        may write anywhere (``RLIMIT_FSIZE``; the one bound when unconfined).
+        """
         return {"processes": self.processes if sandboxed else None, "memory_bytes": int(self.memory),
-                "open_files": self.open_files}
+                "open_files": self.open_files, "disk_bytes": int(self.disk)}
 
     def describe(self, kind: str) -> str:
-        """One limit in words with the flag that raises it (``kind``: processes, memory or open_files)."""
+        """One limit in words with the flag that raises it (``kind``: processes, memory, open_files, disk
+        or file_size)."""
         if kind == "processes":
             return f"the process limit ({self.processes} processes and threads; --agent-max-processes)"
         if kind == "memory":
             return f"the memory limit ({size_text(int(self.memory))} per process; --agent-max-memory)"
+        if kind == "disk":
+            return f"the disk budget ({size_text(int(self.disk))} for all it writes in the sandbox; --agent-max-disk)"
+        if kind == "file_size":
+            return f"the file-size limit ({size_text(int(self.disk))} per file; --agent-max-disk)"
         return f"the open-file limit ({self.open_files} per process; --agent-max-files)"
 
 
@@ -180,38 +206,118 @@ def require_prlimit() -> None:
                            "install util-linux (Debian/Ubuntu: apt-get install util-linux)")
 
 
-def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, returncode: int = 1) -> str | None:
+@dataclass(frozen=True)
+class AgentEnd:
+    """What the kernel and the sandbox say of how an agent ended: the facts :func:`limit_reached` reads first.
+
+    ``returncode`` is its exit status (bubblewrap exits with 128 + the
+    signal that killed the agent; unconfined, a negative signal number);
+    ``disk`` the budget's file systems at the end, ``{mount: (used, size)}``
+    in bytes (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`);
+    ``largest_file`` the size of the largest file in its host-visible answer
+    folder; ``cgroup`` the counters of its cgroup (``oom_kill``, ``memory_max``,
+    ``pids_max``: how often the kernel killed a process for memory, refused
+    memory at ``memory.max``, refused a fork at ``pids.max``).
+    """
+
+    returncode: int
+    disk: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    largest_file: int = 0
+    cgroup: Mapping[str, int] = field(default_factory=dict)
+
+    def signal(self, *, sandboxed: bool) -> int | None:
+        """The signal that killed the agent, if one did."""
+        code = self.returncode
+        return -code if code < 0 else code - 128 if sandboxed and 128 < code < 128 + 65 else None
+
+
+_FULL_SLACK = 2**20  # a budget with less than this free is full: the failed write wanted more
+
+
+def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, end: AgentEnd | int = 1) -> str | None:
     """What a failed agent's end says of its limits, in words naming the limit and its flag; ``None``: nothing.
 
-    From its error output (``stderr``): the error a program prints when the
-    kernel refuses it a process, memory or a file. Failing that, from its exit
-    status: a runtime refused memory often dies of ``SIGABRT``, ``SIGTRAP`` or
-    ``SIGSEGV`` with nothing printed (bubblewrap exits with 128 + the signal).
-    The process limit is only named when it was set (``sandboxed``).
+    Facts first (``end``, :class:`AgentEnd`): its cgroup's counters (a kill
+    for memory, a fork refused at ``pids.max``), the signal that killed it
+    (``SIGXFSZ``: a file over the file-size limit), a disk budget left full,
+    a host-visible file at the file-size limit. Failing those, what it printed
+    (``stderr``): the error a program gives when the kernel refuses it a
+    process, memory or a file descriptor under ``prlimit`` (no counter keeps
+    those refusals), said as "likely"; then a signal a runtime refused memory
+    dies of. The process limit is only named when it was set (``sandboxed``).
 
-    >>> limit_reached("BlockingIOError: [Errno 11] Resource temporarily unavailable", AgentLimits(processes=64),
-    ...               sandboxed=True)
+    >>> limits = AgentLimits(processes=64, memory="512M", disk="1G")
+    >>> limit_reached("", limits, sandboxed=True, end=AgentEnd(128 + 25))
+    'was killed by SIGXFSZ: it wrote past the file-size limit (1 GiB per file; --agent-max-disk)'
+    >>> limit_reached("", limits, sandboxed=True, end=AgentEnd(1, disk={"/tmp": (2**30, 2**30)}))
+    'filled the disk budget (1 GiB for all it writes in the sandbox; --agent-max-disk): 1 GiB of 1 GiB used at its end'
+    >>> limit_reached("", limits, sandboxed=True, end=AgentEnd(137, cgroup={"oom_kill": 1}))
+    'was killed for memory by its cgroup: the memory limit (512 MiB for all its processes; --agent-max-memory)'
+    >>> limit_reached("BlockingIOError: [Errno 11] Resource temporarily unavailable", limits, sandboxed=True)
     'likely hit the process limit (64 processes and threads; --agent-max-processes)'
-    >>> limit_reached("MemoryError", AgentLimits(), sandboxed=True)
-    'likely hit the memory limit (8 GiB per process; --agent-max-memory)'
-    >>> limit_reached("", AgentLimits(memory="512M"), sandboxed=True, returncode=134)
+    >>> limit_reached("", limits, sandboxed=True, end=134)
     'died of SIGABRT, as a runtime refused memory does: possibly the memory limit (512 MiB per process; --agent-max-memory)'
     >>> limit_reached("no quota left", AgentLimits(), sandboxed=True) is None
     True
     """
+    end = end if isinstance(end, AgentEnd) else AgentEnd(end)
+    memory = size_text(int(limits.memory))
+    if end.cgroup.get("oom_kill", 0) > 0 or end.cgroup.get("memory_max", 0) > 0 and end.signal(sandboxed=sandboxed):
+        return (f"was killed for memory by its cgroup: the memory limit ({memory} for all its processes; "
+                "--agent-max-memory)")
+    if end.cgroup.get("pids_max", 0) > 0:
+        return (f"was refused a process by its cgroup: the process limit ({limits.processes} processes and threads "
+                "together; --agent-max-processes)")
+    number = end.signal(sandboxed=sandboxed)
+    if number == signal.SIGXFSZ:
+        return f"was killed by SIGXFSZ: it wrote past {limits.describe('file_size')}"
+    for used, size in end.disk.values():
+        if size - used < min(_FULL_SLACK, size // 100 + 1):
+            return f"filled {limits.describe('disk')}: {size_text(used)} of {size_text(size)} used at its end"
+    if end.largest_file >= int(limits.disk):
+        return f"wrote a file of {size_text(end.largest_file)} to its answer folder: {limits.describe('file_size')}"
     for kind, signs in _SIGNS:
         if kind == "processes" and not sandboxed:
             continue
         if any(sign in stderr for sign in signs):
             return f"likely hit {limits.describe(kind)}"
-    number = -returncode if returncode < 0 else returncode - 128 if sandboxed and returncode > 128 else None
     if number in _MEMORY_SIGNALS:
         return (f"died of {signal.Signals(number).name}, as a runtime refused memory does: possibly "
+                f"{limits.describe('memory')}")
+    if number == signal.SIGKILL:  # not the harness's: its own kills (timeout, cancellation) never get here
+        return (f"was killed by SIGKILL, as the kernel's out-of-memory killer does: possibly "
                 f"{limits.describe('memory')}")
     return None
 
 
 _MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGTRAP, signal.SIGSEGV, signal.SIGBUS}
+
+
+def largest_file(folder: Path, most: int = 10_000) -> int:
+    """The size in bytes of the largest regular file under ``folder`` (0: none), looking at ``most`` entries at most.
+
+    No link is followed (``lstat``): what the agent left is only measured, never read.
+    """
+    largest, seen, stack = 0, 0, [str(folder)]
+    while stack and seen < most:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                seen += 1
+                if seen > most:
+                    break
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    stack.append(entry.path)
+                elif stat.S_ISREG(info.st_mode):
+                    largest = max(largest, info.st_size)
+    return largest
 
 
 async def drain(fd: int, tail: TailBuffer) -> None:

@@ -35,10 +35,10 @@ memory and open files, its output read into bounded tails
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 
-Just over 500 lines on purpose: one class and the working-folder layout it
+Over 500 lines on purpose: one class and the working-folder layout it
 writes share the per-item lifecycle (lay out, confine, run, read, remove);
-running the agent and bounding it already live in ``agent_limits`` and
-``sandbox``.
+running the agent and bounding it already live in ``agent_limits``,
+``agent_disk``, ``agent_cgroup`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -55,11 +55,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from agenthorizon.judging.judges.agent_cgroup import AgentCgroups
+from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES, read_usage
 from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_MEMORY,
     DEFAULT_MAX_PROCESSES,
+    AgentEnd,
     AgentLimits,
+    largest_file,
     limit_reached,
     read_tail,
     require_prlimit,
@@ -211,6 +215,13 @@ class CommandJudge(BaseJudge):
         Processes and threads (sandboxed only), heap and writable bytes per process
         (``"8G"`` works too), open files per process
         (:mod:`~agenthorizon.judging.judges.agent_limits`); one hit is an error naming it.
+        Where the machine offers a cgroup v2 the harness can write, the agent's
+        processes together are held to the memory and process limits too
+        (:mod:`~agenthorizon.judging.judges.agent_cgroup`).
+    agent_max_disk : int or str
+        The disk budget (``"1G"``): what the agent may write in the sandbox,
+        all its private folders together (an in-memory file system), and the
+        largest file it may write anywhere (``RLIMIT_FSIZE``).
     nested_userns : bool
         Let the agent create user namespaces in the sandbox (the Codex preset's own sandbox needs them).
     """
@@ -235,6 +246,7 @@ class CommandJudge(BaseJudge):
         agent_max_processes: int = DEFAULT_MAX_PROCESSES,
         agent_max_memory: int | str = DEFAULT_MAX_MEMORY,
         agent_max_files: int = DEFAULT_MAX_FILES,
+        agent_max_disk: int | str = DEFAULT_DISK_BYTES,
         nested_userns: bool = False,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
@@ -264,7 +276,8 @@ class CommandJudge(BaseJudge):
         if isinstance(max_output_bytes, bool) or not isinstance(max_output_bytes, int) or max_output_bytes <= 0:
             raise ValueError(f"command judge: max_output_bytes must be a positive number of bytes, got {max_output_bytes!r}")
         self.max_output_bytes = max_output_bytes
-        self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files)
+        self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files, agent_max_disk)
+        self.cgroups = AgentCgroups(memory_max=int(self.limits.memory), pids_max=self.limits.processes)
         self.nested_userns = bool(nested_userns)
 
     def spec(self) -> dict[str, Any]:
@@ -281,6 +294,7 @@ class CommandJudge(BaseJudge):
             "sandbox": self.sandbox,
             "max_output_bytes": self.max_output_bytes,
             "limits": self.limits.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
+            "cgroup": self.cgroups.record(),
             "exposure": self.exposure(),
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
@@ -370,6 +384,10 @@ class CommandJudge(BaseJudge):
     def check_sandbox(self) -> None:
         """Raise :class:`PreflightError` with the fix when the agent's limits cannot be set, a ``config_dirs``
         folder is not writable by the agent's user, or bubblewrap cannot build a sandbox on this machine."""
+        parent = self.cgroups.parent()
+        if parent.path is None:
+            warnings.warn(f"command judge: agents run without a cgroup of their own, so their memory limit is per "
+                          f"process and nothing bounds their total: {parent.reason}", UserWarning, stacklevel=2)
         try:
             require_prlimit()
             if self.sandbox != SANDBOX_BWRAP:
@@ -390,33 +408,42 @@ class CommandJudge(BaseJudge):
         if self.release is not None:
             write_framework(workdir, self.release)
 
-    def confine(self, argv: list[str], workdir: Path, scratch: Path, setup: AgentSetup | None = None) -> list[str]:
-        """``argv`` wrapped in bubblewrap when sandboxed: ``workdir``, ``scratch`` and the setup's folders
-        read-write, the setup's read-only paths on top (see the module docstring)."""
+    def confine(self, argv: list[str], workdir: Path, scratch: Path, setup: AgentSetup | None = None,
+                usage: Path | None = None) -> list[str]:
+        """``argv`` wrapped in bubblewrap when sandboxed: ``scratch`` (the answer folder) and the config folders
+        read-write on the host, ``workdir`` and the setup's folders on the disk budget, the setup's read-only
+        paths on top, the budget's reading written to ``usage`` (see the module docstring)."""
         sandboxed = self.sandbox == SANDBOX_BWRAP
         limits = self.limits.prlimit_argv(sandboxed=sandboxed)
         if not sandboxed:
             return [*limits, *argv]
         setup = setup or AgentSetup()
         read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
-        read_write = [*self.config_dirs, scratch, *setup.read_write]
-        return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only,
-                            nested_userns=self.nested_userns, limits=limits), *argv]
+        return [*bwrap_argv(workdir, read_only=read_only, read_write=[*self.config_dirs, scratch],
+                            read_only_over=setup.read_only, private=setup.read_write, disk_bytes=int(self.limits.disk),
+                            usage=usage, nested_userns=self.nested_userns, limits=limits), *argv]
 
     def exposure(self) -> dict[str, Any] | None:
         """Which host paths an item's agent gets, read from the very argv it runs under (``None``: unconfined).
 
         The item's own folders are shown under ``<item>`` (a new temporary
         folder per item): ``<item>/work`` (working directory), ``<item>/out``
-        (answer folder), ``<item>/tmp`` and, for presets, ``<item>/home``.
+        (answer folder), ``<item>/tmp`` and, for presets, ``<item>/home``;
+        ``<item>/usage`` is the sandbox's reading of the disk budget.
         ``agenthorizon judge --dry-run`` prints it; the run record keeps it.
         """
         if self.sandbox != SANDBOX_BWRAP:
             return None
-        item = Path("/<item>")
+        # Planned where items are made (under /tmp or not decides where the disk budget's file systems go),
+        # then shown as <item>.
+        item = Path(self.workdir_root or tempfile.gettempdir()).absolute() / "<item>"
         workdir, scratch = item / "work", item / "out"
         argv, _ = self.command_line("{prompt}", scratch, workdir, "<trajectory_id>")
-        return exposure(self.confine(argv, workdir, scratch, self.planned_setup(item, workdir)))
+        shown = exposure(self.confine(argv, workdir, scratch, self.planned_setup(item, workdir), item / "usage"))
+        for kind in ("read_only", "read_write", "private"):
+            shown[kind] = [path.replace(str(item), "/<item>", 1) if path.startswith(str(item)) else path
+                           for path in shown[kind]]
+        return shown
 
     def planned_setup(self, base: Path, workdir: Path) -> AgentSetup:
         """The folders :meth:`agent_setup` would make under ``base``, without making them (for :meth:`exposure`)."""
@@ -440,16 +467,28 @@ class CommandJudge(BaseJudge):
             await asyncio.to_thread(self.write_workdir, judge_input, workdir)
             setup = await asyncio.to_thread(self.agent_setup, base, workdir)
             (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
-            if self.sandbox == SANDBOX_BWRAP:
+            sandboxed = self.sandbox == SANDBOX_BWRAP
+            usage = base / "usage" if sandboxed else None
+            if sandboxed:
                 await asyncio.to_thread(hand_over, base)  # the agent's user owns the item's folders
+                usage.touch(mode=0o600)  # after hand_over: the harness's, not the agent's
             env = {**self._environment(), **setup.env}
-            returncode, out, err = await self._run(
-                self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
-            )
+            confined = self.confine(argv, workdir, scratch, setup, usage)
+            cgroup = self.cgroups.make()
+            try:
+                returncode, out, err = await self._run(
+                    [*(cgroup.join_argv() if cgroup else ()), *confined], base, workdir, judge_input.trajectory_id,
+                    env,
+                )
+                counters = cgroup.events() if cgroup else {}
+            finally:
+                if cgroup:
+                    await asyncio.to_thread(cgroup.remove)
             stdout, stderr = out.take_text(whole_lines=True), err.take_text(whole_lines=True)
             if returncode != 0:
-                sandboxed = self.sandbox == SANDBOX_BWRAP
-                reached = limit_reached(stderr[-4000:], self.limits, sandboxed=sandboxed, returncode=returncode)
+                end = AgentEnd(returncode, disk=read_usage(usage) if usage else {},
+                               largest_file=await asyncio.to_thread(largest_file, scratch), cgroup=counters)
+                reached = limit_reached(stderr[-4000:], self.limits, sandboxed=sandboxed, end=end)
                 reached = f"the agent {reached}; " if reached else ""
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
@@ -496,8 +535,11 @@ class CommandJudge(BaseJudge):
 class AgentSetup:
     """What one item's agent gets besides its working directory: variables, and folders in the sandbox.
 
-    ``env`` overrides the inherited environment; ``read_write`` folders are
-    mounted writable, then ``read_only`` paths read-only on top of them.
+    ``env`` overrides the inherited environment; ``read_write`` are the
+    item's own folders the agent writes (``TMPDIR``, a private home): in the
+    sandbox they are rebuilt on its disk budget, their files read-only
+    (:func:`~agenthorizon.judging.judges.agent_disk.seed_argv`); then ``read_only``
+    paths are mounted read-only on top of them.
     """
 
     env: dict[str, str] = field(default_factory=dict)

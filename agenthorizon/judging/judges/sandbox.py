@@ -17,11 +17,15 @@ Linux) it runs:
   when the namespace's first process dies the kernel kills everything left in
   it, including grandchildren that started their own session;
 - in a new root made of the system directories read-only (:data:`SYSTEM_DIRS`),
-  a private ``/tmp`` and ``/dev``, the program read-only (its file, and its
-  installation when it belongs to one: :func:`program_paths`), the harness's
-  config folders (its login) read-write, and the item's working directory
-  read-write; nothing else of the file system exists there (no home, no
-  release, no other item);
+  a private ``/dev``, the program read-only (its file, and its installation
+  when it belongs to one: :func:`program_paths`), the harness's config
+  folders (its login) and the answer folder read-write; nothing else of the
+  file system exists there (no home, no release, no other item);
+- on one disk budget (:mod:`~agenthorizon.judging.judges.agent_disk`): a single in-memory file system of
+  ``disk_bytes`` holds ``/tmp``, ``/var/tmp``, ``/run`` and the item's own
+  folders (working directory, ``TMPDIR``, a preset's home), whose files the
+  harness made are bound in read-only, so what the agent writes there is
+  memory bounded by the budget, never the host's disk;
 - with the host's network (the agent must reach its model).
 
 Two bubblewrap processes make that work as root: the first, as the harness's
@@ -40,6 +44,7 @@ environment), but nothing stops it from reading files.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -47,6 +52,8 @@ import subprocess
 import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
+
+from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES, PRIVATE_TMPFS, disk_argv, seed_argv, under
 
 __all__ = [
     "SANDBOX_AUTO",
@@ -75,9 +82,6 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 """Mounted read-only in the sandbox (symbolic links such as ``/bin -> usr/bin`` are recreated as links)."""
 MARKER_VARIABLE = "AGENTHORIZON_AGENT"
 """Environment variable set to a per-item token: how an unsandboxed agent's escaped descendants are found."""
-PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/run")
-TMPFS_BYTES = 2**30
-"""The size of each private in-memory folder (:data:`PRIVATE_TMPFS`): 1 GiB, what an agent can hold there."""
 AGENT_UID = AGENT_GID = 65534
 """The host user and group an agent runs as when the harness is root: ``nobody`` / ``nogroup``."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -228,16 +232,26 @@ def bwrap_argv(
     read_only: Iterable[Path] = (),
     read_write: Iterable[Path] = (),
     read_only_over: Iterable[Path] = (),
+    private: Iterable[Path] = (),
+    disk_bytes: int = DEFAULT_DISK_BYTES,
+    usage: Path | None = None,
     nested_userns: bool = False,
     limits: Sequence[str] = (),
 ) -> list[str]:
     """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring).
 
-    ``read_only_over`` are mounted read-only last, on top of the writable
-    folders that hold them (an agent's private home and the login copies in it).
-    ``nested_userns`` lets the agent create user namespaces of its own (Codex's
-    own sandbox needs them); ``limits`` is a ``prlimit ... --`` prefix for the
-    agent's command (:mod:`~agenthorizon.judging.judges.agent_limits`).
+    ``read_write`` are host folders mounted writable (the answer folder, a
+    ``--config-dir``); ``workdir`` and the ``private`` folders are rebuilt on
+    the disk budget of ``disk_bytes`` (:mod:`~agenthorizon.judging.judges.agent_disk`);
+    ``read_only_over`` are mounted read-only last, on top of the folders that
+    hold them (a preset's login copies in its private home). ``nested_userns`` lets the
+    agent create user namespaces of its own (Codex's own sandbox needs them);
+    ``limits`` is a ``prlimit ... --`` prefix for the agent's command
+    (:mod:`~agenthorizon.judging.judges.agent_limits`). With ``usage`` (an
+    empty host file the agent's user cannot write), the sandbox's own shell
+    writes there, once the agent has ended, how full each budget's file system
+    is (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`): a fact
+    the harness cannot read from outside.
 
     Two bubblewrap processes run: the first builds the file system (as the
     harness's user, which can reach every folder it mounts); the second, run as
@@ -246,6 +260,7 @@ def bwrap_argv(
     namespaces. Only then does the agent's command start.
     """
     read_only, read_write, read_only_over = list(read_only), list(read_write), list(read_only_over)
+    private = [workdir, *private]
     argv = [
         "bwrap",
         "--die-with-parent",  # the harness dies (even SIGKILL): the namespace dies
@@ -263,21 +278,28 @@ def bwrap_argv(
             argv += ["--ro-bind", directory, directory]
             systems.append(directory)
     argv += ["--proc", "/proc", "--dev", "/dev"]
-    for folder in PRIVATE_TMPFS:
-        # A private /tmp the agent's user can write to, in memory, so of a bounded size.
-        argv += ["--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", folder]
-    for parent in _mount_parents([*read_only, *read_write, workdir], [*systems, "/proc", "/dev"]):
-        if parent in PRIVATE_TMPFS:  # made by --tmpfs already
-            continue
-        argv += ["--perms", "0755", "--dir", parent]
+    outer = [*read_only, *read_write, *private, *read_only_over]
+    disk, inner = disk_argv(disk_bytes, outer)
+    # Folders on the way to a mount, made 0755: outside /tmp before it is mounted, in it afterwards.
+    parents = [parent for parent in _mount_parents(outer, [*systems, "/proc", "/dev"])
+               if parent not in PRIVATE_TMPFS and not under(parent, [str(path) for path in private])]
+    argv += [word for parent in parents if not under(parent, ["/tmp"]) for word in ("--perms", "0755", "--dir", parent)]
+    argv += disk
+    argv += [word for parent in parents if under(parent, ["/tmp"]) for word in ("--perms", "0755", "--dir", parent)]
+    argv += seed_argv(private, read_only_over, disk_bytes)
     for path in read_only:
         argv += ["--ro-bind-try", str(path), str(path)]
     for path in read_write:
         argv += ["--bind-try", str(path), str(path)]
-    argv += ["--bind", str(workdir), str(workdir)]
     for path in read_only_over:
         argv += ["--ro-bind", str(path), str(path)]
     argv += ["--chdir", str(workdir)]
+    if usage is not None:
+        # Run as the harness's user in the sandbox, after the agent: `stat -f` of each budget's file system.
+        mounts = " ".join(shlex.quote(argv[at + 1]) for at, word in enumerate(argv) if word == "--tmpfs")
+        script = f'"$@"; s=$?; stat -f -c "%n %b %f %S" {mounts} >{shlex.quote(str(usage))} 2>/dev/null; exit $s'
+        argv[argv.index("--chdir"):argv.index("--chdir")] = ["--bind", str(usage), str(usage)]
+        argv += ["sh", "-c", script, "sh"]
     user = agent_user()
     if user is not None:
         # Root starts the inner bubblewrap as the agent's user, with no capability left to pass on.
@@ -289,7 +311,7 @@ def bwrap_argv(
     if not nested_userns:
         argv += ["--disable-userns"]
     # --dev-bind: a plain --bind would make every mount nodev, /dev/null and the terminals of /dev/pts included.
-    argv += ["--dev-bind", "/", "/", "--chdir", str(workdir), "--", *limits]
+    argv += ["--dev-bind", "/", "/", *inner, "--chdir", str(workdir), "--", *limits]
     return argv
 
 
@@ -303,16 +325,23 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
     From the first bubblewrap of ``argv`` (the one that builds the file
     system): ``read_only`` and ``read_write`` host paths, in mount order (a
     later read-only mount over a writable folder is listed in both: the later
-    one wins), and ``private`` folders made empty for the agent; from the rest,
-    ``user`` (the host user the agent runs as) and ``nested_user_namespaces``.
+    one wins), ``private`` folders made empty for the agent (in-memory file
+    systems, the folders the second bubblewrap binds from them, and the item's
+    folders rebuilt on them) and ``disk_bytes``, the size of each such file
+    system (``None``: no bound); from the rest, ``user`` (the host user the
+    agent runs as) and ``nested_user_namespaces``.
 
-    >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--chdir",
-    ...                   "/w", "setpriv", "--reuid=65534", "--", "bwrap", "--disable-userns", "--", "agent"])
-    >>> shown["read_only"], shown["read_write"], shown["private"], shown["user"], shown["nested_user_namespaces"]
-    (['/usr'], ['/w'], ['/tmp'], 'nobody (uid 65534)', False)
+    >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w/out", "/w/out", "--size", "1024",
+    ...                   "--tmpfs", "/tmp", "--perms", "1777", "--dir", "/w/work", "--chdir", "/w/work", "setpriv",
+    ...                   "--reuid=65534", "--", "bwrap", "--disable-userns", "--bind", "/tmp/.run", "/run", "--", "agent"])
+    >>> shown["read_only"], shown["read_write"], shown["private"], shown["disk_bytes"]
+    (['/usr'], ['/w/out'], ['/tmp', '/run', '/w/work'], 1024)
+    >>> shown["user"], shown["nested_user_namespaces"]
+    ('nobody (uid 65534)', False)
     """
-    shown: dict[str, Any] = {"read_only": [], "read_write": [], "private": []}
-    index = 1
+    shown: dict[str, Any] = {"read_only": [], "read_write": [], "private": [], "disk_bytes": None}
+    rebuilt: list[str] = []
+    index, perms = 1, None
     while index < len(argv) and argv[index].startswith("--"):
         option = argv[index]
         kind = _MOUNT_OPTIONS.get(option)
@@ -320,15 +349,21 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
             shown[kind].append(argv[index + 1])
             index += 3
         elif kind == "private":
+            path = argv[index + 1]
             if option == "--tmpfs":
-                shown[kind].append(argv[index + 1])
+                shown[kind].append(path)
+            elif perms == "1777" and not path.startswith("/tmp/.") and not under(path, rebuilt):
+                rebuilt.append(path)  # an item folder rebuilt on the budget, not one of the folders in it
             index += 2
         elif option in _TWO_ARGUMENTS:
             index += 3
         elif option in _NO_ARGUMENT:
             index += 1
         else:
+            if option == "--size" and shown["disk_bytes"] is None:
+                shown["disk_bytes"] = int(argv[index + 1])
             index += 2
+        perms = argv[index - 1] if option == "--perms" else None
     def options(program: str) -> list[str]:
         """The options of the first ``program`` after the first bubblewrap's, up to its ``--``."""
         rest = list(argv[index:])
@@ -339,7 +374,9 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
 
     uids = [word.split("=", 1)[1] for word in options("setpriv") if word.startswith("--reuid=")]
     shown["user"] = f"nobody (uid {uids[0]})" if uids == [str(AGENT_UID)] else "the harness's own user"
-    shown["nested_user_namespaces"] = "--disable-userns" not in options("bwrap")
+    inner = options("bwrap")
+    shown["nested_user_namespaces"] = "--disable-userns" not in inner
+    shown["private"] += [inner[at + 2] for at, word in enumerate(inner) if word == "--bind"] + rebuilt
     return shown
 
 
