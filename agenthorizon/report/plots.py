@@ -159,6 +159,13 @@ def _grouped_bars(ax: Any, groups: Sequence[str], series: Sequence[tuple[str, Se
             offsets, heights, width=width * 0.92, label=label, color=run_color(index),
             hatch=hatch, edgecolor="white" if hatch is None else "#333333", linewidth=0.4,
         )
+        # A 0 % bar has no height: mark it, so that 0 and "not run" (no bar, no mark) read differently.
+        zeros = [x for x, v in zip(offsets, values) if v == 0]
+        if zeros:
+            ax.plot(zeros, [0.0] * len(zeros), linestyle="none", marker="_", markersize=max(4.0, 40 * width),
+                    markeredgewidth=2.5, color=run_color(index), clip_on=False)
+            for x in zeros:
+                ax.annotate("0%", (x, 0.0), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=6)
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(_percent_formatter())
@@ -211,20 +218,30 @@ def plot_accuracy_by_confidence(runs: Sequence[RunScores]) -> Any:
 
     Bar height = correct / items among the items whose verdict states that
     confidence (invalid predictions fall in ``none`` and count as incorrect);
-    an empty bucket has no bar.
+    each bucket shows its item count; a bucket empty for a run has no bar,
+    and one empty for every run is left out.
     """
     with _matplotlib().rc_context(_STYLE):
         fig = _figure(2.6)
         ax = fig.subplots()
+        # A bucket no run has an item in (often "none": every verdict states a level) is not drawn.
+        buckets = [level for level in CONFIDENCE_BUCKETS if any(run.confidence.get(level, (0, 0))[1] for run in runs)]
         series = []
         for run in runs:
             values = []
-            for level in CONFIDENCE_BUCKETS:
+            for level in buckets:
                 correct, n = run.confidence.get(level, (0, 0))
                 values.append(correct / n if n else None)
             series.append((run.label, values))
-        _grouped_bars(ax, list(CONFIDENCE_BUCKETS), series)
-        ax.set_xlabel("Confidence stated by the judge")
+        _grouped_bars(ax, buckets, series)
+        if len(runs) == 1:  # one run: its item count per bucket under the bucket
+            counts = runs[0].confidence
+            ax.set_xticks(range(len(buckets)), [f"{level}\n(n={counts.get(level, (0, 0))[1]})" for level in buckets])
+        ax.set_xlabel("Confidence stated by the judge" + ("" if len(runs) == 1 else " (n per run in the bar labels)"))
+        if len(runs) > 1:
+            for container, run in zip([c for c in ax.containers if hasattr(c, "patches")], runs):
+                labels = [f"n={run.confidence.get(level, (0, 0))[1]}" for level in buckets]
+                ax.bar_label(container, labels=labels, fontsize=6, padding=1)
         ax.set_ylabel("Accuracy")
         _legend(fig, ax, runs)
     return fig
@@ -450,5 +467,8 @@ def make_plots(
     runs = score_runs(run_set, bootstrap=bootstrap, seed=seed)
     written = {}
     for stem in chosen:
-        written[stem] = save_figure(known[stem](runs), out_dir, stem, formats)
+        figure = known[stem](runs)
+        # Which items a figure shows, on the figure itself: a PNG pasted alone must still say it.
+        figure.suptitle(f"{run_set.config}, {len(run_set.rows)} items", fontsize=8, x=0.99, ha="right")
+        written[stem] = save_figure(figure, out_dir, stem, formats)
     return written

@@ -102,9 +102,15 @@ def test_confidence_bars_are_accuracy_among_items_with_that_confidence(scored):
         tally.setdefault(level, [0, 0])
         tally[level][0] += correct
         tally[level][1] += 1
-    expected = [tally[level][0] / tally[level][1] if level in tally else None for level in (*CONFIDENCE_VALUES, NO_CONFIDENCE)]
+    # A bucket empty in every run (here "none": lexical states a level on every item) is left out.
+    shown = [level for level in (*CONFIDENCE_VALUES, NO_CONFIDENCE)
+             if any(run.confidence.get(level, (0, 0))[1] for run in runs)]
+    expected = [tally[level][0] / tally[level][1] if level in tally else None for level in shown]
     fig = plot_accuracy_by_confidence(runs)
     assert _nan_to_none(_bar_heights(fig.axes[0])[0]) == pytest.approx(expected)
+    assert [tick.get_text() for tick in fig.axes[0].get_xticklabels()] == shown
+    labels = [text.get_text() for text in fig.axes[0].texts]
+    assert f"n={tally[shown[0]][1]}" in labels  # the item count of each bar is on it
 
 
 def test_comparison_bars_and_error_bars_are_balanced_accuracy_and_its_interval(scored):
@@ -208,3 +214,21 @@ def test_accuracy_coverage_points_are_selective_accuracy_of_the_result_files(sco
     assert list(line.get_xdata()) == pytest.approx([x for x, _ in expected])
     assert list(line.get_ydata()) == pytest.approx([y for _, y in expected])
     assert fig.axes[0].get_xlabel() == "Coverage (share of items kept)"
+
+
+def test_a_zero_bar_is_marked_and_every_figure_names_its_items(tiny_root, tmp_path):
+    import agenthorizon
+    from agenthorizon.report.plots import make_plots
+
+    dataset = agenthorizon.load_dataset(tiny_root, "AH", split="test", images=None)
+    agenthorizon.run_judge("constant:true", dataset, tmp_path / "run", config="AH", data_root=tiny_root, progress=False)
+    from agenthorizon.report.plots import plot_mistake_type_recall
+    from agenthorizon.report.runs import load_runs
+    from agenthorizon.report.plots import score_runs
+
+    runs = score_runs(load_runs([tmp_path / "run"], tiny_root, images=None), bootstrap=0)
+    fig = plot_mistake_type_recall(runs)
+    assert [text.get_text() for text in fig.axes[0].texts].count("0%") == 3  # accepts all: names no type, 0 % each
+    written = make_plots([tmp_path / "run"], tiny_root, tmp_path / "fig", formats=("svg",), bootstrap=0)
+    for (svg,) in written.values():
+        assert f"AH, {len(dataset)} items" in svg.read_text()
