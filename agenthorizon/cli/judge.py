@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_what_arguments(parser)
     _add_run_arguments(parser)
     _add_model_arguments(parser.add_argument_group("model judges (openai:MODEL)"))
-    _add_command_arguments(parser.add_argument_group("command judges (command:'CMD', codex:/claude:/gemini:/opencode:MODEL)"))
+    _add_command_arguments(parser.add_argument_group(
+        "command judges (command:'CMD', codex:/claude:/gemini:/opencode:/pi:/openhands:MODEL)"))
     add_bootstrap_arguments(parser, default=1000)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -186,6 +187,16 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         "included, inside the sandbox) or read-only (file-reading tools only)",
     )
     agents.add_argument(
+        "--reasoning-effort", metavar="LEVEL",
+        help="a harness preset's reasoning effort, where its CLI has one (pi: --thinking off, minimal, low, medium, "
+        "high or xhigh); part of the judge's identity (default: the CLI's own)",
+    )
+    agents.add_argument(
+        "--program", metavar="PATH",
+        help="a harness preset's executable when it is not on PATH under its own name (e.g. OpenHands in a "
+        "virtual environment of its own: ~/.local/bin/openhands)",
+    )
+    agents.add_argument(
         "--agent-max-processes", type=_positive_int, metavar="N",
         help="processes and threads one agent may run at once (default 1024; sandboxed agents only)",
     )
@@ -268,13 +279,15 @@ _JUDGE_FLAGS = (
     ("--price-out", "price_out", "price_output_per_1m"),
     ("--sandbox", "sandbox", "sandbox"),
     ("--agent-tools", "agent_tools", "agent_tools"),
+    ("--reasoning-effort", "reasoning_effort", "reasoning_effort"),
+    ("--program", "program", "program"),
     ("--config-dir", "config_dir", "config_dirs"),
     ("--max-output-bytes", "max_output_bytes", "max_output_bytes"),
     ("--agent-max-processes", "agent_max_processes", "agent_max_processes"),
     ("--agent-max-memory", "agent_max_memory", "agent_max_memory"),
     ("--agent-max-files", "agent_max_files", "agent_max_files"),
 )
-_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}
+_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'", "codex": "harness preset (codex:MODEL...)"}
 
 
 def judge_options(args: argparse.Namespace) -> dict:
