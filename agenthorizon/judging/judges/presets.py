@@ -372,12 +372,14 @@ class HarnessJudge(CommandJudge):
             raise ValueError(f"{harness.name} judge: program must be the path of the {harness.title}'s executable, "
                              f"got {program!r}")
         options.setdefault("nested_userns", harness.nested_userns)
-        super().__init__(list(harness.argv), prompt=prompt, **options)
+        program = None if program is None else os.path.expanduser(program.strip())
+        # The command judge runs argv[0]: the given program, else the CLI's name looked up on PATH.
+        super().__init__([program or harness.argv[0], *harness.argv[1:]], prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
         self.agent_tools = agent_tools
         self.reasoning_effort = reasoning_effort
-        self.program = None if program is None else os.path.expanduser(program.strip())
+        self.program = program
         self.name = harness.name
         self.reports_cost = harness.reports_cost
         self.version: str | None = None
