@@ -66,14 +66,14 @@ def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="SPEC",
         help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS' | "
-        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL",
+        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL | pi:PROVIDER/MODEL | openhands:MODEL",
     )
     parser.add_argument(
         "--prompt",
         metavar="SOURCE",
         help="model and command judges: 'project' (this project's prompt; default for openai: and command:), "
-        "'release' (the release's sandbox/prompt.md + AGENTS.md, as the paper; default for the codex/claude/"
-        "gemini/opencode presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
+        "'release' (the release's sandbox/prompt.md + AGENTS.md, as the paper; default for the harness "
+        "presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
     parser.add_argument(
