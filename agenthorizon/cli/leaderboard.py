@@ -34,6 +34,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also report Spearman rho and Kendall tau-b between the judges' balanced accuracies on item sets A and B: "
         "configs (AH,AH-S) or slices (os=linux,os=windows); --bootstrap resamples give their intervals",
     )
+    parser.add_argument(
+        "--harnesses", action="store_true",
+        help="also compare harnesses: for each model run through several harnesses, every harness's scores and each "
+        "harness-vs-harness difference with its pair-clustered paired interval (--bootstrap resamples) and exact "
+        "McNemar p",
+    )
+    parser.add_argument(
+        "--model-alias", action="append", default=[], metavar="NAME=MODEL",
+        help="with --harnesses: a run recording model NAME counts as MODEL (e.g. openai/gpt-5.5=gpt-5.5); repeatable",
+    )
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 
@@ -45,16 +55,26 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.ranking import parse_item_sets, rank_correlation, rank_correlation_table
     from agenthorizon.report.tables import render_table
 
+    from agenthorizon.report.harnesses import harness_comparison, harness_comparison_table, parse_model_aliases
+
     columns = [name.strip() for name in args.columns.split(",") if name.strip()]
     sets = parse_item_sets(args.rank_correlation) if args.rank_correlation else None
+    if args.model_alias and not args.harnesses:
+        raise ValueError("--model-alias: an option of --harnesses; add --harnesses")
+    aliases = parse_model_aliases(args.model_alias)
     board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed)
-    agreement = None
+    extra = {}
     if sets:
-        agreement = rank_correlation(board, sets, data_root=args.data, selection=board.selection,
-                                     bootstrap=args.bootstrap, seed=args.seed)
+        extra["rank_correlation"] = rank_correlation(board, sets, data_root=args.data, selection=board.selection,
+                                                     bootstrap=args.bootstrap, seed=args.seed)
+    if args.harnesses:
+        extra["harnesses"] = harness_comparison(board, aliases=aliases, bootstrap=args.bootstrap, seed=args.seed)
     text = render_leaderboard(board, LEADERBOARD_CONFIGS, args.format, manifests=board.manifests, notes=board.notes,
-                              columns=columns, extra={"rank_correlation": agreement} if agreement else None)
-    if agreement and args.format != "json":
-        text += "\n" + render_table(rank_correlation_table(agreement), args.format)
+                              columns=columns, extra=extra or None)
+    if args.format != "json":
+        if "rank_correlation" in extra:
+            text += "\n" + render_table(rank_correlation_table(extra["rank_correlation"]), args.format)
+        if "harnesses" in extra:
+            text += "\n" + render_table(harness_comparison_table(extra["harnesses"]), args.format)
     write_output(text, args.out)
     return 0

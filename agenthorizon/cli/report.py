@@ -22,6 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--thumbnails", type=non_negative_int, default=3, metavar="K", help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
     )
     parser.add_argument("--title", default=None, metavar="TEXT", help="page title (default: AgentHorizon judge report)")
+    parser.add_argument(
+        "--model-alias", action="append", default=[], metavar="NAME=MODEL",
+        help="for the harness comparison: a run recording model NAME counts as MODEL (e.g. openai/gpt-5.5=gpt-5.5); "
+        "repeatable",
+    )
 
 
 def _selection(args: argparse.Namespace) -> dict:
@@ -33,7 +38,10 @@ def _selection(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.html import ReportOptions, write_report
 
-    options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails)
+    from agenthorizon.report.harnesses import parse_model_aliases
+
+    options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails,
+                            model_aliases=parse_model_aliases(args.model_alias))
     if args.title:
         options = dataclasses.replace(options, title=args.title)
     path = write_report(args.runs, args.data, args.out, **_selection(args), options=options, progress=True)
