@@ -262,3 +262,34 @@ def test_a_program_path_that_is_no_executable_fails_the_preflight_with_the_insta
         run_judge(make_judge("openhands:openai/m", program=str(missing)), dataset.select(range(1)), tmp_path / "run",
                   data_root=tiny_root, progress=False)
     assert "uv tool install --python 3.12 openhands==1.16.0" in str(caught.value)
+
+
+def test_pis_reader_counts_the_whole_conversation_from_a_stdout_cut_to_its_tail():
+    """pi prints every partial message in full, so a long answer's stdout outgrows the output cap; the
+    kept tail still ends with ``agent_end``, the whole conversation, which the reader counts from."""
+    from agenthorizon.judging.judges.harness_readers import read_pi_events
+
+    usage = {"input": 600, "output": 50, "cacheRead": 400, "cacheWrite": 10, "cost": {"total": 0.002}}
+    messages = [{"role": "user", "content": [{"type": "text", "text": "judge"}]},
+                {"role": "assistant", "usage": usage, "content": [{"type": "toolCall", "name": "bash"}]},
+                {"role": "toolResult", "content": [{"type": "text", "text": "x" * 50}]},
+                {"role": "assistant", "usage": usage, "model": "m", "stopReason": "stop",
+                 "content": [{"type": "text", "text": '{"success": true}'}]}]
+    stdout = "\n".join([json.dumps({"type": "message_update", "message": messages[3]}) * 3,
+                        json.dumps({"type": "agent_end", "messages": messages})])
+    tail = stdout[len(stdout) // 3:]  # the cap keeps the end: the first events are gone, a line starts mid-way
+    reading = read_pi_events(tail, None, "pi")
+    assert reading.text == '{"success": true}' and reading.extra["turns"] == 2 and reading.extra["tool_calls"] == 1
+    assert reading.input_tokens == 2 * 1010 and reading.output_tokens == 100
+    assert reading.cost_usd == 0.004 and reading.extra["cost_source"] == "cli_estimate"  # a price in models.json
+
+
+def test_a_pi_model_error_with_exit_status_0_is_the_items_error():
+    """pi exits 0 when the model's server refuses; its last assistant message says why (the real CLI's
+    refusal is in test_real_clis.py; here an ``aborted`` one, which no server can be made to cause)."""
+    from agenthorizon.judging.judges.base import JudgeError
+    from agenthorizon.judging.judges.harness_readers import read_pi_events
+
+    aborted = {"type": "message_end", "message": {"role": "assistant", "content": [], "stopReason": "aborted"}}
+    with pytest.raises(JudgeError, match="pi: pi reported an error: aborted"):
+        read_pi_events(json.dumps(aborted), None, "pi")
