@@ -225,7 +225,7 @@ def test_a_reasoning_effort_becomes_pis_thinking_level_and_the_judges_identity(t
         make_judge("pi:m", reasoning_effort="max")
     with pytest.raises(ValueError, match="the Codex CLI has no reasoning-effort setting"):
         make_judge("codex:gpt-5.5", reasoning_effort="high")
-    with pytest.raises(ValueError, match="agent_tools must be one of"):  # OpenHands has no read-only tool set
+    with pytest.raises(ValueError, match="agent_tools must be one of paper .the settings the OpenHands CLI has., got 'read-only'"):
         make_judge("openhands:openai/m", agent_tools="read-only")
 
 

@@ -358,7 +358,9 @@ class HarnessJudge(CommandJudge):
         if harness.stdin is None and not any("{prompt}" in part for part in harness.argv):
             raise ValueError(f"harness {harness.name}: no argument and no stdin holds {{prompt}}")
         if agent_tools not in AGENT_TOOLS or agent_tools not in harness.tools:
-            raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(AGENT_TOOLS)}, got {agent_tools!r}")
+            offered = [mode for mode in AGENT_TOOLS if mode in harness.tools]
+            raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(offered)} (the settings the "
+                             f"{harness.title} has), got {agent_tools!r}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
         if reasoning_effort is not None:
