@@ -17,7 +17,7 @@ HELP = "Compare judge runs in one table shaped like the paper's Table 2 (AH and 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agenthorizon.cli._data import add_data_argument
 
-    from agenthorizon.cli._common import add_bootstrap_arguments
+    from agenthorizon.cli._common import add_bootstrap_arguments, add_model_alias_argument
     from agenthorizon.report.tables import FORMATS
 
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (each holds run.json or run-shard-*.json)")
@@ -40,10 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "harness-vs-harness difference with its pair-clustered paired interval (--bootstrap resamples) and exact "
         "McNemar p",
     )
-    parser.add_argument(
-        "--model-alias", action="append", default=[], metavar="NAME=MODEL",
-        help="with --harnesses: a run recording model NAME counts as MODEL (e.g. openai/gpt-5.5=gpt-5.5); repeatable",
-    )
+    add_model_alias_argument(parser)
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 

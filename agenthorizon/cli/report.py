@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int, selection_options
+from agenthorizon.cli._common import (
+    add_bootstrap_arguments, add_model_alias_argument, add_selection_arguments, non_negative_int, selection_options,
+)
 
 HELP = "Write a self-contained HTML report (metrics, comparison, browsable items) of one or more runs."
 
@@ -22,11 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--thumbnails", type=non_negative_int, default=3, metavar="K", help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
     )
     parser.add_argument("--title", default=None, metavar="TEXT", help="page title (default: AgentHorizon judge report)")
-    parser.add_argument(
-        "--model-alias", action="append", default=[], metavar="NAME=MODEL",
-        help="for the harness comparison: a run recording model NAME counts as MODEL (e.g. openai/gpt-5.5=gpt-5.5); "
-        "repeatable",
-    )
+    add_model_alias_argument(parser)
 
 
 def _selection(args: argparse.Namespace) -> dict:
