@@ -1,4 +1,4 @@
-"""The four real agentic CLIs, installed from the npm registry at their tested versions, once per machine.
+"""The real agentic CLIs of the npm registry, installed at their tested versions, once per machine.
 
 The versions are the presets' own (``Harness.tested_version`` in
 agenthorizon/judging/judges/presets.py, the one place they are written). They
@@ -33,8 +33,8 @@ _NODE_MAJOR = 20  # Gemini CLI 0.61 declares engines.node >= 20
 
 
 def packages() -> list[str]:
-    """``package@version`` of every preset, in the presets' order."""
-    return [f"{harness.package}@{harness.tested_version}" for harness in HARNESSES.values()]
+    """``package@version`` of every npm preset, in the presets' order (OpenHands comes from PyPI)."""
+    return [f"{harness.package}@{harness.tested_version}" for harness in HARNESSES.values() if harness.installer == "npm"]
 
 
 def _node_ok() -> bool:
@@ -56,7 +56,7 @@ def ensure_node() -> None:
 
 
 def install_clis() -> tuple[Path, float | None]:
-    """The prefix holding the four CLIs, installing them first if needed; and the install's seconds (``None``: cached)."""
+    """The prefix holding the npm CLIs, installing them first if needed; and the install's seconds (``None``: cached)."""
     wanted = packages()
     key = hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:12]
     root = cache_root() / f"npm-clis-{key}"

@@ -10,7 +10,8 @@ The real CLIs (tests/agent_clis.py installs them) are pointed at an
 - ``gemini``: Gemini ``streamGenerateContent?alt=sse`` (Gemini CLI, through
   ``GOOGLE_GEMINI_BASE_URL``);
 - ``chat``: OpenAI Chat Completions, server-sent events (OpenCode, through an
-  ``@ai-sdk/openai-compatible`` provider's ``baseURL``).
+  ``@ai-sdk/openai-compatible`` provider's ``baseURL``; pi, through an
+  ``openai-completions`` provider of its ``models.json``).
 
 What the server says does not depend on the protocol: a :class:`Script`
 decides, from the conversation a request carries, whether to answer at once or
@@ -46,12 +47,13 @@ SHELL_TOOLS = {
     "shell": lambda command: {"command": ["bash", "-lc", command]},  # older Codex
     "Bash": lambda command: {"command": command, "description": "look around"},  # Claude Code
     "run_shell_command": lambda command: {"command": command, "description": "look around"},  # Gemini CLI
-    "bash": lambda command: {"command": command, "description": "look around"},  # OpenCode
+    "bash": lambda command: {"command": command, "description": "look around"},  # OpenCode, pi
 }
 READ_TOOLS = {
     "Read": lambda path: {"file_path": path},  # Claude Code
     "read_file": lambda path: {"file_path": path, "absolute_path": path},  # Gemini CLI
-    "read": lambda path: {"filePath": path},  # OpenCode
+    # OpenCode's read takes filePath, pi's path: each gets the one its tool declares (Protocol.parameters).
+    "read": lambda path: {"filePath": path, "path": path},
 }
 
 
@@ -129,6 +131,10 @@ class Protocol:
 
     def streamed(self, path: str, body: dict) -> bool:
         return bool(body.get("stream"))
+
+    def parameters(self, body: dict, name: str) -> set[str] | None:
+        """The argument names the request declares for its tool ``name`` (``None``: not known)."""
+        return None
 
     def text_events(self, model: str, text: str) -> list[Any]:
         raise NotImplementedError
@@ -305,6 +311,13 @@ class ChatProtocol(Protocol):
     def tools(self, body):
         return {tool.get("function", {}).get("name") for tool in body.get("tools") or [] if isinstance(tool, dict)}
 
+    def parameters(self, body, name):
+        for tool in body.get("tools") or []:
+            function = tool.get("function", {}) if isinstance(tool, dict) else {}
+            if function.get("name") == name:
+                return set((function.get("parameters") or {}).get("properties") or {})
+        return None
+
     def tool_results(self, body):
         return [_tool_result_text(message.get("content")) for message in body.get("messages") or []
                 if isinstance(message, dict) and message.get("role") == "tool"]
@@ -397,6 +410,9 @@ class AgentModelServer:
                                                               "status": "INVALID_ARGUMENT", "message": script.error}})
             return
         call = None if record.tool_results else script.tool_call(protocol.tools(body))
+        declared = None if call is None else protocol.parameters(body, call[0])
+        if declared is not None:  # the arguments this CLI's tool of that name takes
+            call = (call[0], {key: value for key, value in call[1].items() if key in declared})
         if call is not None:
             record.reply, record.tool = "tool", call[0]
         with self.lock:

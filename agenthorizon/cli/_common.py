@@ -94,6 +94,15 @@ def add_bootstrap_arguments(parser: argparse.ArgumentParser, *, default: int) ->
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
 
+def add_model_alias_argument(parser: argparse.ArgumentParser) -> None:
+    """``--model-alias NAME=MODEL`` (repeatable): the harness comparison's model names (:mod:`agenthorizon.report.harnesses`)."""
+    parser.add_argument(
+        "--model-alias", action="append", default=[], metavar="NAME=MODEL",
+        help="for the harness comparison: a run recording model NAME counts as MODEL (e.g. openai/gpt-5.5=gpt-5.5); "
+        "repeatable",
+    )
+
+
 def selection_options(args: argparse.Namespace) -> dict[str, Any]:
     """The selection options given on the command line (``None``: not given)."""
     return {

@@ -50,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_what_arguments(parser)
     _add_run_arguments(parser)
     _add_model_arguments(parser.add_argument_group("model judges (openai:MODEL)"))
-    _add_command_arguments(parser.add_argument_group("command judges (command:'CMD', codex:/claude:/gemini:/opencode:MODEL)"))
+    _add_command_arguments(parser.add_argument_group(
+        "command judges (command:'CMD', codex:/claude:/gemini:/opencode:/pi:/openhands:MODEL)"))
     add_bootstrap_arguments(parser, default=1000)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -70,14 +71,14 @@ def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="SPEC",
         help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS' | "
-        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL",
+        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL | pi:PROVIDER/MODEL | openhands:MODEL",
     )
     parser.add_argument(
         "--prompt",
         metavar="SOURCE",
         help="model and command judges: 'project' (this project's prompt; default for openai: and command:), "
-        "'release' (the release's sandbox/prompt.md + AGENTS.md, as the paper; default for the codex/claude/"
-        "gemini/opencode presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
+        "'release' (the release's sandbox/prompt.md + AGENTS.md, as the paper; default for the harness "
+        "presets), or a template file with {{TRAJECTORY_ID}} / {{MARKDOWN}} placeholders",
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="run directory (re-running resumes it)")
     parser.add_argument(
@@ -214,6 +215,16 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         "included, inside the sandbox) or read-only (file-reading tools only)",
     )
     agents.add_argument(
+        "--reasoning-effort", metavar="LEVEL",
+        help="a harness preset's reasoning effort, where its CLI has one (pi: --thinking off, minimal, low, medium, "
+        "high or xhigh); part of the judge's identity (default: the CLI's own)",
+    )
+    agents.add_argument(
+        "--program", metavar="PATH",
+        help="a harness preset's executable when it is not on PATH under its own name (e.g. OpenHands in a "
+        "virtual environment of its own: ~/.local/bin/openhands)",
+    )
+    agents.add_argument(
         "--agent-max-processes", type=_positive_int, metavar="N",
         help="processes and threads one agent may run at once (default 1024; sandboxed agents only)",
     )
@@ -304,6 +315,8 @@ _JUDGE_FLAGS = (
     ("--price-out", "price_out", "price_output_per_1m"),
     ("--sandbox", "sandbox", "sandbox"),
     ("--agent-tools", "agent_tools", "agent_tools"),
+    ("--reasoning-effort", "reasoning_effort", "reasoning_effort"),
+    ("--program", "program", "program"),
     ("--config-dir", "config_dir", "config_dirs"),
     ("--max-output-bytes", "max_output_bytes", "max_output_bytes"),
     ("--agent-max-processes", "agent_max_processes", "agent_max_processes"),
@@ -311,7 +324,7 @@ _JUDGE_FLAGS = (
     ("--agent-max-files", "agent_max_files", "agent_max_files"),
     ("--agent-max-disk", "agent_max_disk", "agent_max_disk"),
 )
-_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'"}
+_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'", "codex": "harness preset (codex:MODEL...)"}
 
 
 def judge_options(args: argparse.Namespace) -> dict:

@@ -17,7 +17,7 @@ HELP = "Compare judge runs in one table shaped like the paper's Table 2 (AH and 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agenthorizon.cli._data import add_data_argument
 
-    from agenthorizon.cli._common import add_bootstrap_arguments
+    from agenthorizon.cli._common import add_bootstrap_arguments, add_model_alias_argument
     from agenthorizon.report.tables import FORMATS
 
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (each holds run.json or run-shard-*.json)")
@@ -36,6 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also report Spearman rho and Kendall tau-b between the judges' balanced accuracies on item sets A and B: "
         "configs (AH,AH-S) or slices (os=linux,os=windows); --bootstrap resamples give their intervals",
     )
+    parser.add_argument(
+        "--harnesses", action="store_true",
+        help="also compare harnesses: for each model run through several harnesses, every harness's scores and each "
+        "harness-vs-harness difference with its pair-clustered paired interval (--bootstrap resamples) and exact "
+        "McNemar p",
+    )
+    add_model_alias_argument(parser)
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 
@@ -47,18 +54,22 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.ranking import parse_item_sets, rank_correlation, rank_correlation_table
     from agenthorizon.report.tables import render_table
 
+    from agenthorizon.report.harnesses import harness_comparison, harness_comparison_table, parse_model_aliases
+
     columns = [name.strip() for name in args.columns.split(",") if name.strip()]
     wants_significance = "significance" in columns
     columns = [name for name in columns if name != "significance"] or ["accuracy"]
     sets = parse_item_sets(args.rank_correlation) if args.rank_correlation else None
+    if args.model_alias and not args.harnesses:
+        raise ValueError("--model-alias: an option of --harnesses; add --harnesses")
+    aliases = parse_model_aliases(args.model_alias)
     board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed)
-    agreement = None
-    if sets:
-        agreement = rank_correlation(board, sets, data_root=args.data, selection=board.selection,
-                                     bootstrap=args.bootstrap, seed=args.seed)
     extra: dict = {}
-    if agreement:
-        extra["rank_correlation"] = agreement
+    if sets:
+        extra["rank_correlation"] = rank_correlation(board, sets, data_root=args.data, selection=board.selection,
+                                                     bootstrap=args.bootstrap, seed=args.seed)
+    if args.harnesses:
+        extra["harnesses"] = harness_comparison(board, aliases=aliases, bootstrap=args.bootstrap, seed=args.seed)
     tested = None
     if wants_significance:
         from agenthorizon.report.significance import leaderboard_significance, significance_table
@@ -67,9 +78,12 @@ def run(args: argparse.Namespace) -> int:
         extra["significance"] = tested[0].to_dict()
     text = render_leaderboard(board, LEADERBOARD_CONFIGS, args.format, manifests=board.manifests, notes=board.notes,
                               columns=columns, extra=extra or None)
-    if agreement and args.format != "json":
-        text += "\n" + render_table(rank_correlation_table(agreement), args.format)
-    if tested and args.format != "json":
-        text += "\n" + render_table(significance_table(*tested[:1], left_out=tested[1]), args.format)
+    if args.format != "json":
+        if "rank_correlation" in extra:
+            text += "\n" + render_table(rank_correlation_table(extra["rank_correlation"]), args.format)
+        if "harnesses" in extra:
+            text += "\n" + render_table(harness_comparison_table(extra["harnesses"]), args.format)
+        if tested:
+            text += "\n" + render_table(significance_table(tested[0], left_out=tested[1]), args.format)
     write_output(text, args.out)
     return 0

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from agenthorizon.cli._common import add_bootstrap_arguments, add_selection_arguments, non_negative_int, selection_options
+from agenthorizon.cli._common import (
+    add_bootstrap_arguments, add_model_alias_argument, add_selection_arguments, non_negative_int, selection_options,
+)
 
 HELP = "Write a self-contained HTML report (metrics, comparison, browsable items) of one or more runs."
 
@@ -22,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--thumbnails", type=non_negative_int, default=3, metavar="K", help="screenshots embedded per item: first, middle, last (default 3; 0: none)"
     )
     parser.add_argument("--title", default=None, metavar="TEXT", help="page title (default: AgentHorizon judge report)")
+    add_model_alias_argument(parser)
 
 
 def _selection(args: argparse.Namespace) -> dict:
@@ -33,7 +36,10 @@ def _selection(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.html import ReportOptions, write_report
 
-    options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails)
+    from agenthorizon.report.harnesses import parse_model_aliases
+
+    options = ReportOptions(bootstrap=args.bootstrap, seed=args.seed, thumbnails=args.thumbnails,
+                            model_aliases=parse_model_aliases(args.model_alias))
     if args.title:
         options = dataclasses.replace(options, title=args.title)
     path = write_report(args.runs, args.data, args.out, **_selection(args), options=options, progress=True)

@@ -45,7 +45,7 @@ from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.references import LABEL_ROW_FIELDS, STEP_IDS
 from agenthorizon.report.runs import RunSet, load_runs
 from agenthorizon.schema import POSITIVE
-from agenthorizon.scoring.metrics import score
+from agenthorizon.scoring.metrics import CONFIDENCE_LEVEL, score
 
 __all__ = ["ReportOptions", "build_report", "write_report"]
 
@@ -94,6 +94,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progr
         first = run_set.runs[0].predictions()
         for run in run_set.runs[1:]:
             comparisons.append(compare(first, run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed).to_dict())
+    harnesses = _harnesses(run_set, reports, options) if len(run_set.runs) > 1 else None
     unreadable: list[str] = []
     payload = {"items": item_views(run_set, options, unreadable, progress=progress), "runs": run_views(run_set)}
     partial = _partial_runs(run_set)
@@ -106,7 +107,21 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progr
         )
         _warnings.warn(notes[-1], UserWarning, stacklevel=2)
     marks = ["" if run is None else run.headline() for run in partial]
-    return _page(run_set, options, reports, comparisons, payload, notes, marks)
+    return _page(run_set, options, reports, comparisons, payload, notes, marks, harnesses)
+
+
+def _harnesses(run_set: RunSet, reports: list[dict[str, Any]], options: ReportOptions) -> dict[str, Any]:
+    """One model through several harnesses among the runs (:func:`~agenthorizon.report.harnesses.compare_harnesses`)."""
+    from agenthorizon.report.harnesses import HarnessRun, compare_harnesses, run_identity
+
+    runs = []
+    for run, report in zip(run_set.runs, reports):
+        model, harness = run_identity(run.record, options.model_aliases) if run.record is not None else (None, "")
+        if model is not None:
+            runs.append(HarnessRun(model, harness, run.label, run.record.judge_key, run.predictions(),
+                                   {run_set.config: report["balanced_accuracy"]}))
+    return compare_harnesses(runs, lambda a, b: ([run_set.config], run_set.rows), bootstrap=options.bootstrap,
+                             seed=options.seed, level=CONFIDENCE_LEVEL, strict=False)
 
 
 def _partial_runs(run_set: RunSet) -> list[Any]:
@@ -130,6 +145,7 @@ def _page(
     payload: dict[str, Any],
     notes: list[str],
     marks: list[str],
+    harnesses: dict[str, Any] | None = None,
 ) -> str:
     """``assets/report.html`` filled in: every value from data escaped, the item data as safe JSON."""
     from agenthorizon import __version__
@@ -160,6 +176,7 @@ def _page(
         summary_table=sections.summary_table(labels, reports, marks),
         intervals_note=e(intervals_note),
         comparison=sections.comparison_table(labels, comparisons),
+        harnesses=sections.harness_table(harnesses),
         details="".join(
             sections.run_details(i, run, report, marks[i]) for i, (run, report) in enumerate(zip(run_set.runs, reports))
         ),

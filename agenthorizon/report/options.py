@@ -7,7 +7,8 @@ import it from below.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 __all__ = ["ReportOptions"]
 
@@ -20,6 +21,8 @@ class ReportOptions:
     ``thumbnails``: screenshots per item (first, middle, last for 3; 0: none).
     ``thumbnail_size``: box each thumbnail is downscaled to fit.
     ``thumbnail_quality``: JPEG quality of thumbnails.
+    ``model_aliases``: recorded model name -> the model it counts as, for the
+    harness comparison (:mod:`agenthorizon.report.harnesses`).
     """
 
     bootstrap: int = 1000
@@ -28,3 +31,4 @@ class ReportOptions:
     thumbnail_size: tuple[int, int] = (384, 249)
     thumbnail_quality: int = 70
     title: str = "AgentHorizon judge report"
+    model_aliases: Mapping[str, str] = field(default_factory=dict)

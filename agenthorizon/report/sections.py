@@ -218,6 +218,33 @@ def comparison_table(labels: list[str], comparisons: list[dict[str, Any]]) -> st
     )
 
 
+def harness_table(result: dict[str, Any] | None) -> str:
+    """One model through several harnesses: each harness pair's paired difference (empty when no model has two)."""
+    if not result or not result["models"]:
+        return ""
+    rows = []
+    for entry in result["models"]:
+        for pair in entry["pairs"]:
+            interval = pair["interval"]
+            shown = "—" if interval is None else f"{100 * interval[0]:+.1f} to {100 * interval[1]:+.1f}"
+            rows.append(
+                f"<tr><td>{escape(entry['model'])}</td><td>{escape(pair['a'])} − {escape(pair['b'])}</td>"
+                f"<td class='num'><strong>{100 * pair['difference']:+.1f}</strong> pts</td>"
+                f"<td class='num'>{escape(shown)}</td>"
+                f"<td class='num'>{pair['only_a_correct']} / {pair['only_b_correct']}</td>"
+                f"<td class='num'>{pair['p_value']:.3g}</td></tr>"
+            )
+    return (
+        '<h2 id="harnesses">One model across harnesses</h2><div class="card">'
+        '<table id="harness-table"><thead><tr><th>model</th><th>harness A − harness B</th><th class="num">Δ</th>'
+        '<th class="num">95% CI (pair-clustered paired bootstrap)</th>'
+        '<th class="num">only A / only B correct</th><th class="num">McNemar p (exact)</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        "<p class='small'>Runs are one model's when they record the same model name (after --model-alias); "
+        "the harness is the judge kind of each run's spec.</p></div>"
+    )
+
+
 def _negate_interval(interval: Sequence[float] | None) -> str:
     if interval is None:
         return "—"

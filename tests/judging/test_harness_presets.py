@@ -1,4 +1,4 @@
-"""The codex / claude / gemini / opencode presets without their CLIs: specs, options, argv
+"""The harness presets without their CLIs: specs, options, argv
 templates, private homes, and the failures the real CLIs cannot be made to show.
 
 The presets' normal runs -- and a CLI's own error report -- are tested against the real CLIs
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -23,7 +24,8 @@ from agenthorizon.judging.judges.presets import AGENT_TOOLS, HARNESSES, HarnessJ
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.schema import FRAMEWORK_FILES, PROMPT_FILE
 
-MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B"}
+MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B",
+          "pi": "vllm/Qwen3.6-27B", "openhands": "openai/Qwen3.6-27B"}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +46,7 @@ def test_a_missing_cli_fails_the_preflight_with_its_install_command(dataset, tin
 
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     for name, harness in HARNESSES.items():
-        with pytest.raises(FileNotFoundError, match=f"npm install -g {harness.package}@{harness.tested_version}"):
+        with pytest.raises(FileNotFoundError, match=re.escape(harness.install)):
             run_judge(f"{name}:{MODELS[name]}", dataset.select(range(1)), tmp_path / name, data_root=tiny_root, progress=False)
         assert not list((tmp_path / name).glob("*.json"))  # nothing judged, no record of a run that never started
     code = main(["judge", "--data", str(tiny_root), "--config", "all", "--judge", "claude:claude-opus-4-7",
@@ -113,22 +115,33 @@ def test_the_argv_of_each_tools_setting(name, tmp_path):
                                   "--output-format", "json", "-p", "Carry out the request above."],
         ("opencode", "paper"): ["opencode", "run", "--format", "json", "-m", "M", "--", "P"],
         ("opencode", "read-only"): ["opencode", "run", "--format", "json", "-m", "M", "--", "P"],
+        ("pi", "paper"): ["pi", "--mode", "json", "--print", "--no-extensions", "--no-skills", "--no-prompt-templates",
+                          "--no-themes", "--no-session", "--model", "M"],
+        ("pi", "read-only"): ["pi", "--mode", "json", "--print", "--no-extensions", "--no-skills",
+                              "--no-prompt-templates", "--no-themes", "--no-session", "--tools", "read,grep,find,ls",
+                              "--model", "M"],
+        ("openhands", "paper"): ["openhands", "--headless", "--override-with-envs", "--json", "--task=P"],
     }
-    for mode in AGENT_TOOLS:
+    assert {name for name, _ in expected} == set(HARNESSES)
+    for mode in HARNESSES[name].tools:
         judge = HarnessJudge(name, "M", agent_tools=mode)
         work = tmp_path / "work"
         argv, stdin = judge.command_line("P", tmp_path / "out", work, "TID")
         shots = str(work / "data" / "media" / "images" / "TID")
         assert argv == [shots if part == "SHOTS" else part for part in expected[name, mode]]
-        assert stdin == ("P" if name == "gemini" else None)
+        assert stdin == ("P" if name in ("gemini", "pi") else None)  # pi has no "--": see the preset
         env = judge._harness_env()
         assert ("GEMINI_CLI_TRUST_WORKSPACE" in env) == (name == "gemini")
         assert (env.get("OPENCODE_EXPERIMENTAL_OUTPUT_TOKEN_MAX") == "65536") == (name == "opencode")
+        assert (env.get("LLM_MODEL") == "M") == (name == "openhands")  # OpenHands reads its model from there
+        assert (env.get("PI_OFFLINE") == "1") == (name == "pi")
 
 
 def test_the_install_command_of_the_docs_is_the_tested_versions():
     text = (Path(__file__).parents[2] / "docs" / "judges.md").read_text(encoding="utf-8")
     assert install_command() in text
+    assert "@mariozechner/pi-coding-agent@0.73.1" in install_command()
+    assert HARNESSES["openhands"].install in text  # from PyPI, into a Python 3.12 of its own
 
 
 def test_a_private_home_copies_only_the_named_files_read_only(tmp_path):
@@ -196,3 +209,87 @@ def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(hub, tiny_copy
     snapshot = tmp_path / "hf" / "hub" / f"datasets--{repo_id.replace('/', '--')}" / "snapshots" / commit
     assert record["prompt"]["root"] == str(snapshot)
     assert (snapshot / PROMPT_FILE).is_file() and (snapshot / FRAMEWORK_FILES[0]).read_text() == marker
+
+
+def test_a_reasoning_effort_becomes_pis_thinking_level_and_the_judges_identity(tmp_path):
+    from agenthorizon.judging.runs.records import judge_key
+
+    judge = make_judge("pi:vllm/Qwen3.6-27B", reasoning_effort="high")
+    argv, _ = judge.command_line("P", tmp_path / "out", tmp_path / "work", "TID")
+    assert argv[-4:] == ["--model", "vllm/Qwen3.6-27B", "--thinking", "high"]
+    assert judge.spec()["spec"] == "pi:vllm/Qwen3.6-27B --agent-tools paper --reasoning-effort high"
+    assert judge.spec()["reasoning_effort"] == "high"
+    keys = {judge_key(make_judge("pi:m", reasoning_effort=level).spec()) for level in ("low", "high")}
+    assert len(keys | {judge_key(make_judge("pi:m").spec())}) == 3  # each effort its own leaderboard row
+    with pytest.raises(ValueError, match="reasoning_effort must be one of off, minimal, low, medium, high, xhigh"):
+        make_judge("pi:m", reasoning_effort="max")
+    with pytest.raises(ValueError, match="the Codex CLI has no reasoning-effort setting"):
+        make_judge("codex:gpt-5.5", reasoning_effort="high")
+    with pytest.raises(ValueError, match="agent_tools must be one of paper .the settings the OpenHands CLI has., got 'read-only'"):
+        make_judge("openhands:openai/m", agent_tools="read-only")
+
+
+@pytest.mark.parametrize("spec", ["pi:vllm/m", "openhands:openai/m"])
+def test_the_dry_run_plan_of_pi_and_openhands(spec, bubblewrap, tiny_root, tmp_path, capsys):
+    """``--dry-run`` prints what the agent would get -- and runs nothing, so no CLI need be installed."""
+    from agenthorizon.cli import main
+
+    effort = ["--reasoning-effort", "low"] if spec.startswith("pi") else []
+    code = main(["judge", "--data", str(tiny_root), "--config", "all", "--judge", spec, *effort,
+                 "--program", str(tmp_path / "bin" / "agent"), "--dry-run", "--out", str(tmp_path / "run")])
+    assert code == 0
+    plan = capsys.readouterr().out.splitlines()
+    assert plan[0] == f"judge {spec} --agent-tools paper" + (" --reasoning-effort low" if effort else "")
+    assert plan[1].startswith("sandbox: bwrap -- the agent runs as nobody")
+    writable = plan[plan.index("read-write:") + 1:plan.index("private, empty per item:")]
+    assert "  <item>/home" in writable and "  <item>/work" in writable, plan
+    assert str(tiny_root) not in "\n".join(plan)  # the release is not exposed
+    assert not (tmp_path / "run").exists()
+
+
+def test_harness_options_are_refused_for_other_judges(tiny_root, tmp_path, capsys):
+    from agenthorizon.cli import main
+
+    code = main(["judge", "--data", str(tiny_root), "--config", "all", "--judge", "openai:m", "--reasoning-effort",
+                 "low", "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert "--reasoning-effort: options of harness preset (codex:MODEL...) judges only" in capsys.readouterr().err
+
+
+def test_a_program_path_that_is_no_executable_fails_the_preflight_with_the_install_command(dataset, tiny_root, tmp_path):
+    missing = tmp_path / "venv" / "bin" / "openhands"
+    with pytest.raises(FileNotFoundError, match=re.escape(f"{str(missing)!r} is not an executable file")) as caught:
+        run_judge(make_judge("openhands:openai/m", program=str(missing)), dataset.select(range(1)), tmp_path / "run",
+                  data_root=tiny_root, progress=False)
+    assert "uv tool install --python 3.12 openhands==1.16.0" in str(caught.value)
+
+
+def test_pis_reader_counts_the_whole_conversation_from_a_stdout_cut_to_its_tail():
+    """pi prints every partial message in full, so a long answer's stdout outgrows the output cap; the
+    kept tail still ends with ``agent_end``, the whole conversation, which the reader counts from."""
+    from agenthorizon.judging.judges.harness_readers import read_pi_events
+
+    usage = {"input": 600, "output": 50, "cacheRead": 400, "cacheWrite": 10, "cost": {"total": 0.002}}
+    messages = [{"role": "user", "content": [{"type": "text", "text": "judge"}]},
+                {"role": "assistant", "usage": usage, "content": [{"type": "toolCall", "name": "bash"}]},
+                {"role": "toolResult", "content": [{"type": "text", "text": "x" * 50}]},
+                {"role": "assistant", "usage": usage, "model": "m", "stopReason": "stop",
+                 "content": [{"type": "text", "text": '{"success": true}'}]}]
+    stdout = "\n".join([json.dumps({"type": "message_update", "message": messages[3]}) * 3,
+                        json.dumps({"type": "agent_end", "messages": messages})])
+    tail = stdout[len(stdout) // 3:]  # the cap keeps the end: the first events are gone, a line starts mid-way
+    reading = read_pi_events(tail, None, "pi")
+    assert reading.text == '{"success": true}' and reading.extra["turns"] == 2 and reading.extra["tool_calls"] == 1
+    assert reading.input_tokens == 2 * 1010 and reading.output_tokens == 100
+    assert reading.cost_usd == 0.004 and reading.extra["cost_source"] == "cli_estimate"  # a price in models.json
+
+
+def test_a_pi_model_error_with_exit_status_0_is_the_items_error():
+    """pi exits 0 when the model's server refuses; its last assistant message says why (the real CLI's
+    refusal is in test_real_clis.py; here an ``aborted`` one, which no server can be made to cause)."""
+    from agenthorizon.judging.judges.base import JudgeError
+    from agenthorizon.judging.judges.harness_readers import read_pi_events
+
+    aborted = {"type": "message_end", "message": {"role": "assistant", "content": [], "stopReason": "aborted"}}
+    with pytest.raises(JudgeError, match="pi: pi reported an error: aborted"):
+        read_pi_events(json.dumps(aborted), None, "pi")

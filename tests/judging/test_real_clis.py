@@ -1,4 +1,4 @@
-"""The four harness presets run the real CLIs, installed from npm at their tested versions
+"""The harness presets of npm CLIs run the real CLIs, installed from npm at their tested versions
 (tests/agent_clis.py), through the real runner and the default sandbox (bubblewrap, as root
 here and in CI), each pointed at a model server on 127.0.0.1 that speaks the CLI's own wire
 protocol (tests/agent_servers.py).
@@ -35,16 +35,20 @@ from agenthorizon.schema import CRITICAL_MISTAKE, FRAMEWORK_FILES
 VERDICT = {"success": False, "reasoning": "the typed date differs from the goal's", "confidence": "high",
            "mistake_type": CRITICAL_MISTAKE}
 ANSWER = "Verdict:\n```json\n" + json.dumps(VERDICT) + "\n```"
-PROTOCOLS = {"codex": "responses", "claude": "messages", "gemini": "gemini", "opencode": "chat"}
-MODELS = {"codex": "judge-model", "claude": "judge-model", "gemini": "judge-model", "opencode": "loopback/judge-model"}
+PROTOCOLS = {"codex": "responses", "claude": "messages", "gemini": "gemini", "opencode": "chat", "pi": "chat"}
+MODELS = {"codex": "judge-model", "claude": "judge-model", "gemini": "judge-model", "opencode": "loopback/judge-model",
+          "pi": "loopback/judge-model"}
+# The presets whose real CLI the suite installs (OpenHands needs a Python 3.12 this machine cannot have:
+# tests/judging/test_openhands_preset.py).
+REAL = [name for name, harness in HARNESSES.items() if harness.installer == "npm"]
 # Where each CLI keeps its state in a home: listed by the agent, so any earlier item's files would show.
 OWN_FOLDERS = {"codex": "~/.codex", "claude": "~/.claude ~/.claude.json", "gemini": "~/.gemini",
-               "opencode": "~/.config/opencode ~/.local/share/opencode"}
+               "opencode": "~/.config/opencode ~/.local/share/opencode", "pi": "~/.pi ~/.pi/agent"}
 LEAK = "LEAK: "
 SEARCHED = "SEARCH-DONE"
 
 
-def user_config(name: str, url: str, home: Path) -> dict[str, str]:
+def user_config(name: str, url: str, home: Path, reasoning: bool = False) -> dict[str, str]:
     """Point the CLI ``name`` at ``url`` the way a user would: its config files under ``home``
     (the user's home) and the environment variables it returns. docs/judges.md shows these."""
     if name == "codex":
@@ -66,6 +70,13 @@ def user_config(name: str, url: str, home: Path) -> dict[str, str]:
         (home / ".gemini" / "settings.json").write_text(
             json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}), encoding="utf-8")
         return {"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "sk-loopback"}
+    if name == "pi":
+        (home / ".pi" / "agent").mkdir(parents=True)
+        provider = {"baseUrl": f"{url}/v1", "api": "openai-completions", "apiKey": "LOOPBACK_API_KEY",
+                    "models": [{"id": "judge-model", "reasoning": reasoning}]}
+        (home / ".pi" / "agent" / "models.json").write_text(json.dumps({"providers": {"loopback": provider}}),
+                                                            encoding="utf-8")
+        return {"LOOPBACK_API_KEY": "sk-loopback"}
     (home / ".config" / "opencode").mkdir(parents=True)
     provider = {"npm": "@ai-sdk/openai-compatible", "name": "loopback",
                 "options": {"baseURL": f"{url}/v1", "apiKey": "{env:LOOPBACK_API_KEY}"},
@@ -119,7 +130,7 @@ def items_named(text: str, rows: list[dict]) -> list[str]:
     return [row["trajectory_id"] for row in rows if row["trajectory_id"] in text]
 
 
-@pytest.mark.parametrize("name", list(HARNESSES))
+@pytest.mark.parametrize("name", REAL)
 def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
     name, on_path, user_home, dataset, tiny_root, tmp_path
 ):
@@ -160,8 +171,10 @@ def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
         else:  # no cost reported (Codex, Gemini), or 0 for a model without a price (OpenCode): unknown, not $0
             assert telemetry.cost_source == "unknown" and telemetry.cost_usd is None
         assert telemetry.cache_read_input_tokens >= 2 * USAGE["cached"]
-        if name != "claude":  # the Messages protocol has no reasoning count
+        if name not in ("claude", "pi"):  # the Messages protocol has no reasoning count, pi passes on none
             assert telemetry.reasoning_tokens >= 2 * USAGE["reasoning"]
+        if name == "pi":  # one tool call, two model turns, as the script plays them
+            assert telemetry.turns == 2 and telemetry.tool_calls == 1
 
     # The run record: the CLI's version as it reports it, the argv template, the tools setting.
     record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
@@ -194,19 +207,20 @@ def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
     assert len(homes) == 2 and all(home.parent.joinpath("work").is_dir() for home in homes)
     for home in homes:
         for copied in {"codex": [".codex/config.toml"], "gemini": [".gemini/settings.json"],
-                       "opencode": [".config/opencode/opencode.json"], "claude": []}[name]:
+                       "opencode": [".config/opencode/opencode.json"], "claude": [],
+                       "pi": [".pi/agent/models.json"]}[name]:
             assert (home / copied).read_bytes() == (user_home / copied).read_bytes()
             assert not (home / copied).stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
         assert not (home / ".npm").exists() and not list(home.rglob("node_modules"))
     assert sorted(path.name for path in user_home.iterdir()) == sorted(
-        {"codex": [".codex"], "gemini": [".gemini"], "opencode": [".config"], "claude": []}[name]
+        {"codex": [".codex"], "gemini": [".gemini"], "opencode": [".config"], "claude": [], "pi": [".pi"]}[name]
     ), "a CLI wrote into the user's own home"
 
 
 SHELLS = {"exec_command", "shell", "Bash", "run_shell_command", "bash"}
 
 
-@pytest.mark.parametrize("name", list(HARNESSES))
+@pytest.mark.parametrize("name", REAL)
 def test_real_cli_with_read_only_tools_gets_no_shell_and_cannot_read_the_labels(
     name, on_path, user_home, dataset, tiny_root, tmp_path
 ):
@@ -243,7 +257,7 @@ def test_real_cli_with_read_only_tools_gets_no_shell_and_cannot_read_the_labels(
         assert calls[0].tool in ("Read", "read_file", "read") and results
 
 
-@pytest.mark.parametrize("name", list(HARNESSES))
+@pytest.mark.parametrize("name", REAL)
 def test_real_cli_answering_at_once_through_agenthorizon_judge(name, on_path, user_home, tiny_root, tmp_path, monkeypatch):
     from agenthorizon.cli import main
 
@@ -274,7 +288,7 @@ def test_real_cli_answering_at_once_through_agenthorizon_judge(name, on_path, us
         assert f"harness codex {record['judge']['harness']['version']}" in page and "--agent-tools paper" in page
 
 
-@pytest.mark.parametrize("name", list(HARNESSES))
+@pytest.mark.parametrize("name", REAL)
 def test_a_model_servers_refusal_is_an_item_error_with_its_message(name, on_path, user_home, dataset, tiny_root, tmp_path):
     refusal = "model judge-model is not served by this endpoint"
     server = AgentModelServer(PROTOCOLS[name], lambda text: Script(ANSWER, error=refusal))
@@ -287,7 +301,7 @@ def test_a_model_servers_refusal_is_an_item_error_with_its_message(name, on_path
     assert refusal in next(iter(summary.errors.values()))
 
 
-@pytest.mark.parametrize("name", list(HARNESSES))
+@pytest.mark.parametrize("name", REAL)
 def test_real_cli_under_an_ablation_finds_nothing_withheld_in_its_folder(name, on_path, user_home, dataset, tiny_root,
                                                                          tmp_path):
     """``--ablate instruction,actions,screenshots``: the agent lists its folder and reads the item's files,
@@ -310,3 +324,20 @@ def test_real_cli_under_an_ablation_finds_nothing_withheld_in_its_folder(name, o
     assert ".png" not in output and "**Action:**" not in output and '"action"' not in output, output[-2000:]
     for request in server.requests:
         assert row["instruction"].strip() not in request.texts(), f"{name}: the instruction reached the model"
+
+
+def test_pi_sends_the_judges_reasoning_effort_as_its_thinking_level(on_path, user_home, dataset, tiny_root, tmp_path):
+    """``reasoning_effort`` (``--reasoning-effort``) reaches the model as pi's ``--thinking`` sends it."""
+    server = AgentModelServer("chat", lambda text: Script(ANSWER))
+    try:
+        judge = make_judge("pi:loopback/judge-model", env=user_config("pi", server.url, user_home, reasoning=True),
+                           reasoning_effort="high", timeout=300)
+        summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
+    finally:
+        server.close()
+    assert summary.counts.ok == 1 and not summary.errors, summary.errors
+    asked = [request.body for request in server.requests if request.reply == "answer"]
+    assert asked and all(body.get("reasoning_effort") == "high" for body in asked), asked
+    record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert record["judge"]["reasoning_effort"] == "high"
+    assert record["judge"]["spec"] == "pi:loopback/judge-model --agent-tools paper --reasoning-effort high"

@@ -38,7 +38,8 @@ JUDGE_KINDS: dict[str, type[BaseJudge]] = {
     **{name: HarnessJudge for name in HARNESSES},
 }
 """Spec prefix -> judge class (the harness presets all run through :class:`HarnessJudge`)."""
-_EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B"}
+_EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B",
+                   "pi": "vllm/Qwen3.6-27B", "openhands": "openai/Qwen3.6-27B"}
 # Constructor arguments that are not options: set by the spec, or for tests only.
 _NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
 # Options the factory itself takes: a direct judge's preset (direct_preset.py).
@@ -49,7 +50,8 @@ def judge_option_names(kind: str) -> frozenset[str]:
     """The options ``make_judge`` accepts for judges of ``kind``: keyword arguments of its constructor.
 
     Baselines take none (their only setting is in the spec); harness presets
-    (``codex``, ``claude``...) take the command judge's and their own (``agent_tools``).
+    (``codex``, ``claude``...) take the command judge's and their own (``agent_tools``,
+    ``reasoning_effort``, ``program``).
 
     >>> "base_url" in judge_option_names("openai"), "sandbox" in judge_option_names("command")
     (True, True)

@@ -3,7 +3,7 @@
 Each reader takes the CLI's stdout (and the text of its answer file, for a
 harness that writes one) and returns a :class:`Reading`: the answer text the
 verdict parser will see, and the telemetry the CLI reported, in one
-vocabulary for all four CLIs:
+vocabulary for every CLI:
 
 * ``input_tokens``: every prompt token the model read, cached ones included
   (cache reads and cache writes are also given apart);
@@ -14,14 +14,18 @@ vocabulary for all four CLIs:
   not a bill (Claude Code prices any model, one behind a proxy included, at
   its own table, and counts a title request it makes on the side in the
   cost but not in the tokens). ``"unknown"``: the CLI reports no cost
-  (Codex, Gemini CLI), or reports 0 for tokens it has no price for
-  (OpenCode with a model outside its table) -- ``cost_usd`` is then
-  ``None``, never 0, so a spending limit cannot mistake it for free.
+  (Codex, Gemini CLI, OpenHands), or reports 0 for tokens it has no price for
+  (OpenCode with a model outside its table, pi with a model whose
+  ``models.json`` entry has no ``cost``) -- ``cost_usd`` is then
+  ``None``, never 0, so a spending limit cannot mistake it for free;
+* ``turns`` and ``tool_calls``: model turns and tool calls, where the CLI's
+  output shows them.
 
 The answer is the CLI's final message as the authors' harness read it
 (SPEC section 5): Codex's last agent message, Claude Code's ``result``,
 Gemini CLI's ``response``, OpenCode's *last* text part (an earlier part is a
-draft the authors never scored).
+draft the authors never scored), pi's last assistant text, OpenHands' final
+agent message.
 """
 
 from __future__ import annotations
@@ -257,6 +261,156 @@ def read_opencode_events(stdout: str, answer: str | None, where: str) -> Reading
     )
 
 
+def _pi_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    parts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"] \
+        if isinstance(content, list) else []
+    return "".join(part for part in parts if isinstance(part, str))
+
+
+def read_pi_events(stdout: str, answer: str | None, where: str) -> Reading:
+    """pi (``--mode json``): the last assistant text; tokens and cost summed over the assistant messages' usage.
+
+    The messages are those of pi's closing ``agent_end`` event (the whole
+    conversation, so that a stdout cut to its tail by the output cap still
+    counts every message), else of its ``message_end`` events. pi's
+    ``input`` leaves out cache reads and writes, so they are added back;
+    its ``output`` is the provider's, reasoning included (pi reports no
+    reasoning count). ``cost.total`` is pi's price table applied to the
+    tokens (``models.json``'s ``cost`` for a custom model, all zeros when
+    none is given: then the cost is unknown). ``turns`` counts assistant
+    messages (one per ``turn_end``), ``tool_calls`` tool results (one per
+    ``tool_execution_end``). An assistant message that stopped with
+    ``error`` or ``aborted`` -- pi exits 0 then -- is the CLI's error.
+
+    >>> usage = {"input": 600, "output": 50, "cacheRead": 400, "cacheWrite": 0, "cost": {"total": 0}}
+    >>> out = "\\n".join(json.dumps(e) for e in [
+    ...     {"type": "message_end", "message": {"role": "assistant", "usage": usage,
+    ...      "content": [{"type": "toolCall", "name": "bash"}], "stopReason": "toolUse"}},
+    ...     {"type": "message_end", "message": {"role": "toolResult", "content": []}},
+    ...     {"type": "message_end", "message": {"role": "assistant", "usage": usage,
+    ...      "content": [{"type": "text", "text": '{"success": true}'}], "stopReason": "stop"}}])
+    >>> reading = read_pi_events(out, None, "pi")
+    >>> reading.text, reading.input_tokens, reading.output_tokens, reading.cost_usd, reading.extra["cost_source"]
+    ('{"success": true}', 2000, 100, None, 'unknown')
+    >>> reading.extra["turns"], reading.extra["tool_calls"], reading.extra["cache_read_input_tokens"]
+    (2, 1, 800)
+    """
+    events = _events(stdout)
+    ends = [event["messages"] for event in events if event.get("type") == "agent_end" and isinstance(event.get("messages"), list)]
+    messages = ends[-1] if ends else [event["message"] for event in events if event.get("type") == "message_end"]
+    messages = [message for message in messages if isinstance(message, dict)]
+    assistant = [message for message in messages if message.get("role") == "assistant"]
+    if assistant and assistant[-1].get("stopReason") in ("error", "aborted"):
+        detail = assistant[-1].get("errorMessage") or assistant[-1].get("stopReason")
+        raise JudgeError(f"{where}: pi reported an error: {str(detail)[:300]}")
+    texts = [text for text in map(_pi_text, assistant) if text]
+    usages = [message["usage"] for message in assistant if isinstance(message.get("usage"), dict)]
+    read, write = sum(_int(u.get("cacheRead")) for u in usages), sum(_int(u.get("cacheWrite")) for u in usages)
+    input_tokens = sum(_int(u.get("input")) for u in usages) + read + write if usages else None
+    output_tokens = sum(_int(u.get("output")) for u in usages) if usages else None
+    costs = [c for c in (_number(u["cost"].get("total")) for u in usages if isinstance(u.get("cost"), dict)) if c is not None]
+    cost, source = _cost(sum(costs) if costs else None, (input_tokens or 0) + (output_tokens or 0))
+    models = sorted({str(m["model"]) for m in assistant if isinstance(m.get("model"), str)})
+    return Reading(
+        texts[-1] if texts else "",
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cost_usd=cost,
+        extra={"turns": len(assistant), "tool_calls": sum(1 for m in messages if m.get("role") == "toolResult"),
+               "cache_read_input_tokens": read, "cache_write_input_tokens": write, "cost_source": source,
+               "models": models or None},
+    )
+
+
+def _json_blocks(stdout: str) -> list[dict[str, Any]]:
+    """The JSON objects of a stream of events: one per line, or blocks of several lines, each perhaps after a
+    ``--JSON Event--`` line; text that is no JSON object (a notice, a farewell) is skipped."""
+    # The marker holds no "{": looking for each object's start skips it with any other text.
+    decoder, found, position, text = json.JSONDecoder(), [], 0, stdout
+    while True:
+        start = text.find("{", position)
+        if start < 0:
+            return found
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            position = text.find("\n", start)  # not an object's start: go on with the next line
+            if position < 0:
+                return found
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        position = end
+
+
+def _openhands_text(event: dict[str, Any]) -> str | None:
+    """The text an OpenHands event says to the user: an agent ``MessageEvent``'s text, a ``finish`` action's message."""
+    if event.get("source") != "agent":
+        return None
+    if event.get("kind") == "MessageEvent":
+        message = event.get("llm_message") if isinstance(event.get("llm_message"), dict) else {}
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        parts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"] \
+            if isinstance(content, list) else []
+        return "".join(part for part in parts if isinstance(part, str)) or None
+    if event.get("kind") == "ActionEvent" and event.get("tool_name") == "finish":
+        action = event.get("action") if isinstance(event.get("action"), dict) else {}
+        return action.get("message") if isinstance(action.get("message"), str) else None
+    return None
+
+
+def read_openhands_events(stdout: str, answer: str | None, where: str) -> Reading:
+    """OpenHands (``--headless --json``): the final agent message; turns, tool calls and tokens from the events.
+
+    The answer is the last text the agent addressed to the user: an agent
+    ``MessageEvent``, or the message of its ``finish`` tool. ``turns``
+    counts the model's responses (distinct ``llm_response_id`` of agent
+    actions and messages), ``tool_calls`` the actions other than
+    ``finish``. Tokens come from the last ``stats`` state update, when the
+    stream holds one (``usage_to_metrics``' accumulated usage; prompt tokens
+    include cached ones). OpenHands reports no cost the run can trust, so
+    the cost is unknown. A ``ConversationErrorEvent`` is the CLI's error.
+
+    >>> out = "\\n".join(["--JSON Event--", json.dumps({"kind": "ActionEvent", "source": "agent", "tool_name": "terminal",
+    ...     "llm_response_id": "r1", "action": {"command": "ls"}}),
+    ...     "--JSON Event--", json.dumps({"kind": "ActionEvent", "source": "agent", "tool_name": "finish",
+    ...     "llm_response_id": "r2", "action": {"message": '{"success": false}'}})])
+    >>> reading = read_openhands_events(out, None, "openhands")
+    >>> reading.text, reading.extra["turns"], reading.extra["tool_calls"], reading.cost_usd, reading.extra["cost_source"]
+    ('{"success": false}', 2, 1, None, 'unknown')
+    """
+    events = _json_blocks(stdout)
+    for event in events:
+        if event.get("kind") == "ConversationErrorEvent":
+            detail = f"{event.get('code', '')}: {event.get('detail', '')}".strip(": ")
+            raise JudgeError(f"{where}: OpenHands reported an error: {detail[:300]}")
+    texts = [text for text in map(_openhands_text, events) if text]
+    agent = [event for event in events if event.get("source") == "agent" and event.get("kind") in ("ActionEvent", "MessageEvent")]
+    responses = {event.get("llm_response_id") or event.get("id") for event in agent}
+    tool_calls = sum(1 for event in agent if event.get("kind") == "ActionEvent" and event.get("tool_name") != "finish")
+    extra: dict[str, Any] = {"turns": len(responses), "tool_calls": tool_calls, "cost_source": COST_UNKNOWN}
+    stats = [event.get("value") for event in events
+             if event.get("kind") == "ConversationStateUpdateEvent" and event.get("key") == "stats"]
+    metrics = stats[-1].get("usage_to_metrics") if stats and isinstance(stats[-1], dict) else None
+    usages = [m.get("accumulated_token_usage") for m in metrics.values() if isinstance(m, dict)] \
+        if isinstance(metrics, dict) else []
+    usages = [usage for usage in usages if isinstance(usage, dict)]
+    if not usages:
+        return Reading(texts[-1] if texts else "", extra=extra)
+    extra.update(cache_read_input_tokens=sum(_int(u.get("cache_read_tokens")) for u in usages),
+                 cache_write_input_tokens=sum(_int(u.get("cache_write_tokens")) for u in usages),
+                 reasoning_tokens=sum(_int(u.get("reasoning_tokens")) for u in usages))
+    return Reading(
+        texts[-1] if texts else "",
+        input_tokens=sum(_int(u.get("prompt_tokens")) for u in usages),
+        output_tokens=sum(_int(u.get("completion_tokens")) for u in usages),
+        extra=extra,
+    )
+
+
 def read_text(stdout: str, answer: str | None, where: str) -> Reading:
     """A CLI without a JSON mode: the answer file's text when there is one, else stdout; no usage.
 
@@ -272,5 +426,7 @@ READERS: dict[str, Callable[[str, str | None, str], Reading]] = {
     "claude_json": read_claude_json,
     "gemini_json": read_gemini_json,
     "opencode_events": read_opencode_events,
+    "pi_events": read_pi_events,
+    "openhands_events": read_openhands_events,
 }
 """Output rules: ``(stdout, answer file text or None, where) -> Reading``."""

@@ -1,13 +1,13 @@
 """Ready presets for the paper's agentic harnesses: ``codex:MODEL``, ``claude:MODEL``,
-``gemini:MODEL``, ``opencode:MODEL``.
+``gemini:MODEL``, ``opencode:MODEL``, ``pi:PROVIDER/MODEL`` and ``openhands:MODEL``.
 
 Each preset is one :class:`Harness` entry of :data:`HARNESSES` -- data, not
 code: the CLI's argv template, how the prompt reaches it, which
 :data:`~agenthorizon.judging.judges.harness_readers.READERS` entry turns its
 output into the answer and telemetry, the permission flags of each
 ``agent_tools`` setting, the login and settings files an item's private home
-gets (:mod:`agenthorizon.judging.judges.agent_home`), the npm package and
-the version the test suite runs. A new harness is one more entry (and a
+gets (:mod:`agenthorizon.judging.judges.agent_home`), the package (npm, or
+PyPI for OpenHands) and the version the test suite runs. A new harness is one more entry (and a
 reader only if its output format is new). :class:`HarnessJudge` runs an entry
 through :class:`~agenthorizon.judging.judges.command.CommandJudge`: per item a
 private working directory laid out like the release sandbox, a private home,
@@ -22,7 +22,9 @@ label or pairing data.
   screenshots folder (``--include-directories``); OpenCode and Codex run with
   their own defaults (Codex's shell commands in its own read-only sandbox;
   OpenCode's tools as its default permissions allow, with a 65,536-token
-  output limit). Shell tools are safe here only because the whole CLI runs
+  output limit); pi runs its default tools (read, bash, edit, write: it has
+  no permission prompts); OpenHands headless approves every action. Shell
+  tools are safe here only because the whole CLI runs
   inside this project's sandbox (:mod:`agenthorizon.judging.judges.sandbox`):
   the agent sees its item's files, its private home and the system folders,
   nothing else.
@@ -30,17 +32,20 @@ label or pairing data.
   (Claude Code: ``Read``, ``Glob``, ``Grep``; Gemini CLI: its default
   approval mode, in which a headless run offers no shell or editing tool;
   OpenCode: editing, shell and web tools denied; Codex: ``--sandbox
-  read-only``, its default made explicit).
+  read-only``, its default made explicit; pi: ``--tools read,grep,find,ls``,
+  its own read-only set). OpenHands has no such setting: it offers
+  ``paper`` only.
 
 Argv templates use ``{model}``, ``{prompt}``, ``{answer_file}`` (a path in a
 private directory outside the working directory), ``{screenshots}`` (the
 item's screenshots folder) and ``{tools}`` (replaced by the arguments of the
-``agent_tools`` setting). Session persistence is off where the CLI has a flag
-(``codex exec --ephemeral``, ``claude --no-session-persistence``); the
-private home makes it moot everywhere else.
+``agent_tools`` setting) and ``{effort}`` (replaced by the arguments of
+``reasoning_effort`` when one is set, by nothing otherwise). Session persistence is off where the CLI has a flag
+(``codex exec --ephemeral``, ``claude --no-session-persistence``, ``pi
+--no-session``); the private home makes it moot everywhere else.
 
 ``preflight()`` (run by the runner before the first item) finds the
-executable on ``PATH`` -- a missing one fails with its install command -- and
+executable (``program``, else on ``PATH``) -- a missing one fails with its install command -- and
 records its ``--version``; the run record's judge block holds the harness
 name, version, argv template, the tools setting, the environment variables
 it sets (names only) and the files an item's home gets.
@@ -48,6 +53,7 @@ it sets (names only) and the files an item's home gets.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -92,7 +98,7 @@ class Harness:
     title : str
         The CLI's name for people (``Codex CLI``).
     package : str
-        The npm package that installs the CLI.
+        The package that installs the CLI (npm, or PyPI when ``installer`` is ``"pip"``).
     tested_version : str
         The version this project's test suite runs (the one place it is
         written: the tests install it and docs/judges.md's install command
@@ -122,6 +128,19 @@ class Harness:
         (OpenCode: models in its price table).
     nested_userns : bool
         The CLI needs user namespaces inside the sandbox (its own sandbox is built of them).
+    effort : tuple of str
+        The arguments ``{effort}`` stands for when a reasoning effort is set
+        (``{value}`` is the effort); empty when the CLI has no such setting.
+    efforts : tuple of str
+        The reasoning efforts the CLI accepts.
+    model_env : str, optional
+        The variable the model name goes in, for a CLI that reads it from the
+        environment (OpenHands' ``LLM_MODEL``).
+    installer : {"npm", "pip"}
+        Where the CLI comes from: the npm registry, or PyPI (into a virtual
+        environment of ``python``).
+    python : str, optional
+        The Python version a ``pip`` CLI requires (``"3.12"``).
     """
 
     name: str
@@ -139,10 +158,17 @@ class Harness:
     answer_file: bool = False
     reports_cost: bool | None = None
     nested_userns: bool = False
+    effort: tuple[str, ...] = ()
+    efforts: tuple[str, ...] = ()
+    model_env: str | None = None
+    installer: str = "npm"
+    python: str | None = None
 
     @property
     def install(self) -> str:
         """The command that installs the CLI at the tested version."""
+        if self.installer == "pip":
+            return f"uv tool install --python {self.python} {self.package}=={self.tested_version}"
         return f"npm install -g {self.package}@{self.tested_version}"
 
     def describe(self) -> dict[str, Any]:
@@ -158,6 +184,8 @@ class Harness:
             "home_files": [f"{folder.path}/{name}".lstrip("/") for folder in self.home for name in folder.files],
             "install": self.install,
             "tested_version": self.tested_version,
+            "effort": list(self.effort),
+            "model_env": self.model_env,
         }
 
 
@@ -228,18 +256,60 @@ HARNESSES: dict[str, Harness] = {
             ConfigFolder(".local/share/opencode", ("auth.json",), xdg="XDG_DATA_HOME"),
         ),
     ),
+    "pi": Harness(
+        name="pi",
+        title="pi",
+        package="@mariozechner/pi-coding-agent",
+        tested_version="0.73.1",
+        # The prompt goes on stdin, which pi takes as the same first message as an argument: pi has
+        # no "--", so an argument starting with "-" or "@" would be read as an option or a file.
+        argv=("pi", "--mode", "json", "--print", "--no-extensions", "--no-skills", "--no-prompt-templates",
+              "--no-themes", "--no-session", "{tools}", "--model", "{model}", "{effort}"),
+        stdin="{prompt}",
+        reader="pi_events",
+        tools={"paper": (), "read-only": ("--tools", "read,grep,find,ls")},
+        effort=("--thinking", "{value}"),
+        efforts=("off", "minimal", "low", "medium", "high", "xhigh"),
+        # No start-up network calls (version check, downloads of fd and ripgrep for its find and
+        # grep tools); no install telemetry.
+        env={"PI_OFFLINE": "1", "PI_TELEMETRY": "0"},
+        home=(ConfigFolder(".pi/agent", ("models.json", "auth.json", "settings.json"), env="PI_CODING_AGENT_DIR"),),
+    ),
+    "openhands": Harness(
+        name="openhands",
+        title="OpenHands CLI",
+        package="openhands",
+        tested_version="1.16.0",
+        installer="pip",
+        python="3.12",
+        # --task=PROMPT is -t PROMPT of SPEC section 5 in the one form argparse never takes for an option
+        # (a prompt starting with "-" after -t would be).
+        argv=("openhands", "--headless", "--override-with-envs", "--json", "--task={prompt}"),
+        stdin=None,
+        reader="openhands_events",
+        reports_cost=False,
+        # Headless OpenHands approves every action; it has no read-only tool set.
+        tools={"paper": ()},
+        model_env="LLM_MODEL",
+        # LiteLLM's price table from the package, not fetched at start.
+        env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        # Its settings, MCP servers and conversations live here; nothing is copied in: the model and
+        # its key come from LLM_MODEL / LLM_API_KEY / LLM_BASE_URL (--override-with-envs).
+        home=(ConfigFolder(".openhands", (), env="OPENHANDS_PERSISTENCE_DIR"),),
+    ),
 }
 """The presets, by spec prefix."""
 
 
 def install_command(names: tuple[str, ...] | None = None) -> str:
-    """One ``npm install -g`` of the harnesses ``names`` (default: all) at their tested versions.
+    """One ``npm install -g`` of the npm harnesses ``names`` (default: all of them) at their tested versions.
 
     >>> install_command(("codex", "claude"))
     'npm install -g @openai/codex@0.171.0 @anthropic-ai/claude-code@2.1.197'
     """
     chosen = [HARNESSES[name] for name in (names or tuple(HARNESSES))]
-    return "npm install -g " + " ".join(f"{harness.package}@{harness.tested_version}" for harness in chosen)
+    return "npm install -g " + " ".join(f"{harness.package}@{harness.tested_version}" for harness in chosen
+                                        if harness.installer == "npm")
 
 
 class HarnessJudge(CommandJudge):
@@ -249,15 +319,22 @@ class HarnessJudge(CommandJudge):
     ----------
     harness : str or Harness
         A key of :data:`HARNESSES` (``codex``, ``claude``, ``gemini``,
-        ``opencode``) or a :class:`Harness` of your own.
+        ``opencode``, ``pi``, ``openhands``) or a :class:`Harness` of your own.
     model : str
         The model as the CLI names it (``gpt-5.5``, ``claude-opus-4-7``,
-        ``gemini-3.1-pro``, ``provider/model`` for OpenCode).
+        ``gemini-3.1-pro``, ``provider/model`` for OpenCode and pi, LiteLLM's
+        ``provider/model`` for OpenHands).
     prompt : str
         ``"release"`` (default: the release's ``sandbox/prompt.md``, as the
         paper ran these harnesses), ``"project"`` or a template.
     agent_tools : {"paper", "read-only"}
         What the agent may do (module docstring); part of the judge's identity.
+    reasoning_effort : str, optional
+        The CLI's reasoning effort (pi: ``--thinking``, one of ``Harness.efforts``);
+        ``None`` keeps the CLI's default. Part of the judge's identity.
+    program : str, optional
+        The CLI's executable, when it is not on ``PATH`` under its own name
+        (OpenHands in a virtual environment of its own).
     **options
         ``timeout``, ``link``, ``workdir_root``, ``keep_workdir``, ``env``, ``sandbox``, ``config_dirs``, ``read_only_paths``:
         as for :class:`~agenthorizon.judging.judges.command.CommandJudge`.
@@ -269,7 +346,8 @@ class HarnessJudge(CommandJudge):
 
     def __init__(
         self, harness: str | Harness, model: str, *, prompt: str = PROMPT_RELEASE,
-        agent_tools: str = DEFAULT_AGENT_TOOLS, **options: Any,
+        agent_tools: str = DEFAULT_AGENT_TOOLS, reasoning_effort: str | None = None, program: str | None = None,
+        **options: Any,
     ) -> None:
         if isinstance(harness, str):
             if harness not in HARNESSES:
@@ -280,14 +358,30 @@ class HarnessJudge(CommandJudge):
         if harness.stdin is None and not any("{prompt}" in part for part in harness.argv):
             raise ValueError(f"harness {harness.name}: no argument and no stdin holds {{prompt}}")
         if agent_tools not in AGENT_TOOLS or agent_tools not in harness.tools:
-            raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(AGENT_TOOLS)}, got {agent_tools!r}")
+            offered = [mode for mode in AGENT_TOOLS if mode in harness.tools]
+            raise ValueError(f"{harness.name} judge: agent_tools must be one of {', '.join(offered)} (the settings the "
+                             f"{harness.title} has), got {agent_tools!r}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"{harness.name} judge: a model is required, e.g. {harness.name}:MODEL")
+        if reasoning_effort is not None:
+            if not harness.efforts:
+                raise ValueError(f"{harness.name} judge: the {harness.title} has no reasoning-effort setting; "
+                                 "leave reasoning_effort unset")
+            if reasoning_effort not in harness.efforts:
+                raise ValueError(f"{harness.name} judge: reasoning_effort must be one of {', '.join(harness.efforts)}, "
+                                 f"got {reasoning_effort!r}")
+        if program is not None and (not isinstance(program, str) or not program.strip()):
+            raise ValueError(f"{harness.name} judge: program must be the path of the {harness.title}'s executable, "
+                             f"got {program!r}")
         options.setdefault("nested_userns", harness.nested_userns)
-        super().__init__(list(harness.argv), prompt=prompt, **options)
+        program = None if program is None else os.path.expanduser(program.strip())
+        # The command judge runs argv[0]: the given program, else the CLI's name looked up on PATH.
+        super().__init__([program or harness.argv[0], *harness.argv[1:]], prompt=prompt, **options)
         self.harness = harness
         self.model = model.strip()
         self.agent_tools = agent_tools
+        self.reasoning_effort = reasoning_effort
+        self.program = program
         self.name = harness.name
         self.reports_cost = harness.reports_cost
         self.version: str | None = None
@@ -295,6 +389,8 @@ class HarnessJudge(CommandJudge):
 
     def _harness_env(self) -> dict[str, str]:
         env = {**self.harness.env, **self.harness.tools_env.get(self.agent_tools, {})}
+        if self.harness.model_env:
+            env[self.harness.model_env] = self.model
         if self.sandbox == SANDBOX_BWRAP:
             env.update(self.harness.sandboxed_env)
         return env
@@ -303,9 +399,11 @@ class HarnessJudge(CommandJudge):
         spec = super().spec()
         spec.update(
             name=self.harness.name,
-            spec=f"{self.harness.name}:{self.model} --agent-tools {self.agent_tools}",
+            spec=f"{self.harness.name}:{self.model} --agent-tools {self.agent_tools}"
+                 + ("" if self.reasoning_effort is None else f" --reasoning-effort {self.reasoning_effort}"),
             model=self.model,
             agent_tools=self.agent_tools,
+            reasoning_effort=self.reasoning_effort,
             command=self._argv(prompt="{prompt}", answer_file="{answer_file}", screenshots="{screenshots}"),
             env=sorted({*self.env, *self._harness_env()}),
             harness={**self.harness.describe(), "version": self.version, "executable": self.executable},
@@ -313,11 +411,14 @@ class HarnessJudge(CommandJudge):
         return spec
 
     def preflight(self) -> None:
-        """Find the CLI on ``PATH`` and record its ``--version``; a missing CLI names its install command."""
-        executable = shutil.which(self.harness.argv[0], path=self._environment().get("PATH"))
+        """Find the CLI (``program``, else on ``PATH``) and record its ``--version``; a missing CLI names its
+        install command."""
+        executable = shutil.which(self.program or self.harness.argv[0], path=self._environment().get("PATH"))
         if executable is None:
+            where = (f"{self.program!r} is not an executable file" if self.program
+                     else f"{self.harness.argv[0]!r} is not on PATH")
             raise FileNotFoundError(
-                f"{self.harness.argv[0]!r} is not on PATH: the {self.harness.name}:MODEL judge runs the "
+                f"{where}: the {self.harness.name}:MODEL judge runs the "
                 f"{self.harness.title}; install it with `{self.harness.install}` (and log in or set its API key)"
             )
         # In a throwaway home: some CLIs create their state folders at any start, --version included.
@@ -342,9 +443,12 @@ class HarnessJudge(CommandJudge):
 
     def _argv(self, *, prompt: str, answer_file: str, screenshots: str) -> list[str]:
         values = {"{model}": self.model, "{prompt}": prompt, "{answer_file}": answer_file, "{screenshots}": screenshots}
+        effort = () if self.reasoning_effort is None else tuple(
+            piece.replace("{value}", self.reasoning_effort) for piece in self.harness.effort)
+        expansions = {"{tools}": self.harness.tools[self.agent_tools], "{effort}": effort}
         argv = []
         for part in self.harness.argv:
-            for piece in self.harness.tools[self.agent_tools] if part == "{tools}" else (part,):
+            for piece in expansions.get(part, (part,)):
                 for placeholder, value in values.items():
                     piece = piece.replace(placeholder, value)
                 argv.append(piece)
