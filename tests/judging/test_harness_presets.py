@@ -241,8 +241,10 @@ def test_the_dry_run_plan_of_pi_and_openhands(spec, bubblewrap, tiny_root, tmp_p
     plan = capsys.readouterr().out.splitlines()
     assert plan[0] == f"judge {spec} --agent-tools paper" + (" --reasoning-effort low" if effort else "")
     assert plan[1].startswith("sandbox: bwrap -- the agent runs as nobody")
-    writable = plan[plan.index("read-write:") + 1:plan.index("private, empty per item:")]
-    assert "  <item>/home" in writable and "  <item>/work" in writable, plan
+    # The agent's own folders: private per item, on its disk budget.
+    private = plan[plan.index("private per item, on the disk budget:") + 1:]
+    private = private[:next(i for i, line in enumerate(private) if not line.startswith("  "))]
+    assert "  <item>/home" in private and "  <item>/work" in private, plan
     assert str(tiny_root) not in "\n".join(plan)  # the release is not exposed
     assert not (tmp_path / "run").exists()
 
