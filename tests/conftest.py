@@ -7,10 +7,16 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+import host_guard
+
+# The guard's view of the machine, taken before TMPDIR below points into the session's own folder.
+_HOST = host_guard.Host()
 
 # Everything a test session writes to the temporary directory -- its own
 # files, the examples' and the CLI subprocesses' (they inherit TMPDIR) -- goes
@@ -37,6 +43,37 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 # test that uses one is marked `system`, so `pytest -m "not system"` is a quick
 # run that installs nothing; the README's test command (and CI) runs them all.
 PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python"})
+
+
+# The machine as the session found it (tests/host_guard.py); set in the xdist controller or the one
+# process of -n 0, never in a worker: each worker sees only part of the session.
+_HOST_BEFORE = pytest.StashKey[dict]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_HOST_BEFORE] = host_guard.snapshot(_HOST)
+
+
+@pytest.hookimpl(trylast=True)  # after xdist has stopped its workers
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(_HOST_BEFORE, None)
+    if before is None:
+        return
+    from debian_packages import PACKAGES, cache_root
+
+    problems = host_guard.final_problems(_HOST, before, os.getpid(), PACKAGES, [cache_root()])
+    if not problems:
+        return
+    report = "\n".join(["the test session changed this machine (tests/host_guard.py):", *problems])
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.section("host guard", sep="=", red=True, bold=True)
+        reporter.write_line(report)
+    else:
+        print(report, file=sys.stderr)
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
