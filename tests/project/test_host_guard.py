@@ -97,8 +97,7 @@ def test_leaves_a_folder():
 """
 
 
-@pytest.mark.parametrize("workers", ["0", "2"])
-@pytest.mark.parametrize("leak", ["1", "0"])
+@pytest.mark.parametrize(("workers", "leak"), [("0", "1"), ("0", "0"), ("2", "1")])
 def test_a_session_that_leaves_something_fails_and_names_it(tmp_path, workers, leak):
     system_temp = tmp_path / "system-temp"
     system_temp.mkdir()
