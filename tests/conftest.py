@@ -40,9 +40,12 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 
 # Fixtures that provision the machine: apt-get (bubblewrap, Chromium), npm (the
 # agentic CLIs), a second virtual environment from the package registry. Every
-# test that uses one is marked `system`, so `pytest -m "not system"` is a quick
-# run that installs nothing; the README's test command (and CI) runs them all.
+# test that uses one is marked `system`, so `pytest -m "not system"` is a run that
+# installs nothing; the README's test command (and CI) runs them all.
 PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python"})
+# Fixtures that take tens of seconds each (a real `inspect eval` and a runner run against a loopback
+# server, tests/inspect): their tests are marked `slow`, out of the quick tier `-m "not system and not slow"`.
+SLOW_FIXTURES = frozenset({"routes", "interleaved"})
 
 
 # The machine as the session found it (tests/host_guard.py); set in the xdist controller or the one
@@ -78,8 +81,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if PROVISIONING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        fixtures = getattr(item, "fixturenames", ())
+        if PROVISIONING_FIXTURES.intersection(fixtures):
             item.add_marker(pytest.mark.system)
+        if SLOW_FIXTURES.intersection(fixtures):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

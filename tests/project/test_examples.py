@@ -39,6 +39,7 @@ def stored_text(book) -> str:
     )
 
 
+@pytest.mark.slow  # a kernel per notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_stored_with_current_outputs_and_runs(path, small_root, tmp_path, monkeypatch):
     import nbformat
@@ -77,6 +78,7 @@ def test_notebooks_show_a_screenshot_and_a_plot():
     assert images["03_compare_two_judges.ipynb"] >= 1  # the judge comparison figure
 
 
+@pytest.mark.slow  # a process per script; inspect_eval.py alone takes about a minute
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
 def test_script_runs(path, small_root, tmp_path):
     source = path.read_text(encoding="utf-8")
