@@ -16,7 +16,7 @@ import pytest
 import host_guard
 
 # The guard's view of the machine, taken before TMPDIR below points into the session's own folder.
-_HOST = host_guard.Host()
+_HOST = host_guard.host_from_environment()
 
 # Everything a test session writes to the temporary directory -- its own
 # files, the examples' and the CLI subprocesses' (they inherit TMPDIR) -- goes

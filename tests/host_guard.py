@@ -55,6 +55,19 @@ class Host:
         return self.root / host_path.lstrip("/")
 
 
+# Names a folder holding a stand-in machine (root/, home/, hostname) for a whole session to watch
+# instead of this one: the guard's own test runs sessions that change a machine on purpose.
+STAND_IN_VARIABLE = "AGENTHORIZON_HOST_GUARD_STAND_IN"
+
+
+def host_from_environment(environ: dict[str, str] | None = None) -> Host:
+    """This machine, or the stand-in machine ``$AGENTHORIZON_HOST_GUARD_STAND_IN`` names."""
+    folder = (os.environ if environ is None else environ).get(STAND_IN_VARIABLE)
+    if not folder:
+        return Host()
+    return Host(root=Path(folder) / "root", home=Path(folder) / "home", hostname_file=Path(folder) / "hostname")
+
+
 def _entries(folder: Path) -> tuple[str, ...]:
     try:
         return tuple(sorted(os.listdir(folder)))

@@ -87,32 +87,42 @@ def test_a_process_left_running_is_named_and_one_that_ended_is_not(tmp_path):
     assert not any(str(sleeper.pid) in line for line in running_descendants(os.getpid()))
 
 
-# A session of the real tests/conftest.py (loaded as a plugin) whose test leaves a folder in what
-# it takes for the system temporary folder (the TMPDIR it was started with: a folder of this test's).
-LEAKY = """
+# A session of the real tests/conftest.py (loaded as a plugin) watching a stand-in machine
+# (AGENTHORIZON_HOST_GUARD_STAND_IN; its temporary folder is the TMPDIR the session starts with),
+# whose one test changes that machine as GUARD_CHANGE says.
+CHANGING = """
 import os, tempfile
-def test_leaves_a_folder():
-    if os.environ["GUARD_LEAK"] == "1":
-        tempfile.mkdtemp(prefix="agenthorizon-runs-", dir=os.environ["GUARD_SYSTEM_TEMP"])
+from pathlib import Path
+def test_changes_the_machine():
+    machine = Path(os.environ["AGENTHORIZON_HOST_GUARD_STAND_IN"])
+    if os.environ["GUARD_CHANGE"] == "temp":
+        tempfile.mkdtemp(prefix="agenthorizon-runs-", dir=machine / "temp")
+    elif os.environ["GUARD_CHANGE"] == "etc and hostname":
+        (machine / "root" / "etc" / "planted.txt").write_text("was here")
+        (machine / "hostname").write_text("was here")
 """
 
 
-@pytest.mark.parametrize(("workers", "leak"), [("0", "1"), ("0", "0"), ("2", "1")])
-def test_a_session_that_leaves_something_fails_and_names_it(tmp_path, workers, leak):
-    system_temp = tmp_path / "system-temp"
-    system_temp.mkdir()
-    (tmp_path / "test_leaky.py").write_text(textwrap.dedent(LEAKY))
-    env = {**os.environ, "TMPDIR": str(system_temp), "GUARD_SYSTEM_TEMP": str(system_temp), "GUARD_LEAK": leak,
-           "PYTHONPATH": str(TESTS)}
+@pytest.mark.parametrize(("workers", "change"), [("0", "temp"), ("0", "nothing"), ("2", "etc and hostname")])
+def test_a_session_that_changes_the_machine_fails_and_names_the_change(tmp_path, workers, change):
+    machine = tmp_path / "machine"
+    host = stand_in(machine)
+    (tmp_path / "test_changing.py").write_text(textwrap.dedent(CHANGING))
+    env = {**os.environ, "TMPDIR": str(host.temp), host_guard.STAND_IN_VARIABLE: str(machine),
+           "GUARD_CHANGE": change, "PYTHONPATH": str(TESTS)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-q", "-n", workers, "-p", "no:cacheprovider",
-                           str(tmp_path / "test_leaky.py")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           str(tmp_path / "test_changing.py")], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
-    if leak == "1":
-        (leftover,) = [p.name for p in system_temp.iterdir() if p.name.startswith("agenthorizon-runs-")]
-        assert done.returncode == 1, done.stdout + done.stderr
-        assert "1 passed" in done.stdout and "the test session changed this machine" in done.stdout
-        assert f"{system_temp}: left behind {leftover}" in done.stdout
+    shown = done.stdout + done.stderr
+    if change == "nothing":
+        assert done.returncode == 0, shown
+        assert "host guard" not in shown
     else:
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "host guard" not in done.stdout
-    assert not [p for p in system_temp.iterdir() if p.name.startswith("agenthorizon-tests-")]  # the session's own, removed
+        assert done.returncode == 1 and "1 passed" in done.stdout, shown
+        assert "the test session changed this machine (tests/host_guard.py):" in done.stdout
+    if change == "temp":
+        (leftover,) = [p.name for p in host.temp.iterdir() if p.name.startswith("agenthorizon-runs-")]
+        assert f"{host.temp}: left behind {leftover}" in done.stdout
+    if change == "etc and hostname":
+        assert "hostname changed from 'vm' to 'was here'" in done.stdout and "/etc: added planted.txt" in done.stdout
+    assert not [p for p in host.temp.iterdir() if p.name.startswith("agenthorizon-tests-")]  # the session's own, removed
