@@ -36,6 +36,12 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
+# The per-user folders programs write without being asked -- Inspect's data folder, Chromium's
+# profile, matplotlib's font cache, pip's cache -- are the session's, not the real home's. (The
+# tests' installs keep their own place, tests/debian_packages.py's cache_root.)
+for _variable, _folder in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data"),
+                           ("XDG_STATE_HOME", "state")):
+    os.environ[_variable] = str(_SESSION_TMP / "xdg" / _folder)
 
 
 # Fixtures that provision the machine: apt-get (bubblewrap, Chromium), npm (the
@@ -65,7 +71,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     from debian_packages import PACKAGES, cache_root
 
-    problems = host_guard.final_problems(_HOST, before, os.getpid(), PACKAGES, [cache_root()])
+    # The test cache, and npm's download cache that the CLIs' install (tests/agent_clis.py) fills.
+    declared = [cache_root(), host_guard.real_home() / ".npm"]
+    problems = host_guard.final_problems(_HOST, before, os.getpid(), PACKAGES, declared)
     if not problems:
         return
     report = "\n".join(["the test session changed this machine (tests/host_guard.py):", *problems])

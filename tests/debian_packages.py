@@ -29,7 +29,7 @@ def cache_root() -> Path:
 
 # Every Debian package the suite may install, and nothing else: tests/host_guard.py allows what
 # these add to the host's folders (the files dpkg says they and their dependencies own), by name.
-PACKAGES = ("bubblewrap", "chromium", "chromium-driver", "nodejs", "npm")
+PACKAGES = ("bubblewrap", "chromium", "chromium-driver", "nodejs", "npm", "slurm-wlm", "munge")
 
 
 # Not under the temporary folder: tests/conftest.py gives each xdist worker a temporary folder
