@@ -42,19 +42,23 @@ class LastTypedTextJudge(BaseJudge):
         return {"name": self.name, "spec": self.name, "rule": "last typed text overlaps the instruction"}
 
 
-def data_root() -> Path:
-    """The release root from AGENTHORIZON_DATA, else a freshly generated small sample."""
+def data_root(work: Path) -> Path:
+    """The release root from AGENTHORIZON_DATA, else a small sample freshly generated in ``work``."""
     if os.environ.get("AGENTHORIZON_DATA"):
         return Path(os.environ["AGENTHORIZON_DATA"])
-    root = Path(tempfile.mkdtemp(prefix="agenthorizon-sample-")) / "release"
+    root = work / "release"
     agenthorizon.generate_sample(root, preset="small", seed=0)
     return root
 
 
 def main() -> None:
-    root = data_root()
+    # The sample corpus and the run folder live in a temporary folder removed at the end.
+    with tempfile.TemporaryDirectory(prefix="agenthorizon-example-") as work:
+        judge_and_score(data_root(Path(work)), Path(work) / "last-typed-text-AH-D")
+
+
+def judge_and_score(root: Path, out: Path) -> None:
     dev = agenthorizon.load_dataset(root, "AH-D", split="test", images="paths")
-    out = Path(tempfile.mkdtemp(prefix="agenthorizon-run-")) / "last-typed-text-AH-D"
     summary = agenthorizon.run_judge(LastTypedTextJudge(), dev, out, config="AH-D", data_root=root,
                                      concurrency=8, progress=False, bootstrap=500)
     print(summary)

@@ -38,7 +38,12 @@ def mock_judge(messages, tools, tool_choice, config):
 
 
 def main_example() -> None:
-    work = Path(tempfile.mkdtemp(prefix="agenthorizon-inspect-"))
+    # The sample corpus and the Inspect log live in a temporary folder removed at the end.
+    with tempfile.TemporaryDirectory(prefix="agenthorizon-inspect-") as work:
+        evaluate_and_score(Path(work))
+
+
+def evaluate_and_score(work: Path) -> None:
     root = os.environ.get("AGENTHORIZON_DATA")
     if root is None:
         from agenthorizon.release.sample import generate

@@ -1,6 +1,6 @@
 """Load AgentHorizon as a `datasets` dataset and look around.
 
-Runs on the embedded sample corpus (generated into a temporary directory), so
+Runs on the embedded sample corpus (generated into a temporary directory, removed at the end), so
 it needs no download; pass a release root or a Hub repo id to use real data::
 
     python examples/load_and_explore.py                 # sample corpus
@@ -19,11 +19,17 @@ import agenthorizon
 
 
 def main(path: str | None = None) -> None:
-    if path is None:
-        path = str(Path(tempfile.mkdtemp(prefix="agenthorizon-example-")) / "release")
+    if path is not None:
+        explore(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="agenthorizon-example-") as work:  # removed at the end
+        path = str(Path(work) / "release")
         agenthorizon.generate_sample(path, preset="small", seed=0)
         print(f"sample corpus written to {path}")
+        explore(path)
 
+
+def explore(path: str) -> None:
     # The four configs; AH-D is derived by the authors' algorithm (50 pair groups).
     for name in ("AH", "AH-S", "AH-D", "all"):
         ds = agenthorizon.load_dataset(path, name, split="test")

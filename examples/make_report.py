@@ -3,7 +3,7 @@
 Runs offline in well under a minute on the `small` sample corpus (the real
 release works the same way: pass its root instead of the generated one).
 
-    .venv/bin/python examples/make_report.py [OUT_DIR]
+    .venv/bin/python examples/make_report.py [OUT_DIR]     # OUT_DIR: ./agenthorizon-report by default
 
 Writes OUT_DIR/report.html (open it in a browser: one self-contained file),
 OUT_DIR/figures/*.png|svg (needs matplotlib: pip install agenthorizon[plot])
@@ -13,7 +13,6 @@ and OUT_DIR/export/ (Parquet + dataset card that plain datasets.load_dataset rea
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import agenthorizon
@@ -53,4 +52,5 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="agenthorizon-report-")))
+    # The report is what this script is for: it goes where it can be opened, never to a temporary folder.
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "agenthorizon-report"))

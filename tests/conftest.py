@@ -7,10 +7,16 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+import host_guard
+
+# The guard's view of the machine, taken before TMPDIR below points into the session's own folder.
+_HOST = host_guard.host_from_environment()
 
 # Everything a test session writes to the temporary directory -- its own
 # files, the examples' and the CLI subprocesses' (they inherit TMPDIR) -- goes
@@ -30,19 +36,64 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
+# The per-user folders programs write without being asked -- Inspect's data folder, Chromium's
+# profile, matplotlib's font cache, pip's cache -- are the session's, not the real home's. (The
+# tests' installs keep their own place, tests/debian_packages.py's cache_root.)
+for _variable, _folder in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"), ("XDG_DATA_HOME", "data"),
+                           ("XDG_STATE_HOME", "state")):
+    os.environ[_variable] = str(_SESSION_TMP / "xdg" / _folder)
 
 
 # Fixtures that provision the machine: apt-get (bubblewrap, Chromium), npm (the
 # agentic CLIs), a second virtual environment from the package registry. Every
-# test that uses one is marked `system`, so `pytest -m "not system"` is a quick
-# run that installs nothing; the README's test command (and CI) runs them all.
+# test that uses one is marked `system`, so `pytest -m "not system"` is a run that
+# installs nothing; the README's test command (and CI) runs them all.
 PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python"})
+# Fixtures that take tens of seconds each (a real `inspect eval` and a runner run against a loopback
+# server, tests/inspect): their tests are marked `slow`, out of the quick tier `-m "not system and not slow"`.
+SLOW_FIXTURES = frozenset({"routes", "interleaved"})
+
+
+# The machine as the session found it (tests/host_guard.py); set in the xdist controller or the one
+# process of -n 0, never in a worker: each worker sees only part of the session.
+_HOST_BEFORE = pytest.StashKey[dict]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_HOST_BEFORE] = host_guard.snapshot(_HOST)
+
+
+@pytest.hookimpl(trylast=True)  # after xdist has stopped its workers
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(_HOST_BEFORE, None)
+    if before is None:
+        return
+    from debian_packages import PACKAGES, cache_root
+
+    # The test cache, and npm's download cache that the CLIs' install (tests/agent_clis.py) fills.
+    declared = [cache_root(), host_guard.real_home() / ".npm"]
+    problems = host_guard.final_problems(_HOST, before, os.getpid(), PACKAGES, declared)
+    if not problems:
+        return
+    report = "\n".join(["the test session changed this machine (tests/host_guard.py):", *problems])
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.section("host guard", sep="=", red=True, bold=True)
+        reporter.write_line(report)
+    else:
+        print(report, file=sys.stderr)
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if PROVISIONING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        fixtures = getattr(item, "fixturenames", ())
+        if PROVISIONING_FIXTURES.intersection(fixtures):
             item.add_marker(pytest.mark.system)
+        if SLOW_FIXTURES.intersection(fixtures):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -19,13 +19,17 @@ from pathlib import Path
 import pytest
 
 
-
 def cache_root() -> Path:
     """The per-user folder of what the tests install, shared by every worker and every run of the suite:
     ``$AGENTHORIZON_TEST_CACHE`` or ``~/.cache/agenthorizon-tests`` (the user's home from the password
     database: tests give CLIs a ``HOME`` of their own)."""
     configured = os.environ.get("AGENTHORIZON_TEST_CACHE")
     return Path(configured) if configured else Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "agenthorizon-tests"
+
+
+# Every Debian package the suite may install, and nothing else: tests/host_guard.py allows what
+# these add to the host's folders (the files dpkg says they and their dependencies own), by name.
+PACKAGES = ("bubblewrap", "chromium", "chromium-driver", "nodejs", "npm", "slurm-wlm", "munge")
 
 
 # Not under the temporary folder: tests/conftest.py gives each xdist worker a temporary folder
@@ -38,6 +42,9 @@ def ensure_debian_packages(packages: Sequence[str], present: Callable[[], bool],
 
     ``why`` names the tests that need them, for the failure message.
     """
+    undeclared = sorted(set(packages) - set(PACKAGES))
+    if undeclared:
+        raise ValueError(f"{why} install {', '.join(undeclared)}: declare it in tests/debian_packages.py's PACKAGES")
     if present():
         return
     wanted = f"Debian's {' and '.join(packages)} (apt-get install -y {' '.join(packages)})"

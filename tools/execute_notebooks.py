@@ -40,7 +40,8 @@ def source_sha256(source: str) -> str:
 
 
 def kernel_environment(data_root: Path, hf_home: Path) -> dict[str, str]:
-    """The environment the kernel inherits: the sample corpus, offline HF settings, no progress bars."""
+    """The environment the kernel inherits: the sample corpus, offline HF settings, no progress bars;
+    its Jupyter and IPython state beside ``hf_home``."""
     return {
         "AGENTHORIZON_DATA": str(data_root),
         "HF_HOME": str(hf_home),
@@ -52,6 +53,9 @@ def kernel_environment(data_root: Path, hf_home: Path) -> dict[str, str]:
         # stored outputs must not depend on which extras the executing venv has.
         "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
         "TQDM_DISABLE": "1",
+        # The kernel's connection file and IPython's profile and history go to the run's folder, not the home.
+        "JUPYTER_RUNTIME_DIR": str(hf_home.parent / "jupyter-runtime"),
+        "IPYTHONDIR": str(hf_home.parent / "ipython"),
     }
 
 

@@ -21,6 +21,7 @@ import pytest
 
 import agenthorizon
 from test_untrusted_agents import cli, results
+from throwaway_host import throwaway_argv
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the promises of a root harness (CI runs as root)")
 
@@ -80,7 +81,7 @@ found = {{
     "writes": {{path: write(path) for path in (
         os.path.join(release, "sandbox", "AGENTS.md"), os.path.join(release, "planted.txt"),
         os.path.join(HERE, "planted.txt"), os.path.join(os.path.dirname(os.getcwd()), "planted.txt"),
-        "/etc/planted.txt", "/usr/planted.txt", "/planted.txt", "/proc/sys/kernel/hostname")}},
+        *json.loads(os.environ["AH_SYSTEM"]))}},
     "own_writes": {{path: write(path) for path in ("planted.txt", "/dev/null", os.path.join(os.environ["TMPDIR"], "t"))}},
     "siblings": sorted(os.listdir(HERE)),
     "tmp_bytes": os.statvfs("/tmp").f_blocks * os.statvfs("/tmp").f_frsize,
@@ -118,8 +119,19 @@ def tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
+# What the hostile agent tries to change on the machine itself.
+SYSTEM = ("/etc/planted.txt", "/usr/planted.txt", "/planted.txt", "/proc/sys/kernel/hostname")
+
+
+def host_state() -> dict[str, object]:
+    """The hostname, and which of the SYSTEM files exist, on the host."""
+    return {"hostname": Path("/proc/sys/kernel/hostname").read_text(),
+            **{path: os.path.exists(path) for path in SYSTEM[:-1]}}
+
+
 @pytest.mark.parametrize("sandbox", ["bwrap", "none"])
-def test_a_hostile_agent_has_no_capability_no_handle_no_write_and_no_siblings(bubblewrap, tiny_copy, tmp_path, sandbox):
+def test_a_hostile_agent_has_no_capability_no_handle_no_write_and_no_siblings(bubblewrap, tiny_copy, tmp_path,
+                                                                             tmp_path_factory, sandbox):
     # The layout of the issue: the agent script in a project folder that also holds the release.
     project = tmp_path / "proj"
     project.mkdir()
@@ -134,10 +146,21 @@ def test_a_hostile_agent_has_no_capability_no_handle_no_write_and_no_siblings(bu
     handles["file system root"] = file_handle(file_system_root(release))
     before = tree_digest(release)
     out = tmp_path / "run"
-    process = cli(release, out, f"command:{agent}", tmp_path / "tmp", "--sandbox", sandbox, "--limit", "1",
-                  env={"AH_HANDLES": json.dumps(handles), "AH_RELEASE": str(release)})
-    stdout, stderr = process.communicate(timeout=300)
-    assert process.returncode == 0, stderr
+    host = host_state()
+    assert not any(host[path] for path in SYSTEM[:-1]), f"left by an earlier run: {host}"
+    # The judge runs in a throwaway namespace (tests/throwaway_host.py): the control's writes to the
+    # system folders and the hostname must succeed, and must not reach this machine; were the sandbox
+    # broken, the confined agent's would not reach it either (and its writes would show as written).
+    (tmp_path / "tmp").mkdir()
+    command = [sys.executable, "-m", "agenthorizon", "judge", "--data", str(release), "--config", "AH",
+               "--judge", f"command:{agent}", "--out", str(out), "--no-progress", "--bootstrap", "0",
+               "--sandbox", sandbox, "--limit", "1"]
+    done = subprocess.run(throwaway_argv(command, tmp_path_factory.mktemp("throwaway"), [tmp_path]),
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TMPDIR": str(tmp_path / "tmp"), "AH_HANDLES": json.dumps(handles),
+                               "AH_RELEASE": str(release), "AH_SYSTEM": json.dumps(SYSTEM)})
+    assert done.returncode == 0, done.stderr
+    assert host_state() == host  # the host's hostname and system folders, untouched either way
     (result,) = results(out).values()
     found = json.loads(result["verdict"]["reasoning"])
     print(sandbox, json.dumps(found, indent=1))
@@ -159,6 +182,7 @@ def test_a_hostile_agent_has_no_capability_no_handle_no_write_and_no_siblings(bu
         assert int(found["cap_eff"], 16) != 0
         assert all(value.startswith("opened") for value in found["handles"].values()), found["handles"]
         assert found["writes"][str(release / "sandbox" / "AGENTS.md")] == "written"
+        assert all(found["writes"][path] == "written" for path in SYSTEM), found["writes"]
         assert "release" in found["siblings"]
 
 

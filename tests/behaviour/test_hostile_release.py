@@ -500,6 +500,7 @@ def scored_run(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     return out
 
 
+@pytest.mark.slow  # every command, seven times: about 85 s of the suite
 @pytest.mark.parametrize("kind", ["label", "label-link", "json", "markdown", "prompt", "agents", "screenshot"])
 def test_a_fifo_in_the_release_ends_every_command_in_seconds_with_its_name(
     kind: str, tiny_copy: Path, tmp_path: Path, scored_run: Path

@@ -436,6 +436,7 @@ def test_small_preset_has_sixty_groups_and_a_proper_dev_subset():
     assert min(lengths) >= 20 and max(lengths) <= 60
 
 
+@pytest.mark.slow  # the 1,373-item corpus
 def test_full_preset_has_the_release_shape(tmp_path: Path):
     root = tmp_path / "full"
     summary = generate(root, preset="full", images=False)
