@@ -97,7 +97,7 @@ def _read_run(run_dir: Path) -> RunRecord:
         raise FileNotFoundError(f"{run_dir}: no run.json or run-shard-*.json; expected a run directory")
     if record.config not in _COVERS:
         raise ValueError(
-            f"{run_dir}: run on config {record.config!r}; the leaderboard ranks runs on "
+            f"{run_dir}: run on config {record.config!r}; leaderboard and partition take runs on "
             f"{', '.join(_COVERS)} (AH-D overlaps both columns)"
         )
     return record
