@@ -34,6 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also report Spearman rho and Kendall tau-b between the judges' balanced accuracies on item sets A and B: "
         "configs (AH,AH-S) or slices (os=linux,os=windows); --bootstrap resamples give their intervals",
     )
+    parser.add_argument(
+        "--include-partial", action="store_true",
+        help="rank judges whose runs lack results for some items (interrupted, --limit, Inspect's -T limit) with the "
+        "others; by default they are marked PARTIAL, unranked, and left out of --rank-correlation",
+    )
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 
@@ -47,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
     columns = [name.strip() for name in args.columns.split(",") if name.strip()]
     sets = parse_item_sets(args.rank_correlation) if args.rank_correlation else None
-    board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed)
+    board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed,
+                        include_partial=args.include_partial)
     agreement = None
     if sets:
         agreement = rank_correlation(board, sets, data_root=args.data, selection=board.selection,

@@ -345,7 +345,10 @@ class LeaderboardRow:
     ``None`` when the judge was not run on it; ``recall`` is the report whose
     mistake-type recall is shown (all the judge's scored items). ``judge``
     is the row's label; ``judge_key`` and ``runs`` say which judge settings
-    and which run folders it stands for.
+    and which run folders it stands for. ``partial`` is the mark of a row
+    whose runs have results for only some of its items (``"PARTIAL: 30 of
+    93 items judged"``; ``None``: complete); ``rank`` its place, 1 the best
+    (``None``: not ranked, as a partial row is unless asked for).
     """
 
     judge: str
@@ -353,6 +356,18 @@ class LeaderboardRow:
     recall: ScoreReport | None
     judge_key: str | None = None
     runs: list[str] = field(default_factory=list)
+    partial: str | None = None
+    rank: int | None = None
+
+    def label(self) -> str:
+        """The judge's label, with the partial mark when it has one."""
+        return self.judge if self.partial is None else f"{self.judge} ({self.partial})"
+
+    def rank_cell(self) -> str:
+        """The rank as shown: its number, or "unranked" for a partial row left out of the ranks."""
+        if self.rank is not None:
+            return str(self.rank)
+        return "unranked" if self.partial is not None else ""
 
 
 COLUMN_SETS = ("accuracy", "paired", "cost")
@@ -391,7 +406,7 @@ def leaderboard_table(
     unknown = [name for name in columns if name not in COLUMN_SETS]
     if unknown:
         raise ValueError(f"unknown leaderboard column set(s) {', '.join(unknown)}; expected names from {', '.join(COLUMN_SETS)}")
-    header = ["judge"]
+    header = ["rank", "judge"]
     if "accuracy" in columns:
         for config in configs:
             header += [f"{config} bal.", f"{config} pos", f"{config} neg"]
@@ -402,7 +417,7 @@ def leaderboard_table(
         header += [column[0] for column in _COST_COLUMNS]
     body = []
     for row in rows:
-        cells: list[Any] = [row.judge]
+        cells: list[Any] = [row.rank_cell(), row.label()]
         if "accuracy" in columns:
             for config in configs:
                 report = row.reports.get(config)
@@ -446,6 +461,8 @@ def render_leaderboard(
                 "judge": row.judge,
                 "judge_key": row.judge_key,
                 "runs": list(row.runs),
+                "rank": row.rank,
+                "partial": row.partial,
                 "reports": {k: None if v is None else v.to_dict() for k, v in row.reports.items()},
                 "mistake_type_recall": None if row.recall is None else row.recall.to_dict()["mistake_type_recall"],
                 "all_scored_items": None if row.recall is None else row.recall.to_dict(),

@@ -13,7 +13,9 @@ blind :class:`~agenthorizon.judging.inputs.JudgeInput` and nothing else:
   it) followed by that step's screenshot -- or, for 2x2 mosaics, the mosaic
   after the action line of the last step it holds -- then what comes after
   ``{{MARKDOWN}}``. A template that is only ``{{MARKDOWN}}`` gives a user
-  message of the goal and the steps alone.
+  message of the goal and the steps alone. With the actions ablated a step's
+  line is ``Step k`` alone, with the instruction ablated the goal is empty,
+  as in the ablated Markdown.
 
 A system prompt (:class:`SystemPrompt`) is a text file read when the judge is
 made; its text goes as the ``system`` message before the user message, and
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.prompts import per_step_image_note, render_prompt
 from agenthorizon.release.render import action_string
-from agenthorizon.schema import DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_INTERLEAVED
+from agenthorizon.schema import ABLATE_ACTIONS, DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_INTERLEAVED
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
@@ -108,7 +110,7 @@ def chat_messages(
     return messages
 
 
-def _image_note(images: list[Any], mode: str, interleaved: bool) -> str:
+def _image_note(images: list[Any], mode: str, interleaved: bool, actions: bool = True) -> str:
     from agenthorizon.data.images import reading_order_sentence
 
     if not images:
@@ -116,7 +118,7 @@ def _image_note(images: list[Any], mode: str, interleaved: bool) -> str:
     if mode == IMAGE_MODE_MOSAIC:
         return reading_order_sentence()
     if interleaved:
-        return f"{len(images)} screenshots are attached, each right after the action line of its step."
+        return f"{len(images)} screenshots are attached, each right after the {'action ' if actions else ''}line of its step."
     return per_step_image_note([image.steps[0] for image in images])
 
 
@@ -131,7 +133,8 @@ def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: s
 
 
 def _interleaved(template: str, judge_input: JudgeInput, images: list[Any], mode: str) -> list[dict[str, Any]]:
-    filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True), markdown=_STEPS_MARK)
+    actions = ABLATE_ACTIONS not in judge_input.ablation  # ablated: a step's line has no action
+    filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True, actions), markdown=_STEPS_MARK)
     before, marked, after = filled.partition(_STEPS_MARK)
     if not marked:  # no {{MARKDOWN}}: the steps follow the whole text
         before, after = filled, ""
@@ -143,7 +146,8 @@ def _interleaved(template: str, judge_input: JudgeInput, images: list[Any], mode
     # Each image after the action line of the last step it shows (a step's own, or its mosaic's last).
     after_step = {image.steps[-1]: image for image in images}
     for step in steps:
-        parts.append({"type": "text", "text": f"Step {step['step_id']}: {action_string(step['action'])}"})
+        line = f"Step {step['step_id']}: {action_string(step['action'])}" if actions else f"Step {step['step_id']}"
+        parts.append({"type": "text", "text": line})
         image = after_step.get(step["step_id"])
         if image is not None:
             if mode == IMAGE_MODE_MOSAIC:
