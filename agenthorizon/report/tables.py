@@ -44,6 +44,8 @@ class Table:
     header: list[str]
     rows: list[list[Any]]
     notes: list[str] = field(default_factory=list)
+    text_columns: int = 1
+    """How many leading columns hold text (left-aligned); the others hold numbers (right-aligned)."""
 
 
 def _percent(value: float | None) -> str:
@@ -66,7 +68,8 @@ def _render_text(table: Table) -> str:
     def line(row: list[str]) -> str:
         # Text left-aligned, numbers right-aligned, as a reader scans them.
         return "  ".join(
-            cell.rjust(width) if i else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))
+            cell.rjust(width) if i >= table.text_columns else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths))
         ).rstrip()
 
     out = [table.title, *table.notes, "", line(cells[0]), "  ".join("-" * w for w in widths)]
@@ -84,7 +87,8 @@ def _render_markdown(table: Table) -> str:
     if table.notes:
         out.append("")
     out.append("| " + " | ".join(_markdown_escape(h) for h in table.header) + " |")
-    out.append("|" + "|".join(["---"] + ["---:"] * (len(table.header) - 1)) + "|")
+    text = min(table.text_columns, len(table.header))
+    out.append("|" + "|".join(["---"] * text + ["---:"] * (len(table.header) - text)) + "|")
     for row in table.rows:
         out.append("| " + " | ".join(_markdown_escape(_text_cell(c)) for c in row) + " |")
     return "\n".join(out) + "\n"
@@ -115,7 +119,8 @@ def latex_escape(text: str) -> str:
 
 def _render_latex(table: Table) -> str:
     out = [f"% {latex_escape(table.title)}"] + [f"% {note}" for note in table.notes]
-    out.append(r"\begin{tabular}{l" + "r" * (len(table.header) - 1) + "}")
+    text = min(table.text_columns, len(table.header))
+    out.append(r"\begin{tabular}{" + "l" * text + "r" * (len(table.header) - text) + "}")
     out.append(r"\toprule")
     out.append(" & ".join(latex_escape(h) for h in table.header) + r" \\")
     out.append(r"\midrule")
@@ -433,7 +438,7 @@ def leaderboard_table(
         if "cost" in columns:
             cells += [_cost_cell(row.recall, *column[1:]) for column in _COST_COLUMNS]
         body.append(cells)
-    return Table(title="AgentHorizon leaderboard", header=header, rows=body, notes=list(notes))
+    return Table(title="AgentHorizon leaderboard", header=header, rows=body, notes=list(notes), text_columns=2)
 
 
 def render_leaderboard(
