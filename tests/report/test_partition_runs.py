@@ -8,9 +8,7 @@ the label files, from the definitions.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ import agenthorizon
 from agenthorizon.cli import main
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.schema import LABEL_FILE_EASY, LABEL_FILE_HARD
+from tmpfs import mounted_tmpfs
 
 JUDGES = ("lexical", "random:1", "random:2")
 
@@ -141,15 +140,7 @@ def test_a_partition_json_planted_as_a_link_to_the_label_file_leaves_the_release
 @pytest.fixture()
 def other_disk(tmp_path):
     """A tmpfs (root only): a second file system, to which the release cannot be hard-linked."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    yield from mounted_tmpfs(tmp_path / "disk", "8m")
 
 
 def test_a_failure_halfway_leaves_nothing_half_written(tiny_root, split_runs, other_disk, capsys):
