@@ -21,7 +21,7 @@ from agenthorizon.judging.runs.records import FINISHED, RUNNING, RunRecord
 
 INSPECT_TASK = f"agenthorizon/{TASK_NAME}"
 
-__all__ = ["PartialRun", "partial_run"]
+__all__ = ["PartialRun", "partial_run", "rerun_advice"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,16 @@ def _inspect_resume(logs: list[RunRecord]) -> str:
             "log: the new eval judges every item and writes a new log")
 
 
+def rerun_advice(records: Mapping[str, RunRecord | None]) -> str | None:
+    """What judges the items of Inspect logs again (their ``inspect eval`` command), ``None`` for runner runs.
+
+    A runner's run is resumed by ``agenthorizon judge`` into its folder; an
+    Inspect log is not: its eval is run again.
+    """
+    logs = [record for record in records.values() if record is not None and _is_inspect_log(record)]
+    return _inspect_resume(logs) if logs else None
+
+
 def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]) -> PartialRun:
     """The :class:`PartialRun` of results for ``judged`` of ``total`` items, from the runs' ``records``.
 
@@ -108,11 +118,11 @@ def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]
     'add predictions for the missing items to the predictions file'
     """
     reasons = tuple(_reason(where, record) for where, record in records.items())
-    logs = [record for record in records.values() if record is not None and _is_inspect_log(record)]
+    logs = rerun_advice(records)
     if not records:
         resume = "add predictions for the missing items to the predictions file"
-    elif logs:
-        resume = _inspect_resume(logs)
+    elif logs is not None:
+        resume = logs
     elif any(record is not None and record.shard is not None for record in records.values()):
         resume = (
             "run the missing shards (`agenthorizon judge ... --shard I/N`) and score every shard's folder together; "

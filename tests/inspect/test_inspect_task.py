@@ -306,9 +306,11 @@ def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path,
     # The advice names the command that made the log, not an `agenthorizon judge` that never ran.
     assert main(["score", log.location, "--data", str(tiny_root)]) == 1  # partial: EXIT_INCOMPLETE
     printed = capsys.readouterr()
-    advice = next(line for line in (printed.out + printed.err).splitlines() if line.startswith("To complete it"))
+    advice = next(line for line in printed.out.splitlines() if line.startswith("To complete it"))
     assert "inspect eval agenthorizon/agenthorizon" in advice and "without -T limit" in advice
-    assert "agenthorizon judge" not in advice and "--limit" not in advice.replace("-T limit", "")
+    assert "--limit" not in advice.replace("-T limit", "")
+    assert "inspect eval agenthorizon/agenthorizon" in printed.err  # the exit-1 line names it too
+    assert "agenthorizon judge" not in printed.out + printed.err
     # The leaderboard marks it partial and leaves it out of the ranks.
     assert main(["leaderboard", log.location, "--data", str(tiny_root), "--format", "json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["judges"]
