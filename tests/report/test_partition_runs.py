@@ -41,16 +41,29 @@ def _correct(folder: Path, tid: str, label: str) -> bool:
 
 @pytest.fixture(scope="module")
 def split_runs(tiny_root, tmp_path_factory):
-    """Per judge one run on AH and one on AH-S, each in a folder of its own (as Table 2's runs are)."""
+    """Per judge one run on AH and one on AH-S, each in a folder of its own (as Table 2's runs are); the
+    last judge's AH run in two shards, each in its own folder."""
     base = tmp_path_factory.mktemp("partition-runs")
-    folders: dict[str, dict[str, Path]] = {}
+    folders: dict[str, dict[str, list[Path]]] = {}
     for config in ("AH", "AH-S"):
         dataset = agenthorizon.load_dataset(tiny_root, config, split="test", images=None)
         for spec in JUDGES:
-            out = base / f"{spec.replace(':', '-')}-{config}"
-            run_judge(spec, dataset, out, config=config, data_root=tiny_root, progress=False)
-            folders.setdefault(spec, {})[config] = out
+            shards = [(1, 2), (2, 2)] if (spec, config) == (JUDGES[-1], "AH") else [None]
+            for shard in shards:
+                out = base / f"{spec.replace(':', '-')}-{config}{'' if shard is None else f'-shard{shard[0]}'}"
+                run_judge(spec, dataset, out, config=config, data_root=tiny_root, progress=False, shard=shard)
+                folders.setdefault(spec, {}).setdefault(config, []).append(out)
     return folders
+
+
+def _all(split_runs) -> list[Path]:
+    return [folder for per_config in split_runs.values() for runs in per_config.values() for folder in runs]
+
+
+def _folder(split_runs, spec, config, tid) -> Path:
+    """The folder holding ``tid``'s result among the judge's runs on ``config`` (a shard holds some items)."""
+    runs = split_runs[spec][config]
+    return next((folder for folder in runs if (folder / f"{tid}.json").exists()), runs[0])
 
 
 def _argv(folders, root, out, k=1):
@@ -59,12 +72,12 @@ def _argv(folders, root, out, k=1):
 
 def test_runs_on_ah_and_ah_s_pool_as_one_judge_each(tiny_root, split_runs, tmp_path, capsys):
     labels = _labels(tiny_root)
-    folders = [folder for per_config in split_runs.values() for folder in per_config.values()]
+    folders = _all(split_runs)
     k = 1
     assert main(_argv(folders, tiny_root, tmp_path / "split", k)) == 0
     printed = capsys.readouterr().out
     # From the definition: per item, the judges (not folders) that judged it correctly.
-    n_correct = {tid: sum(_correct(split_runs[spec][("AH" if row["hard"] else "AH-S")], tid, row["label"])
+    n_correct = {tid: sum(_correct(_folder(split_runs, spec, "AH" if row["hard"] else "AH-S", tid), tid, row["label"])
                           for spec in JUDGES) for tid, row in labels.items()}
     hard = {tid for tid, count in n_correct.items() if count <= k}
     written = {json.loads(line)["trajectory_id"] for line in (tmp_path / "split" / LABEL_FILE_HARD).read_text().splitlines()}
@@ -72,6 +85,7 @@ def test_runs_on_ah_and_ah_s_pool_as_one_judge_each(tiny_root, split_runs, tmp_p
     record = json.loads((tmp_path / "split" / "partition.json").read_text())
     assert {tid: item["n_correct"] for tid, item in record["items"].items()} == n_correct
     assert record["n_judges"] == len(JUDGES)
+    assert [len(judge["runs"]) for judge in record["judges"]] == [2, 2, 3]  # two shards of one run: one judge
     n = len(labels)
     observed = sum((tid in hard) == row["hard"] for tid, row in labels.items()) / n
     p_new, p_shipped = len(hard) / n, sum(row["hard"] for row in labels.values()) / n
@@ -84,22 +98,22 @@ def test_runs_on_ah_and_ah_s_pool_as_one_judge_each(tiny_root, split_runs, tmp_p
 
 
 def test_a_judge_without_a_run_on_one_config_is_refused_by_name(tiny_root, split_runs, tmp_path, capsys):
-    folders = [split_runs["lexical"]["AH"], split_runs["lexical"]["AH-S"], split_runs["random:1"]["AH"]]
+    folders = [*split_runs["lexical"]["AH"], *split_runs["lexical"]["AH-S"], *split_runs["random:1"]["AH"]]
     assert main(_argv(folders, tiny_root, tmp_path / "split")) == 2
     error = capsys.readouterr().err
-    assert str(split_runs["random:1"]["AH"]) in error and "AH-S" in error
+    assert str(split_runs["random:1"]["AH"][0]) in error and "AH-S" in error
     assert not (tmp_path / "split").exists()
 
 
 @pytest.mark.parametrize("how", ["copy", "link"])
 def test_the_same_run_twice_is_refused(tiny_root, split_runs, tmp_path, capsys, how):
-    run = split_runs["lexical"]["AH"]
+    (run,) = split_runs["lexical"]["AH"]
     twin = tmp_path / "twin"
     if how == "copy":
         shutil.copytree(run, twin)
     else:
         twin.symlink_to(run, target_is_directory=True)
-    folders = [run, split_runs["lexical"]["AH-S"], twin]
+    folders = [run, *split_runs["lexical"]["AH-S"], twin]
     assert main(_argv(folders, tiny_root, tmp_path / "split")) == 2
     error = capsys.readouterr().err
     assert "two runs of judge" in error and str(twin) in error
@@ -124,7 +138,7 @@ def test_a_partition_json_planted_as_a_link_to_the_label_file_leaves_the_release
     out = tmp_path / "split"
     out.mkdir()
     (out / "partition.json").symlink_to(label_file)
-    folders = [folder for per_config in split_runs.values() for folder in per_config.values()]
+    folders = _all(split_runs)
     assert main(_argv(folders, tiny_copy, out)) == 2
     assert "not empty" in capsys.readouterr().err
     assert label_file.read_bytes() == before
@@ -144,7 +158,7 @@ def other_disk(tmp_path):
 
 
 def test_a_failure_halfway_leaves_nothing_half_written(tiny_root, split_runs, other_disk, capsys):
-    folders = [folder for per_config in split_runs.values() for folder in per_config.values()]
+    folders = _all(split_runs)
     out = other_disk / "split"
     # The label files can be written there, the sandbox cannot be hard-linked across file systems.
     assert main(_argv(folders, tiny_root, out)) == 1  # the command could not finish: EXIT_INCOMPLETE
