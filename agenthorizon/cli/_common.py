@@ -151,17 +151,20 @@ def flag_wording(error: BaseException) -> str:
     )
 
 
-def incomplete(counts: dict[str, int], command: str | None) -> int:
+def incomplete(counts: dict[str, int], command: str | None, *, advice: str | None = None) -> int:
     """:data:`EXIT_INCOMPLETE` with one line on standard error when ``counts`` (reason -> items) is not all zero.
 
     ``command`` is what resumes them, named in the line; ``None`` when no
     command can (predictions files: their author completes them).
+    ``advice``, when given, is the line's last sentence instead (results no
+    resumed run makes, such as an Inspect log's).
     """
     counts = {reason: count for reason, count in counts.items() if count}
     if not counts:
         return EXIT_OK
     detail = ", ".join(f"{reason} {count}" for reason, count in counts.items())
-    advice = f"Re-running {command} resumes them." if command else "Add their predictions to complete the score."
+    if advice is None:
+        advice = f"Re-running {command} resumes them." if command else "Add their predictions to complete the score."
     print(
         f"{sum(counts.values())} item(s) have no valid result yet ({detail}); they score as invalid. {advice}",
         file=sys.stderr,

@@ -43,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "McNemar p",
     )
     add_model_alias_argument(parser)
+    parser.add_argument(
+        "--include-partial", action="store_true",
+        help="rank judges whose runs lack results for some items (interrupted, --limit, Inspect's -T limit) with the "
+        "others; by default they are marked PARTIAL, unranked, and left out of --rank-correlation and significance",
+    )
     parser.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
 
 
@@ -63,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.model_alias and not args.harnesses:
         raise ValueError("--model-alias: an option of --harnesses; add --harnesses")
     aliases = parse_model_aliases(args.model_alias)
-    board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed)
+    board = leaderboard(args.runs, args.data, bootstrap=args.bootstrap, seed=args.seed,
+                        include_partial=args.include_partial)
     extra: dict = {}
     if sets:
         extra["rank_correlation"] = rank_correlation(board, sets, data_root=args.data, selection=board.selection,

@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices,
         telemetry=telemetry_from_results(result_set, wanted),
     )
-    partial = _partial(found, recorded)
+    records = _records(recorded) if found.is_partial else None
+    partial = _partial(found, records)
     notes = [
         *(partial.lines() if partial else []), *chosen,
         *result_notes(result_set, unexpected, len(wanted) - len(predictions)), *references.notes, *shape_notes,
@@ -114,7 +115,12 @@ def run(args: argparse.Namespace) -> int:
     if not recorded:
         # Predictions files only: no run to resume, so no advice to re-run one.
         return incomplete(unresolved, None)
-    return incomplete(unresolved, "`agenthorizon judge` into the same --out")
+    from agenthorizon.report.partial import rerun_advice
+
+    # An Inspect log is made again by its own `inspect eval` command, not resumed by `agenthorizon judge`.
+    advice = rerun_advice(records if records is not None else _records(recorded))
+    return incomplete(unresolved, "`agenthorizon judge` into the same --out",
+                      advice=None if advice is None else f"To judge them again: {advice}.")
 
 
 def _selection(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> tuple[Any, list[str]]:
@@ -170,12 +176,17 @@ def _advice(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]
     return f"their ids are exactly the items of {config}: pass --config {config}" if config != args.config else ""
 
 
-def _partial(found: Any, recorded: dict) -> Any:
-    """The :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
-    if not found.is_partial:
-        return None
+def _records(recorded: dict) -> dict:
+    """Each result path with a run record (a run folder, an Inspect log) -> its record (``None``: it has none)."""
     from agenthorizon.judging.runs.folder import read_run_record
+
+    return {path: read_run_record(path) for path in recorded}
+
+
+def _partial(found: Any, records: dict | None) -> Any:
+    """The :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
+    if not found.is_partial or records is None:
+        return None
     from agenthorizon.report.partial import partial_run
 
-    records = {path: read_run_record(path) for path in recorded}
     return partial_run(len(found.matched), found.n_items, records)

@@ -17,6 +17,12 @@ library function. Its rules:
   (``None`` where the judge was not run) and, over all its scored items,
   mistake-type recall, the paired scores and the cost and runtime
   aggregates; rows are ranked by AH balanced accuracy.
+- **Partial rows**: a judge whose runs have results for only some of its
+  items (an interrupted run, ``--limit``, an Inspect log made with
+  ``-T limit``, a missing shard) is scored strictly as every row is, but
+  marked (:attr:`LeaderboardRow.partial`) in every format and left out of
+  the ranks and the rank correlation, listed after the ranked rows, unless
+  ``include_partial``.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.report.notes import predictions_from_results, result_notes, telemetry_from_results
 from agenthorizon.report.coverage import check_coverage, coverage
+from agenthorizon.report.partial import partial_run
 from agenthorizon.report.references import label_manifest, load_run_references, manifest_notes
 from agenthorizon.report.tables import LeaderboardRow
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, CONFIG_ALL
@@ -97,7 +104,7 @@ def _read_run(run_dir: Path) -> RunRecord:
         raise FileNotFoundError(f"{run_dir}: no run.json or run-shard-*.json; expected a run directory")
     if record.config not in _COVERS:
         raise ValueError(
-            f"{run_dir}: run on config {record.config!r}; the leaderboard ranks runs on "
+            f"{run_dir}: run on config {record.config!r}; leaderboard and partition take runs on "
             f"{', '.join(_COVERS)} (AH-D overlaps both columns)"
         )
     return record
@@ -173,6 +180,7 @@ def leaderboard(
     *,
     bootstrap: int = 0,
     seed: int = 0,
+    include_partial: bool = False,
 ) -> Leaderboard:
     """Judge runs in one table shaped like the paper's Table 2, best first.
 
@@ -188,6 +196,9 @@ def leaderboard(
         rates (0: none).
     seed : int, default=0
         Bootstrap seed.
+    include_partial : bool, default=False
+        Rank partial rows (still marked) with the others; by default they
+        get no rank (``rank`` ``None``) and are listed after the ranked rows.
 
     Returns
     -------
@@ -196,8 +207,10 @@ def leaderboard(
         key: ``reports`` maps AH and AH-S to a
         :class:`~agenthorizon.ScoreReport` (``None`` where not run),
         ``recall`` is the report over all its scored items, ``runs`` its
-        folders. Ranked by AH balanced accuracy (higher first; rows without
-        AH last), then label. ``manifests`` and ``notes`` state what it was
+        folders, ``partial`` its mark when its runs lack results for some of
+        its items, ``rank`` its place (1 the best). Ranked by AH balanced
+        accuracy (higher first; rows without AH last), then label; partial
+        rows unranked after them unless ``include_partial``. ``manifests`` and ``notes`` state what it was
         scored against. Every rate is in [0, 1], strict: an item without a
         valid verdict counts as wrong and stays in its denominator.
 
@@ -264,19 +277,36 @@ def leaderboard(
         scored[entry.key] = predictions
         # Runner results carry telemetry: the cost and runtime aggregates of the row (over all its items).
         recall = score(predictions, union, telemetry=telemetry_from_results(result_set, wanted))
+        partial = None
+        if len(predictions) < len(wanted):
+            unfinished = partial_run(len(predictions), len(wanted), {str(folder): record for folder, record in entry.records()})
+            partial = unfinished.headline()
+            rank_word = "ranked with the others (--include-partial)" if include_partial else (
+                "left out of the ranks and the rank correlation (--include-partial ranks it)")
+            notes.append(f"{entry.label}: {partial}, the others count as wrong; {rank_word}. "
+                         + " ".join(f"Why: {reason}." for reason in unfinished.reasons)
+                         + f" To complete it: {unfinished.resume}.")
         rows.append(LeaderboardRow(judge=entry.label, reports=reports, recall=recall, judge_key=entry.key,
-                                   runs=[str(folder) for folder in folders]))
+                                   runs=[str(folder) for folder in folders], partial=partial))
         for note in result_notes(result_set, unexpected, len(wanted) - len(predictions)):
             notes.append(f"{entry.label}: {note}")
     for config in LEADERBOARD_CONFIGS:
         notes += references[config].notes
     notes += manifest_notes(recorded[CONFIG_ALL], whole, data_root)
     notes.append(RECALL_NOTE)
-    rows.sort(key=_rank)
+    rows = _ranked(rows, include_partial)
     return Leaderboard(
         rows, [references[config].manifest for config in LEADERBOARD_CONFIGS], notes,
         {config: references[config].rows for config in LEADERBOARD_CONFIGS}, scored, options,
     )
+
+
+def _ranked(rows: list[LeaderboardRow], include_partial: bool) -> list[LeaderboardRow]:
+    """The rows best first, each ranked 1, 2, ...; partial rows unranked after them unless ``include_partial``."""
+    ranked = sorted((row for row in rows if include_partial or row.partial is None), key=_rank)
+    for place, row in enumerate(ranked, 1):
+        row.rank = place
+    return ranked + sorted((row for row in rows if row.rank is None), key=_rank)
 
 
 def _rank(row: LeaderboardRow) -> tuple[Any, ...]:

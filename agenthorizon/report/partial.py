@@ -15,9 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from agenthorizon.judging.runs.inspect_log import HARNESS as INSPECT_HARNESS
+from agenthorizon.judging.runs.inspect_log import TASK_NAME
 from agenthorizon.judging.runs.records import FINISHED, RUNNING, RunRecord
 
-__all__ = ["PartialRun", "partial_run"]
+INSPECT_TASK = f"agenthorizon/{TASK_NAME}"
+
+__all__ = ["PartialRun", "partial_run", "rerun_advice"]
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,40 @@ def _reason(where: str, record: RunRecord | None) -> str:
     if record.shard is not None:
         limits.append(f"it is shard {record.shard.index} of {record.shard.count}")
     if (record.runner or {}).get("limit") is not None:
-        limits.append(f"it judged at most --limit {record.runner['limit']} items")
+        flag = "-T limit" if _is_inspect_log(record) else "--limit"
+        limits.append(f"it judged at most {flag} {record.runner['limit']} items")
     if limits:
         return f"{where} finished, but " + " and ".join(limits)
     return f"{where} finished, but result files are missing (removed since, or never written)"
+
+
+def _is_inspect_log(record: RunRecord) -> bool:
+    return (record.runner or {}).get("harness") == INSPECT_HARNESS
+
+
+def _inspect_resume(logs: list[RunRecord]) -> str:
+    """The advice for Inspect logs: an eval is not resumed by ``agenthorizon judge``, it is run again."""
+    record = logs[0]
+    config = record.selection.config if record.selection is not None else record.config
+    data = (record.data or {}).get("repo_id") or (record.data or {}).get("root") or "ROOT"
+    command = f"inspect eval {INSPECT_TASK} --model {record.model} -T data={data} -T config={config}"
+    if any(one.shard is not None for one in logs):
+        return f"run `{command} -T shard=I/N` for each missing shard and score every shard's log together"
+    limited = [one for one in logs if (one.runner or {}).get("limit") is not None]
+    which = ", ".join(str((one.runner or {}).get("log")) for one in logs)
+    return (f"re-run the Inspect eval that wrote {which}, `{command}` with its other -T options, "
+            f"{'without -T limit (or with a larger one)' if limited else 'to the end'}; Inspect does not resume a "
+            "log: the new eval judges every item and writes a new log")
+
+
+def rerun_advice(records: Mapping[str, RunRecord | None]) -> str | None:
+    """What judges the items of Inspect logs again (their ``inspect eval`` command), ``None`` for runner runs.
+
+    A runner's run is resumed by ``agenthorizon judge`` into its folder; an
+    Inspect log is not: its eval is run again.
+    """
+    logs = [record for record in records.values() if record is not None and _is_inspect_log(record)]
+    return _inspect_resume(logs) if logs else None
 
 
 def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]) -> PartialRun:
@@ -84,8 +118,11 @@ def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]
     'add predictions for the missing items to the predictions file'
     """
     reasons = tuple(_reason(where, record) for where, record in records.items())
+    logs = rerun_advice(records)
     if not records:
         resume = "add predictions for the missing items to the predictions file"
+    elif logs is not None:
+        resume = logs
     elif any(record is not None and record.shard is not None for record in records.values()):
         resume = (
             "run the missing shards (`agenthorizon judge ... --shard I/N`) and score every shard's folder together; "

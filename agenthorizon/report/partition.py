@@ -1,57 +1,62 @@
 """Re-partition the release by difficulty from a pool of one's own judge runs, written as a loadable release.
 
 ``agenthorizon partition RUNS... --threshold K --out DIR`` counts, per item,
-how many of the pooled runs judged it correctly
+how many of the pooled judges judged it correctly
 (:func:`agenthorizon.scoring.partition.difficulty_partition`): at most ``K``
 correct is hard, the rest easy. :func:`write_partition` writes ``DIR`` as a
 release of its own: ``AgentHorizon.jsonl`` (hard) and
 ``AgentHorizon-Simple.jsonl`` (easy) in the release's format (the seven label
 fields, in order, one JSON object a line), ``partition.json`` (per item the
-number of runs correct, the threshold, the runs, the agreement with the
+number of judges correct, the threshold, the judges, the agreement with the
 shipped split), and ``sandbox/`` as hard links to the release's own files
 (same bytes, no copy), so ``load_dataset(DIR, "AH")``, ``agenthorizon judge
 --data DIR`` and ``score --data DIR`` read the new split with the release's
 trajectories and screenshots. With ``sandbox=False`` only the label files
 are written.
 
-Counting rules, stated in every output: each run folder is one judgment
-per item; an item a run has no valid verdict for (no result, a failed or
-unparseable answer) counts as *not* correct for that run, never as left
-out, and the count of such items per run is reported. Items outside the
-runs' selection (AH-D when the runs were made with ``exclude_dev``) are not
-re-judged: they keep their shipped side.
+Counting rules, stated in every output: runs are grouped into judges as
+the leaderboard groups them (:func:`~agenthorizon.report.leaderboard.group_runs`:
+a judge key's runs on AH and AH-S, one run on ``all``, or shards in separate
+folders are one judgment per item; the same run given twice is refused);
+an item a judge has no valid verdict for (no result, a failed or
+unparseable answer) counts as *not* correct for that judge, never as left
+out, and the count of such items per judge is reported. Items outside the
+runs' selection (AH-D when the runs were made with ``exclude_dev``, AH-S
+when every judge ran on AH alone) are not re-judged: they keep their
+shipped side.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from agenthorizon.judging.runs.folder import read_results, read_run_record
+from agenthorizon.judging.runs.folder import read_results
+from agenthorizon.release.confine import confined
 from agenthorizon.release.files import local_root, read_labels
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.report.coverage import check_coverage, coverage
+from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS, JudgeRuns, group_runs, shared_selection
 from agenthorizon.report.references import load_run_references
-from agenthorizon.report.runs import run_label
 from agenthorizon.schema import CONFIG_ALL, LABEL_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, SANDBOX_DIR
 from agenthorizon.scoring.outcomes import item_outcomes
 from agenthorizon.scoring.partition import difficulty_partition, partition_agreement
 
-__all__ = ["Partition", "partition_runs", "write_partition"]
-
-_SELECTION_KEYS = ("dev_groups", "dev_manifest", "dev_manifest_sha256", "exclude_dev")
-
+__all__ = ["Partition", "check_out_dir", "partition_runs", "write_partition"]
 
 @dataclass
 class Partition:
-    """A re-partition: per judged item its count of correct runs and side, and how it was made.
+    """A re-partition: per judged item its count of correct judges and side, and how it was made.
 
-    ``runs`` lists per run its folder, label, config and how many judged
+    ``runs`` lists per judge (a judge key, grouped as the leaderboard groups
+    runs) its label, run folders, the configs they cover and how many judged
     items it has no valid verdict for (``not_valid``: counted as not
     correct); ``agreement`` is :func:`~agenthorizon.scoring.partition.partition_agreement`
     with the shipped split (AH hard, AH-S easy) over the judged items.
@@ -66,11 +71,11 @@ class Partition:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """``partition.json``: the threshold, runs, agreement, notes and per item ``n_correct`` and side."""
+        """``partition.json``: the threshold, judges, agreement, notes and per item ``n_correct`` and side."""
         return {
             "threshold": self.threshold,
-            "n_runs": len(self.runs),
-            "runs": self.runs,
+            "n_judges": len(self.runs),
+            "judges": self.runs,
             "agreement_with_release": self.agreement,
             "notes": self.notes,
             "items": {
@@ -80,88 +85,143 @@ class Partition:
         }
 
 
-def _shared_options(records: dict[str, Any]) -> dict[str, Any]:
-    seen = {tuple(getattr(record.selection, key) for key in _SELECTION_KEYS) for record in records.values()}
-    if len(seen) > 1:
-        raise ValueError(
-            "the runs were made on different item selections (dev groups, dev manifest or exclude_dev); "
-            "pool runs of one selection"
+def _covered_configs(entries: Sequence[JudgeRuns]) -> tuple[str, ...]:
+    """The leaderboard configs every judge covers; refused, naming each judge's folders, when they differ.
+
+    A judge without a run on a config has no judgment of its items: counting
+    them as not correct would push them all towards hard.
+    """
+    covered = {entry.key: tuple(config for config in LEADERBOARD_CONFIGS if config in entry.folders)
+               for entry in entries}
+    if len(set(covered.values())) > 1:
+        listing = "; ".join(
+            f"{entry.label} ({', '.join(str(folder) for folder, _ in entry.records())}): {'+'.join(covered[entry.key])}"
+            for entry in entries
         )
-    return dict(zip(_SELECTION_KEYS, next(iter(seen)))) if seen else {}
+        raise ValueError(
+            f"the judges were run on different configs ({listing}); expected every judge run on the same configs "
+            "(runs on AH and AH-S, or one on all, per judge): give the missing runs or leave those judges out"
+        )
+    return next(iter(covered.values()))
 
 
 def partition_runs(
     run_dirs: Sequence[str | os.PathLike[str]], data_root: str | os.PathLike[str], threshold: int
 ) -> Partition:
-    """Count per item how many runs judged it correctly and split at ``threshold``.
+    """Count per item how many judges judged it correctly and split at ``threshold``.
 
-    The items are the whole release (``all``) under the runs' shared dev-set
-    choice. Each folder is one run (merge shards into one folder first).
-    A run made on AH or AH-S alone has no verdict for the other file's
-    items: they count as not correct for it, and a note says so.
+    Runs are grouped into judges by :func:`~agenthorizon.report.leaderboard.group_runs`,
+    the leaderboard's own rules: one judge per judge key; its runs on AH and
+    AH-S, or one run on ``all``, or shards of one run in separate folders,
+    are one judgment per item; two runs of one key on one config (a copy or
+    a link of one run) are refused. Every judge must cover the same configs;
+    their items are re-split, under the runs' shared dev-set choice.
 
     Raises
     ------
     FileNotFoundError
         A folder without a run record.
     ValueError
-        No run, a bad threshold, or runs of different selections.
+        No run, a bad threshold, runs that cannot be grouped (the message
+        names the folders), judges on different configs, or runs of
+        different selections.
     """
     if not run_dirs:
         raise ValueError("no run directory given; expected the runs to pool")
-    records = {}
-    for raw in run_dirs:
-        record = read_run_record(raw)
-        if record is None:
-            raise FileNotFoundError(f"{raw}: no run.json or run-shard-*.json; expected a run directory")
-        records[os.fspath(raw)] = record
-    references = load_run_references(data_root, Selection(CONFIG_ALL, **_shared_options(records)))
+    entries = group_runs(run_dirs)
+    options = shared_selection(entries)
+    configs = _covered_configs(entries)
+    config = configs[0] if len(configs) == 1 else CONFIG_ALL
+    references = load_run_references(data_root, Selection(config, **options))
     rows = references.rows
     ids = references.ids()
-    corrects, runs, notes = [], [], []
-    for folder, record in records.items():
-        result_set = read_results([folder])
+    corrects, judges = [], []
+    for entry in entries:
+        folders = [folder for folder, _ in entry.records()]
+        result_set = read_results(folders)
         # Runs of another release would count every item wrong and skew the split, not fail: refused.
-        check_coverage(coverage(result_set.ids(), ids, references.release_ids, config=CONFIG_ALL), folder)
+        check_coverage(coverage(result_set.ids(), ids, references.release_ids, config=config),
+                       ", ".join(map(str, folders)))
         predictions = result_set.predictions(ids)
         outcomes = item_outcomes(predictions, rows)
         corrects.append(outcomes.correct)
-        not_valid = int((~outcomes.valid).sum())
-        runs.append({"run": folder, "label": run_label(record, Path(folder)), "config": record.config,
-                     "not_valid": not_valid, "missing": len(ids) - len(predictions)})
-        if record.config != CONFIG_ALL:
-            notes.append(f"{folder}: run on {record.config} only; its {len(ids) - len(predictions)} items without a "
-                         "result count as not correct")
+        judges.append({"judge": entry.label, "runs": [str(folder) for folder in folders], "configs": list(configs),
+                       "not_valid": int((~outcomes.valid).sum()), "missing": len(ids) - len(predictions)})
     n_correct, hard = difficulty_partition(corrects, threshold)
     shipped = np.array([row["difficulty"] == "hard" for row in rows])
-    notes.insert(0, "An item a run has no valid verdict for (missing, failed, unparseable) counts as not correct "
-                    "for that run.")
+    notes = ["An item a judge has no valid verdict for (missing, failed, unparseable) counts as not correct "
+             "for that judge."]
     return Partition(
         threshold=threshold, rows=rows,
         n_correct={row["trajectory_id"]: int(count) for row, count in zip(rows, n_correct)},
         hard={row["trajectory_id"]: bool(side) for row, side in zip(rows, hard)},
-        runs=runs, agreement=partition_agreement(hard, shipped), notes=notes,
+        runs=judges, agreement=partition_agreement(hard, shipped), notes=notes,
     )
 
 
-def _link_tree(source: Path, target: Path) -> int:
+def _stays_inside(root: Path, path: Path) -> bool:
+    try:
+        confined(root, path, "sandbox file")
+    except ValueError:
+        return False
+    return True
+
+
+def _link_tree(root: Path, source: Path, target: Path) -> int:
     """Hard-link every file under ``source`` into ``target`` (folders made); returns the number of files."""
     count = 0
     for folder, _dirs, files in os.walk(source):
         destination = target / Path(folder).relative_to(source)
         destination.mkdir(parents=True, exist_ok=True)
         for name in files:
+            path = Path(folder) / name
+            # A link that stays in the release (a Hub snapshot's links into its blobs/) is linked as the
+            # file it names, so the new folder holds the release's bytes. A link that leaves the release is
+            # linked as the link itself: the loaders' confinement then judges it there as it did in the release.
+            inside = path.is_symlink() and _stays_inside(root, path)
             try:
-                # A link in the release is linked as the link itself, never as what it points to: the
-                # loaders' confinement then judges it in the new folder as it did in the release.
-                os.link(Path(folder) / name, destination / name, follow_symlinks=False)
+                os.link(os.path.realpath(path) if inside else path, destination / name, follow_symlinks=False)
             except OSError as error:
                 raise OSError(
-                    f"cannot hard-link {Path(folder) / name} into {destination} ({error.strerror}); put --out on the "
+                    f"cannot hard-link {path} into {destination} ({error.strerror}); put --out on the "
                     "release's file system, or write the label files alone (--labels-only)"
                 ) from None
             count += 1
     return count
+
+
+def check_out_dir(out_dir: str | os.PathLike[str], data_root: str | os.PathLike[str] | None = None) -> Path:
+    """``out_dir`` as an absolute path, checked before any work: a new folder, or an empty one, outside the release.
+
+    Refused: a symbolic link (at ``out_dir``; in it nothing may be, so no
+    file is ever written through a link), a file, a folder that holds
+    anything, and (given ``data_root``, a local release root) a folder in
+    the release.
+
+    Raises
+    ------
+    ValueError
+        Naming ``out_dir`` and what was expected.
+    """
+    out = Path(os.path.normpath(Path(out_dir).expanduser().absolute()))
+    expected = "expected a new folder, or an empty one (the split is written whole, then moved into place)"
+    if out.is_symlink():
+        raise ValueError(f"--out {out} is a symbolic link (to {os.readlink(out)}); {expected}")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; {expected}")
+    if out.is_dir() and next(os.scandir(out), None) is not None:
+        raise ValueError(f"--out {out} is not empty; {expected}")
+    if data_root is not None:
+        real_root, real_out = Path(data_root).resolve(), out.resolve()
+        if real_out == real_root or real_root in real_out.parents:
+            raise ValueError(f"--out {out} is inside the release {data_root}; expected a folder outside it")
+    return out
+
+
+def _write_new(path: Path, text: str) -> None:
+    # "x": the file is new in a folder made for this write; nothing there can be a link to follow.
+    with open(path, "x", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def write_partition(
@@ -170,8 +230,11 @@ def write_partition(
     """Write the split as a release at ``out_dir``; returns what was written.
 
     Items the runs did not judge keep their shipped side. Rows keep the
-    release's order within each file. ``out_dir`` must not hold label files
-    already.
+    release's order within each file. ``out_dir`` must be new or an empty
+    folder, not a link, outside the release (:func:`check_out_dir`). The
+    release is written into a fresh temporary folder beside ``out_dir`` and
+    renamed into place only when complete: a failure halfway (a sandbox
+    that cannot be hard-linked, a full disk) leaves nothing at ``out_dir``.
 
     Returns
     -------
@@ -181,14 +244,7 @@ def write_partition(
         without ``sandbox``), ``files`` (paths written).
     """
     root = local_root(data_root)
-    out = Path(out_dir)
-    real_root, real_out = Path(root).resolve(), out.resolve()
-    if real_out == real_root or real_root in real_out.parents:
-        raise ValueError(f"--out {out} is inside the release {root}; expected a folder outside it")
-    for name in (LABEL_FILE_HARD, LABEL_FILE_EASY):
-        if (out / name).exists():
-            raise ValueError(f"{out / name} exists; expected an empty or new --out folder")
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out_dir(out_dir, root)
     files: dict[str, list[str]] = {LABEL_FILE_HARD: [], LABEL_FILE_EASY: []}
     kept = 0
     for row in read_labels(root):
@@ -200,12 +256,25 @@ def write_partition(
         files[LABEL_FILE_HARD if side else LABEL_FILE_EASY].append(
             json.dumps({name: row[name] for name in LABEL_FIELDS}, ensure_ascii=False) + "\n"
         )
-    written = []
-    for name, lines in files.items():
-        (out / name).write_text("".join(lines), encoding="utf-8")
-        written.append(out / name)
-    (out / "partition.json").write_text(json.dumps(partition.to_dict(), indent=2) + "\n", encoding="utf-8")
-    written.append(out / "partition.json")
-    linked = _link_tree(Path(root) / SANDBOX_DIR, out / SANDBOX_DIR) if sandbox else 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        # mkdtemp's 0700, widened as a folder made by mkdir would be: the split is a release to share.
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)
+        for name, lines in files.items():
+            _write_new(staging / name, "".join(lines))
+        _write_new(staging / "partition.json", json.dumps(partition.to_dict(), indent=2) + "\n")
+        linked = _link_tree(root, root / SANDBOX_DIR, staging / SANDBOX_DIR) if sandbox else 0
+        try:
+            os.rename(staging, out)  # replaces an empty folder only; never writes into one filled meanwhile
+        except OSError as error:
+            raise ValueError(f"cannot move the split into --out {out} ({error.strerror}); expected a new or empty "
+                             "folder there") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    written = [out / LABEL_FILE_HARD, out / LABEL_FILE_EASY, out / "partition.json"]
     return {"hard": len(files[LABEL_FILE_HARD]), "easy": len(files[LABEL_FILE_EASY]), "kept": kept,
             "sandbox_files": linked, "files": [str(path) for path in written]}

@@ -47,6 +47,11 @@ def parse_item_sets(text: str) -> tuple[str, str]:
                 f"unknown item set {part!r}; expected a config ({', '.join(LEADERBOARD_CONFIGS)}) "
                 f"or slice=value with a slice from {', '.join(SLICES)}"
             )
+    if parts[0] == parts[1]:
+        raise ValueError(
+            f"--rank-correlation {text!r} names one item set twice; a ranking always agrees with itself (rho = 1), "
+            "expected two different item sets A,B (e.g. AH,AH-S)"
+        )
     return parts[0], parts[1]
 
 
@@ -81,8 +86,9 @@ def rank_correlation(
     """Spearman's rho and Kendall's tau-b between the judges' balanced accuracies on two item sets.
 
     Only judges run on every config the two sets draw items from take part
-    (a judge never run on AH would otherwise score 0 there); the others are
-    listed in ``excluded``. Invalid predictions are wrong, as everywhere.
+    (a judge never run on AH would otherwise score 0 there), and of partial
+    rows only those the leaderboard ranked (``include_partial``); the others
+    are listed in ``excluded``. Invalid predictions are wrong, as everywhere.
 
     Parameters
     ----------
@@ -106,7 +112,8 @@ def rank_correlation(
     Raises
     ------
     ValueError
-        A set with no items, or fewer than two judges covering both sets.
+        A set with no items, two sets of the same items, or fewer than two
+        judges covering both sets.
     """
     check_bootstrap(bootstrap)
     rows = _rows(board, sets, data_root, selection or {})
@@ -114,8 +121,15 @@ def rank_correlation(
     for item_set, mask in zip(sets, (in_a, in_b)):
         if not mask.any():
             raise ValueError(f"item set {item_set!r} holds no item of the leaderboard's configs; expected a non-empty set")
+    if np.array_equal(in_a, in_b):
+        raise ValueError(
+            f"item sets {sets[0]!r} and {sets[1]!r} hold the same {int(in_a.sum())} items; a ranking always agrees "
+            "with itself (rho = 1), expected two different item sets"
+        )
     configs = {row["_config"] for row, used in zip(rows, in_a | in_b) if used}
-    judges = [row for row in board if all(row.reports.get(config) is not None for config in configs)]
+    # A partial row the leaderboard left unranked takes no part: its missing items would rank it as wrong.
+    judges = [row for row in board if all(row.reports.get(config) is not None for config in configs)
+              and (row.partial is None or row.rank is not None)]
     excluded = [row.judge for row in board if row not in judges]
     if len(judges) < 2:
         raise ValueError(

@@ -19,10 +19,12 @@ def leaderboard_significance(
 
     Returns the :class:`~agenthorizon.scoring.significance.Significance` (judges
     named by their row labels) and the labels of the rows left out because they
-    were not run on ``config``. A ``ValueError`` when fewer than two judges were.
+    were not run on ``config`` or are partial and unranked. A ``ValueError`` when fewer than two judges were.
     """
-    rows = [row for row in board if row.reports.get(config) is not None]
-    left_out = [row.judge for row in board if row not in rows]
+    # Partial rows are unranked (leaderboard's include_partial): a judge missing items is not compared either.
+    rows = [row for row in board if row.reports.get(config) is not None and getattr(row, "rank", 0) is not None]
+    left_out = [row.judge + (" (partial)" if row.reports.get(config) is not None else "")
+                for row in board if row not in rows]
     if len(rows) < 2:
         raise ValueError(f"significance needs at least two judges run on {config}; got {len(rows)}")
     references = board.references[config]

@@ -44,6 +44,8 @@ class Table:
     header: list[str]
     rows: list[list[Any]]
     notes: list[str] = field(default_factory=list)
+    text_columns: int = 1
+    """How many leading columns hold text (left-aligned); the others hold numbers (right-aligned)."""
 
 
 def _percent(value: float | None) -> str:
@@ -66,7 +68,8 @@ def _render_text(table: Table) -> str:
     def line(row: list[str]) -> str:
         # Text left-aligned, numbers right-aligned, as a reader scans them.
         return "  ".join(
-            cell.rjust(width) if i else cell.ljust(width) for i, (cell, width) in enumerate(zip(row, widths))
+            cell.rjust(width) if i >= table.text_columns else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths))
         ).rstrip()
 
     out = [table.title, *table.notes, "", line(cells[0]), "  ".join("-" * w for w in widths)]
@@ -84,7 +87,8 @@ def _render_markdown(table: Table) -> str:
     if table.notes:
         out.append("")
     out.append("| " + " | ".join(_markdown_escape(h) for h in table.header) + " |")
-    out.append("|" + "|".join(["---"] + ["---:"] * (len(table.header) - 1)) + "|")
+    text = min(table.text_columns, len(table.header))
+    out.append("|" + "|".join(["---"] * text + ["---:"] * (len(table.header) - text)) + "|")
     for row in table.rows:
         out.append("| " + " | ".join(_markdown_escape(_text_cell(c)) for c in row) + " |")
     return "\n".join(out) + "\n"
@@ -115,7 +119,8 @@ def latex_escape(text: str) -> str:
 
 def _render_latex(table: Table) -> str:
     out = [f"% {latex_escape(table.title)}"] + [f"% {note}" for note in table.notes]
-    out.append(r"\begin{tabular}{l" + "r" * (len(table.header) - 1) + "}")
+    text = min(table.text_columns, len(table.header))
+    out.append(r"\begin{tabular}{" + "l" * text + "r" * (len(table.header) - text) + "}")
     out.append(r"\toprule")
     out.append(" & ".join(latex_escape(h) for h in table.header) + r" \\")
     out.append(r"\midrule")
@@ -345,7 +350,10 @@ class LeaderboardRow:
     ``None`` when the judge was not run on it; ``recall`` is the report whose
     mistake-type recall is shown (all the judge's scored items). ``judge``
     is the row's label; ``judge_key`` and ``runs`` say which judge settings
-    and which run folders it stands for.
+    and which run folders it stands for. ``partial`` is the mark of a row
+    whose runs have results for only some of its items (``"PARTIAL: 30 of
+    93 items judged"``; ``None``: complete); ``rank`` its place, 1 the best
+    (``None``: not ranked, as a partial row is unless asked for).
     """
 
     judge: str
@@ -353,6 +361,18 @@ class LeaderboardRow:
     recall: ScoreReport | None
     judge_key: str | None = None
     runs: list[str] = field(default_factory=list)
+    partial: str | None = None
+    rank: int | None = None
+
+    def label(self) -> str:
+        """The judge's label, with the partial mark when it has one."""
+        return self.judge if self.partial is None else f"{self.judge} ({self.partial})"
+
+    def rank_cell(self) -> str:
+        """The rank as shown: its number, or "unranked" for a partial row left out of the ranks."""
+        if self.rank is not None:
+            return str(self.rank)
+        return "unranked" if self.partial is not None else ""
 
 
 COLUMN_SETS = ("accuracy", "paired", "cost")
@@ -391,7 +411,7 @@ def leaderboard_table(
     unknown = [name for name in columns if name not in COLUMN_SETS]
     if unknown:
         raise ValueError(f"unknown leaderboard column set(s) {', '.join(unknown)}; expected names from {', '.join(COLUMN_SETS)}")
-    header = ["judge"]
+    header = ["rank", "judge"]
     if "accuracy" in columns:
         for config in configs:
             header += [f"{config} bal.", f"{config} pos", f"{config} neg"]
@@ -402,7 +422,7 @@ def leaderboard_table(
         header += [column[0] for column in _COST_COLUMNS]
     body = []
     for row in rows:
-        cells: list[Any] = [row.judge]
+        cells: list[Any] = [row.rank_cell(), row.label()]
         if "accuracy" in columns:
             for config in configs:
                 report = row.reports.get(config)
@@ -418,7 +438,7 @@ def leaderboard_table(
         if "cost" in columns:
             cells += [_cost_cell(row.recall, *column[1:]) for column in _COST_COLUMNS]
         body.append(cells)
-    return Table(title="AgentHorizon leaderboard", header=header, rows=body, notes=list(notes))
+    return Table(title="AgentHorizon leaderboard", header=header, rows=body, notes=list(notes), text_columns=2)
 
 
 def render_leaderboard(
@@ -446,6 +466,8 @@ def render_leaderboard(
                 "judge": row.judge,
                 "judge_key": row.judge_key,
                 "runs": list(row.runs),
+                "rank": row.rank,
+                "partial": row.partial,
                 "reports": {k: None if v is None else v.to_dict() for k, v in row.reports.items()},
                 "mistake_type_recall": None if row.recall is None else row.recall.to_dict()["mistake_type_recall"],
                 "all_scored_items": None if row.recall is None else row.recall.to_dict(),

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -22,6 +20,7 @@ from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs.folder import is_result_name
 from agenthorizon.judging.runs.runner import run_judge
 from loopback import StubServer
+from tmpfs import mounted_tmpfs
 
 VERDICT = '{"success": true, "reasoning": "ok"}'
 
@@ -106,15 +105,7 @@ def test_any_judge_answer_is_written_and_only_its_item_fails(dataset, tmp_path):
 @pytest.fixture()
 def small_disk(tmp_path):
     """A 1 MiB tmpfs (root only): a disk that really fills up."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    yield from mounted_tmpfs(tmp_path / "disk", "1m")
 
 
 def test_a_full_disk_stops_the_run_with_one_line_and_run_json_says_why(tiny_root, small_disk, capsys):

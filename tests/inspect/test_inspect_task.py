@@ -294,7 +294,7 @@ def test_a_log_of_another_task_is_refused_naming_the_file(tmp_path, tiny_root, m
     assert main(["score", log.location, "--data", str(tiny_root)]) == 2
 
 
-def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path, monkeypatch):
+def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path, monkeypatch, capsys):
     """``openai-api/<service>/<model>`` (docs/inspect.md's advice for vLLM) sends temperature 0 and 2048 tokens, as the runner."""
     server = ModelServer({MODEL: answer})
     monkeypatch.setenv("LOOPBACK_BASE_URL", server.base_url)
@@ -317,6 +317,18 @@ def test_the_openai_api_provider_sends_the_runners_sampling(tiny_root, tmp_path,
     # The limit's items are the Inspect metrics' items; `score` scores the whole config, the rest missing.
     _, of_log = score_json([log.location], tiny_root, tmp_path / "score.json")
     assert of_log["n"] == 8 and of_log["invalid_by_reason"]["missing"] == 6
+    # The advice names the command that made the log, not an `agenthorizon judge` that never ran.
+    assert main(["score", log.location, "--data", str(tiny_root)]) == 1  # partial: EXIT_INCOMPLETE
+    printed = capsys.readouterr()
+    advice = next(line for line in printed.out.splitlines() if line.startswith("To complete it"))
+    assert "inspect eval agenthorizon/agenthorizon" in advice and "without -T limit" in advice
+    assert "--limit" not in advice.replace("-T limit", "")
+    assert "inspect eval agenthorizon/agenthorizon" in printed.err  # the exit-1 line names it too
+    assert "agenthorizon judge" not in printed.out + printed.err
+    # The leaderboard marks it partial and leaves it out of the ranks.
+    assert main(["leaderboard", log.location, "--data", str(tiny_root), "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["judges"]
+    assert row["partial"] == "PARTIAL: 2 of 8 items judged" and row["rank"] is None
 
 
 def test_an_item_inspect_gave_up_on_is_wrong_in_the_inspect_metrics_and_in_score(tiny_root, tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ The real agentic CLIs under an ablation are tested in tests/judging/test_real_cl
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -61,7 +62,9 @@ def parts_seen(text: str, row: dict, images: int = 0) -> set[str]:
     actions = [f"`{action_string(step['action'])}`" for step in full.steps]
     # (a typed text the instruction also holds would be seen whenever the instruction is)
     typed = [text for text in full.typed_text() if len(text) >= 4 and text not in row["instruction"]]
-    if "**Action:**" in text or '"action"' in text or any(a in text for a in actions + typed):
+    # The interleaved layout's step lines: "Step k: <action>".
+    lines = [f"Step {step['step_id']}: {action_string(step['action'])}" for step in full.steps]
+    if "**Action:**" in text or '"action"' in text or any(a in text for a in actions + typed + lines):
         seen.add("actions")
     if images or "![Step" in text or ".png" in text:
         seen.add("screenshots")
@@ -125,17 +128,31 @@ def request_parts(body: dict) -> tuple[str, int]:
     return "\n".join(texts), images
 
 
+LAYOUTS = ("markdown", "interleaved")
+# Every ablation with every layout of the direct judge, and with 2x2 mosaics (the interleaved layout puts
+# a mosaic after its last step's line): the judge kinds that take an ablation and a layout.
+DIRECT = [(ablation, layout, images) for layout in LAYOUTS for ablation in ABLATIONS for images in ("auto", "mosaic")
+          if images == "auto" or "screenshots" not in ablation]
+
+
+def _model(ablation, layout, images):
+    return "-".join(["m", layout, images, *ablation]) if ablation else f"m-{layout}-{images}-complete"
+
+
 @pytest.fixture(scope="module")
 def direct_runs(dataset, tiny_root, tmp_path_factory):
-    """One run of the OpenAI-compatible judge per ablation (and ``--images none``), each a model of its own."""
+    """One run of the OpenAI-compatible judge per ablation, layout and image mode (and ``--images none``),
+    each a model of its own."""
     base = tmp_path_factory.mktemp("direct")
-    models = {ablation: "m-" + ("-".join(ablation) or "complete") for ablation in ABLATIONS}
+    models = {case: _model(*case) for case in DIRECT}
     server = ModelServer({name: lambda body: ANSWER for name in [*models.values(), "m-images-none"]})
     try:
-        for ablation, model in models.items():
-            judge = OpenAICompatibleJudge(model, base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY")
-            run_judge(judge, dataset, base / model, ablate=list(ablation), data_root=tiny_root, progress=False,
-                      concurrency=2)
+        for (ablation, layout, images), model in models.items():
+            judge = OpenAICompatibleJudge(model, base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY",
+                                          layout=layout, images=images)
+            summary = run_judge(judge, dataset, base / model, ablate=list(ablation), data_root=tiny_root,
+                                progress=False, concurrency=2)
+            assert summary.counts.ok == len(dataset) and not summary.errors, (model, summary.errors)
         judge = OpenAICompatibleJudge("m-images-none", base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY",
                                       images="none")
         run_judge(judge, dataset, base / "m-images-none", data_root=tiny_root, progress=False, concurrency=2)
@@ -148,15 +165,20 @@ def direct_runs(dataset, tiny_root, tmp_path_factory):
     return {"base": base, "models": models, "requests": requests}
 
 
-@pytest.mark.parametrize("ablation", ABLATIONS, ids=lambda a: "+".join(a) or "complete")
-def test_a_loopback_server_receives_none_of_the_withheld_parts(direct_runs, rows, ablation):
-    model = direct_runs["models"][ablation]
+@pytest.mark.parametrize("case", DIRECT, ids=lambda case: _model(*case)[2:])
+def test_a_loopback_server_receives_none_of_the_withheld_parts(direct_runs, rows, case):
+    ablation, layout, _ = case
+    model = direct_runs["models"][case]
     received = direct_runs["requests"][model]
     assert len(received) == len(rows)  # one request per item, no retry
     for body in received:
         text, images = request_parts(body)
         (trajectory_id,) = [tid for tid in rows if tid in text]
         assert parts_seen(text, rows[trajectory_id], images) == expected(ablation)
+        if layout == "interleaved":  # every step keeps its line, in order, whatever is withheld
+            lines = [re.fullmatch(r"Step (\d+)(: .+)?", line) for line in text.split("\n")]
+            assert [int(m[1]) for m in lines if m] == [step["step_id"] for step in rows[trajectory_id]["steps"]]
+            assert all(bool(m[2]) == ("actions" not in ablation) for m in lines if m)
     record = read_run_record(direct_runs["base"] / model)
     assert record.ablation == ablation
     assert json.loads((direct_runs["base"] / model / "run.json").read_text())["ablation"] == list(ablation)
@@ -165,14 +187,14 @@ def test_a_loopback_server_receives_none_of_the_withheld_parts(direct_runs, rows
 def test_images_none_is_the_screenshots_ablation_one_experiment(direct_runs):
     """``--images none`` and ``--ablate screenshots``: the same requests, record and judge identity."""
     by_flag = direct_runs["requests"]["m-images-none"]
-    by_ablation = direct_runs["requests"][direct_runs["models"][("screenshots",)]]
+    by_ablation = direct_runs["requests"][direct_runs["models"][(("screenshots",), "markdown", "auto")]]
 
     def unnamed(bodies):
         return sorted(json.dumps({**body, "model": None}, sort_keys=True) for body in bodies)
 
     assert unnamed(by_flag) == unnamed(by_ablation)
     assert all(isinstance(body["messages"][0]["content"], str) for body in by_flag)  # text only, one form
-    records = [read_run_record(direct_runs["base"] / name) for name in ("m-images-none", "m-screenshots")]
+    records = [read_run_record(direct_runs["base"] / name) for name in ("m-images-none", "m-markdown-auto-screenshots")]
     assert [r.ablation for r in records] == [("screenshots",)] * 2
     assert [r.images for r in records] == [{"mode": "none"}] * 2
     spec = {**records[1].judge_spec(), "spec": records[0].spec, "model": records[0].model}

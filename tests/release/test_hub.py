@@ -519,3 +519,23 @@ def test_every_command_that_takes_data_accepts_a_repo_id(hub, release: Release, 
     reported = hub.cli(["report", str(run), "--data", REPO_ID, "--out", str(page), "--bootstrap", "0"], tmp_path / "hf")
     assert reported.returncode == 0, reported.stderr[-3000:]
     assert "data:image/jpeg;base64," in page.read_text(encoding="utf-8")  # its screenshots were fetched too
+
+
+def test_partition_takes_a_hub_repo_id_as_data_and_writes_a_release_that_loads(hub, release: Release, tmp_path: Path):
+    import agenthorizon
+    from agenthorizon.judging.runs.runner import run_judge
+
+    runs = []
+    for config in ("AH", "AH-S"):
+        dataset = agenthorizon.load_dataset(release.corpus, config, split="test", images=None)
+        run_judge("lexical", dataset, tmp_path / config, config=config, data_root=release.corpus, progress=False)
+        runs.append(str(tmp_path / config))
+    out = tmp_path / "split"
+    completed = hub.cli(["partition", *runs, "--data", REPO_ID, "--threshold", "0", "--out", str(out)], tmp_path / "hf")
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "1 judges pooled" in completed.stdout
+    # The sandbox came from the snapshot's links into blobs/: the new release holds the files themselves.
+    loaded = agenthorizon.load_dataset(out, "all", split="test", images="paths")
+    assert sorted(loaded["trajectory_id"]) == sorted(row["trajectory_id"] for row in _labels(release.corpus))
+    shown = next(path for row in loaded for path in row["screenshots"] if path)
+    assert not Path(shown).is_symlink() and Path(shown).is_relative_to(out)

@@ -120,7 +120,7 @@ def test_two_runs_of_one_judge_on_one_config_are_an_error_naming_both(runs, tmp_
 
 def test_runs_the_leaderboard_cannot_rank_are_refused(runs, tmp_path):
     dev = _judge(runs["root"], "lexical", tmp_path / "dev", "AH-D")
-    with pytest.raises(ValueError, match="run on config 'AH-D'; the leaderboard ranks runs on AH, AH-S, all"):
+    with pytest.raises(ValueError, match="run on config 'AH-D'; leaderboard and partition take runs on AH, AH-S, all"):
         agenthorizon.leaderboard([dev], runs["root"])
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no run.json or run-shard-"):
@@ -128,3 +128,59 @@ def test_runs_the_leaderboard_cannot_rank_are_refused(runs, tmp_path):
     excluded = _judge(runs["root"], "constant:false", tmp_path / "excluded", "AH-S", exclude_dev=True)
     with pytest.raises(ValueError, match="different item selections"):
         agenthorizon.leaderboard([runs["lexical-AH"], excluded], runs["root"])
+
+
+@pytest.fixture(scope="module")
+def interrupted(runs):
+    """A run on all stopped by Ctrl-C after 3 items (the real runner), right on each: partial, not a judge's score."""
+    from stub_judges import InterruptedJudge
+
+    root = runs["root"]
+    dataset = agenthorizon.load_dataset(root, "all", split="test", images=None)
+    answers = {tid: label == "positive" for name in (LABEL_FILE_HARD, LABEL_FILE_EASY)
+               for tid, label in _labels(root, name).items()}
+    out = runs["base"] / "interrupted-all"
+    with pytest.raises(KeyboardInterrupt):
+        run_judge(InterruptedJudge(4, answers), dataset, out, config="all", data_root=root, progress=False,
+                  concurrency=1)
+    return out, len(answers)
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "csv", "latex", "json"])
+def test_a_partial_run_is_marked_in_every_format_and_left_out_of_the_ranks(runs, interrupted, capsys, fmt):
+    folder, n_items = interrupted
+    mark = f"PARTIAL: 3 of {n_items} items judged"
+    complete = [runs["lexical-AH"], runs["lexical-AH-S"], runs["true-all"]]
+    argv = ["leaderboard", str(folder), *map(str, complete), "--data", str(runs["root"]), "--format", fmt]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    if fmt == "json":
+        judges = {row["judge"]: row for row in json.loads(printed)["judges"]}
+        assert judges["interrupted"]["partial"] == mark and judges["interrupted"]["rank"] is None
+        assert sorted(row["rank"] for name, row in judges.items() if name != "interrupted") == [1, 2]
+        assert list(judges)[-1] == "interrupted"  # listed after the ranked rows
+    else:
+        line = next(line for line in printed.splitlines() if "interrupted" in line and "PARTIAL" in line
+                    and "Why" not in line)
+        assert mark in line and "unranked" in line
+    # --include-partial ranks it, still marked.
+    assert main([*argv, "--include-partial", "--format", "json"]) == 0
+    judges = {row["judge"]: row for row in json.loads(capsys.readouterr().out)["judges"]}
+    assert judges["interrupted"]["partial"] == mark
+    assert sorted(row["rank"] for row in judges.values()) == [1, 2, 3]
+
+
+def test_rank_correlation_leaves_out_a_partial_run_and_refuses_one_set_twice(runs, interrupted, capsys):
+    folder, _ = interrupted
+    complete = [runs["lexical-AH"], runs["lexical-AH-S"], runs["true-all"]]
+    argv = ["leaderboard", str(folder), *map(str, complete), "--data", str(runs["root"]), "--format", "json",
+            "--rank-correlation", "AH,AH-S"]
+    assert main(argv) == 0
+    agreement = json.loads(capsys.readouterr().out)["rank_correlation"]
+    assert sorted(agreement["judges"]) == ["constant:true", "lexical"] and agreement["excluded"] == ["interrupted"]
+    assert main([*argv, "--include-partial"]) == 0
+    assert "interrupted" in json.loads(capsys.readouterr().out)["rank_correlation"]["judges"]
+    # One item set twice: a ranking agrees with itself, rho = 1 says nothing.
+    for sets in ("AH,AH", " AH-S , AH-S", "os=linux,os=linux"):
+        assert main([*argv[:-1], sets]) == 2
+        assert "names one item set twice" in capsys.readouterr().err

@@ -59,7 +59,19 @@ def run_sync(coroutine: Any) -> Any:
 
 
 class JudgeError(RuntimeError):
-    """A judge could not produce an output for an item (recorded as status ``error``)."""
+    """A judge could not produce an output for an item (recorded as status ``error``).
+
+    ``attempts`` is the number of calls the judge made before it gave up
+    (its own retries, when it has them), ``None`` when it does not count
+    them; the runner adds its own and records the total in the telemetry.
+    """
+
+    attempts: int | None = None
+
+    def counted(self, attempts: int) -> "JudgeError":
+        """This error with ``attempts`` calls recorded; returns itself, to be raised."""
+        self.attempts = attempts
+        return self
 
 
 class TransientJudgeError(JudgeError):

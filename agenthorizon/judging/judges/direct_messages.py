@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.prompts import per_step_image_note, render_prompt
 from agenthorizon.release.render import action_string, timestamp_ms
-from agenthorizon.schema import DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_MARKDOWN, LAYOUT_PAPER
+from agenthorizon.schema import ABLATE_ACTIONS, DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_MARKDOWN, LAYOUT_PAPER
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
@@ -179,7 +179,7 @@ def chat_messages(
     return messages
 
 
-def _image_note(images: list[Any], mode: str, interleaved: bool) -> str:
+def _image_note(images: list[Any], mode: str, interleaved: bool, actions: bool = True) -> str:
     from agenthorizon.data.images import reading_order_sentence
 
     if not images:
@@ -187,7 +187,8 @@ def _image_note(images: list[Any], mode: str, interleaved: bool) -> str:
     if mode == IMAGE_MODE_MOSAIC:
         return reading_order_sentence()
     if interleaved:
-        return f"{len(images)} screenshots are attached, each right after the action line of its step."
+        # With the actions ablated a step's line has no action: the note must not promise one.
+        return f"{len(images)} screenshots are attached, each right after the {'action ' if actions else ''}line of its step."
     return per_step_image_note([image.steps[0] for image in images])
 
 
@@ -204,7 +205,8 @@ def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: s
 def _interleaved(
     template: str, judge_input: JudgeInput, images: list[Any], mode: str, layout: str, timestamps: bool
 ) -> list[dict[str, Any]]:
-    filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True), markdown=_STEPS_MARK)
+    actions = ABLATE_ACTIONS not in judge_input.ablation
+    filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True, actions), markdown=_STEPS_MARK)
     before, marked, after = filled.partition(_STEPS_MARK)
     if not marked:  # no {{MARKDOWN}}: the steps follow the whole text
         before, after = filled, ""

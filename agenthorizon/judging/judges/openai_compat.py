@@ -438,9 +438,12 @@ class OpenAICompatibleJudge(BaseJudge):
                 following = self.image_options.fallback(plan, len(prepared), judge_input, self._text_counter(judge_input))
                 if following is None:
                     hint = "" if self.image_options.mode == IMAGE_MODE_AUTO else "; --images auto merges screenshots when this happens"
-                    raise JudgeError(f"{refused} (not retried{hint})") from None
+                    raise JudgeError(f"{refused} (not retried{hint})").counted(attempts) from None
                 plan = following
                 continue
+            except JudgeError as failed:
+                # Every request of the item counts: those refused for a serving limit before this one too.
+                raise failed.counted(attempts + (failed.attempts or 1))
             attempts += used
             output = self._output(completion, attempts, time.perf_counter() - started)
             output.extra.update(plan.telemetry(prepared))

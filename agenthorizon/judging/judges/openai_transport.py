@@ -99,14 +99,14 @@ async def post_chat(
             if is_serving_limit_error(status, error_body):
                 raise ServingLimitExceeded(failure, attempt)
             if status not in RETRY_STATUSES and status < 500:
-                raise JudgeError(f"{failure} (not retried)")
+                raise JudgeError(f"{failure} (not retried)").counted(attempt)
             retry_after = parse_retry_after(response_headers.get("retry-after"))
         if attempt > retry.retries:
             break
         await asyncio.sleep(retry.delay(attempt, retry_after, rng=rng))
     if failure.startswith("no complete answer"):
-        raise RequestTimeout(f"gave up after {retry.attempts} attempt(s); last failure: {failure}")
-    raise TransportError(f"gave up after {retry.attempts} attempts; last failure: {failure}")
+        raise RequestTimeout(f"gave up after {retry.attempts} attempt(s); last failure: {failure}").counted(attempt)
+    raise TransportError(f"gave up after {retry.attempts} attempts; last failure: {failure}").counted(attempt)
 
 
 async def _exchange(

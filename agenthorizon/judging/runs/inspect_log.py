@@ -55,6 +55,7 @@ from agenthorizon.judging.runs.shards import ASSIGNMENT
 from agenthorizon.release.item_selection import Selection
 
 __all__ = [
+    "HARNESS",
     "IMAGE_KEYS",
     "IMAGE_SIZE",
     "JUDGE_NAME",
@@ -76,6 +77,8 @@ TASK_METADATA = "agenthorizon"
 """The key of the task metadata that holds what a run record needs (judge settings, selection, data)."""
 JUDGE_NAME = "inspect"
 """The judge ``name`` of a run made by Inspect (spec ``inspect:<model>``)."""
+HARNESS = "inspect_ai"
+"""The ``runner.harness`` of a log's run record: what tells a log from a runner's run folder."""
 IMAGE_KEYS = ("images_mode_used", "merged", "merge_reason", "n_images")
 """What a sample's metadata says about its screenshots: the telemetry keys the OpenAI judge records per item."""
 IMAGE_SIZE = "image_size"
@@ -225,7 +228,7 @@ def _base_record(path: Path, log: Any, request: Mapping[str, Any] | None) -> Run
         Selection.from_dict(task["selection"], f"{path}: task metadata {TASK_METADATA}.selection"),
         parse_ablation(task.get("ablation") or [], f"{path}: task metadata {TASK_METADATA}.ablation"),
         data=dict(task["data"]),
-        runner={"harness": "inspect_ai", "limit": task.get("limit"), "log": str(path), "eval_id": log.eval.eval_id},
+        runner={"harness": HARNESS, "limit": task.get("limit"), "log": str(path), "eval_id": log.eval.eval_id},
         shard=None if not shard else ShardInfo(int(shard[0]), int(shard[1]), ASSIGNMENT),
         versions={**(task.get("versions") or {}), "inspect_ai": log.eval.packages.get("inspect_ai")},
         git_revision=task.get("git_revision"),

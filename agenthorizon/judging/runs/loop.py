@@ -96,7 +96,9 @@ def result_record(
     """The result of one item: the parsed answer of ``output``, or, with ``error``, an ``error`` result saying so.
 
     ``output`` is the judge's :class:`~agenthorizon.judging.judges.base.JudgeOutput`
-    (ignored with an error, whose telemetry holds only ``attempts``). Anything
+    (ignored with an error, whose telemetry holds only ``attempts``);
+    ``attempts``, when given, is the item's calls, recorded in place of the
+    output's own count. Anything
     else a judge returns, or telemetry of the wrong type, is an error result
     saying what was expected.
     """
@@ -111,6 +113,9 @@ def result_record(
             telemetry = Telemetry.from_output(output)
         except (ValueError, TypeError) as problem:
             error = f"trajectory {trajectory_id}: the judge's telemetry could not be recorded ({problem})"
+        else:
+            if attempts is not None:  # the runner's count: every call of every layer (_judge_item)
+                telemetry = telemetry.replace(attempts=attempts)
     if error is not None:
         return ResultRecord(
             trajectory_id=trajectory_id, judge=judge_name, judge_key=judge_key, parse_status=STATUS_ERROR,
@@ -177,11 +182,23 @@ class _Run:
         self.item_ended = asyncio.Event()
 
 
+def _calls(outcome: Any) -> int:
+    """The calls one runner attempt made: what the judge counted (its own retries), at least the one call."""
+    counted = getattr(outcome, "attempts", None)
+    return counted if isinstance(counted, int) and not isinstance(counted, bool) and counted >= 1 else 1
+
+
 async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int, str | None]:
-    """Judge one item with the runner's retries: (output, error text, attempts, transport failure)."""
+    """Judge one item with the runner's retries: (output, error text, calls, transport failure).
+
+    ``calls`` counts every call of every layer: each runner attempt, and
+    within it the judge's own retries (``JudgeOutput.attempts``,
+    ``JudgeError.attempts``), so a judge that gave up after 3 requests
+    records 3, and a runner retry after it 4 or more.
+    """
     loop = asyncio.get_running_loop()
     attempts = 1 if run.policy is None else run.policy.attempts
-    failure, transport = "", None
+    failure, transport, calls = "", None, 0
     for attempt in range(1, attempts + 1):
         try:
             if run.use_thread:
@@ -193,19 +210,21 @@ async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int
             else:  # no extra task per call, unlike wait_for on a coroutine
                 async with _timeout_scope(run.timeout):
                     output = await call
-            return output, None, attempt, None
+            return output, None, calls + _calls(output), None
         except asyncio.TimeoutError:
             failure, transport = f"timed out after {run.timeout:g} s (--timeout; attempt {attempt})", None
+            calls += 1
         except TransientJudgeError as error:
             failure = f"{type(error).__name__}: {error}"
             transport = failure if isinstance(error, TransportError) else None
+            calls += _calls(error)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a judge bug or a permanent failure: record it, go on
-            return None, f"{type(error).__name__}: {error}", attempt, None
+            return None, f"{type(error).__name__}: {error}", calls + _calls(error), None
         if attempt < attempts:
             await asyncio.sleep(run.policy.delay(attempt, rng=run.rng))
-    return None, failure, attempts, transport
+    return None, failure, calls, transport
 
 
 async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRecord, str | None]:
