@@ -1,0 +1,139 @@
+"""``sweep collect``: the grid's leaderboard, once its shards are proven to merge cleanly.
+
+:func:`check_shards` holds the merge rules (as strict as Inspect's
+``inspect log merge-shards``): in each run folder, every shard ``1..N`` of
+the sweep's ``N`` has its manifest and run record; nothing of another shard
+count or an unsharded ``run.json`` is there (they would overlap); every
+manifest and record names the planned judge key; the manifests agree on the
+release's label manifest and the package version; each manifest's id set is
+the shard's planned id set (so the shards are disjoint and cover the
+config). A re-run of a shard replaces its manifest and record. Any breach is
+a :class:`SweepCollectError` naming the cells. The leaderboard itself is
+:func:`agenthorizon.report.leaderboard.leaderboard`'s (grouping, scoring, one
+result file per item: no item counted twice).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from agenthorizon.judging.runs.folder import RUN_RECORD_NAME, record_name, record_paths
+from agenthorizon.judging.runs.records import FINISHED, RunRecord
+from agenthorizon.judging.runs.shards import shard_ids
+from agenthorizon.report.leaderboard import Leaderboard, leaderboard
+from agenthorizon.sweeps.grid import Cell, Grid
+from agenthorizon.sweeps.manifest import SWEEP_FOLDER, id_set_sha256, manifest_name, read_manifests
+from agenthorizon.sweeps.release_items import ConfigItems
+
+__all__ = ["Collected", "SweepCollectError", "check_shards", "collect", "partial_notes"]
+
+
+class SweepCollectError(ValueError):
+    """Shards that cannot be merged; the message names the cells and what is wrong with each."""
+
+
+@dataclass
+class Collected:
+    """The grid's leaderboard, its run folders, and the cells that are partial (some items without an answer)."""
+
+    board: Leaderboard
+    folders: list[Path]
+    partial: list[Cell]
+
+
+def _folders(grid: Grid) -> dict[Path, list[Cell]]:
+    found: dict[Path, list[Cell]] = {}
+    for cell in grid.cells:
+        found.setdefault(cell.folder, []).append(cell)
+    return found
+
+
+def _record(path: Path) -> RunRecord:
+    return RunRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+
+
+def check_shards(grid: Grid, items: Mapping[str, ConfigItems]) -> list[Cell]:
+    """Apply the merge rules to every run folder of ``grid``; the partial cells (finished or not, items missing).
+
+    Raises
+    ------
+    SweepCollectError
+        One line per cell or folder at fault.
+    """
+    problems: list[str] = []
+    partial: list[Cell] = []
+    for folder, cells in _folders(grid).items():
+        count = grid.sweep.shards
+        if not folder.is_dir():
+            problems += [f"cell {cell.index} ({cell.name}): missing shard (no run folder {folder})" for cell in cells]
+            continue
+        expected = {cell.shard[0] for cell in cells}
+        for path in record_paths(folder):
+            if path.name == RUN_RECORD_NAME:
+                problems.append(f"{folder}: holds an unsharded run ({RUN_RECORD_NAME}), which overlaps every shard")
+        manifests = read_manifests(folder)
+        for name, manifest in manifests.items():
+            if manifest.shard_count != count or manifest.shard_index not in expected:
+                problems.append(f"{folder}/{SWEEP_FOLDER}/{name}: shard {manifest.shard_index}/{manifest.shard_count} overlaps the "
+                                f"sweep's {count} shards (expected shards x-of-{count} only)")
+        for path in record_paths(folder):
+            if path.name != RUN_RECORD_NAME:
+                shard = _record(path).shard
+                if shard is not None and shard.count != count:
+                    problems.append(f"{folder}/{path.name}: shard {shard.index}/{shard.count} overlaps the sweep's "
+                                    f"{count} shards")
+        seen_release, seen_version = {}, {}
+        for cell in cells:
+            manifest = manifests.get(manifest_name(cell.shard))
+            record_path = folder / record_name(cell.shard)
+            if manifest is None or not record_path.is_file():
+                problems.append(f"cell {cell.index} ({cell.name}): missing shard "
+                                f"({'no manifest' if manifest is None else 'no run record'}); run it: sweep run --cell {cell.index}")
+                continue
+            record = _record(record_path)
+            if manifest.judge_key != cell.judge_key or record.judge_key != cell.judge_key:
+                problems.append(f"cell {cell.index} ({cell.name}): judge key {manifest.judge_key} (manifest) / "
+                                f"{record.judge_key} (run record), the sweep plans {cell.judge_key}")
+            wanted = id_set_sha256(shard_ids(items[cell.config].ids, cell.shard))
+            if manifest.ids_sha256 != wanted:
+                problems.append(f"cell {cell.index} ({cell.name}): its items are not the shard's planned items "
+                                "(the release or the shard count changed since it ran)")
+            seen_release.setdefault(manifest.label_manifest_sha256, cell)
+            seen_version.setdefault(manifest.package_version, cell)
+            counts = record.counts
+            if record.status != FINISHED or counts is None or counts.error or counts.missing:
+                partial.append(cell)
+        for what, seen in (("release label manifests", seen_release), ("package versions", seen_version)):
+            if len(seen) > 1:
+                shown = ", ".join(f"cell {cell.index} ({cell.name}): {value[:16]}" for value, cell in seen.items())
+                problems.append(f"{folder}: shards made with different {what}: {shown}")
+    if problems:
+        raise SweepCollectError("the sweep's shards cannot be merged: " + "; ".join(problems))
+    return partial
+
+
+def collect(grid: Grid, items: Mapping[str, ConfigItems], *, bootstrap: int = 0, seed: int = 0) -> Collected:
+    """Check the shards (:func:`check_shards`) and rank the grid's runs with :func:`~agenthorizon.report.leaderboard.leaderboard`.
+
+    Returns
+    -------
+    Collected
+        One leaderboard row per judge key (a judge's runs on AH and AH-S
+        form one row; each ablation is a row of its own), rates in [0, 1],
+        strict: a partial cell's missing items count as wrong.
+    """
+    partial = check_shards(grid, items)
+    folders = list(_folders(grid))
+    board = leaderboard(folders, grid.sweep.data, bootstrap=bootstrap, seed=seed)
+    return Collected(board, folders, partial)
+
+
+def partial_notes(partial: Sequence[Cell]) -> list[str]:
+    """One note naming the partial cells (their missing items count as wrong), or none."""
+    if not partial:
+        return []
+    names = ", ".join(f"cell {cell.index} ({cell.name})" for cell in partial)
+    return [f"partial cells (items without an answer count as wrong; re-run them to complete): {names}"]
