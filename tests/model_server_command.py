@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import signal
 import sys
 import time
@@ -59,7 +60,7 @@ def main() -> None:
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    print(f"listening on 127.0.0.1:{args.port}", flush=True)
+    print(f"listening on 127.0.0.1:{args.port}, pid {os.getpid()}", flush=True)
     try:
         server.serve_forever(poll_interval=0.05)
     finally:

@@ -151,7 +151,16 @@ def _grid(path: str) -> tuple[Any, Any, JudgeCommand]:
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"plan": _plan, "run": _run, "status": _status, "submit": _submit, "collect": _collect}[args.action](args)
+    from agenthorizon.sweeps.server import ServerError
+    from agenthorizon.sweeps.slurm import SlurmError
+
+    action = {"plan": _plan, "run": _run, "status": _status, "submit": _submit, "collect": _collect}[args.action]
+    try:
+        return action(args)
+    except (ServerError, SlurmError) as error:
+        # A server that did not come up: the cell can be run again (exit 1); a missing or failing Slurm: exit 2.
+        print(f"agenthorizon sweep {args.action}: error: {error}", file=sys.stderr)
+        return 1 if isinstance(error, ServerError) else 2
 
 
 def _plan(args: argparse.Namespace) -> int:
