@@ -36,7 +36,7 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 # agentic CLIs), a second virtual environment from the package registry. Every
 # test that uses one is marked `system`, so `pytest -m "not system"` is a quick
 # run that installs nothing; the README's test command (and CI) runs them all.
-PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python"})
+PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python", "slurm"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -106,6 +106,25 @@ def bubblewrap() -> str:
 
     ensure_debian_packages(["bubblewrap"], lambda: shutil.which("bwrap") is not None, "the sandbox tests")
     return shutil.which("bwrap")
+
+
+@pytest.fixture(scope="session")
+def slurm():
+    """A real single-node Slurm cluster (tests/slurm_cluster.py), ``SLURM_CONF`` set for the clients while it runs;
+    stopped, with its scratch folder removed, at the end of the session. Skips with the reason where it cannot run."""
+    from slurm_cluster import start_cluster
+
+    cluster = start_cluster()
+    previous = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = str(cluster.conf)
+    try:
+        yield cluster
+    finally:
+        if previous is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = previous
+        cluster.stop()
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,9 @@ def cache_root() -> Path:
     return Path(configured) if configured else Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "agenthorizon-tests"
 
 
+# The Debian packages the suite installs (their own files under /etc, /usr and /var are theirs, not a test's).
+INSTALLED_PACKAGES = ("bubblewrap", "chromium", "chromium-driver", "nodejs", "npm", "slurm-wlm", "munge")
+
 # Not under the temporary folder: tests/conftest.py gives each xdist worker a temporary folder
 # of its own, and a lock there would let two workers run apt-get at once.
 _LOCK_NAME = "apt.lock"

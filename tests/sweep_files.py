@@ -36,10 +36,15 @@ def write_sweep(folder: Path, data: Path, *, judges: str, configs: str = '["AH",
     return path
 
 
+def command_spec(delay: float = 0.0) -> str:
+    """:data:`COMMAND_JUDGE`, answering after ``delay`` seconds per item when given."""
+    if not delay:
+        return COMMAND_JUDGE
+    return "command:" + shlex.join(["/bin/sh", "-c", f"sleep {delay}; exec {COMMAND_JUDGE[len('command:'):]}"])
+
+
 def command_judge_table(name: str = "cmd", delay: float = 0.0) -> str:
-    spec = COMMAND_JUDGE
-    if delay:
-        spec = "command:" + shlex.join(["/bin/sh", "-c", f"sleep {delay}; exec {COMMAND_JUDGE[len('command:'):]}"])
+    spec = command_spec(delay)
     return f'[[judge]]\nspec = {toml_text(spec)}\nname = "{name}"\noptions = {{ sandbox = "none", concurrency = 1 }}\n'
 
 
