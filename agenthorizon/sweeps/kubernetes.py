@@ -75,7 +75,7 @@ def indexed_job(grid: Grid, command: Sequence[str] = ("agenthorizon",), parallel
     container: dict[str, Any] = {
         "name": "cell",
         "image": sweep.kubernetes.get("image", DEFAULT_IMAGE),
-        "command": [*command, "sweep", "run", str(sweep.path)],
+        "command": [*command, "sweep", "run", str(sweep.path.resolve())],
     }
     if requests or limits:
         container["resources"] = {**({"requests": requests} if requests else {}), **({"limits": limits} if limits else {})}

@@ -66,8 +66,8 @@ def sbatch_script(grid: Grid, judge_index: int, cells: Sequence[Cell], command: 
         lines.append(f"#SBATCH --partition={resources.partition}")
     if resources.gpus:
         lines.append(f"#SBATCH --gres=gpu:{resources.gpus}")
-    run = [*command, "sweep", "run", str(sweep.path), "--judge", str(judge_index)]
-    lines += ["", f"# cells {cells[0].index}..{cells[-1].index} of {sweep.path}: {judge.spec}",
+    run = [*command, "sweep", "run", str(sweep.path.resolve()), "--judge", str(judge_index)]
+    lines += ["", f"# cells {cells[0].index}..{cells[-1].index} of {sweep.path.resolve()}: {judge.spec}",
               "# each task runs the judge's cell at position SLURM_ARRAY_TASK_ID (resumes what it finds)",
               f"exec {shlex.join(run)}", ""]
     return "\n".join(lines)
