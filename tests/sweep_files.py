@@ -22,6 +22,16 @@ def server_command(*extra: str) -> str:
     return shlex.join([sys.executable, str(MODEL_SERVER), "--port", "{port}", *extra])
 
 
+def sweep_status(path: Path, capsys) -> dict[int, tuple[str, str]]:
+    """``sweep status``'s table: cell -> (state, "answered/items")."""
+    from agenthorizon.cli import main
+
+    capsys.readouterr()
+    assert main(["sweep", "status", str(path)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:] if line.startswith(" ")]
+    return {int(row[0]): (row[1], row[2]) for row in rows}
+
+
 def toml_text(value: str) -> str:
     """``value`` as a TOML basic string."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -17,8 +17,6 @@ import signal
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -40,6 +38,9 @@ def free_port() -> int:
 
 
 def _answers(url: str) -> bool:
+    import urllib.error  # here: `sweep plan` and `status` import this module for its error type only
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
             return response.status == 200

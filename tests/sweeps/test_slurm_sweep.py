@@ -17,16 +17,9 @@ from pathlib import Path
 from agenthorizon.cli import main
 from agenthorizon.judging.runs.folder import is_result_name
 from agenthorizon.report.leaderboard import leaderboard
-from sweep_files import MODEL_SERVER, command_judge_table, command_spec, openai_judge_table, write_sweep
+from sweep_files import sweep_status, MODEL_SERVER, command_judge_table, command_spec, openai_judge_table, write_sweep
 
 DELAY = 1.5
-
-
-def _status(path: Path, capsys) -> dict[int, tuple[str, str]]:
-    capsys.readouterr()
-    assert main(["sweep", "status", str(path)]) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:] if line.startswith(" ")]
-    return {int(row[0]): (row[1], row[2]) for row in rows}
 
 
 def _single_process_runs(tiny_root: Path, out: Path) -> list[Path]:
@@ -69,7 +62,7 @@ def test_a_sweep_through_sbatch_survives_a_cancelled_task_and_collects_as_one_pr
         time.sleep(0.1)
     slurm.command("scancel", f"{jobs[1]['job_id']}_0")
     slurm.wait_idle()
-    states = _status(path, capsys)
+    states = sweep_status(path, capsys)
     assert states[4][0] == "partial", states
     assert 1 <= int(states[4][1].split("/")[0]) < 4
     assert all(states[cell][0] == "done" for cell in (0, 1, 2, 3, 5, 6, 7)), states
@@ -81,7 +74,7 @@ def test_a_sweep_through_sbatch_survives_a_cancelled_task_and_collects_as_one_pr
     state = json.loads((tmp_path / "runs" / "sweep-state.json").read_text())
     assert len(state["jobs"]) == 3 and state["jobs"][-1]["cells"] == [4] and state["jobs"][-1]["judge"] == 1
     slurm.wait_idle()
-    assert set(_status(path, capsys).values()) <= {("done", "4/4"), ("done", "6/6"), ("done", "5/5")}
+    assert set(sweep_status(path, capsys).values()) <= {("done", "4/4"), ("done", "6/6"), ("done", "5/5")}
     assert {name: (folder / name).stat().st_mtime_ns for name in kept} == kept
 
     # The grid's leaderboard equals one process per judge and config, item for item.

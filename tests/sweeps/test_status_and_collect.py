@@ -13,17 +13,9 @@ from pathlib import Path
 from agenthorizon.cli import main
 from agenthorizon.judging.runs.folder import is_result_name
 from agenthorizon.report.leaderboard import leaderboard
-from sweep_files import COMMAND_JUDGE, command_judge_table, write_sweep
+from sweep_files import sweep_status, COMMAND_JUDGE, command_judge_table, write_sweep
 
 TWO_JUDGES = '[[judge]]\nspec = "lexical"\n' + command_judge_table()
-
-
-def _status(path: Path, capsys) -> dict[int, tuple[str, str]]:
-    capsys.readouterr()
-    assert main(["sweep", "status", str(path)]) == 0
-    out = capsys.readouterr().out
-    rows = [line.split() for line in out.splitlines()[1:] if line.startswith(" ")]
-    return {int(row[0]): (row[1], row[2]) for row in rows}
 
 
 def _run_all(path: Path, cells: range) -> None:
@@ -63,7 +55,7 @@ def test_collect_equals_a_single_process_run_of_the_same_judges_item_for_item(ti
 def test_status_tells_pending_done_and_partial_cells_from_the_folders(tiny_root, tmp_path, capsys):
     slow = '[[judge]]\nspec = "lexical"\n' + command_judge_table(delay=0.5)
     path = write_sweep(tmp_path, tiny_root, judges=slow)
-    assert set(_status(path, capsys).values()) == {("pending", "0/4"), ("pending", "0/5"), ("pending", "0/6")}
+    assert set(sweep_status(path, capsys).values()) == {("pending", "0/4"), ("pending", "0/5"), ("pending", "0/6")}
     _run_all(path, range(2))
     # Cell 4 (cmd, AH, shard 1) is stopped as a scheduler stops a task: SIGTERM, after its first answers.
     folder = tmp_path / "runs" / "cmd" / "AH"
@@ -73,11 +65,11 @@ def test_status_tells_pending_done_and_partial_cells_from_the_folders(tiny_root,
     while not (folder.is_dir() and any(is_result_name(p) for p in folder.iterdir())):
         assert process.poll() is None and time.monotonic() < deadline, process.stderr.read().decode()
         time.sleep(0.05)
-    states = _status(path, capsys)
+    states = sweep_status(path, capsys)
     assert states[4][0] == "running"
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) != 0
-    states = _status(path, capsys)
+    states = sweep_status(path, capsys)
     assert states[0] == ("done", "4/4") and states[1] == ("done", "4/4") and states[2] == ("pending", "0/6")
     answered = int(states[4][1].split("/")[0])
     assert states[4][0] == "partial" and 1 <= answered < 4
@@ -89,7 +81,7 @@ def test_status_tells_pending_done_and_partial_cells_from_the_folders(tiny_root,
     # Running the cell again resumes it: done, the answered items not judged again.
     kept = {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if is_result_name(p)}
     _run_all(path, [4])
-    assert _status(path, capsys)[4] == ("done", "4/4")
+    assert sweep_status(path, capsys)[4] == ("done", "4/4")
     assert {name: (folder / name).stat().st_mtime_ns for name in kept} == kept
 
 
@@ -103,7 +95,7 @@ def test_status_names_the_cells_whose_plan_changed_after_submission(tiny_root, t
     for judge in (0, 1):  # as `sweep submit` records its two arrays
         record_submission(state, "slurm", f"{100 + judge}", judge, grid.of_judge(judge))
     write_state(grid, state)
-    _status(path, capsys)
+    sweep_status(path, capsys)
     assert main(["sweep", "status", str(path)]) == 0
     assert "changed" not in capsys.readouterr().out
     path.write_text(path.read_text().replace("concurrency = 1", "concurrency = 2"), encoding="utf-8")
