@@ -56,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_bootstrap_arguments(collect, default=0)
     collect.add_argument("--format", default="markdown", choices=FORMATS, help="output format (default markdown)")
     collect.add_argument("--out", metavar="FILE", help="write the table here instead of standard output")
+    collect.add_argument("--report", metavar="DIR",
+                         help="also write the HTML report of each config's runs (as `agenthorizon report`) to DIR/CONFIG.html")
     for sub in (plan, run, status, submit, collect):
         sub.add_argument("file", metavar="FILE", help="the sweep file (TOML; see examples/sweep.toml)")
 
@@ -273,4 +275,9 @@ def _collect(args: argparse.Namespace) -> int:
     notes = [*partial_notes(collected.partial), *board.notes]
     write_output(render_leaderboard(board, LEADERBOARD_CONFIGS, args.format, manifests=board.manifests, notes=notes),
                  args.out)
+    if args.report:
+        from agenthorizon.sweeps.collect import write_grid_reports
+
+        for path in write_grid_reports(grid, args.report, bootstrap=args.bootstrap, seed=args.seed):
+            print(f"wrote {path}", file=sys.stderr)
     return 0

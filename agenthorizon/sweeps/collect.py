@@ -16,6 +16,7 @@ result file per item: no item counted twice).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -28,7 +29,7 @@ from agenthorizon.sweeps.grid import Cell, Grid
 from agenthorizon.sweeps.manifest import SWEEP_FOLDER, id_set_sha256, manifest_name, read_manifests
 from agenthorizon.sweeps.release_items import ConfigItems
 
-__all__ = ["Collected", "SweepCollectError", "check_shards", "collect", "partial_notes"]
+__all__ = ["Collected", "SweepCollectError", "check_shards", "collect", "partial_notes", "write_grid_reports"]
 
 
 class SweepCollectError(ValueError):
@@ -129,6 +130,25 @@ def collect(grid: Grid, items: Mapping[str, ConfigItems], *, bootstrap: int = 0,
     folders = list(_folders(grid))
     board = leaderboard(folders, grid.sweep.data, bootstrap=bootstrap, seed=seed)
     return Collected(board, folders, partial)
+
+
+def write_grid_reports(grid: Grid, folder: str | os.PathLike[str], *, bootstrap: int = 0, seed: int = 0) -> list[Path]:
+    """One HTML report per config of ``grid`` (``<folder>/<config>.html``, every judge's run folders on it).
+
+    :func:`agenthorizon.report.html.write_report` of each config's folders
+    (of every ablation): the page ``agenthorizon report`` writes. Call after
+    :func:`collect`, which checks the shards.
+    """
+    from agenthorizon.report.html import ReportOptions, write_report
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for config in grid.sweep.configs:
+        folders = list(dict.fromkeys(cell.folder for cell in grid.cells if cell.config == config))
+        written.append(write_report(folders, grid.sweep.data, out / f"{config}.html", config=config,
+                                    options=ReportOptions(bootstrap=bootstrap, seed=seed)))
+    return written
 
 
 def partial_notes(partial: Sequence[Cell]) -> list[str]:

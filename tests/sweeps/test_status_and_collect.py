@@ -47,9 +47,12 @@ def test_collect_equals_a_single_process_run_of_the_same_judges_item_for_item(ti
     assert rates(collected.board) == rates(reference)
     assert collected.partial == []
     capsys.readouterr()
-    assert main(["sweep", "collect", str(path)]) == 0
+    assert main(["sweep", "collect", str(path), "--report", str(tmp_path / "pages")]) == 0
     out = capsys.readouterr().out
     assert "| lexical |" in out and "partial" not in out and "Ignored files" not in out
+    for config in ("AH", "AH-S"):  # the report of each config holds both judges
+        page = (tmp_path / "pages" / f"{config}.html").read_text(encoding="utf-8")
+        assert "lexical" in page and "command:" in page
 
 
 def test_status_tells_pending_done_and_partial_cells_from_the_folders(tiny_root, tmp_path, capsys):
