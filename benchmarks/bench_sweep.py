@@ -110,18 +110,27 @@ def _collect(root: str, work: Path, repeats: int) -> None:
             with open(file, encoding="utf-8") as handle:
                 json.loads(handle.read())
 
-    best_floor = best_collect = float("inf")
+    from agenthorizon.judging.runs.folder import read_results
+    from agenthorizon.sweeps.collect import check_shards
+
+    folders = list(dict.fromkeys(cell.folder for cell in grid.cells))
+    steps = {
+        "floor: open, read, json.loads": floor,
+        "the merge rules alone (check_shards)": lambda: check_shards(grid, items),
+        "the runs' typed reader alone (read_results per judge)":
+            lambda: [read_results(folders[index:index + 2]) for index in range(0, len(folders), 2)],
+        "sweep collect (merge rules + leaderboard)": lambda: collect(grid, items),
+    }
+    best = {name: float("inf") for name in steps}
     for _ in range(repeats):
-        started = time.perf_counter()
-        floor()
-        best_floor = min(best_floor, time.perf_counter() - started)
-        started = time.perf_counter()
-        collected = collect(grid, items)
-        best_collect = min(best_collect, time.perf_counter() - started)
-    assert len(collected.board) == 66
+        for name, step in steps.items():
+            started = time.perf_counter()
+            step()
+            best[name] = min(best[name], time.perf_counter() - started)
+    floor_s = best["floor: open, read, json.loads"]
     print(f"\n| 66 judges x 1,373 results ({len(files)} files) | seconds | vs. floor |\n|---|---:|---:|")
-    print(f"| floor: read + json.loads | {best_floor:.2f} | 1.00 |")
-    print(f"| sweep collect (merge rules + leaderboard) | {best_collect:.2f} | {best_collect / best_floor:.2f} |")
+    for name, seconds in best.items():
+        print(f"| {name} | {seconds:.2f} | {seconds / floor_s:.2f} |")
 
 
 def main() -> None:

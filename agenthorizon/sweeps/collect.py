@@ -72,29 +72,32 @@ def check_shards(grid: Grid, items: Mapping[str, ConfigItems]) -> list[Cell]:
             problems += [f"cell {cell.index} ({cell.name}): missing shard (no run folder {folder})" for cell in cells]
             continue
         expected = {cell.shard[0] for cell in cells}
-        for path in record_paths(folder):
+        records = record_paths(folder)
+        for path in records:
             if path.name == RUN_RECORD_NAME:
                 problems.append(f"{folder}: holds an unsharded run ({RUN_RECORD_NAME}), which overlaps every shard")
         manifests = read_manifests(folder)
         for name, manifest in manifests.items():
             if manifest.shard_count != count or manifest.shard_index not in expected:
-                problems.append(f"{folder}/{SWEEP_FOLDER}/{name}: shard {manifest.shard_index}/{manifest.shard_count} overlaps the "
-                                f"sweep's {count} shards (expected shards x-of-{count} only)")
-        for path in record_paths(folder):
+                problems.append(f"{folder}/{SWEEP_FOLDER}/{name}: shard {manifest.shard_index}/{manifest.shard_count} "
+                                f"overlaps the sweep's {count} shards (expected shards x-of-{count} only)")
+        by_name: dict[str, RunRecord] = {}
+        for path in records:
             if path.name != RUN_RECORD_NAME:
-                shard = _record(path).shard
+                by_name[path.name] = _record(path)
+                shard = by_name[path.name].shard
                 if shard is not None and shard.count != count:
                     problems.append(f"{folder}/{path.name}: shard {shard.index}/{shard.count} overlaps the sweep's "
                                     f"{count} shards")
         seen_release, seen_version = {}, {}
         for cell in cells:
             manifest = manifests.get(manifest_name(cell.shard))
-            record_path = folder / record_name(cell.shard)
-            if manifest is None or not record_path.is_file():
-                problems.append(f"cell {cell.index} ({cell.name}): missing shard "
-                                f"({'no manifest' if manifest is None else 'no run record'}); run it: sweep run --cell {cell.index}")
+            record = by_name.get(record_name(cell.shard))
+            if manifest is None or record is None:
+                lacking = "no manifest" if manifest is None else "no run record"
+                problems.append(f"cell {cell.index} ({cell.name}): missing shard ({lacking}); "
+                                f"run it: sweep run --cell {cell.index}")
                 continue
-            record = _record(record_path)
             if manifest.judge_key != cell.judge_key or record.judge_key != cell.judge_key:
                 problems.append(f"cell {cell.index} ({cell.name}): judge key {manifest.judge_key} (manifest) / "
                                 f"{record.judge_key} (run record), the sweep plans {cell.judge_key}")
