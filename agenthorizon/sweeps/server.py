@@ -16,6 +16,7 @@ import shlex
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
@@ -96,6 +97,7 @@ def model_server(command: str, port: int, log_path: str | os.PathLike[str], time
                                        start_new_session=True)
         except OSError as error:
             raise ServerError(f"could not start the model server {words[0]!r}: {error}") from None
+    previous = _stop_on_sigterm()
     try:
         deadline = time.monotonic() + timeout
         while not _answers(base + "/models"):
@@ -109,3 +111,20 @@ def model_server(command: str, port: int, log_path: str | os.PathLike[str], time
         yield base
     finally:
         _stop(process)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def _stop_on_sigterm() -> object | None:
+    """Turn SIGTERM into ``KeyboardInterrupt`` while the server runs (the judge run installs its own meanwhile),
+    so a scheduler's stop during the wait still stops the server; returns the handler to restore (``None`` off the
+    main thread, where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _terminated)
+    return previous

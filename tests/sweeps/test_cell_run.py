@@ -6,7 +6,10 @@ import json
 import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -56,6 +59,24 @@ def test_a_server_that_never_answers_is_stopped_and_its_log_named(tiny_root, tmp
     assert "did not answer" in err and "within 2 s" in err and str(log) in err
     assert _gone(_server_pid(log))
     assert not _results(log.parent.parent)
+
+
+def test_a_cell_stopped_while_its_server_loads_stops_the_server(tiny_root, tmp_path):
+    path = write_sweep(tmp_path, tiny_root, judges=openai_judge_table("--startup", "3600"), configs='["AH"]')
+    log = tmp_path / "runs" / "direct" / "AH" / "sweep" / "server-shard-1-of-2.log"
+    process = subprocess.Popen([sys.executable, "-m", "agenthorizon", "sweep", "run", str(path), "--cell", "0"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (log.exists() and "pid" in log.read_text()):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)  # as scancel or a pod's deletion does
+    assert process.wait(timeout=60) != 0
+    pid = _server_pid(log)
+    gone = _gone(pid)
+    if not gone:
+        os.kill(pid, signal.SIGKILL)  # the bug this test is about: leave nothing behind anyway
+    assert gone
 
 
 def test_a_server_that_exits_is_reported_with_its_status(tiny_root, tmp_path, capsys):
