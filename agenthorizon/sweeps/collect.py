@@ -26,7 +26,7 @@ from agenthorizon.judging.runs.records import FINISHED, RunRecord
 from agenthorizon.judging.runs.shards import shard_ids
 from agenthorizon.report.leaderboard import Leaderboard, leaderboard
 from agenthorizon.sweeps.grid import Cell, Grid
-from agenthorizon.sweeps.manifest import SWEEP_FOLDER, id_set_sha256, manifest_name, read_manifests
+from agenthorizon.sweeps.manifest import SWEEP_FOLDER, ShardManifest, id_set_sha256, manifest_name, read_manifests
 from agenthorizon.sweeps.release_items import ConfigItems
 
 __all__ = ["Collected", "SweepCollectError", "check_shards", "collect", "partial_notes", "write_grid_reports"]
@@ -67,56 +67,70 @@ def check_shards(grid: Grid, items: Mapping[str, ConfigItems]) -> list[Cell]:
     problems: list[str] = []
     partial: list[Cell] = []
     for folder, cells in _folders(grid).items():
-        count = grid.sweep.shards
         if not folder.is_dir():
             problems += [f"cell {cell.index} ({cell.name}): missing shard (no run folder {folder})" for cell in cells]
             continue
-        expected = {cell.shard[0] for cell in cells}
-        records = record_paths(folder)
-        for path in records:
-            if path.name == RUN_RECORD_NAME:
-                problems.append(f"{folder}: holds an unsharded run ({RUN_RECORD_NAME}), which overlaps every shard")
+        records = {path.name: path for path in record_paths(folder)}
+        if RUN_RECORD_NAME in records:
+            problems.append(f"{folder}: holds an unsharded run ({RUN_RECORD_NAME}), which overlaps every shard")
+        shard_records = {name: _record(path) for name, path in records.items() if name != RUN_RECORD_NAME}
         manifests = read_manifests(folder)
-        for name, manifest in manifests.items():
-            if manifest.shard_count != count or manifest.shard_index not in expected:
-                problems.append(f"{folder}/{SWEEP_FOLDER}/{name}: shard {manifest.shard_index}/{manifest.shard_count} "
-                                f"overlaps the sweep's {count} shards (expected shards x-of-{count} only)")
-        by_name: dict[str, RunRecord] = {}
-        for path in records:
-            if path.name != RUN_RECORD_NAME:
-                by_name[path.name] = _record(path)
-                shard = by_name[path.name].shard
-                if shard is not None and shard.count != count:
-                    problems.append(f"{folder}/{path.name}: shard {shard.index}/{shard.count} overlaps the sweep's "
-                                    f"{count} shards")
-        seen_release, seen_version = {}, {}
-        for cell in cells:
-            manifest = manifests.get(manifest_name(cell.shard))
-            record = by_name.get(record_name(cell.shard))
-            if manifest is None or record is None:
-                lacking = "no manifest" if manifest is None else "no run record"
-                problems.append(f"cell {cell.index} ({cell.name}): missing shard ({lacking}); "
-                                f"run it: sweep run --cell {cell.index}")
-                continue
-            if manifest.judge_key != cell.judge_key or record.judge_key != cell.judge_key:
-                problems.append(f"cell {cell.index} ({cell.name}): judge key {manifest.judge_key} (manifest) / "
-                                f"{record.judge_key} (run record), the sweep plans {cell.judge_key}")
-            wanted = id_set_sha256(shard_ids(items[cell.config].ids, cell.shard))
-            if manifest.ids_sha256 != wanted:
-                problems.append(f"cell {cell.index} ({cell.name}): its items are not the shard's planned items "
-                                "(the release or the shard count changed since it ran)")
-            seen_release.setdefault(manifest.label_manifest_sha256, cell)
-            seen_version.setdefault(manifest.package_version, cell)
-            counts = record.counts
-            if record.status != FINISHED or counts is None or counts.error or counts.missing:
-                partial.append(cell)
-        for what, seen in (("release label manifests", seen_release), ("package versions", seen_version)):
-            if len(seen) > 1:
-                shown = ", ".join(f"cell {cell.index} ({cell.name}): {value[:16]}" for value, cell in seen.items())
-                problems.append(f"{folder}: shards made with different {what}: {shown}")
+        problems += _foreign_shards(folder, grid.sweep.shards, manifests, shard_records)
+        problems += _cell_problems(folder, cells, items, manifests, shard_records, partial)
     if problems:
         raise SweepCollectError("the sweep's shards cannot be merged: " + "; ".join(problems))
     return partial
+
+
+def _foreign_shards(folder: Path, count: int, manifests: Mapping[str, ShardManifest],
+                    records: Mapping[str, RunRecord]) -> list[str]:
+    """Manifests and run records of another shard count in a sweep's folder: they overlap its shards."""
+    problems = []
+    for name, manifest in manifests.items():
+        if manifest.shard_count != count:
+            problems.append(f"{folder}/{SWEEP_FOLDER}/{name}: shard {manifest.shard_index}/{manifest.shard_count} "
+                            f"overlaps the sweep's {count} shards (expected shards x-of-{count} only)")
+    for name, record in records.items():
+        if record.shard is not None and record.shard.count != count:
+            problems.append(f"{folder}/{name}: shard {record.shard.index}/{record.shard.count} overlaps the sweep's "
+                            f"{count} shards")
+    return problems
+
+
+def _cell_problems(folder: Path, cells: Sequence[Cell], items: Mapping[str, ConfigItems],
+                   manifests: Mapping[str, ShardManifest], records: Mapping[str, RunRecord],
+                   partial: list[Cell]) -> list[str]:
+    """Each cell's shard: present, of the planned judge key and items; one release and package version in the folder.
+
+    Cells whose shard lacks answers are added to ``partial``.
+    """
+    problems = []
+    seen_release: dict[str, Cell] = {}
+    seen_version: dict[str, Cell] = {}
+    for cell in cells:
+        manifest = manifests.get(manifest_name(cell.shard))
+        record = records.get(record_name(cell.shard))
+        if manifest is None or record is None:
+            lacking = "no manifest" if manifest is None else "no run record"
+            problems.append(f"cell {cell.index} ({cell.name}): missing shard ({lacking}); "
+                            f"run it: sweep run --cell {cell.index}")
+            continue
+        if manifest.judge_key != cell.judge_key or record.judge_key != cell.judge_key:
+            problems.append(f"cell {cell.index} ({cell.name}): judge key {manifest.judge_key} (manifest) / "
+                            f"{record.judge_key} (run record), the sweep plans {cell.judge_key}")
+        if manifest.ids_sha256 != id_set_sha256(shard_ids(items[cell.config].ids, cell.shard)):
+            problems.append(f"cell {cell.index} ({cell.name}): its items are not the shard's planned items "
+                            "(the release or the shard count changed since it ran)")
+        seen_release.setdefault(manifest.label_manifest_sha256, cell)
+        seen_version.setdefault(manifest.package_version, cell)
+        counts = record.counts
+        if record.status != FINISHED or counts is None or counts.error or counts.missing:
+            partial.append(cell)
+    for what, seen in (("release label manifests", seen_release), ("package versions", seen_version)):
+        if len(seen) > 1:
+            shown = ", ".join(f"cell {cell.index} ({cell.name}): {value[:16]}" for value, cell in seen.items())
+            problems.append(f"{folder}: shards made with different {what}: {shown}")
+    return problems
 
 
 def collect(grid: Grid, items: Mapping[str, ConfigItems], *, bootstrap: int = 0, seed: int = 0) -> Collected:

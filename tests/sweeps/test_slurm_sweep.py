@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path

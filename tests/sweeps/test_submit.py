@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-
-import pytest
 
 from agenthorizon.cli import main
 from sweep_files import command_judge_table, write_sweep
