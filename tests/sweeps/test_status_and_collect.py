@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -115,10 +116,13 @@ def test_collect_refuses_missing_and_overlapping_shards_naming_the_cells(tiny_ro
     err = capsys.readouterr().err
     assert "cell 3 (lexical/AH-S/shard-2-of-2): missing shard" in err and "cell 2 " not in err
     _run_all(path, [3])
-    # A shard of another count in a sweep's folder overlaps its shards.
+    # A shard of another count in a sweep's folder overlaps its shards (made elsewhere, its record copied in:
+    # the judge command itself may refuse to mix shard counts in one folder).
     folder = tmp_path / "runs" / "lexical" / "AH"
-    assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "lexical", "--out", str(folder),
+    other = tmp_path / "other"
+    assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "lexical", "--out", str(other),
                  "--shard", "1/3", "--no-progress"]) == 0
+    shutil.copy(other / "run-shard-1-of-3.json", folder)
     capsys.readouterr()
     assert main(["sweep", "collect", str(path)]) == 2
     assert f"{folder}/run-shard-1-of-3.json: shard 1/3 overlaps the sweep's 2 shards" in capsys.readouterr().err
