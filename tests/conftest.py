@@ -48,7 +48,7 @@ for _variable, _folder in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "ca
 # agentic CLIs), a second virtual environment from the package registry. Every
 # test that uses one is marked `system`, so `pytest -m "not system"` is a run that
 # installs nothing; the README's test command (and CI) runs them all.
-PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python"})
+PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python", "slurm"})
 # Fixtures that take tens of seconds each (a real `inspect eval` and a runner run against a loopback
 # server, tests/inspect): their tests are marked `slow`, out of the quick tier `-m "not system and not slow"`.
 SLOW_FIXTURES = frozenset({"routes", "interleaved"})
@@ -157,6 +157,25 @@ def bubblewrap() -> str:
 
     ensure_debian_packages(["bubblewrap"], lambda: shutil.which("bwrap") is not None, "the sandbox tests")
     return shutil.which("bwrap")
+
+
+@pytest.fixture(scope="session")
+def slurm():
+    """A real single-node Slurm cluster (tests/slurm_cluster.py), ``SLURM_CONF`` set for the clients while it runs;
+    stopped, with its scratch folder removed, at the end of the session. Skips with the reason where it cannot run."""
+    from slurm_cluster import start_cluster
+
+    cluster = start_cluster()
+    previous = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = str(cluster.conf)
+    try:
+        yield cluster
+    finally:
+        if previous is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = previous
+        cluster.stop()
 
 
 @pytest.fixture(scope="session")

@@ -30,4 +30,7 @@ def cli_reference_markdown() -> str:
     for name, sub in sorted(_subparsers(parser).items()):
         sub.prog = f"agenthorizon {name}"
         parts += ["", f"## `agenthorizon {name}`", "", sub.description or "", "", "```text", sub.format_help().rstrip(), "```"]
+        for action, nested in _subparsers(sub).items():  # a command with actions (`sweep plan`, `sweep run`...)
+            nested.prog = f"agenthorizon {name} {action}"
+            parts += ["", f"### `agenthorizon {name} {action}`", "", "```text", nested.format_help().rstrip(), "```"]
     return "\n".join(parts) + "\n"
