@@ -48,6 +48,7 @@ import json
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 import time
 import warnings
@@ -55,6 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from agenthorizon.judging.judges import agent_relay
+from agenthorizon.judging.judges.agent_env import COMMAND_ENV, allowed
+from agenthorizon.judging.judges.agent_forwarder import Forwarder
 from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_MEMORY,
@@ -72,6 +76,7 @@ from agenthorizon.judging.judges.base import (
     JudgeOutput,
     PreflightError,
 )
+from agenthorizon.judging.judges.agent_network import DEFAULT_AGENT_NETWORK, NETWORK_HOST, NetworkPlan
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
@@ -96,6 +101,7 @@ from agenthorizon.judging.judges.sandbox import (
     remove_item_folder,
     resolve_sandbox,
 )
+from agenthorizon.judging.secrets import register_environment
 from agenthorizon.schema import IMAGES_DIR, JSONS_DIR, MARKDOWNS_DIR, SANDBOX_DIR
 
 if TYPE_CHECKING:
@@ -191,8 +197,18 @@ class CommandJudge(BaseJudge):
         Where per-item working directories are created (default: the system
         temporary directory). They are removed afterwards unless ``keep_workdir``.
     env : mapping, optional
-        Extra environment variables for the command (the parent environment is
-        inherited, since CLIs read their credentials from it).
+        Variables the command gets besides :data:`~agenthorizon.judging.judges.agent_env.COMMAND_ENV`
+        (``PATH``, locale, ``HOME``...): nothing else of the harness's environment reaches it
+        (:mod:`~agenthorizon.judging.judges.agent_env`). The CLI's ``--env NAME`` passes the
+        harness's own value of ``NAME``, ``--env NAME=VALUE`` a value.
+    agent_endpoints : sequence of str
+        URLs the agent may reach from its network namespace (``--agent-endpoint``): a loopback one
+        is forwarded at its own address and port, a remote ``https`` one reached through an
+        allow-listed ``CONNECT`` proxy (:mod:`~agenthorizon.judging.judges.agent_network`). None
+        by default: a command agent reaches no network at all.
+    agent_network : {"isolated", "host"}
+        ``isolated`` (default): a network namespace per agent; ``host``: the host's network, with
+        a warning (every service on ``127.0.0.1`` and the other items' agents are then in reach).
     sandbox : {"auto", "bwrap", "none"}
         ``auto`` (default): bubblewrap when installed, else unconfined with a
         warning; ``bwrap``: bubblewrap or an error; ``none``: unconfined, with
@@ -236,6 +252,8 @@ class CommandJudge(BaseJudge):
         agent_max_memory: int | str = DEFAULT_MAX_MEMORY,
         agent_max_files: int = DEFAULT_MAX_FILES,
         nested_userns: bool = False,
+        agent_endpoints: Sequence[str] = (),
+        agent_network: str = DEFAULT_AGENT_NETWORK,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -266,6 +284,16 @@ class CommandJudge(BaseJudge):
         self.max_output_bytes = max_output_bytes
         self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files)
         self.nested_userns = bool(nested_userns)
+        self.agent_endpoints = [str(url) for url in agent_endpoints]
+        self.network = NetworkPlan.build(agent_network, [(url, "--agent-endpoint") for url in self.agent_endpoints])
+        if self.network.mode == NETWORK_HOST and self.sandbox == SANDBOX_BWRAP:
+            warnings.warn(
+                "--agent-network host: agents share this machine's network; they can reach every service on "
+                "127.0.0.1 and each other's sockets", stacklevel=2,
+            )
+        # The secret-looking values of this environment and of env=: scrubbed from everything written.
+        register_environment(os.environ)
+        register_environment(self.env)
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -282,8 +310,10 @@ class CommandJudge(BaseJudge):
             "max_output_bytes": self.max_output_bytes,
             "limits": self.limits.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
             "exposure": self.exposure(),
+            "network": self.network.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
+            "env_allowed": list(self.env_allowed()),
             "images": {"mode": "files", "layout": f"{_IMAGES.as_posix()}/<trajectory_id>/step_N.png"},
         }
 
@@ -356,7 +386,20 @@ class CommandJudge(BaseJudge):
         return JudgeOutput(text=stdout, latency_s=latency, extra={"returncode": 0})
 
     def _environment(self) -> dict[str, str]:
+        """The harness's environment and ``env``: where programs and the user's config are looked up."""
         return {**os.environ, **self.env}
+
+    def env_allowed(self) -> tuple[str, ...]:
+        """The patterns of the harness's variables the agent gets (names, or prefixes ending in ``*``)."""
+        return COMMAND_ENV
+
+    def agent_environment(self) -> dict[str, str]:
+        """The variables an agent starts with: the allowed ones of the harness's environment, ``env``, and the
+        network's proxy variables (:meth:`~agenthorizon.judging.judges.agent_network.NetworkPlan.agent_env`)."""
+        env = {**allowed(os.environ, self.env_allowed()), **self.env}
+        if self.sandbox == SANDBOX_BWRAP:
+            env.update(self.network.agent_env())
+        return env
 
     def preflight(self) -> None:
         """Before the first item: the program resolves on ``PATH``, and the sandbox can be built here."""
@@ -378,7 +421,7 @@ class CommandJudge(BaseJudge):
             probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
             try:
                 hand_over(probe)
-                check_sandbox(probe, nested_userns=self.nested_userns)
+                check_sandbox(probe, nested_userns=self.nested_userns, unshare_net=self.network.isolated)
             finally:
                 shutil.rmtree(probe, ignore_errors=True)
         except RuntimeError as error:
@@ -400,15 +443,21 @@ class CommandJudge(BaseJudge):
         setup = setup or AgentSetup()
         read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
         read_write = [*self.config_dirs, scratch, *setup.read_write]
+        # The endpoints' listeners start first, run by this very interpreter (read-only, its stdlib only).
+        python = os.path.realpath(sys.executable)
+        relay = self.network.relay_argv(python, Path(agent_relay.__file__), workdir.parent / "net")
+        if relay:
+            read_only += [*program_paths([python], {}), Path(agent_relay.__file__), workdir.parent / "net"]
         return [*bwrap_argv(workdir, read_only=read_only, read_write=read_write, read_only_over=setup.read_only,
-                            nested_userns=self.nested_userns, limits=limits), *argv]
+                            nested_userns=self.nested_userns, limits=limits, unshare_net=self.network.isolated),
+                *relay, *argv]
 
     def exposure(self) -> dict[str, Any] | None:
         """Which host paths an item's agent gets, read from the very argv it runs under (``None``: unconfined).
 
         The item's own folders are shown under ``<item>`` (a new temporary
         folder per item): ``<item>/work`` (working directory), ``<item>/out``
-        (answer folder), ``<item>/tmp`` and, for presets, ``<item>/home``.
+        (answer folder), ``<item>/tmp``, ``<item>/net`` (the endpoints' sockets) and, for presets, ``<item>/home``.
         ``agenthorizon judge --dry-run`` prints it; the run record keeps it.
         """
         if self.sandbox != SANDBOX_BWRAP:
@@ -432,6 +481,7 @@ class CommandJudge(BaseJudge):
         base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
         workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
+        forwarder: Forwarder | None = None
         try:
             workdir.mkdir()
             scratch.mkdir()
@@ -440,9 +490,13 @@ class CommandJudge(BaseJudge):
             await asyncio.to_thread(self.write_workdir, judge_input, workdir)
             setup = await asyncio.to_thread(self.agent_setup, base, workdir)
             (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
+            if self.sandbox == SANDBOX_BWRAP and self.network.isolated and self.network.routes():
+                (base / "net").mkdir()
+                forwarder = Forwarder(self.network, base / "net")
+                await forwarder.start()  # before hand_over: the agent's user gets the sockets too
             if self.sandbox == SANDBOX_BWRAP:
                 await asyncio.to_thread(hand_over, base)  # the agent's user owns the item's folders
-            env = {**self._environment(), **setup.env}
+            env = {**self.agent_environment(), **setup.env}
             returncode, out, err = await self._run(
                 self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
             )
@@ -460,6 +514,8 @@ class CommandJudge(BaseJudge):
                 self.mark_truncated(output, out.dropped)
             return output
         finally:
+            if forwarder is not None:
+                await forwarder.close()
             if not self.keep_workdir:
                 remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
 

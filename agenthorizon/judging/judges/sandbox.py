@@ -22,7 +22,10 @@ Linux) it runs:
   config folders (its login) read-write, and the item's working directory
   read-write; nothing else of the file system exists there (no home, no
   release, no other item);
-- with the host's network (the agent must reach its model).
+- in a network namespace of its own (``unshare_net``) holding only a loopback
+  interface, into which the item's endpoints are forwarded
+  (:mod:`~agenthorizon.judging.judges.agent_network`); or, with
+  ``--agent-network host``, the host's network.
 
 Two bubblewrap processes make that work as root: the first, as the harness's
 user, builds the file system (it can reach every folder it mounts); the
@@ -230,6 +233,7 @@ def bwrap_argv(
     read_only_over: Iterable[Path] = (),
     nested_userns: bool = False,
     limits: Sequence[str] = (),
+    unshare_net: bool = False,
 ) -> list[str]:
     """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring).
 
@@ -237,7 +241,8 @@ def bwrap_argv(
     folders that hold them (an agent's private home and the login copies in it).
     ``nested_userns`` lets the agent create user namespaces of its own (Codex's
     own sandbox needs them); ``limits`` is a ``prlimit ... --`` prefix for the
-    agent's command (:mod:`~agenthorizon.judging.judges.agent_limits`).
+    agent's command (:mod:`~agenthorizon.judging.judges.agent_limits`);
+    ``unshare_net`` gives it a network namespace of its own (loopback only).
 
     Two bubblewrap processes run: the first builds the file system (as the
     harness's user, which can reach every folder it mounts); the second, run as
@@ -254,6 +259,7 @@ def bwrap_argv(
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-cgroup-try",
+        *(["--unshare-net"] if unshare_net else []),  # loopback only: no other item, no host service
     ]
     systems = []
     for directory in SYSTEM_DIRS:
@@ -304,7 +310,8 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
     system): ``read_only`` and ``read_write`` host paths, in mount order (a
     later read-only mount over a writable folder is listed in both: the later
     one wins), and ``private`` folders made empty for the agent; from the rest,
-    ``user`` (the host user the agent runs as) and ``nested_user_namespaces``.
+    ``user`` (the host user the agent runs as), ``nested_user_namespaces`` and
+    ``network_namespace`` (the agent has a network of its own).
 
     >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w", "/w", "--tmpfs", "/tmp", "--chdir",
     ...                   "/w", "setpriv", "--reuid=65534", "--", "bwrap", "--disable-userns", "--", "agent"])
@@ -340,12 +347,13 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
     uids = [word.split("=", 1)[1] for word in options("setpriv") if word.startswith("--reuid=")]
     shown["user"] = f"nobody (uid {uids[0]})" if uids == [str(AGENT_UID)] else "the harness's own user"
     shown["nested_user_namespaces"] = "--disable-userns" not in options("bwrap")
+    shown["network_namespace"] = "--unshare-net" in argv[:index]
     return shown
 
 
 _TWO_ARGUMENTS = {"--symlink", "--dev-bind", "--dev-bind-try"}
 _NO_ARGUMENT = {"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--unshare-user", "--disable-userns"}
+                "--unshare-cgroup-try", "--unshare-user", "--disable-userns", "--unshare-net"}
 
 # What bubblewrap or setpriv print when this machine refuses user namespaces to unprivileged users.
 _USERNS_REFUSED = ("No permissions to create new namespace", "Creating new namespace failed",
@@ -358,7 +366,7 @@ USERNS_FIX = (
 )
 
 
-def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
+def check_sandbox(probe_dir: Path, *, nested_userns: bool = False, unshare_net: bool = False) -> None:
     """Raise ``RuntimeError`` with the fix when bubblewrap cannot create a sandbox on this machine.
 
     The probe runs the very argv agents run under (both bubblewraps, the
@@ -368,7 +376,8 @@ def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
     """
     if shutil.which("setpriv") is None and agent_user() is not None:
         raise RuntimeError("setpriv (util-linux) is needed to run agents as an unprivileged user; install util-linux")
-    probe = [*bwrap_argv(probe_dir, nested_userns=nested_userns), "grep", "^CapEff:", "/proc/self/status"]
+    probe = [*bwrap_argv(probe_dir, nested_userns=nested_userns, unshare_net=unshare_net), "grep", "^CapEff:",
+             "/proc/self/status"]
     try:
         completed = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError) as error:
@@ -380,8 +389,10 @@ def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
                 f"bubblewrap cannot create the agent's user namespace here ({detail}): this machine refuses "
                 f"user namespaces; {USERNS_FIX}; or pass --sandbox none to run agents unconfined"
             )
+        network = (" (with a network namespace of its own: where the machine refuses one, --agent-network host "
+                   "runs agents on the host's network)") if unshare_net else ""
         raise RuntimeError(
-            f"bubblewrap cannot create a sandbox here ({detail}); {USERNS_FIX}; "
+            f"bubblewrap cannot create a sandbox here{network} ({detail}); {USERNS_FIX}; "
             "or pass --sandbox none to run agents unconfined"
         )
     words = completed.stdout.split()

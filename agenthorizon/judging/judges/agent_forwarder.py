@@ -1,0 +1,142 @@
+"""The harness's side of an agent's endpoints: unix sockets in the item's folder, relayed to the endpoints.
+
+One :class:`Forwarder` per item, started before its agent and closed after it,
+in the harness's event loop. For each socket of the item's
+:class:`~agenthorizon.judging.judges.agent_network.NetworkPlan`:
+
+- a forwarded endpoint's socket relays every connection to that endpoint
+  (``127.0.0.1:8000``), byte for byte;
+- the proxy socket reads one ``CONNECT host:port`` request (its head bounded
+  to :data:`HEAD_LIMIT` bytes and :data:`HEAD_TIMEOUT_S` seconds) and tunnels to
+  the target only when it is one of the plan's remote endpoints; any other
+  request gets ``403`` (``405`` when it is not a ``CONNECT``) and is closed.
+
+The sockets live in the item's own folder (bound into that item's sandbox
+only), so no other item can reach them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from pathlib import Path
+
+from agenthorizon.judging.judges.agent_network import NetworkPlan
+
+__all__ = ["HEAD_LIMIT", "HEAD_TIMEOUT_S", "Forwarder"]
+
+HEAD_LIMIT = 8192
+"""The most bytes a ``CONNECT`` request's head may take."""
+HEAD_TIMEOUT_S = 30.0
+"""Seconds a ``CONNECT`` request's head may take to arrive."""
+_CHUNK = 65536
+
+
+class Forwarder:
+    """The relays of one item's :class:`NetworkPlan`, serving sockets in ``folder`` (see the module docstring)."""
+
+    def __init__(self, plan: NetworkPlan, folder: Path) -> None:
+        self.plan = plan
+        self.folder = folder
+        self.allowed = set(plan.tunnels)
+        self._servers: list[asyncio.AbstractServer] = []
+        self._tasks: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        """Bind every socket of the plan in :attr:`folder` and start serving them."""
+        directory = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for name, target in self.plan.targets().items():
+                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                # Through the folder's descriptor: a unix socket path is at most 107 bytes.
+                listener.bind(f"/proc/self/fd/{directory}/{name}")
+
+                def handler(reader, writer, target=target):
+                    return self._track(self._forward(reader, writer, target) if target is not None
+                                       else self._proxy(reader, writer))
+
+                self._servers.append(await asyncio.start_unix_server(handler, sock=listener, limit=HEAD_LIMIT))
+        finally:
+            os.close(directory)
+
+    async def close(self) -> None:
+        """Stop serving and end every open relay."""
+        for server in self._servers:
+            server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for server in self._servers:
+            await server.wait_closed()
+
+    async def _track(self, work) -> None:
+        task = asyncio.current_task()
+        self._tasks.add(task)
+        try:
+            await work
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError):
+            pass
+        finally:
+            self._tasks.discard(task)
+
+    async def _forward(self, reader, writer, target: tuple[str, int]) -> None:
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(*target)
+        except OSError:
+            writer.close()
+            return
+        await _splice(reader, writer, upstream_reader, upstream_writer)
+
+    async def _proxy(self, reader, writer) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
+        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError):
+            writer.close()
+            return
+        words = head.split(b"\r\n", 1)[0].decode("latin-1").split()
+        if len(words) != 3 or words[0].upper() != "CONNECT":
+            await _refuse(writer, b"405 Method Not Allowed")
+            return
+        host, _, port = words[1].rpartition(":")
+        target = (host.strip("[]").lower(), int(port) if port.isdigit() else -1)
+        if target not in self.allowed:
+            await _refuse(writer, b"403 Forbidden")
+            return
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(*target)
+        except OSError:
+            await _refuse(writer, b"502 Bad Gateway")
+            return
+        writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        await writer.drain()
+        await _splice(reader, writer, upstream_reader, upstream_writer)
+
+
+async def _refuse(writer, status: bytes) -> None:
+    writer.write(b"HTTP/1.1 " + status + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    try:
+        await writer.drain()
+    finally:
+        writer.close()
+
+
+async def _splice(reader, writer, upstream_reader, upstream_writer) -> None:
+    """Copy both directions until each has ended, passing each half-close on; then close both."""
+
+    async def pump(source, target) -> None:
+        try:
+            while data := await source.read(_CHUNK):
+                target.write(data)
+                await target.drain()
+            if target.can_write_eof():
+                target.write_eof()
+        except OSError:
+            pass
+
+    try:
+        await asyncio.gather(pump(reader, upstream_writer), pump(upstream_reader, writer))
+    finally:
+        writer.close()
+        upstream_writer.close()
