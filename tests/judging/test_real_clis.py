@@ -170,6 +170,11 @@ def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
     assert record["judge"]["harness"]["executable"] == str(on_path / name)
     assert record["judge"]["harness"]["argv"] == list(harness.argv)
     assert record["judge"]["agent_tools"] == "paper" and record["judge"]["spec"].endswith("--agent-tools paper")
+    # A network of its own, the model server its one endpoint (found in the CLI's variables or config).
+    network = record["judge"]["network"]
+    assert network["namespace"] is True and record["judge"]["exposure"]["network_namespace"] is True
+    assert [(endpoint["url"].startswith(server.url), endpoint["via"]) for endpoint in network["endpoints"]] == [
+        (True, "forwarded")]
 
     framework = (tiny_root / FRAMEWORK_FILES[0]).read_text(encoding="utf-8")
     framework_line = "A clean, coherent run of a"

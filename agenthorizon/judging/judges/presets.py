@@ -48,6 +48,8 @@ it sets (names only) and the files an item's home gets.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -55,7 +57,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from agenthorizon.judging.judges.agent_env import BASE_ENV, config_variables
 from agenthorizon.judging.judges.agent_home import XDG_FOLDERS, ConfigFolder, make_agent_home
+from agenthorizon.judging.judges.agent_network import NetworkPlan
 from agenthorizon.judging.judges.base import JudgeError, JudgeOutput, PreflightError
 from agenthorizon.judging.judges.command import AgentSetup, CommandJudge
 from agenthorizon.judging.judges.harness_readers import READERS, Reading
@@ -73,6 +77,7 @@ AGENT_TOOLS = ("paper", "read-only")
 """The ``agent_tools`` settings: the authors' permission flags, or file-reading tools only."""
 DEFAULT_AGENT_TOOLS = "paper"
 _VERSION_TIMEOUT_S = 60.0
+_CONFIG_READ_LIMIT = 2**20  # a config file is read this far for endpoints and variable names
 _IMAGES = Path(IMAGES_DIR).relative_to(SANDBOX_DIR)
 # Gemini CLI reads the prompt on stdin and appends its -p text to it (SPEC section 5).
 _GEMINI_REQUEST = "Carry out the request above."
@@ -122,6 +127,19 @@ class Harness:
         (OpenCode: models in its price table).
     nested_userns : bool
         The CLI needs user namespaces inside the sandbox (its own sandbox is built of them).
+    passed_env : tuple of str
+        The harness's variables the CLI gets besides
+        :data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`: names, or prefixes ending in ``*``
+        (``ANTHROPIC_*``); every other variable stays out of its sandbox.
+    config_env : tuple of str
+        Regular expressions whose first group, found in the user's config files of ``home``, names one
+        more variable the CLI reads (Codex's ``env_key = "NAME"``, OpenCode's ``{env:NAME}``).
+    endpoint_env : tuple of str
+        Variables holding the URL of the CLI's model server (``ANTHROPIC_BASE_URL``).
+    endpoint_keys : tuple of str
+        Keys of the user's config files of ``home`` holding such a URL (``base_url``, ``baseURL``).
+    default_endpoints : tuple of str
+        The endpoints the CLI reaches when neither its variables nor its config name one.
     """
 
     name: str
@@ -139,6 +157,11 @@ class Harness:
     answer_file: bool = False
     reports_cost: bool | None = None
     nested_userns: bool = False
+    passed_env: tuple[str, ...] = ()
+    config_env: tuple[str, ...] = ()
+    endpoint_env: tuple[str, ...] = ()
+    endpoint_keys: tuple[str, ...] = ()
+    default_endpoints: tuple[str, ...] = ()
 
     @property
     def install(self) -> str:
@@ -177,6 +200,12 @@ HARNESSES: dict[str, Harness] = {
         # Codex runs every shell command in a bubblewrap sandbox of its own (codex-linux-sandbox):
         # without user namespaces none of them runs.
         nested_userns=True,
+        passed_env=("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*"),
+        config_env=(r'env_key\s*=\s*"([^"]+)"',),
+        endpoint_env=("OPENAI_BASE_URL",),
+        endpoint_keys=("base_url",),
+        # The API, and ChatGPT's backend and login for a ChatGPT sign-in.
+        default_endpoints=("https://api.openai.com", "https://chatgpt.com", "https://auth.openai.com"),
     ),
     "claude": Harness(
         name="claude",
@@ -195,6 +224,10 @@ HARNESSES: dict[str, Harness] = {
             ConfigFolder(".claude", (".credentials.json", "settings.json", ".claude.json"), env="CLAUDE_CONFIG_DIR"),
             ConfigFolder("", (".claude.json",)),
         ),
+        passed_env=("ANTHROPIC_*", "CLAUDE_CODE_*", "DISABLE_*", "MAX_THINKING_TOKENS"),
+        endpoint_env=("ANTHROPIC_BASE_URL",),
+        endpoint_keys=("ANTHROPIC_BASE_URL",),  # settings.json's "env" block
+        default_endpoints=("https://api.anthropic.com",),
     ),
     "gemini": Harness(
         name="gemini",
@@ -210,6 +243,12 @@ HARNESSES: dict[str, Harness] = {
         # A fresh working folder is untrusted: without this, every item exits 55.
         env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
         home=(ConfigFolder(".gemini", ("settings.json", "oauth_creds.json", "google_accounts.json", ".env")),),
+        passed_env=("GEMINI_*", "GOOGLE_*"),
+        endpoint_env=("GOOGLE_GEMINI_BASE_URL",),
+        endpoint_keys=("GOOGLE_GEMINI_BASE_URL",),  # its .env file
+        # The Gemini API, and Code Assist and Google's login for a Google sign-in.
+        default_endpoints=("https://generativelanguage.googleapis.com", "https://cloudcode-pa.googleapis.com",
+                           "https://oauth2.googleapis.com"),
     ),
     "opencode": Harness(
         name="opencode",
@@ -227,6 +266,11 @@ HARNESSES: dict[str, Harness] = {
                          read_only=True, made={".gitignore": _OPENCODE_GITIGNORE}),
             ConfigFolder(".local/share/opencode", ("auth.json",), xdg="XDG_DATA_HOME"),
         ),
+        passed_env=("OPENCODE_*",),
+        config_env=(r"\{env:([^}]+)\}",),
+        endpoint_keys=("baseURL",),
+        # Its model catalogue, and the providers it knows by default (others: --agent-endpoint).
+        default_endpoints=("https://models.dev", "https://api.openai.com", "https://api.anthropic.com"),
     ),
 }
 """The presets, by spec prefix."""
@@ -292,6 +336,42 @@ class HarnessJudge(CommandJudge):
         self.reports_cost = harness.reports_cost
         self.version: str | None = None
         self.executable: str | None = None
+        configs = self._user_configs()
+        self.config_env = list(dict.fromkeys(
+            name for _, text in configs for name in config_variables(text, harness.config_env)))
+        self.network = NetworkPlan.build(self.network.mode, self._endpoint_urls(configs))
+
+    def _user_configs(self) -> list[tuple[str, str]]:
+        """``(path, text)`` of the user's config files an item's home copies (the first MiB of each)."""
+        environ, found = self._environment(), []
+        for folder in self.harness.home:
+            source = folder.source(environ, Path(os.path.expanduser("~")))
+            for name in folder.files:
+                path = source / name
+                try:
+                    if path.is_file():
+                        with path.open("rb") as handle:
+                            found.append((str(path), handle.read(_CONFIG_READ_LIMIT).decode("utf-8", "replace")))
+                except OSError:
+                    continue
+        return found
+
+    def _endpoint_urls(self, configs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``(url, source)`` of each endpoint: ``--agent-endpoint``, then those the harness's variables and the
+        user's config name; the harness's defaults when neither names one."""
+        environ = self._environment()
+        derived = [(environ[name], name) for name in self.harness.endpoint_env if environ.get(name)]
+        for path, text in configs:
+            for key in self.harness.endpoint_keys:
+                pattern = rf"[\"']?\b{re.escape(key)}[\"']?\s*[:=]\s*[\"']?(https?://[^\"'\s,}}]+)"
+                derived += [(url, f"{path} ({key})") for url in re.findall(pattern, text)]
+        defaults = [(url, f"{self.harness.title}'s default") for url in self.harness.default_endpoints]
+        return [*((url, "--agent-endpoint") for url in self.agent_endpoints), *(derived or defaults)]
+
+    def env_allowed(self) -> tuple[str, ...]:
+        """:data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`, the harness's own variables
+        (:attr:`Harness.passed_env`) and those the user's config names (:attr:`Harness.config_env`)."""
+        return (*BASE_ENV, *self.harness.passed_env, *self.config_env)
 
     def _harness_env(self) -> dict[str, str]:
         env = {**self.harness.env, **self.harness.tools_env.get(self.agent_tools, {})}
