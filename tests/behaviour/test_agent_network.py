@@ -209,3 +209,48 @@ def test_a_bad_endpoint_is_refused_before_the_run_naming_it(tiny_root, tmp_path,
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 2
     assert f"--agent-endpoint: " in stderr and url in stderr and expected in stderr, stderr
+
+
+HOARD = r"""
+import json, os, socket, sys, time
+sys.stdin.read()
+port = int(os.environ["AH_PORT"])
+held = []
+for _ in range(150):
+    connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+    connection.sendall(b"x")
+    held.append(connection)
+time.sleep(3)
+print(json.dumps({"success": True, "reasoning": str(len(held))}))
+"""
+
+
+def test_an_agent_holds_at_most_64_connections_to_its_endpoint(bubblewrap, tiny_root, tmp_path):
+    """Each relayed connection costs the harness two descriptors: an agent hoarding 150 gets 64."""
+    from agenthorizon.judging.judges.agent_forwarder import MAX_CONNECTIONS
+
+    listener = socket.create_server(("127.0.0.1", 0), backlog=256)
+    accepted: list[socket.socket] = []
+
+    def hold() -> None:
+        while True:
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=hold, daemon=True).start()
+    script = tmp_path / "hoard.py"
+    script.write_text(HOARD)
+    port = listener.getsockname()[1]
+    try:
+        process = cli(tiny_root, tmp_path / "run", f"command:{sys.executable} {script}", tmp_path / "tmp",
+                      "--limit", "1", "--retries", "0", "--sandbox", "bwrap",
+                      "--agent-endpoint", f"http://127.0.0.1:{port}", env={"AH_PORT": str(port)})
+        stdout, stderr = process.communicate(timeout=300)
+    finally:
+        listener.close()
+    assert process.returncode == 0, stderr
+    assert len(accepted) == MAX_CONNECTIONS == 64
+    for connection in accepted:
+        connection.close()

@@ -12,7 +12,9 @@ in the harness's event loop. For each socket of the item's
   request gets ``403`` (``405`` when it is not a ``CONNECT``) and is closed.
 
 The sockets live in the item's own folder (bound into that item's sandbox
-only), so no other item can reach them.
+only), so no other item can reach them. An item holds at most
+:data:`MAX_CONNECTIONS` relays at once (more are closed at once): each costs
+the harness two descriptors, and the harness's run folder needs its own.
 """
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ from pathlib import Path
 
 from agenthorizon.judging.judges.agent_network import NetworkPlan
 
-__all__ = ["HEAD_LIMIT", "HEAD_TIMEOUT_S", "Forwarder"]
+__all__ = ["CONNECT_TIMEOUT_S", "HEAD_LIMIT", "HEAD_TIMEOUT_S", "MAX_CONNECTIONS", "Forwarder"]
 
 HEAD_LIMIT = 8192
 """The most bytes a ``CONNECT`` request's head may take."""
 HEAD_TIMEOUT_S = 30.0
 """Seconds a ``CONNECT`` request's head may take to arrive."""
+CONNECT_TIMEOUT_S = 30.0
+"""Seconds the harness waits for an endpoint to accept a connection."""
+MAX_CONNECTIONS = 64
+"""The most relays one item's agent holds open at once."""
 _CHUNK = 65536
 
 
@@ -42,6 +48,7 @@ class Forwarder:
         self.allowed = set(plan.tunnels)
         self._servers: list[asyncio.AbstractServer] = []
         self._tasks: set[asyncio.Task] = set()
+        self._open = 0
 
     async def start(self) -> None:
         """Bind every socket of the plan in :attr:`folder` and start serving them."""
@@ -53,6 +60,10 @@ class Forwarder:
                 listener.bind(f"/proc/self/fd/{directory}/{name}")
 
                 def handler(reader, writer, target=target):
+                    if self._open >= MAX_CONNECTIONS:
+                        writer.close()
+                        return None
+                    self._open += 1  # counted here, not when its task starts: a burst cannot overshoot
                     return self._track(self._forward(reader, writer, target) if target is not None
                                        else self._proxy(reader, writer))
 
@@ -79,12 +90,13 @@ class Forwarder:
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError):
             pass
         finally:
+            self._open -= 1
             self._tasks.discard(task)
 
     async def _forward(self, reader, writer, target: tuple[str, int]) -> None:
         try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(*target)
-        except OSError:
+            upstream_reader, upstream_writer = await _connect(target)
+        except (OSError, asyncio.TimeoutError):
             writer.close()
             return
         await _splice(reader, writer, upstream_reader, upstream_writer)
@@ -105,13 +117,17 @@ class Forwarder:
             await _refuse(writer, b"403 Forbidden")
             return
         try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(*target)
-        except OSError:
+            upstream_reader, upstream_writer = await _connect(target)
+        except (OSError, asyncio.TimeoutError):
             await _refuse(writer, b"502 Bad Gateway")
             return
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await writer.drain()
         await _splice(reader, writer, upstream_reader, upstream_writer)
+
+
+async def _connect(target: tuple[str, int]):
+    return await asyncio.wait_for(asyncio.open_connection(*target), CONNECT_TIMEOUT_S)
 
 
 async def _refuse(writer, status: bytes) -> None:
