@@ -36,7 +36,10 @@ CONNECT_TIMEOUT_S = 30.0
 """Seconds the harness waits for an endpoint to accept a connection."""
 MAX_CONNECTIONS = 64
 """The most relays one item's agent holds open at once."""
-_CHUNK = 65536
+_CHUNK = 2**20
+# The streams' buffer: asyncio pauses reading at twice its limit (64 KiB by default), so a small one
+# caps a relay's throughput.
+_BUFFER = 2**20
 
 
 class Forwarder:
@@ -67,7 +70,7 @@ class Forwarder:
                     return self._track(self._forward(reader, writer, target) if target is not None
                                        else self._proxy(reader, writer))
 
-                self._servers.append(await asyncio.start_unix_server(handler, sock=listener, limit=HEAD_LIMIT))
+                self._servers.append(await asyncio.start_unix_server(handler, sock=listener, limit=_BUFFER))
         finally:
             os.close(directory)
 
@@ -87,7 +90,7 @@ class Forwarder:
         self._tasks.add(task)
         try:
             await work
-        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, ValueError):
+        except (OSError, asyncio.TimeoutError, ValueError):  # the peer went away, or sent nonsense
             pass
         finally:
             self._open -= 1
@@ -103,8 +106,10 @@ class Forwarder:
 
     async def _proxy(self, reader, writer) -> None:
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
-        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError):
+            head = await asyncio.wait_for(_read_head(reader), HEAD_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            head = None
+        if head is None:
             writer.close()
             return
         words = head.split(b"\r\n", 1)[0].decode("latin-1").split()
@@ -126,8 +131,22 @@ class Forwarder:
         await _splice(reader, writer, upstream_reader, upstream_writer)
 
 
+async def _read_head(reader) -> bytes | None:
+    """A request's head through its blank line, or ``None`` past :data:`HEAD_LIMIT` bytes or at the end."""
+    head = b""
+    while b"\r\n\r\n" not in head:
+        if len(head) > HEAD_LIMIT:
+            return None
+        # One byte at a time: what follows the head is the client's TLS, which must stay in the stream.
+        byte = await reader.read(1)
+        if not byte:
+            return None
+        head += byte
+    return head
+
+
 async def _connect(target: tuple[str, int]):
-    return await asyncio.wait_for(asyncio.open_connection(*target), CONNECT_TIMEOUT_S)
+    return await asyncio.wait_for(asyncio.open_connection(*target, limit=_BUFFER), CONNECT_TIMEOUT_S)
 
 
 async def _refuse(writer, status: bytes) -> None:
@@ -142,6 +161,7 @@ async def _splice(reader, writer, upstream_reader, upstream_writer) -> None:
     """Copy both directions until each has ended, passing each half-close on; then close both."""
 
     async def pump(source, target) -> None:
+        target.transport.set_write_buffer_limits(high=_BUFFER)  # drain at 1 MiB, not 64 KiB
         try:
             while data := await source.read(_CHUNK):
                 target.write(data)

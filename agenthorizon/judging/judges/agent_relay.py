@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-_CHUNK = 65536
+_CHUNK = 2**20
 _BIND_FAILED = 126
 
 
