@@ -156,7 +156,7 @@ def test_two_agents_at_once_never_meet_and_reach_only_their_endpoint(bubblewrap,
 
 PROXY = r"""
 import json, os, socket, sys
-sys.stdin.read()
+prompt = sys.stdin.read()
 proxy = os.environ["HTTPS_PROXY"].rsplit(":", 1)
 def connect(target):
     with socket.create_connection((proxy[0].split("//")[1], int(proxy[1])), timeout=60) as connection:
@@ -165,19 +165,30 @@ def connect(target):
 answers = {target: connect(target) for target in ("api.allowed.invalid:443", "evil.invalid:443",
                                                   "api.allowed.invalid:8443")}
 answers["no_proxy"] = os.environ.get("NO_PROXY")
+if os.environ["AH_FAIL"] in prompt:
+    sys.exit(1)
 print(json.dumps({"success": True, "reasoning": json.dumps(answers)}))
 """
 
 
 def test_a_remote_endpoint_is_reached_through_a_proxy_that_tunnels_to_it_alone(bubblewrap, tiny_root, tmp_path):
+    import agenthorizon
+
+    ids = list(agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths",
+                                         cache_dir=tmp_path / "cache")["trajectory_id"])[:2]
     script = tmp_path / "proxy.py"
     script.write_text(PROXY)
     out = tmp_path / "run"
-    process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "1",
-                  "--retries", "0", "--sandbox", "bwrap", "--agent-endpoint", "https://api.allowed.invalid/v1")
+    process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
+                  "--retries", "0", "--sandbox", "bwrap", "--agent-endpoint", "https://api.allowed.invalid/v1",
+                  env={"AH_FAIL": ids[1]})
     stdout, stderr = process.communicate(timeout=300)
-    assert process.returncode == 0, stderr
-    answers = json.loads(next(iter(results(out).values()))["verdict"]["reasoning"])
+    assert process.returncode == 1, stderr  # the second item fails, as its agent was told to
+    found = results(out)
+    # The failed item's error says what its network refused, and how to allow it.
+    assert "its network refused evil.invalid:443, api.allowed.invalid:8443 (not among its endpoints: " \
+           "--agent-endpoint https://HOST adds one)" in found[ids[1]]["error"], found[ids[1]]["error"]
+    answers = json.loads(found[ids[0]]["verdict"]["reasoning"])
     # The listed host and port is tunnelled to (here it cannot be resolved: 502); anything else is refused.
     assert answers["api.allowed.invalid:443"] == "HTTP/1.1 502 Bad Gateway"
     assert answers["evil.invalid:443"] == "HTTP/1.1 403 Forbidden"

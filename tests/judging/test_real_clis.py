@@ -315,3 +315,19 @@ def test_real_cli_under_an_ablation_finds_nothing_withheld_in_its_folder(name, o
     assert ".png" not in output and "**Action:**" not in output and '"action"' not in output, output[-2000:]
     for request in server.requests:
         assert row["instruction"].strip() not in request.texts(), f"{name}: the instruction reached the model"
+
+
+@pytest.mark.parametrize("name", list(HARNESSES))
+def test_real_cli_reaches_a_remote_endpoint_through_the_proxy(name, on_path, user_home, dataset, tiny_root, tmp_path):
+    """A remote (https) endpoint is reached through the namespace's CONNECT proxy: each CLI honours
+    HTTPS_PROXY and asks it for its endpoint's host, which the harness then tries (no such host here:
+    the item fails, and its error says which endpoint could not be reached)."""
+    judge = make_judge(f"{name}:{MODELS[name]}", env=user_config(name, "https://api.allowed.invalid", user_home),
+                       timeout=45)
+    network = judge.spec()["network"]
+    assert [(e["url"].startswith("https://api.allowed.invalid"), e["via"]) for e in network["endpoints"]] == [
+        (True, "CONNECT proxy")]
+    summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False,
+                        retries=0)
+    assert summary.counts.error == 1
+    assert "the harness could not reach its endpoint api.allowed.invalid:443" in next(iter(summary.errors.values()))

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from agenthorizon.judging.judges.agent_network import NetworkPlan
 
-__all__ = ["CONNECT_TIMEOUT_S", "HEAD_LIMIT", "HEAD_TIMEOUT_S", "MAX_CONNECTIONS", "Forwarder"]
+__all__ = ["CONNECT_TIMEOUT_S", "HEAD_LIMIT", "HEAD_TIMEOUT_S", "MAX_CONNECTIONS", "Forwarder", "start_forwarder"]
 
 HEAD_LIMIT = 8192
 """The most bytes a ``CONNECT`` request's head may take."""
@@ -37,6 +37,7 @@ CONNECT_TIMEOUT_S = 30.0
 MAX_CONNECTIONS = 64
 """The most relays one item's agent holds open at once."""
 _CHUNK = 2**20
+_REFUSED_KEPT = 5
 # The streams' buffer: asyncio pauses reading at twice its limit (64 KiB by default), so a small one
 # caps a relay's throughput.
 _BUFFER = 2**20
@@ -52,6 +53,10 @@ class Forwarder:
         self._servers: list[asyncio.AbstractServer] = []
         self._tasks: set[asyncio.Task] = set()
         self._open = 0
+        self.refused: list[str] = []
+        """The first targets the proxy refused (``host:port``), each once: what to say when the agent fails."""
+        self.unreachable: list[str] = []
+        """The first endpoints (``host:port``) the harness could not connect to, each once."""
 
     async def start(self) -> None:
         """Bind every socket of the plan in :attr:`folder` and start serving them."""
@@ -73,6 +78,17 @@ class Forwarder:
                 self._servers.append(await asyncio.start_unix_server(handler, sock=listener, limit=_BUFFER))
         finally:
             os.close(directory)
+
+    def note(self) -> str:
+        """A clause for the error of an item whose agent failed: what its proxy refused and which of its
+        endpoints the harness could not reach, if any (often why it failed)."""
+        note = ""
+        if self.refused:
+            note += (f"; its network refused {', '.join(self.refused)} (not among its endpoints: "
+                     "--agent-endpoint https://HOST adds one)")
+        if self.unreachable:
+            note += f"; the harness could not reach its endpoint {', '.join(self.unreachable)}"
+        return note
 
     async def close(self) -> None:
         """Stop serving and end every open relay."""
@@ -100,6 +116,7 @@ class Forwarder:
         try:
             upstream_reader, upstream_writer = await _connect(target)
         except (OSError, asyncio.TimeoutError):
+            _keep(self.unreachable, f"{target[0]}:{target[1]}")
             writer.close()
             return
         await _splice(reader, writer, upstream_reader, upstream_writer)
@@ -119,16 +136,34 @@ class Forwarder:
         host, _, port = words[1].rpartition(":")
         target = (host.strip("[]").lower(), int(port) if port.isdigit() else -1)
         if target not in self.allowed:
+            _keep(self.refused, words[1][:200])
             await _refuse(writer, b"403 Forbidden")
             return
         try:
             upstream_reader, upstream_writer = await _connect(target)
         except (OSError, asyncio.TimeoutError):
+            _keep(self.unreachable, words[1][:200])
             await _refuse(writer, b"502 Bad Gateway")
             return
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await writer.drain()
         await _splice(reader, writer, upstream_reader, upstream_writer)
+
+
+def _keep(kept: list[str], target: str) -> None:
+    if target not in kept and len(kept) < _REFUSED_KEPT:
+        kept.append(target)
+
+
+async def start_forwarder(plan: NetworkPlan, folder: Path) -> Forwarder | None:
+    """The started :class:`Forwarder` of an item whose sockets go in ``folder`` (made here), or ``None``
+    when the plan forwards nothing (no endpoint, or the host's network)."""
+    if not plan.isolated or not plan.routes():
+        return None
+    folder.mkdir()
+    forwarder = Forwarder(plan, folder)
+    await forwarder.start()
+    return forwarder
 
 
 async def _read_head(reader) -> bytes | None:

@@ -35,10 +35,10 @@ memory and open files, its output read into bounded tails
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 
-Just over 500 lines on purpose: one class and the working-folder layout it
-writes share the per-item lifecycle (lay out, confine, run, read, remove);
-running the agent and bounding it already live in ``agent_limits`` and
-``sandbox``.
+One class and the working-folder layout it writes share the per-item
+lifecycle (lay out, confine, run, read, remove); running the agent, bounding
+it and its network live in ``agent_limits``, ``sandbox``, ``agent_network``
+and ``agent_forwarder``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from agenthorizon.judging.judges import agent_relay
 from agenthorizon.judging.judges.agent_env import COMMAND_ENV, allowed
-from agenthorizon.judging.judges.agent_forwarder import Forwarder
+from agenthorizon.judging.judges.agent_forwarder import Forwarder, start_forwarder
 from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_MEMORY,
@@ -490,16 +490,17 @@ class CommandJudge(BaseJudge):
             await asyncio.to_thread(self.write_workdir, judge_input, workdir)
             setup = await asyncio.to_thread(self.agent_setup, base, workdir)
             (base / "stdin").write_text(stdin_text or "", encoding="utf-8")
-            if self.sandbox == SANDBOX_BWRAP and self.network.isolated and self.network.routes():
-                (base / "net").mkdir()
-                forwarder = Forwarder(self.network, base / "net")
-                await forwarder.start()  # before hand_over: the agent's user gets the sockets too
             if self.sandbox == SANDBOX_BWRAP:
+                # The endpoints' sockets first: hand_over gives them to the agent's user too.
+                forwarder = await start_forwarder(self.network, base / "net")
                 await asyncio.to_thread(hand_over, base)  # the agent's user owns the item's folders
             env = {**self.agent_environment(), **setup.env}
-            returncode, out, err = await self._run(
-                self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
-            )
+            try:
+                returncode, out, err = await self._run(
+                    self.confine(argv, workdir, scratch, setup), base, workdir, judge_input.trajectory_id, env
+                )
+            except JudgeError as error:  # a timeout: say what its network refused, often why it waited
+                raise type(error)(f"{error}{forwarder.note() if forwarder else ''}") from None
             stdout, stderr = out.take_text(whole_lines=True), err.take_text(whole_lines=True)
             if returncode != 0:
                 sandboxed = self.sandbox == SANDBOX_BWRAP
@@ -508,6 +509,7 @@ class CommandJudge(BaseJudge):
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
                     f"{judge_input.trajectory_id}: {reached}{self.failure_detail(stdout, stderr)}"
+                    f"{forwarder.note() if forwarder else ''}"
                 )
             output = self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
             if out.dropped:
