@@ -40,6 +40,7 @@ _forms: tuple[str, ...] = ()
 _lock = threading.Lock()
 # Parts of a variable's name that say its value is a secret (OPENAI_API_KEY, HF_TOKEN, AWS_SECRET_ACCESS_KEY,
 # PGPASSWORD, GOOGLE_APPLICATION_CREDENTIALS, GITHUB_PAT, a *_AUTH or a *_PRIVATE...).
+_WORD = re.compile(r"[a-z][a-z_-]*")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|PRIVATE|(^|_)PAT($|_)",
                           re.IGNORECASE)
 
@@ -105,14 +106,24 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+def _secret_like(value: str) -> bool:
+    return len(value) >= _MIN_SECRET_LENGTH and not value.startswith("/") and not _WORD.fullmatch(value)
+
+
 def register_environment(environ: Mapping[str, str]) -> list[str]:
     """Register the value of every secret-looking variable of ``environ`` (:func:`is_secret_name`);
     return their names, sorted.
 
-    Values shorter than 8 characters are not secrets worth hunting (they would redact ordinary words).
+    Values shorter than 8 characters, a path (``/...``: ``SSH_AUTH_SOCK``, ``XAUTHORITY``) or a lowercase
+    word (``PIP_KEYRING_PROVIDER=disabled``) are settings, not secrets: scrubbing them would redact
+    ordinary text.
+
+    >>> register_environment({"HF_TOKEN": "hf_doctest_0123", "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
+    ...                       "PIP_KEYRING_PROVIDER": "disabled", "PATH": "/usr/bin:/bin"})
+    ['HF_TOKEN']
     """
     names = sorted(name for name, value in environ.items()
-                   if is_secret_name(name) and isinstance(value, str) and len(value.strip()) >= _MIN_SECRET_LENGTH)
+                   if is_secret_name(name) and isinstance(value, str) and _secret_like(value.strip()))
     for name in names:
         register_secret(environ[name])
     return names
