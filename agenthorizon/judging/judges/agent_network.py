@@ -5,7 +5,7 @@ Under bubblewrap every agent has a network namespace of its own
 running at once cannot meet over TCP or an abstract unix socket, and no
 service of the host (a model server on ``127.0.0.1``, a database) is in reach,
 nor are the host's sockets in ``/proc/net/tcp``. The endpoints it may reach
-are data, an :class:`NetworkPlan`:
+are data, a :class:`NetworkPlan`:
 
 - a **loopback** endpoint (``http://127.0.0.1:8000/v1``, ``localhost``) is
   forwarded: inside the namespace a listener on the same address and port

@@ -69,6 +69,7 @@ from agenthorizon.judging.judges.agent_limits import (
     require_prlimit,
     run_agent,
 )
+from agenthorizon.judging.judges.agent_network import DEFAULT_AGENT_NETWORK, NETWORK_HOST, NetworkPlan
 from agenthorizon.judging.judges.base import (
     DEFAULT_MAX_OUTPUT_BYTES,
     BaseJudge,
@@ -76,7 +77,6 @@ from agenthorizon.judging.judges.base import (
     JudgeOutput,
     PreflightError,
 )
-from agenthorizon.judging.judges.agent_network import DEFAULT_AGENT_NETWORK, NETWORK_HOST, NetworkPlan
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
