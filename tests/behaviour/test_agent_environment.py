@@ -13,8 +13,8 @@ import os
 import subprocess
 import sys
 
-import agenthorizon
-from test_untrusted_agents import cli, results
+from test_agent_network import judge_two
+from test_untrusted_agents import results
 
 FAKE_KEYS = {
     "OPENAI_API_KEY": "sk-fake-openai-5d1f0c2e9a7b",
@@ -37,17 +37,11 @@ print(json.dumps({"success": True, "reasoning": "dumped"}))
 
 
 def test_an_agent_gets_only_allowed_variables_and_no_key_reaches_a_written_file(bubblewrap, tiny_root, tmp_path):
-    ids = list(agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths",
-                                         cache_dir=tmp_path / "cache")["trajectory_id"])[:2]
-    script = tmp_path / "dump.py"
-    script.write_text(DUMP)
-    out = tmp_path / "run"
     # OPENAI_API_KEY is named with --env (the agent gets it), the other keys are only in the harness's
     # environment; AH_VISIBLE is an ordinary variable the user names.
-    process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
-                  "--retries", "0", "--sandbox", "bwrap", "--env", "OPENAI_API_KEY", "--env", "AH_VISIBLE",
-                  "--env", f"AH_FAIL={ids[1]}", env={**FAKE_KEYS, "AH_VISIBLE": "visible-to-the-agent"})
-    stdout, stderr = process.communicate(timeout=300)
+    ids, process, stdout, stderr = judge_two(tiny_root, tmp_path, DUMP, "--env", "OPENAI_API_KEY", "--env",
+                                             "AH_VISIBLE", env={**FAKE_KEYS, "AH_VISIBLE": "visible-to-the-agent"})
+    out = tmp_path / "run"
     assert process.returncode == 1 and "error 1" in stderr, stderr  # the failing item, as asked
     found = results(out)
     answered, failed = found[ids[0]], found[ids[1]]

@@ -171,18 +171,25 @@ print(json.dumps({"success": True, "reasoning": json.dumps(answers)}))
 """
 
 
-def test_a_remote_endpoint_is_reached_through_a_proxy_that_tunnels_to_it_alone(bubblewrap, tiny_root, tmp_path):
+def judge_two(tiny_root, tmp_path, agent: str, *flags: str, env: dict | None = None):
+    """The first two items judged under bubblewrap by the script ``agent`` through the real CLI, the second
+    item's id in ``AH_FAIL`` (for an agent that fails there): their ids and the finished process."""
     import agenthorizon
 
     ids = list(agenthorizon.load_dataset(tiny_root, "AH", split="test", images="paths",
                                          cache_dir=tmp_path / "cache")["trajectory_id"])[:2]
-    script = tmp_path / "proxy.py"
-    script.write_text(PROXY)
-    out = tmp_path / "run"
-    process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
-                  "--retries", "0", "--sandbox", "bwrap", "--agent-endpoint", "https://api.allowed.invalid/v1",
-                  env={"AH_FAIL": ids[1]})
+    script = tmp_path / "agent.py"
+    script.write_text(agent)
+    process = cli(tiny_root, tmp_path / "run", f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit",
+                  "2", "--retries", "0", "--sandbox", "bwrap", *flags, env={**(env or {}), "AH_FAIL": ids[1]})
     stdout, stderr = process.communicate(timeout=300)
+    return ids, process, stdout, stderr
+
+
+def test_a_remote_endpoint_is_reached_through_a_proxy_that_tunnels_to_it_alone(bubblewrap, tiny_root, tmp_path):
+    ids, process, stdout, stderr = judge_two(tiny_root, tmp_path, PROXY, "--agent-endpoint",
+                                             "https://api.allowed.invalid/v1")
+    out = tmp_path / "run"
     assert process.returncode == 1, stderr  # the second item fails, as its agent was told to
     found = results(out)
     # The failed item's error says what its network refused, and how to allow it.
