@@ -50,7 +50,7 @@ def judge_once(root: Path, scratch: Path, name: str, size: int, cap: str) -> tup
     done = subprocess.run(
         [sys.executable, "-c", MEASURED, "judge", "--data", str(root), "--config", "AH", "--judge",
          f"command:{sys.executable} {script}", "--out", str(out), "--limit", "1", "--no-progress", "--bootstrap", "0",
-         "--max-output-bytes", cap],
+         "--max-output-bytes", cap, "--env", "AH_LOUD_BYTES"],
         capture_output=True, text=True, env={**os.environ, "AH_LOUD_BYTES": str(size)}, check=False,
     )
     if done.returncode != 0:

@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
+import os
 import pkgutil
 import signal
 import sys
@@ -152,6 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # No command named (--help, --version, a typo): list them all, importing none.
     parser = build_parser(command or "")
     args = _parse(parser, words, command)
+    from agenthorizon.judging.secrets import register_environment
+
+    # Whatever a command writes (results, run.json, the report, messages) holds no secret-looking value of
+    # this environment, whoever put it there (an agent that printed its key, a server that echoed it).
+    register_environment(os.environ)
     try:
         with _printable_warnings():
             return int(args._run(args) or 0)

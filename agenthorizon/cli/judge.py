@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from agenthorizon.cli._common import (
@@ -34,6 +35,7 @@ from agenthorizon.cli._common import (
 )
 from agenthorizon.judging.judges.direct_preset import DIRECT_PRESETS
 from agenthorizon.judging.judges.openai_images import BUDGET_COVERS
+from agenthorizon.judging.judges.agent_network import AGENT_NETWORKS
 from agenthorizon.judging.judges.presets import AGENT_TOOLS
 from agenthorizon.judging.runs.reask import REASK_RULES
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
@@ -241,6 +243,22 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         "file it may write anywhere, e.g. 2G (default 1G)",
     )
     agents.add_argument(
+        "--agent-endpoint", action="append", metavar="URL",
+        help="a URL the agent may reach from its network namespace, repeatable: a loopback one is forwarded "
+        "(http://127.0.0.1:8000/v1), a remote https one reached through an allow-listed CONNECT proxy; "
+        "presets add the endpoints their variables and config name",
+    )
+    agents.add_argument(
+        "--agent-network", choices=AGENT_NETWORKS,
+        help="isolated (default: a network namespace per agent, only its endpoints in reach) or host (the "
+        "host's network: every 127.0.0.1 service and the other agents in reach; warns)",
+    )
+    agents.add_argument(
+        "--env", action="append", type=_env_entry, metavar="NAME[=VALUE]",
+        help="a variable the agent gets, repeatable: NAME passes this environment's value, NAME=VALUE sets one "
+        "(an agent gets only PATH, the locale and its preset's own variables otherwise)",
+    )
+    agents.add_argument(
         "--config-dir", action="append", metavar="DIR",
         help="a folder passed into the sandbox read-write and shared by every item, for a command judge's own "
         "files; repeatable (harness presets need none: each item gets a private home with copies of their login)",
@@ -265,6 +283,18 @@ def _size(text: str) -> int:
         return parse_size(text, "size")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("size: ")) from None
+
+
+def _env_entry(text: str) -> tuple[str, str]:
+    """``--env``'s value: ``NAME=VALUE``, or ``NAME`` set in this environment, or a usage error saying so."""
+    name, equals, value = text.partition("=")
+    if not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME or NAME=VALUE with NAME a variable name, got {text!r}")
+    if not equals:
+        if name not in os.environ:
+            raise argparse.ArgumentTypeError(f"{name} is not set in this environment; pass {name}=VALUE or export it")
+        value = os.environ[name]
+    return name, value
 
 
 def _positive_int(text: str) -> int:
@@ -318,6 +348,9 @@ _JUDGE_FLAGS = (
     ("--reasoning-effort", "reasoning_effort", "reasoning_effort"),
     ("--program", "program", "program"),
     ("--config-dir", "config_dir", "config_dirs"),
+    ("--agent-endpoint", "agent_endpoint", "agent_endpoints"),
+    ("--agent-network", "agent_network", "agent_network"),
+    ("--env", "env", "env"),
     ("--max-output-bytes", "max_output_bytes", "max_output_bytes"),
     ("--agent-max-processes", "agent_max_processes", "agent_max_processes"),
     ("--agent-max-memory", "agent_max_memory", "agent_max_memory"),
@@ -342,7 +375,7 @@ def judge_options(args: argparse.Namespace) -> dict:
         if value is None:
             continue
         if name in accepted:
-            options[name] = value
+            options[name] = dict(value) if name == "env" else value
         else:
             owners = [spec for other, spec in _KIND_SPECS.items() if name in judge_option_names(other)]
             refused.append((flag, " or ".join(owners)))
@@ -402,6 +435,10 @@ def describe_exposure(judge) -> str:
     cgroup = spec.get("cgroup") or {}
     lines.append("cgroup: one per agent, memory.max and pids.max set to the limits above for all its processes"
                  if cgroup.get("used") else f"cgroup: none ({cgroup.get('reason')})")
+    if "network" in spec:
+        lines.append(judge.network.describe(sandboxed=shown is not None))
+        lines.append("environment: " + ", ".join(spec["env_allowed"]) + (
+            f"; and set here: {', '.join(spec['env'])}" if spec["env"] else ""))
     return "\n".join(lines) + "\n"
 
 

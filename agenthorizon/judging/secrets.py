@@ -8,6 +8,11 @@ matter because a key rarely leaks verbatim: an HTTP library quotes a header
 value with ``repr`` (``'sk-...\\n'``), a server echoes it inside JSON
 (``"sk-...\\n"``), a URL carries it percent-encoded (``sk-...%0A``).
 
+The package also registers the secret-looking variables of its own
+environment (:func:`register_environment`: a name holding ``KEY``, ``TOKEN``,
+``SECRET``, ``PASSWORD``, ``CREDENTIAL``...), so that an agent that got a key,
+or guessed one, cannot have it written into a result, ``run.json`` or the report.
+
 A key holding whitespace or control characters (a trailing newline from a
 secrets file, a ``\\r`` from a Windows-edited ``.env``) is refused up front by
 :func:`check_secret`, with a message that says how to fix it and never echoes
@@ -17,11 +22,13 @@ the key.
 from __future__ import annotations
 
 import json
+import re
 import threading
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import quote, quote_plus
 
-__all__ = ["REDACTED", "check_secret", "register_secret", "representations", "scrub", "scrub_data"]
+__all__ = ["REDACTED", "check_secret", "is_secret_name", "register_environment", "register_secret",
+           "representations", "scrub", "scrub_data"]
 
 REDACTED = "[API key]"
 # Shorter values are not secrets worth hunting (and would redact ordinary words).
@@ -31,6 +38,11 @@ _secrets: set[str] = set()
 # form containing another is replaced whole); rebuilt on registration only.
 _forms: tuple[str, ...] = ()
 _lock = threading.Lock()
+# Parts of a variable's name that say its value is a secret (OPENAI_API_KEY, HF_TOKEN, AWS_SECRET_ACCESS_KEY,
+# PGPASSWORD, GOOGLE_APPLICATION_CREDENTIALS, GITHUB_PAT, a *_AUTH or a *_PRIVATE...).
+_WORD = re.compile(r"[a-z][a-z_-]*")
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|PRIVATE|(^|_)PAT($|_)",
+                          re.IGNORECASE)
 
 
 def check_secret(value: str, variable: str) -> None:
@@ -83,6 +95,38 @@ def register_secret(secret: str | None) -> None:
             _secrets.add(secret)
             forms = set().union(*(representations(s) for s in _secrets))
             _forms = tuple(sorted(forms, key=len, reverse=True))
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether the variable ``name`` looks like it holds a secret (``KEY``, ``TOKEN``, ``SECRET``... in it).
+
+    >>> [is_secret_name(n) for n in ("OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_PAT", "PATH")]
+    [True, True, True, True, False]
+    """
+    return bool(_SECRET_NAME.search(name))
+
+
+def _secret_like(value: str) -> bool:
+    return len(value) >= _MIN_SECRET_LENGTH and not value.startswith("/") and not _WORD.fullmatch(value)
+
+
+def register_environment(environ: Mapping[str, str]) -> list[str]:
+    """Register the value of every secret-looking variable of ``environ`` (:func:`is_secret_name`);
+    return their names, sorted.
+
+    Values shorter than 8 characters, a path (``/...``: ``SSH_AUTH_SOCK``, ``XAUTHORITY``) or a lowercase
+    word (``PIP_KEYRING_PROVIDER=disabled``) are settings, not secrets: scrubbing them would redact
+    ordinary text.
+
+    >>> register_environment({"HF_TOKEN": "hf_doctest_0123", "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
+    ...                       "PIP_KEYRING_PROVIDER": "disabled", "PATH": "/usr/bin:/bin"})
+    ['HF_TOKEN']
+    """
+    names = sorted(name for name, value in environ.items()
+                   if is_secret_name(name) and isinstance(value, str) and _secret_like(value.strip()))
+    for name in names:
+        register_secret(environ[name])
+    return names
 
 
 def scrub(text: str) -> str:

@@ -321,6 +321,7 @@ def test_the_process_limit_counts_each_agent_apart(bubblewrap, tiny_root, tmp_pa
     try:
         process = cli(tiny_root, out, f"command:{sys.executable} {script}", tmp_path / "tmp", "--limit", "2",
                       "--concurrency", "2", "--retries", "0", "--agent-max-processes", "32",
+                      "--agent-endpoint", f"http://127.0.0.1:{server.getsockname()[1]}",
                       env={"AH_PORT": str(server.getsockname()[1])})
         stdout, stderr = process.communicate(timeout=300)
     finally:
@@ -413,7 +414,7 @@ from agenthorizon.judging.runs.runner import run_judge
 root, planter, out, cache, options, limit = sys.argv[1:]
 harness = Harness(name="planter", title="Planter", package="planter", tested_version="1.0",
                   argv=(planter, "{answer_file}"), stdin="{prompt}", reader="text",
-                  tools={"paper": (), "read-only": ()}, answer_file=True)
+                  tools={"paper": (), "read-only": ()}, answer_file=True, passed_env=("AH_*",))
 dataset = agenthorizon.load_dataset(root, "AH", split="test", images="paths", cache_dir=cache)
 judge = HarnessJudge(harness, "m", sandbox="bwrap", **json.loads(options))
 summary = run_judge(judge, dataset, out, data_root=root, limit=int(limit), concurrency=1, retries=0, progress=False)

@@ -120,10 +120,14 @@ def results(out: Path) -> dict[str, dict]:
 
 
 def cli(tiny_root: Path, out: Path, judge: str, tmpdir: Path, *extra: str, env: dict | None = None) -> subprocess.Popen:
-    """``agenthorizon judge`` in its own process, its temporary files (work dirs) in ``tmpdir``."""
+    """``agenthorizon judge`` in its own process, its temporary files (work dirs) in ``tmpdir``.
+
+    ``env`` is added to its environment; the ``AH_*`` variables of it, which the tests' agents read,
+    are passed on to the agent with ``--env`` (an agent gets no other variable of the harness's)."""
     tmpdir.mkdir(exist_ok=True)
+    passed = [word for name in (env or {}) if name.startswith("AH_") for word in ("--env", name)]
     command = [sys.executable, "-m", "agenthorizon", "judge", "--data", str(tiny_root), "--config", "AH",
-               "--judge", judge, "--out", str(out), "--no-progress", "--bootstrap", "0", *extra]
+               "--judge", judge, "--out", str(out), "--no-progress", "--bootstrap", "0", *passed, *extra]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TMPDIR": str(tmpdir), **(env or {})})
 
@@ -159,7 +163,7 @@ def test_an_agents_setsid_grandchild_never_outlives_the_item(bubblewrap, tiny_ro
     os.environ["AH_FAST"] = ",".join(ids[:2])
     try:
         judge = CommandJudge([sys.executable, str(script), mark], sandbox=sandbox, timeout=3,
-                             workdir_root=str(workdirs))
+                             workdir_root=str(workdirs), env={"AH_FAST": os.environ["AH_FAST"]})
         # Two items answer at once (their grandchild must die with them, and must not keep
         # the item waiting on its output); two hang until the 3 s timeout kills them.
         summary = run_judge(judge, dataset.select(range(4)), tmp_path / "run", progress=False, concurrency=4,

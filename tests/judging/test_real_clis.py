@@ -183,6 +183,11 @@ def test_real_cli_judges_each_item_blind_to_the_labels_and_to_the_other_items(
     assert record["judge"]["harness"]["executable"] == str(on_path / name)
     assert record["judge"]["harness"]["argv"] == list(harness.argv)
     assert record["judge"]["agent_tools"] == "paper" and record["judge"]["spec"].endswith("--agent-tools paper")
+    # A network of its own, the model server its one endpoint (found in the CLI's variables or config).
+    network = record["judge"]["network"]
+    assert network["namespace"] is True and record["judge"]["exposure"]["network_namespace"] is True
+    assert [(endpoint["url"].startswith(server.url), endpoint["via"]) for endpoint in network["endpoints"]] == [
+        (True, "forwarded")]
 
     framework = (tiny_root / FRAMEWORK_FILES[0]).read_text(encoding="utf-8")
     framework_line = "A clean, coherent run of a"
@@ -341,3 +346,19 @@ def test_pi_sends_the_judges_reasoning_effort_as_its_thinking_level(on_path, use
     record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
     assert record["judge"]["reasoning_effort"] == "high"
     assert record["judge"]["spec"] == "pi:loopback/judge-model --agent-tools paper --reasoning-effort high"
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_cli_reaches_a_remote_endpoint_through_the_proxy(name, on_path, user_home, dataset, tiny_root, tmp_path):
+    """A remote (https) endpoint is reached through the namespace's CONNECT proxy: each CLI honours
+    HTTPS_PROXY and asks it for its endpoint's host, which the harness then tries (no such host here:
+    the item fails, and its error says which endpoint could not be reached)."""
+    judge = make_judge(f"{name}:{MODELS[name]}", env=user_config(name, "https://api.allowed.invalid", user_home),
+                       timeout=45)
+    network = judge.spec()["network"]
+    assert [(e["url"].startswith("https://api.allowed.invalid"), e["via"]) for e in network["endpoints"]] == [
+        (True, "CONNECT proxy")]
+    summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False,
+                        retries=0)
+    assert summary.counts.error == 1
+    assert "the harness could not reach its endpoint api.allowed.invalid:443" in next(iter(summary.errors.values()))

@@ -35,10 +35,10 @@ memory and open files, its output read into bounded tails
 (the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
 grandchildren included, and both folders are removed.
 
-Over 500 lines on purpose: one class and the working-folder layout it
-writes share the per-item lifecycle (lay out, confine, run, read, remove);
-running the agent and bounding it already live in ``agent_limits``,
-``agent_disk``, ``agent_cgroup`` and ``sandbox``.
+One class and the working-folder layout it writes share the per-item
+lifecycle (lay out, confine, run, read, remove); running the agent, bounding
+it and its network live in ``agent_limits``, ``agent_disk``,
+``agent_cgroup``, ``sandbox``, ``agent_network`` and ``agent_forwarder``.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import json
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 import time
 import warnings
@@ -57,6 +58,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from agenthorizon.judging.judges.agent_cgroup import AgentCgroups
 from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES, read_usage
+from agenthorizon.judging.judges import agent_relay
+from agenthorizon.judging.judges.agent_env import COMMAND_ENV, allowed
+from agenthorizon.judging.judges.agent_forwarder import Forwarder, start_forwarder
 from agenthorizon.judging.judges.agent_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_MEMORY,
@@ -69,6 +73,7 @@ from agenthorizon.judging.judges.agent_limits import (
     require_prlimit,
     run_agent,
 )
+from agenthorizon.judging.judges.agent_network import DEFAULT_AGENT_NETWORK, NETWORK_HOST, NetworkPlan
 from agenthorizon.judging.judges.base import (
     DEFAULT_MAX_OUTPUT_BYTES,
     BaseJudge,
@@ -100,6 +105,7 @@ from agenthorizon.judging.judges.sandbox import (
     remove_item_folder,
     resolve_sandbox,
 )
+from agenthorizon.judging.secrets import register_environment
 from agenthorizon.schema import IMAGES_DIR, JSONS_DIR, MARKDOWNS_DIR, SANDBOX_DIR
 
 if TYPE_CHECKING:
@@ -195,8 +201,18 @@ class CommandJudge(BaseJudge):
         Where per-item working directories are created (default: the system
         temporary directory). They are removed afterwards unless ``keep_workdir``.
     env : mapping, optional
-        Extra environment variables for the command (the parent environment is
-        inherited, since CLIs read their credentials from it).
+        Variables the command gets besides :data:`~agenthorizon.judging.judges.agent_env.COMMAND_ENV`
+        (``PATH``, locale, ``HOME``...): nothing else of the harness's environment reaches it
+        (:mod:`~agenthorizon.judging.judges.agent_env`). The CLI's ``--env NAME`` passes the
+        harness's own value of ``NAME``, ``--env NAME=VALUE`` a value.
+    agent_endpoints : sequence of str
+        URLs the agent may reach from its network namespace (``--agent-endpoint``): a loopback one
+        is forwarded at its own address and port, a remote ``https`` one reached through an
+        allow-listed ``CONNECT`` proxy (:mod:`~agenthorizon.judging.judges.agent_network`). None
+        by default: a command agent reaches no network at all.
+    agent_network : {"isolated", "host"}
+        ``isolated`` (default): a network namespace per agent; ``host``: the host's network, with
+        a warning (every service on ``127.0.0.1`` and the other items' agents are then in reach).
     sandbox : {"auto", "bwrap", "none"}
         ``auto`` (default): bubblewrap when installed, else unconfined with a
         warning; ``bwrap``: bubblewrap or an error; ``none``: unconfined, with
@@ -248,6 +264,8 @@ class CommandJudge(BaseJudge):
         agent_max_files: int = DEFAULT_MAX_FILES,
         agent_max_disk: int | str = DEFAULT_DISK_BYTES,
         nested_userns: bool = False,
+        agent_endpoints: Sequence[str] = (),
+        agent_network: str = DEFAULT_AGENT_NETWORK,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -279,6 +297,16 @@ class CommandJudge(BaseJudge):
         self.limits = AgentLimits(agent_max_processes, agent_max_memory, agent_max_files, agent_max_disk)
         self.cgroups = AgentCgroups(memory_max=int(self.limits.memory), pids_max=self.limits.processes)
         self.nested_userns = bool(nested_userns)
+        self.agent_endpoints = [str(url) for url in agent_endpoints]
+        self.network = NetworkPlan.build(agent_network, [(url, "--agent-endpoint") for url in self.agent_endpoints])
+        if self.network.mode == NETWORK_HOST and self.sandbox == SANDBOX_BWRAP:
+            warnings.warn(
+                "--agent-network host: agents share this machine's network; they can reach every service on "
+                "127.0.0.1 and each other's sockets", stacklevel=2,
+            )
+        # The secret-looking values of this environment and of env=: scrubbed from everything written.
+        register_environment(os.environ)
+        register_environment(self.env)
 
     def spec(self) -> dict[str, Any]:
         return {
@@ -296,8 +324,10 @@ class CommandJudge(BaseJudge):
             "limits": self.limits.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
             "cgroup": self.cgroups.record(),
             "exposure": self.exposure(),
+            "network": self.network.record(sandboxed=self.sandbox == SANDBOX_BWRAP),
             # Only the names of extra variables: their values may be secrets.
             "env": sorted(self.env),
+            "env_allowed": list(self.env_allowed()),
             "images": {"mode": "files", "layout": f"{_IMAGES.as_posix()}/<trajectory_id>/step_N.png"},
         }
 
@@ -370,7 +400,20 @@ class CommandJudge(BaseJudge):
         return JudgeOutput(text=stdout, latency_s=latency, extra={"returncode": 0})
 
     def _environment(self) -> dict[str, str]:
+        """The harness's environment and ``env``: where programs and the user's config are looked up."""
         return {**os.environ, **self.env}
+
+    def env_allowed(self) -> tuple[str, ...]:
+        """The patterns of the harness's variables the agent gets (names, or prefixes ending in ``*``)."""
+        return COMMAND_ENV
+
+    def agent_environment(self) -> dict[str, str]:
+        """The variables an agent starts with: the allowed ones of the harness's environment, ``env``, and the
+        network's proxy variables (:meth:`~agenthorizon.judging.judges.agent_network.NetworkPlan.agent_env`)."""
+        env = {**allowed(os.environ, self.env_allowed()), **self.env}
+        if self.sandbox == SANDBOX_BWRAP:
+            env.update(self.network.agent_env())
+        return env
 
     def preflight(self) -> None:
         """Before the first item: the program resolves on ``PATH``, and the sandbox can be built here."""
@@ -396,7 +439,7 @@ class CommandJudge(BaseJudge):
             probe = Path(tempfile.mkdtemp(prefix="agenthorizon-probe-", dir=self.workdir_root))
             try:
                 hand_over(probe)
-                check_sandbox(probe, nested_userns=self.nested_userns)
+                check_sandbox(probe, nested_userns=self.nested_userns, unshare_net=self.network.isolated)
             finally:
                 shutil.rmtree(probe, ignore_errors=True)
         except RuntimeError as error:
@@ -419,17 +462,24 @@ class CommandJudge(BaseJudge):
             return [*limits, *argv]
         setup = setup or AgentSetup()
         read_only = [*program_paths(argv, self._environment()), *self.read_only_paths]
+        # The endpoints' listeners start first, run by this very interpreter (read-only, its stdlib only).
+        python = os.path.realpath(sys.executable)
+        relay = self.network.relay_argv(python, Path(agent_relay.__file__), workdir.parent / "net")
+        if relay:
+            read_only += [*program_paths([python], {}), Path(agent_relay.__file__), workdir.parent / "net"]
         return [*bwrap_argv(workdir, read_only=read_only, read_write=[*self.config_dirs, scratch],
                             read_only_over=setup.read_only, private=setup.read_write, disk_bytes=int(self.limits.disk),
-                            usage=usage, nested_userns=self.nested_userns, limits=limits), *argv]
+                            usage=usage, nested_userns=self.nested_userns, limits=limits,
+                            unshare_net=self.network.isolated),
+                *relay, *argv]
 
     def exposure(self) -> dict[str, Any] | None:
         """Which host paths an item's agent gets, read from the very argv it runs under (``None``: unconfined).
 
         The item's own folders are shown under ``<item>`` (a new temporary
         folder per item): ``<item>/work`` (working directory), ``<item>/out``
-        (answer folder), ``<item>/tmp`` and, for presets, ``<item>/home``;
-        ``<item>/usage`` is the sandbox's reading of the disk budget.
+        (answer folder), ``<item>/tmp``, ``<item>/net`` (the endpoints' sockets) and, for presets,
+        ``<item>/home``; ``<item>/usage`` is the sandbox's reading of the disk budget.
         ``agenthorizon judge --dry-run`` prints it; the run record keeps it.
         """
         if self.sandbox != SANDBOX_BWRAP:
@@ -459,6 +509,7 @@ class CommandJudge(BaseJudge):
         base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
         workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
+        forwarder: Forwarder | None = None
         try:
             workdir.mkdir()
             scratch.mkdir()
@@ -470,9 +521,11 @@ class CommandJudge(BaseJudge):
             sandboxed = self.sandbox == SANDBOX_BWRAP
             usage = base / "usage" if sandboxed else None
             if sandboxed:
+                # The endpoints' sockets first: hand_over gives them to the agent's user too.
+                forwarder = await start_forwarder(self.network, base / "net")
                 await asyncio.to_thread(hand_over, base)  # the agent's user owns the item's folders
                 usage.touch(mode=0o600)  # after hand_over: the harness's, not the agent's
-            env = {**self._environment(), **setup.env}
+            env = {**self.agent_environment(), **setup.env}
             confined = self.confine(argv, workdir, scratch, setup, usage)
             cgroup = self.cgroups.make()
             try:
@@ -481,6 +534,8 @@ class CommandJudge(BaseJudge):
                     env,
                 )
                 counters = cgroup.events() if cgroup else {}
+            except JudgeError as error:  # a timeout: say what its network refused, often why it waited
+                raise type(error)(f"{error}{forwarder.note() if forwarder else ''}") from None
             finally:
                 if cgroup:
                     await asyncio.to_thread(cgroup.remove)
@@ -493,12 +548,15 @@ class CommandJudge(BaseJudge):
                 raise JudgeError(
                     f"command {self.argv[0]!r} exited with status {returncode} on trajectory "
                     f"{judge_input.trajectory_id}: {reached}{self.failure_detail(stdout, stderr)}"
+                    f"{forwarder.note() if forwarder else ''}"
                 )
             output = self.read_answer(stdout, scratch, time.perf_counter() - started, judge_input)
             if out.dropped:
                 self.mark_truncated(output, out.dropped)
             return output
         finally:
+            if forwarder is not None:
+                await forwarder.close()
             if not self.keep_workdir:
                 remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
 

@@ -54,6 +54,7 @@ it sets (names only) and the files an item's home gets.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -61,7 +62,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from agenthorizon.judging.judges.agent_env import BASE_ENV, config_variables
 from agenthorizon.judging.judges.agent_home import XDG_FOLDERS, ConfigFolder, make_agent_home
+from agenthorizon.judging.judges.agent_network import NetworkPlan
 from agenthorizon.judging.judges.base import JudgeError, JudgeOutput, PreflightError
 from agenthorizon.judging.judges.command import AgentSetup, CommandJudge
 from agenthorizon.judging.judges.harness_readers import READERS, Reading
@@ -79,6 +82,7 @@ AGENT_TOOLS = ("paper", "read-only")
 """The ``agent_tools`` settings: the authors' permission flags, or file-reading tools only."""
 DEFAULT_AGENT_TOOLS = "paper"
 _VERSION_TIMEOUT_S = 60.0
+_CONFIG_READ_LIMIT = 2**20  # a config file is read this far for endpoints and variable names
 _IMAGES = Path(IMAGES_DIR).relative_to(SANDBOX_DIR)
 # Gemini CLI reads the prompt on stdin and appends its -p text to it (SPEC section 5).
 _GEMINI_REQUEST = "Carry out the request above."
@@ -141,6 +145,19 @@ class Harness:
         environment of ``python``).
     python : str, optional
         The Python version a ``pip`` CLI requires (``"3.12"``).
+    passed_env : tuple of str
+        The harness's variables the CLI gets besides
+        :data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`: names, or prefixes ending in ``*``
+        (``ANTHROPIC_*``); every other variable stays out of its sandbox.
+    config_env : tuple of str
+        Regular expressions whose first group, found in the user's config files of ``home``, names one
+        more variable the CLI reads (Codex's ``env_key = "NAME"``, OpenCode's ``{env:NAME}``).
+    endpoint_env : tuple of str
+        Variables holding the URL of the CLI's model server (``ANTHROPIC_BASE_URL``).
+    endpoint_keys : tuple of str
+        Keys of the user's config files of ``home`` holding such a URL (``base_url``, ``baseURL``).
+    default_endpoints : tuple of str
+        The endpoints the CLI reaches when neither its variables nor its config name one.
     """
 
     name: str
@@ -163,6 +180,11 @@ class Harness:
     model_env: str | None = None
     installer: str = "npm"
     python: str | None = None
+    passed_env: tuple[str, ...] = ()
+    config_env: tuple[str, ...] = ()
+    endpoint_env: tuple[str, ...] = ()
+    endpoint_keys: tuple[str, ...] = ()
+    default_endpoints: tuple[str, ...] = ()
 
     @property
     def install(self) -> str:
@@ -205,6 +227,12 @@ HARNESSES: dict[str, Harness] = {
         # Codex runs every shell command in a bubblewrap sandbox of its own (codex-linux-sandbox):
         # without user namespaces none of them runs.
         nested_userns=True,
+        passed_env=("OPENAI_*", "CODEX_*", "AZURE_OPENAI_*"),
+        config_env=(r'env_key\s*=\s*"([^"]+)"',),
+        endpoint_env=("OPENAI_BASE_URL",),
+        endpoint_keys=("base_url",),
+        # The API, and ChatGPT's backend and login for a ChatGPT sign-in.
+        default_endpoints=("https://api.openai.com", "https://chatgpt.com", "https://auth.openai.com"),
     ),
     "claude": Harness(
         name="claude",
@@ -223,6 +251,10 @@ HARNESSES: dict[str, Harness] = {
             ConfigFolder(".claude", (".credentials.json", "settings.json", ".claude.json"), env="CLAUDE_CONFIG_DIR"),
             ConfigFolder("", (".claude.json",)),
         ),
+        passed_env=("ANTHROPIC_*", "CLAUDE_CODE_*", "DISABLE_*", "MAX_THINKING_TOKENS"),
+        endpoint_env=("ANTHROPIC_BASE_URL",),
+        endpoint_keys=("ANTHROPIC_BASE_URL",),  # settings.json's "env" block
+        default_endpoints=("https://api.anthropic.com",),
     ),
     "gemini": Harness(
         name="gemini",
@@ -238,6 +270,12 @@ HARNESSES: dict[str, Harness] = {
         # A fresh working folder is untrusted: without this, every item exits 55.
         env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
         home=(ConfigFolder(".gemini", ("settings.json", "oauth_creds.json", "google_accounts.json", ".env")),),
+        passed_env=("GEMINI_*", "GOOGLE_*"),
+        endpoint_env=("GOOGLE_GEMINI_BASE_URL",),
+        endpoint_keys=("GOOGLE_GEMINI_BASE_URL",),  # its .env file
+        # The Gemini API, and Code Assist and Google's login for a Google sign-in.
+        default_endpoints=("https://generativelanguage.googleapis.com", "https://cloudcode-pa.googleapis.com",
+                           "https://oauth2.googleapis.com"),
     ),
     "opencode": Harness(
         name="opencode",
@@ -255,6 +293,11 @@ HARNESSES: dict[str, Harness] = {
                          read_only=True, made={".gitignore": _OPENCODE_GITIGNORE}),
             ConfigFolder(".local/share/opencode", ("auth.json",), xdg="XDG_DATA_HOME"),
         ),
+        passed_env=("OPENCODE_*",),
+        config_env=(r"\{env:([^}]+)\}",),
+        endpoint_keys=("baseURL",),
+        # Its model catalogue, and the providers it knows by default (others: --agent-endpoint).
+        default_endpoints=("https://models.dev", "https://api.openai.com", "https://api.anthropic.com"),
     ),
     "pi": Harness(
         name="pi",
@@ -274,6 +317,11 @@ HARNESSES: dict[str, Harness] = {
         # grep tools); no install telemetry.
         env={"PI_OFFLINE": "1", "PI_TELEMETRY": "0"},
         home=(ConfigFolder(".pi/agent", ("models.json", "auth.json", "settings.json"), env="PI_CODING_AGENT_DIR"),),
+        # A custom provider of models.json names its key's variable ("apiKey": "NAME") and its server ("baseUrl").
+        passed_env=("PI_*", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"),
+        config_env=(r'"apiKey"\s*:\s*"([A-Za-z_][A-Za-z0-9_]*)"',),
+        endpoint_keys=("baseUrl",),
+        default_endpoints=("https://api.openai.com", "https://api.anthropic.com"),
     ),
     "openhands": Harness(
         name="openhands",
@@ -296,6 +344,9 @@ HARNESSES: dict[str, Harness] = {
         # Its settings, MCP servers and conversations live here; nothing is copied in: the model and
         # its key come from LLM_MODEL / LLM_API_KEY / LLM_BASE_URL (--override-with-envs).
         home=(ConfigFolder(".openhands", (), env="OPENHANDS_PERSISTENCE_DIR"),),
+        passed_env=("LLM_*", "OPENHANDS_*", "LITELLM_*"),
+        endpoint_env=("LLM_BASE_URL",),
+        default_endpoints=("https://api.openai.com",),
     ),
 }
 """The presets, by spec prefix."""
@@ -386,6 +437,42 @@ class HarnessJudge(CommandJudge):
         self.reports_cost = harness.reports_cost
         self.version: str | None = None
         self.executable: str | None = None
+        configs = self._user_configs()
+        self.config_env = list(dict.fromkeys(
+            name for _, text in configs for name in config_variables(text, harness.config_env)))
+        self.network = NetworkPlan.build(self.network.mode, self._endpoint_urls(configs))
+
+    def _user_configs(self) -> list[tuple[str, str]]:
+        """``(path, text)`` of the user's config files an item's home copies (the first MiB of each)."""
+        environ, found = self._environment(), []
+        for folder in self.harness.home:
+            source = folder.source(environ, Path(os.path.expanduser("~")))
+            for name in folder.files:
+                path = source / name
+                try:
+                    if path.is_file():
+                        with path.open("rb") as handle:
+                            found.append((str(path), handle.read(_CONFIG_READ_LIMIT).decode("utf-8", "replace")))
+                except OSError:
+                    continue
+        return found
+
+    def _endpoint_urls(self, configs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``(url, source)`` of each endpoint: ``--agent-endpoint``, then those the harness's variables and the
+        user's config name; the harness's defaults when neither names one."""
+        environ = self._environment()
+        derived = [(environ[name], name) for name in self.harness.endpoint_env if environ.get(name)]
+        for path, text in configs:
+            for key in self.harness.endpoint_keys:
+                pattern = rf"[\"']?\b{re.escape(key)}[\"']?\s*[:=]\s*[\"']?(https?://[^\"'\s,}}]+)"
+                derived += [(url, f"{path} ({key})") for url in re.findall(pattern, text)]
+        defaults = [(url, f"{self.harness.title}'s default") for url in self.harness.default_endpoints]
+        return [*((url, "--agent-endpoint") for url in self.agent_endpoints), *(derived or defaults)]
+
+    def env_allowed(self) -> tuple[str, ...]:
+        """:data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`, the harness's own variables
+        (:attr:`Harness.passed_env`) and those the user's config names (:attr:`Harness.config_env`)."""
+        return (*BASE_ENV, *self.harness.passed_env, *self.config_env)
 
     def _harness_env(self) -> dict[str, str]:
         env = {**self.harness.env, **self.harness.tools_env.get(self.agent_tools, {})}

@@ -26,7 +26,10 @@ Linux) it runs:
   folders (working directory, ``TMPDIR``, a preset's home), whose files the
   harness made are bound in read-only, so what the agent writes there is
   memory bounded by the budget, never the host's disk;
-- with the host's network (the agent must reach its model).
+- in a network namespace of its own (``unshare_net``) holding only a loopback
+  interface, into which the item's endpoints are forwarded
+  (:mod:`~agenthorizon.judging.judges.agent_network`); or, with
+  ``--agent-network host``, the host's network.
 
 Two bubblewrap processes make that work as root: the first, as the harness's
 user, builds the file system (it can reach every folder it mounts); the
@@ -237,6 +240,7 @@ def bwrap_argv(
     usage: Path | None = None,
     nested_userns: bool = False,
     limits: Sequence[str] = (),
+    unshare_net: bool = False,
 ) -> list[str]:
     """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring).
 
@@ -252,6 +256,7 @@ def bwrap_argv(
     writes there, once the agent has ended, how full each budget's file system
     is (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`): a fact
     the harness cannot read from outside.
+    ``unshare_net`` gives it a network namespace of its own (loopback only).
 
     Two bubblewrap processes run: the first builds the file system (as the
     harness's user, which can reach every folder it mounts); the second, run as
@@ -269,6 +274,7 @@ def bwrap_argv(
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-cgroup-try",
+        *(["--unshare-net"] if unshare_net else []),  # loopback only: no other item, no host service
     ]
     systems = []
     for directory in SYSTEM_DIRS:
@@ -329,7 +335,8 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
     systems, the folders the second bubblewrap binds from them, and the item's
     folders rebuilt on them) and ``disk_bytes``, the size of each such file
     system (``None``: no bound); from the rest, ``user`` (the host user the
-    agent runs as) and ``nested_user_namespaces``.
+    agent runs as), ``nested_user_namespaces`` and ``network_namespace`` (the
+    agent has a network of its own).
 
     >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w/out", "/w/out", "--size", "1024",
     ...                   "--tmpfs", "/tmp", "--perms", "1777", "--dir", "/w/work", "--chdir", "/w/work", "setpriv",
@@ -377,12 +384,13 @@ def exposure(argv: Sequence[str]) -> dict[str, Any]:
     inner = options("bwrap")
     shown["nested_user_namespaces"] = "--disable-userns" not in inner
     shown["private"] += [inner[at + 2] for at, word in enumerate(inner) if word == "--bind"] + rebuilt
+    shown["network_namespace"] = "--unshare-net" in argv[:index]
     return shown
 
 
 _TWO_ARGUMENTS = {"--symlink", "--dev-bind", "--dev-bind-try"}
 _NO_ARGUMENT = {"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--unshare-user", "--disable-userns"}
+                "--unshare-cgroup-try", "--unshare-user", "--disable-userns", "--unshare-net"}
 
 # What bubblewrap or setpriv print when this machine refuses user namespaces to unprivileged users.
 _USERNS_REFUSED = ("No permissions to create new namespace", "Creating new namespace failed",
@@ -395,7 +403,7 @@ USERNS_FIX = (
 )
 
 
-def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
+def check_sandbox(probe_dir: Path, *, nested_userns: bool = False, unshare_net: bool = False) -> None:
     """Raise ``RuntimeError`` with the fix when bubblewrap cannot create a sandbox on this machine.
 
     The probe runs the very argv agents run under (both bubblewraps, the
@@ -405,7 +413,8 @@ def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
     """
     if shutil.which("setpriv") is None and agent_user() is not None:
         raise RuntimeError("setpriv (util-linux) is needed to run agents as an unprivileged user; install util-linux")
-    probe = [*bwrap_argv(probe_dir, nested_userns=nested_userns), "grep", "^CapEff:", "/proc/self/status"]
+    probe = [*bwrap_argv(probe_dir, nested_userns=nested_userns, unshare_net=unshare_net), "grep", "^CapEff:",
+             "/proc/self/status"]
     try:
         completed = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError) as error:
@@ -417,8 +426,10 @@ def check_sandbox(probe_dir: Path, *, nested_userns: bool = False) -> None:
                 f"bubblewrap cannot create the agent's user namespace here ({detail}): this machine refuses "
                 f"user namespaces; {USERNS_FIX}; or pass --sandbox none to run agents unconfined"
             )
+        network = (" (with a network namespace of its own: where the machine refuses one, --agent-network host "
+                   "runs agents on the host's network)") if unshare_net else ""
         raise RuntimeError(
-            f"bubblewrap cannot create a sandbox here ({detail}); {USERNS_FIX}; "
+            f"bubblewrap cannot create a sandbox here{network} ({detail}); {USERNS_FIX}; "
             "or pass --sandbox none to run agents unconfined"
         )
     words = completed.stdout.split()
