@@ -275,7 +275,8 @@ class _HubRepo:
                 f"{self.repo_id} (or it is private and no token was sent); {expected_root_message()}, or a Hub dataset repo id such as {DEFAULT_HUB_REPO!r}"
             )
         return FileNotFoundError(
-            f"{local}, and the Hub at {constants.ENDPOINT} could not be reached to fetch dataset repo "
+            f"{local}, and not a Hub dataset repo that could be fetched: the Hub at {constants.ENDPOINT} could "
+            f"not be reached to fetch dataset repo "
             f"{self.repo_id} ({type(error).__name__}: {reason}); check the network (or HF_ENDPOINT), "
             f"set HF_HUB_OFFLINE=1 if the repo is in the cache, or pass a local release directory"
         )

@@ -154,7 +154,9 @@ def test_a_hostile_agent_has_no_capability_no_handle_no_write_and_no_siblings(bu
     (tmp_path / "tmp").mkdir()
     command = [sys.executable, "-m", "agenthorizon", "judge", "--data", str(release), "--config", "AH",
                "--judge", f"command:{agent}", "--out", str(out), "--no-progress", "--bootstrap", "0",
-               "--sandbox", sandbox, "--limit", "1"]
+               "--sandbox", sandbox, "--limit", "1",
+               # the agent gets no variable of the harness's but those named (--env)
+               "--env", "AH_HANDLES", "--env", "AH_RELEASE", "--env", "AH_SYSTEM"]
     done = subprocess.run(throwaway_argv(command, tmp_path_factory.mktemp("throwaway"), [tmp_path]),
                           capture_output=True, text=True, timeout=300,
                           env={**os.environ, "TMPDIR": str(tmp_path / "tmp"), "AH_HANDLES": json.dumps(handles),
