@@ -264,7 +264,8 @@ class _HubRepo:
         if constants.HF_HUB_OFFLINE and isinstance(error, LocalEntryNotFoundError):
             cache = self.cache_dir or constants.HF_HUB_CACHE
             return FileNotFoundError(
-                f"{local}, and offline mode is on (HF_HUB_OFFLINE=1) with no copy of Hub dataset repo "
+                f"{local}, and not a Hub dataset repo that could be fetched: offline mode is on (HF_HUB_OFFLINE=1) "
+                f"with no copy of Hub dataset repo "
                 f"{self.repo_id} in the cache {cache}; fill the cache once while online "
                 f"(`hf download {self.repo_id} --repo-type dataset`, or run this command without HF_HUB_OFFLINE), "
                 f"or pass a local release directory"

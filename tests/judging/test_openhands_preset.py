@@ -129,7 +129,7 @@ def test_the_preset_runs_a_program_given_by_path_with_its_model_from_the_environ
     stream = tmp_path / "stream.jsonl"
     stream.write_text(json_lines(recorded_events(json.dumps(VERDICT))), encoding="utf-8")
     stream.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-    env = {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": "sk-loopback", "RECORDED_STREAM": str(stream)}
+    env = {"LLM_BASE_URL": "http://127.0.0.1:9999/v1", "LLM_API_KEY": "sk-loopback", "RECORDED_STREAM": str(stream)}
     judge = make_judge("openhands:openai/judge-model", program=str(program), env=env,
                        read_only_paths=[str(stream)], timeout=120)
     summary = run_judge(judge, dataset.select(range(2)), tmp_path / "run", data_root=tiny_root, progress=False,
@@ -158,7 +158,7 @@ def test_what_the_fake_openhands_was_given(bubblewrap, tiny_root, tmp_path, monk
     seen = []
     for index in range(2):
         judge = make_judge("openhands:openai/judge-model", program=str(program), timeout=120,
-                           env={"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": "sk-loopback"})
+                           env={"LLM_BASE_URL": "http://127.0.0.1:9999/v1", "LLM_API_KEY": "sk-loopback"})
         run_judge(judge, dataset.select([index]), tmp_path / f"run{index}", data_root=tiny_root, progress=False)
         result = next(iter(read_results([tmp_path / f"run{index}"]).records.values()))
         seen.append(json.loads(result.raw_output))
@@ -166,6 +166,6 @@ def test_what_the_fake_openhands_was_given(bubblewrap, tiny_root, tmp_path, monk
     for index, given in enumerate(seen):
         task = "--task=" + prompt.replace("{{TRAJECTORY_ID}}", dataset[index]["trajectory_id"])
         assert given["argv"] == ["--headless", "--override-with-envs", "--json", task]
-        assert given["model"] == "openai/judge-model" and given["base_url"] == "http://127.0.0.1:9/v1"
+        assert given["model"] == "openai/judge-model" and given["base_url"] == "http://127.0.0.1:9999/v1"
         assert given["state"] == given["home"] + "/.openhands"
         assert given["earlier"] == []  # the first item's conversation is not in the second's home

@@ -348,7 +348,9 @@ def test_pi_sends_the_judges_reasoning_effort_as_its_thinking_level(on_path, use
     assert record["judge"]["spec"] == "pi:loopback/judge-model --agent-tools paper --reasoning-effort high"
 
 
-@pytest.mark.parametrize("name", REAL)
+# pi 0.73.1 failed this test: it did not ask the namespace's proxy for a remote endpoint. Until it does,
+# pi reaches loopback (forwarded) endpoints only; docs/judges.md says so.
+@pytest.mark.parametrize("name", [name for name in REAL if name != "pi"])
 def test_real_cli_reaches_a_remote_endpoint_through_the_proxy(name, on_path, user_home, dataset, tiny_root, tmp_path):
     """A remote (https) endpoint is reached through the namespace's CONNECT proxy: each CLI honours
     HTTPS_PROXY and asks it for its endpoint's host, which the harness then tries (no such host here:
