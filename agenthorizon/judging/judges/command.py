@@ -465,21 +465,26 @@ class CommandJudge(BaseJudge):
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
         """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
-        telemetry (``truncated_bytes``) and, this judge's answer being that stdout, in a first line of its text."""
-        output.extra["truncated_bytes"] = dropped
+        telemetry (``truncated_bytes``, added to what an answer file lost) and, this judge's answer being that
+        stdout, in a first line of its text."""
+        output.extra["truncated_bytes"] = output.extra.get("truncated_bytes", 0) + dropped
         output.text = (
             f"[agenthorizon: the first {dropped} bytes of this output were dropped; the last "
             f"{self.max_output_bytes} bytes at most are kept (--max-output-bytes)]\n{output.text}"
         )
 
-    def read_answer_file(self, path: Path) -> str | None:
-        """The end of an answer file the agent wrote (at most ``max_output_bytes``), ``None`` when there is none.
+    def read_answer_file(self, path: Path) -> tuple[str, int] | None:
+        """The end of an answer file the agent wrote (at most ``max_output_bytes``) and the bytes of it not
+        kept (its start); ``None`` when there is none.
 
         Raises :class:`JudgeError` naming what the file is when it is not a regular file (a symbolic link,
         a FIFO, a device: :func:`~agenthorizon.judging.judges.agent_limits.read_tail`); no link is followed.
         """
         tail = read_tail(str(path), self.max_output_bytes)
-        return None if tail is None else tail.take_text(whole_lines=True)
+        if tail is None:
+            return None
+        text = tail.take_text(whole_lines=True)
+        return text, tail.dropped
 
     async def _run(
         self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]
