@@ -51,10 +51,13 @@ from agenthorizon.judging.runs.inspect_log import is_inspect_log, read_log_recor
 from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_shard_records
 from agenthorizon.schema import STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH, STATUS_MALFORMED_JSON, UUID_PATTERN
 from agenthorizon.scoring.predictions import is_result_record, result_prediction
+from agenthorizon.sizes import size_text
 
 __all__ = [
     "LOCK_SUFFIX",
+    "RECORD_LIMIT",
     "RECORD_SPARE_BYTES",
+    "RESULT_LIMIT",
     "RUN_RECORD_NAME",
     "ResultSet",
     "RunDirectory",
@@ -74,6 +77,11 @@ RUN_RECORD_NAME = "run.json"
 LOCK_SUFFIX = ".lock"
 RECORD_SPARE_BYTES = 16384
 """Trailing spaces after a run record's JSON: room to rewrite it in place on a full disk."""
+RESULT_LIMIT = 256 * 2**20
+"""The largest result file (or JSONL line) read: 256 MiB, far above a result's answers at the default
+16 MiB ``--max-output-bytes`` each. A larger one is refused unread, naming it."""
+RECORD_LIMIT = 64 * 2**20
+"""The largest run record read: 64 MiB (a record of every item of ``all`` is under 1 MiB)."""
 _SHARD_RECORD = re.compile(r"^run-shard-(\d+)-of-(\d+)\.json$")
 
 
@@ -158,15 +166,28 @@ def _overwrite_in_place(path: Path, text: str) -> bool:
 # --- reading ------------------------------------------------------------------------------
 
 
-def _read_json(path: Path, what: str) -> Any:
+def _read_text(path: Path, limit: int) -> str:
+    """The text of ``path``, at most ``limit`` bytes: a larger (or sparse) file is refused before it is read."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(limit + 1) if size <= limit else b""
+    if size > limit or len(data) > limit:
+        raise ValueError(
+            f"{path}: {size_text(max(size, len(data)))} long; expected at most {size_text(limit)} "
+            "for a file of a run (refused unread)"
+        )
+    return data.decode("utf-8")
+
+
+def _read_json(path: Path, what: str, limit: int = RESULT_LIMIT) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(_read_text(path, limit))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path}: not valid JSON ({error}); expected {what}") from None
 
 
 def _read_record(path: Path) -> RunRecord:
-    return RunRecord.from_dict(_read_json(path, "a run record object"), str(path))
+    return RunRecord.from_dict(_read_json(path, "a run record object", RECORD_LIMIT), str(path))
 
 
 def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
@@ -209,7 +230,7 @@ def read_result(run_dir: str | os.PathLike[str], trajectory_id: str) -> ResultRe
     """The result of ``trajectory_id`` in ``run_dir``; ``None`` when missing or unreadable."""
     path = result_path(run_dir, trajectory_id)
     try:
-        return ResultRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+        return ResultRecord.from_dict(json.loads(_read_text(path, RESULT_LIMIT)), str(path))
     except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError is a ValueError
         return None
 
@@ -338,7 +359,11 @@ def _read_directory(path: Path, found: ResultSet) -> None:
 
 def _read_jsonl(path: Path, found: ResultSet) -> None:
     with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
+        # readline(n): a line without an end costs at most the limit, not the file.
+        for line_number, line in enumerate(iter(lambda: handle.readline(RESULT_LIMIT + 1), ""), start=1):
+            if len(line) > RESULT_LIMIT:
+                raise ValueError(f"{path}:{line_number}: a line longer than {size_text(RESULT_LIMIT)}; expected "
+                                 "one result object per line (refused unread)")
             if not line.strip():
                 continue
             where = f"{path}:{line_number}"

@@ -1,0 +1,100 @@
+"""Files of a run and of a release are read under a size bound, and say which file broke it (issue 30 §4.5, §4.6).
+
+Each command runs in a child process whose peak resident memory (VmHWM) is
+measured against the same child doing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agenthorizon.cli import main
+from peak_memory import baseline_peak, run_measured
+
+_MIB = 2**20
+_COMMAND = """
+import contextlib, io, sys
+from agenthorizon.cli import main
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as stop:
+        code = stop.code
+_report([code, out.getvalue()[-200000:], err.getvalue()[-4000:]])
+"""
+
+
+def _command(*argv: str) -> tuple[int, str, str, int]:
+    """(exit code, stdout, stderr, growth of peak memory in bytes) of ``agenthorizon ARGV`` in a child."""
+    (code, out, err), peak = run_measured(_COMMAND, *argv)
+    return code, out, err, peak - _baseline()
+
+
+_BASELINE: list[int] = []
+
+
+def _baseline() -> int:
+    if not _BASELINE:
+        _BASELINE.append(baseline_peak("from agenthorizon.cli import main"))
+    return _BASELINE[0]
+
+
+@pytest.fixture(scope="module")
+def run(tiny_root, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("bounded") / "run"
+    assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "lexical", "--out", str(out),
+                 "--no-progress", "--bootstrap", "0"]) == 0
+    return out
+
+
+def _readers(run: Path, root: Path, tmp: Path) -> dict[str, list[str]]:
+    return {
+        "score": ["score", str(run), "--data", str(root)],
+        "leaderboard": ["leaderboard", str(run), "--data", str(root)],
+        "report": ["report", str(run), "--data", str(root), "--out", str(tmp / "report.html")],
+        "partition": ["partition", str(run), "--data", str(root), "--threshold", "0", "--out", str(tmp / "split")],
+    }
+
+
+def test_a_sparse_2_gib_run_record_is_refused_by_every_reader_naming_it(run, tiny_root, tmp_path):
+    """Before the bound each reader read the 2 GiB of zeros whole: 4,130 MiB at its peak."""
+    folder = tmp_path / "run"
+    shutil.copytree(run, folder)
+    record = folder / "run.json"
+    os.truncate(record, 2**31)  # sparse: nothing more on disk
+    for name, argv in _readers(folder, tiny_root, tmp_path).items():
+        code, out, err, grown = _command(*argv)
+        assert code == 2, (name, out, err)
+        assert f"{record}: 2 GiB long; expected at most 64 MiB for a file of a run (refused unread)" in err, (name, err)
+        assert grown < 64 * _MIB, f"{name} grew by {grown // _MIB} MiB"
+
+
+def test_a_sparse_2_gib_result_file_is_an_unreadable_result_named_in_the_score(run, tiny_root, tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(run, folder)
+    result = sorted(folder.glob("*-*-*-*-*.json"))[0]
+    os.truncate(result, 2**31)
+    code, out, err, grown = _command("score", str(folder), "--data", str(tiny_root), "--format", "json")
+    assert code == 1, err  # an item without a valid result: the run is incomplete
+    report = json.loads(out)
+    assert report["invalid_by_reason"]["malformed_json"] == 1
+    assert any(f"{result}: 2 GiB long; expected at most 256 MiB" in note for note in report["notes"]), report["notes"]
+    assert grown < 64 * _MIB, f"score grew by {grown // _MIB} MiB"
+
+
+def test_a_jsonl_line_without_an_end_is_refused_at_its_bound_naming_the_file_and_line(tiny_root, tmp_path):
+    results = tmp_path / "results.jsonl"
+    with results.open("wb") as handle:
+        handle.write(b'{"trajectory_id": "x", "success": true}\n')
+        handle.write(b'{"trajectory_id": "y", "reasoning": "')
+        handle.truncate(2**31)  # one sparse line of 2 GiB
+    code, out, err, grown = _command("score", str(results), "--data", str(tiny_root))
+    assert code == 2, (out, err)
+    assert f"{results}:2: a line longer than 256 MiB; expected one result object per line" in err
+    assert grown < 600 * _MIB, f"score grew by {grown // _MIB} MiB"  # the line's first 256 MiB, as text
