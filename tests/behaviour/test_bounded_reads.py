@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agenthorizon.cli import main
+from agenthorizon.release.files import read_labels
 from peak_memory import baseline_peak, run_measured
 
 _MIB = 2**20
@@ -98,3 +99,62 @@ def test_a_jsonl_line_without_an_end_is_refused_at_its_bound_naming_the_file_and
     assert code == 2, (out, err)
     assert f"{results}:2: a line longer than 256 MiB; expected one result object per line" in err
     assert grown < 600 * _MIB, f"score grew by {grown // _MIB} MiB"  # the line's first 256 MiB, as text
+
+
+@pytest.fixture
+def release_copy(tiny_root, tmp_path) -> Path:
+    copy = tmp_path / "release"
+    shutil.copytree(tiny_root, copy)
+    return copy
+
+
+def test_a_million_row_label_file_stops_at_its_bad_row_9_having_read_no_further(release_copy, tmp_path):
+    """Before streaming, ``judge`` read and split all 280 MB first: 92 s and 2.8 GiB before naming row 9."""
+    labels = release_copy / "AgentHorizon.jsonl"
+    rows = labels.read_text().splitlines()
+    filler = json.loads(rows[0]) | {"trajectory_id": "00000000-0000-4000-8000-000000000000"}
+    argv = ("judge", "--data", str(release_copy), "--config", "AH", "--judge", "lexical", "--out", str(tmp_path / "run"),
+            "--no-progress")
+
+    def judge_with(filler_rows: int) -> tuple[int, str, int]:
+        with labels.open("w") as handle:
+            handle.write("\n".join(rows[:8]) + "\n")
+            handle.write('{"trajectory_id": "not-a-uuid"}\n')  # row 9
+            line = json.dumps(filler) + "\n"
+            handle.writelines(line for _ in range(filler_rows))
+        (code, out, err), peak = run_measured(_COMMAND, *argv)
+        return code, err, peak
+
+    code, err, peak = judge_with(1_000_000)
+    assert code == 2, err
+    assert "AgentHorizon.jsonl:9: missing label" in err, err
+    _, _, nine_rows_peak = judge_with(0)  # the same error in a file of nine rows: what the command itself costs
+    grown = peak - nine_rows_peak
+    assert grown < 32 * _MIB, f"judge grew by {grown // _MIB} MiB more on a million rows before naming row 9"
+
+
+def test_ids_of_the_wrong_shape_or_length_fail_verify_naming_the_row(release_copy):
+    """Before, a 100 MB instruction_id (and any non-empty one) passed ``verify``."""
+    from agenthorizon.release.verify import verify_release
+
+    labels = release_copy / "AgentHorizon.jsonl"
+    rows = [json.loads(line) for line in labels.read_text().splitlines()]
+    positive = next(index for index, row in enumerate(rows) if row["label"] == "positive")
+    negative = next(index for index, row in enumerate(rows) if row["label"] == "negative")
+    rows[positive]["instruction_id"] = rows[positive]["steps_id"] = "9" * 100_000_000
+    rows[negative]["steps_id"] = "../../../etc"
+    with labels.open("w") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+    messages = [problem.message for problem in verify_release(release_copy)]
+    assert (f"AgentHorizon.jsonl:{positive + 1}: a line longer than 4096 characters; expected one label object of "
+            "seven short fields per line") in messages, messages
+    assert (f"AgentHorizon.jsonl:{negative + 1}: steps_id '../../../etc' is not a deliverable id; expected four "
+            "dash-separated groups of digits such as 000234004-234004-0000-000000234004") in messages, messages
+    with pytest.raises(ValueError, match=rf"AgentHorizon\.jsonl:{min(positive, negative) + 1}: "):
+        read_labels(release_copy)
+
+
+def test_the_sample_corpus_has_ids_of_the_release_s_shape(tiny_root):
+    from agenthorizon.release.verify import verify_release
+
+    assert verify_release(tiny_root) == []
