@@ -410,6 +410,16 @@ def _differences(name: str, old: Any, new: Any) -> list[str]:
     return [] if old == new else [f"{name}: {old!r} there, {new!r} now"]
 
 
+def _split(record: RunRecord) -> int | None:
+    """How many shards the run of ``record`` is split into (``None``: not sharded)."""
+    return None if record.shard is None else record.shard.count
+
+
+def _split_text(record: RunRecord) -> str:
+    """``--shard 1/2``, or ``a whole run (no --shard)``."""
+    return "a whole run (no --shard)" if record.shard is None else f"--shard {record.shard.index}/{record.shard.count}"
+
+
 @dataclass
 class RunDirectory:
     """A run folder as one runner sees it: its lock, its record and its results.
@@ -504,6 +514,13 @@ class RunDirectory:
         previous = None
         for path in record_paths(self.path) if self.path.is_dir() else []:
             existing = _read_record(path)
+            if _split(existing) != _split(record):
+                # Shards of another split overlap this one's items: the folder would hold two partial partitions.
+                raise ValueError(
+                    f"{self.path} already holds {_split_text(existing)} ({path.name}); this run is "
+                    f"{_split_text(record)}: shards of one folder must split the items the same way; "
+                    "use the same N, or another output directory"
+                )
             old, new = existing.settings(), record.settings()
             different = [line for key in sorted({*old, *new}) for line in _differences(key, old.get(key), new.get(key))]
             if existing.selection is not None and record.selection is not None:
