@@ -72,6 +72,7 @@ from agenthorizon.judging.judges.base import (
     JudgeOutput,
     PreflightError,
 )
+from agenthorizon.judging.judges.item_folders import item_prefix, stale_item_folders
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
@@ -257,6 +258,7 @@ class CommandJudge(BaseJudge):
         self.link = link
         self.workdir_root = workdir_root
         self.keep_workdir = keep_workdir
+        self.run_tag: str | None = None  # set by bind_run: item folders are named after their run
         self.env = dict(env or {})
         self.sandbox = resolve_sandbox(sandbox)
         self.config_dirs = [Path(os.path.expanduser(d)).absolute() for d in config_dirs]
@@ -429,7 +431,7 @@ class CommandJudge(BaseJudge):
             raise JudgeError(f"command judge: cannot run {self.argv[0]!r} (not found on PATH)")
         # <base>/work is the agent's directory; <base>/out (scratch) takes files it writes
         # besides stdout (an answer file); its stdin file stays in <base>, outside the sandbox.
-        base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
+        base = Path(tempfile.mkdtemp(prefix=item_prefix(self.run_tag), dir=self.workdir_root))
         workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
         try:
@@ -462,6 +464,21 @@ class CommandJudge(BaseJudge):
         finally:
             if not self.keep_workdir:
                 remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
+
+    def bind_run(self, run_tag: str) -> int:
+        """Name this judge's item folders after the run ``run_tag``; remove those a killed runner of it left.
+
+        The runner calls it once it holds the run folder's lock
+        (:mod:`~agenthorizon.judging.judges.item_folders`). Folders kept on
+        purpose (``keep_workdir``) are left. Returns how many were removed.
+        """
+        self.run_tag = run_tag
+        if self.keep_workdir:
+            return 0
+        stale = stale_item_folders(self.workdir_root or tempfile.gettempdir(), run_tag)
+        for folder in stale:
+            remove_item_folder(folder)  # whatever the agent left, at any depth, no link followed
+        return len(stale)
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
         """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its

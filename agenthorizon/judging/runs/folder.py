@@ -441,6 +441,12 @@ class RunDirectory:
     def lock_path(self) -> Path:
         return self.path / (Path(self.name).stem + LOCK_SUFFIX)
 
+    def run_tag(self) -> str:
+        """A short name of this run (folder and record name), for files it keeps elsewhere: 16 hex digits."""
+        import hashlib
+
+        return hashlib.sha256(f"{self.path.resolve()}\0{self.name}".encode()).hexdigest()[:16]
+
     def acquire(self) -> None:
         """Take the folder's lock, or fail at once naming its holder.
 
