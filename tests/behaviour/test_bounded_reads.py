@@ -158,3 +158,22 @@ def test_the_sample_corpus_has_ids_of_the_release_s_shape(tiny_root):
     from agenthorizon.release.verify import verify_release
 
     assert verify_release(tiny_root) == []
+
+
+def test_sparse_item_files_and_judge_texts_are_refused_unread_naming_them(release_copy, tmp_path):
+    """A 2 GiB sparse trajectory json, Markdown or prompt.md was read whole by every loader and judge."""
+    from agenthorizon.judging.judges.release_prompt import read_release_files
+    from agenthorizon.release.verify import verify_release
+
+    row = read_labels(release_copy)[0]
+    jsons = release_copy / "sandbox" / "data" / "jsons" / f"{row['trajectory_id']}.json"
+    markdown = release_copy / "sandbox" / "data" / "markdowns" / f"{row['trajectory_id']}.md"
+    prompt = release_copy / "sandbox" / "prompt.md"
+    for path in (jsons, markdown):
+        os.truncate(path, 2**31)
+    problems = {(problem.path, problem.message) for problem in verify_release(release_copy)}
+    for path, what in ((jsons, "a trajectory json"), (markdown, "a markdown file")):
+        assert (str(path), f"{what} of 2,147,483,648 bytes; expected at most 67,108,864 (refused unread)") in problems
+    os.truncate(prompt, 2**31)
+    with pytest.raises(ValueError, match=r"prompt\.md: a judge text of 2,147,483,648 bytes; expected at most"):
+        read_release_files(release_copy)
