@@ -177,3 +177,25 @@ def test_sparse_item_files_and_judge_texts_are_refused_unread_naming_them(releas
     os.truncate(prompt, 2**31)
     with pytest.raises(ValueError, match=r"prompt\.md: a judge text of 2,147,483,648 bytes; expected at most"):
         read_release_files(release_copy)
+
+
+def test_a_sparse_2_gib_lock_file_is_an_unreadable_holder_not_read_whole(tmp_path):
+    """A planted lock file is read to name its holder: at most 64 KiB of it."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    lock = folder / "run.lock"
+    lock.touch()
+    os.truncate(lock, 2**31)
+    program = """
+import sys
+from pathlib import Path
+from agenthorizon.judging.runs.folder import RunDirectory
+try:
+    RunDirectory(Path(sys.argv[1])).acquire()
+except Exception as error:
+    _report(f"{type(error).__name__}: {error}")
+"""
+    error, peak = run_measured(program, str(folder))
+    grown = peak - baseline_peak("from agenthorizon.judging.runs.folder import RunDirectory")
+    assert error.startswith(f"RunLockedError: {folder} is in use by another runner (unreadable; lock file {lock})")
+    assert grown < 64 * _MIB, f"taking the lock grew by {grown // _MIB} MiB"

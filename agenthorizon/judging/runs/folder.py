@@ -82,6 +82,7 @@ RESULT_LIMIT = 256 * 2**20
 16 MiB ``--max-output-bytes`` each. A larger one is refused unread, naming it."""
 RECORD_LIMIT = 64 * 2**20
 """The largest run record read: 64 MiB (a record of every item of ``all`` is under 1 MiB)."""
+_LOCK_LIMIT = 64 * 1024
 _SHARD_RECORD = re.compile(r"^run-shard-(\d+)-of-(\d+)\.json$")
 
 
@@ -495,7 +496,7 @@ class RunDirectory:
 
     def _holder(self) -> dict[str, Any] | None:
         try:
-            holder = json.loads(self.lock_path.read_text(encoding="utf-8"))
+            holder = json.loads(_read_text(self.lock_path, _LOCK_LIMIT))  # a planted huge lock: unreadable
         except (OSError, ValueError):
             return None
         return holder if isinstance(holder, dict) else None
