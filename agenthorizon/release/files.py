@@ -56,8 +56,10 @@ from agenthorizon.release.confine import (
     release_real_roots,
 )
 from agenthorizon.release.item_files import (  # an item's files; re-exported: every read of a release is here
+    ITEM_FILE_LIMIT,
     _parse_json,
     parse_json_bytes,
+    read_bounded,
     read_markdown,
     read_trajectory,
     screenshot_path,
@@ -236,7 +238,7 @@ def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None
     path = Path(path)
     try:
         with open_regular(path, "dev manifest") as handle:
-            raw = handle.read()
+            raw = read_bounded(handle, ITEM_FILE_LIMIT, path, "a dev manifest")
     except FileNotFoundError:
         raise FileNotFoundError(f"dev manifest {path} not found") from None
     if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:

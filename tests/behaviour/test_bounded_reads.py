@@ -199,3 +199,13 @@ except Exception as error:
     grown = peak - baseline_peak("from agenthorizon.judging.runs.folder import RunDirectory")
     assert error.startswith(f"RunLockedError: {folder} is in use by another runner (unreadable; lock file {lock})")
     assert grown < 64 * _MIB, f"taking the lock grew by {grown // _MIB} MiB"
+
+
+def test_a_sparse_dev_manifest_is_refused_unread_naming_it(tmp_path):
+    from agenthorizon.release.files import read_dev_manifest
+
+    manifest = tmp_path / "dev.txt"
+    manifest.touch()
+    os.truncate(manifest, 2**31)
+    with pytest.raises(ValueError, match=rf"{manifest}: a dev manifest of 2,147,483,648 bytes; expected at most"):
+        read_dev_manifest(manifest)
