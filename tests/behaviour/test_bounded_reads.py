@@ -72,7 +72,8 @@ def test_a_sparse_2_gib_run_record_is_refused_by_every_reader_naming_it(run, tin
     for name, argv in _readers(folder, tiny_root, tmp_path).items():
         code, out, err, grown = _command(*argv)
         assert code == 2, (name, out, err)
-        assert f"{record}: 2 GiB long; expected at most 64 MiB for a file of a run (refused unread)" in err, (name, err)
+        assert (f"{record}: a file of a run of 2,147,483,648 bytes; expected at most 67,108,864 (refused unread)"
+                in err), (name, err)
         assert grown < 64 * _MIB, f"{name} grew by {grown // _MIB} MiB"
 
 
@@ -85,7 +86,8 @@ def test_a_sparse_2_gib_result_file_is_an_unreadable_result_named_in_the_score(r
     assert code == 1, err  # an item without a valid result: the run is incomplete
     report = json.loads(out)
     assert report["invalid_by_reason"]["malformed_json"] == 1
-    assert any(f"{result}: 2 GiB long; expected at most 256 MiB" in note for note in report["notes"]), report["notes"]
+    assert any(f"{result}: a file of a run of 2,147,483,648 bytes; expected at most 268,435,456" in note
+               for note in report["notes"]), report["notes"]
     assert grown < 64 * _MIB, f"score grew by {grown // _MIB} MiB"
 
 

@@ -49,6 +49,7 @@ from typing import Any, Iterable, Mapping
 from agenthorizon.judging.runs.durable import commit_texts, encode_json, remove_temp_files
 from agenthorizon.judging.runs.inspect_log import is_inspect_log, read_log_record, read_log_results
 from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_shard_records
+from agenthorizon.release.item_files import read_bounded
 from agenthorizon.schema import STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH, STATUS_MALFORMED_JSON, UUID_PATTERN
 from agenthorizon.scoring.predictions import is_result_record, result_prediction
 from agenthorizon.sizes import size_text
@@ -170,14 +171,7 @@ def _overwrite_in_place(path: Path, text: str) -> bool:
 def _read_text(path: Path, limit: int) -> str:
     """The text of ``path``, at most ``limit`` bytes: a larger (or sparse) file is refused before it is read."""
     with path.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        data = handle.read(limit + 1) if size <= limit else b""
-    if size > limit or len(data) > limit:
-        raise ValueError(
-            f"{path}: {size_text(max(size, len(data)))} long; expected at most {size_text(limit)} "
-            "for a file of a run (refused unread)"
-        )
-    return data.decode("utf-8")
+        return read_bounded(handle, limit, path, "a file of a run").decode("utf-8")
 
 
 def _read_json(path: Path, what: str, limit: int = RESULT_LIMIT) -> Any:
