@@ -74,6 +74,9 @@ PAIR_GROUP_ID_LENGTH: Final = 12
 UUID_PATTERN: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 """Trajectory ids are UUIDs; result files are named ``<uuid>.json``. Use it with
 ``fullmatch`` (``$`` of ``match`` would accept a trailing newline)."""
+DELIVERABLE_ID_PATTERN: Final = re.compile(r"[0-9]{1,20}(?:-[0-9]{1,20}){3}")
+"""A deliverable id (``instruction_id``, ``steps_id``; an image folder's name): four dash-separated groups of
+digits, as the release writes them (``000234004-234004-0000-000000234004``), at most 83 characters."""
 
 POSITIVE: Final = "positive"
 NEGATIVE: Final = "negative"

@@ -54,6 +54,22 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def byte_size(text: str) -> int:
+    """argparse type: a number of bytes (``500MB`` = 10^6, ``512MiB`` = ``512M`` = 2^20), or a usage error.
+
+    argparse names the flag in front of the message.
+
+    >>> byte_size("500MB"), byte_size("1G")
+    (500000000, 1073741824)
+    """
+    from agenthorizon.sizes import parse_size
+
+    try:
+        return parse_size(text, "size")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("size: ")) from None
+
+
 def add_selection_arguments(parser: argparse.ArgumentParser, *, from_run: bool) -> None:
     """``--config``, ``--exclude-dev``, ``--dev-groups`` and ``--dev-manifest``.
 

@@ -6,6 +6,7 @@ import argparse
 import os
 import shlex
 
+from agenthorizon.cli._common import byte_size
 from agenthorizon.schema import CONFIG_NAMES, DEFAULT_HUB_REPO, DEV_GROUPS, EXPORT_IMAGE_MODES
 
 HELP = "Export configs as Parquet shards with a dataset card that plain datasets.load_dataset reads."
@@ -31,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--dev-groups", type=int, default=DEV_GROUPS, help=f"pair groups in AH-D (default {DEV_GROUPS})")
     parser.add_argument(
-        "--max-shard-size", default=DEFAULT_MAX_SHARD_SIZE, help=f"largest shard, e.g. 500MB (default {DEFAULT_MAX_SHARD_SIZE})"
+        "--max-shard-size", type=byte_size, default=DEFAULT_MAX_SHARD_SIZE, metavar="BYTES",
+        help=f"largest shard, e.g. 500MB (10^6 bytes) or 512MiB (2^20) (default {DEFAULT_MAX_SHARD_SIZE})",
     )
     parser.add_argument("--revision", default=None, help="branch, tag or commit, for a Hub ROOT")
     parser.add_argument(

@@ -30,6 +30,7 @@ from agenthorizon.cli._common import (
     EXIT_INCOMPLETE,
     add_bootstrap_arguments,
     add_selection_arguments,
+    byte_size,
     incomplete,
     non_negative_int,
 )
@@ -123,9 +124,9 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "(costs come from --price-in/--price-out or the harness's own report; a judge that reports none is refused)",
     )
     parser.add_argument(
-        "--max-output-bytes", type=_size, metavar="BYTES",
+        "--max-output-bytes", type=byte_size, metavar="BYTES",
         help="keep at most this much of one answer, its end (an agent's stdout and stderr, or a server's "
-        "answer; default 16M, units K/M/G); the result says how many bytes were dropped",
+        "answer; default 16M; M = MiB = 2^20, MB = 10^6); the result says how many bytes were dropped",
     )
     parser.add_argument(
         "--max-transport-failures", type=non_negative_int, default=DEFAULT_BREAKER, metavar="K",
@@ -231,16 +232,16 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         help="processes and threads one agent may run at once (default 1024; sandboxed agents only)",
     )
     agents.add_argument(
-        "--agent-max-memory", type=_size, metavar="BYTES",
+        "--agent-max-memory", type=byte_size, metavar="BYTES",
         help="heap and writable memory per agent process, e.g. 4G (default 8G)",
     )
     agents.add_argument(
         "--agent-max-files", type=_positive_int, metavar="N", help="open files per agent process (default 4096)",
     )
     agents.add_argument(
-        "--agent-max-disk", type=_size, metavar="BYTES",
+        "--agent-max-disk", type=byte_size, metavar="BYTES",
         help="what one agent may write in the sandbox, all its folders together (in memory), and the largest "
-        "file it may write anywhere, e.g. 2G (default 1G)",
+        "file it may write anywhere, e.g. 2GiB or 2GB (default 1 GiB)",
     )
     agents.add_argument(
         "--agent-endpoint", action="append", metavar="URL",
@@ -273,16 +274,6 @@ def _ablation(text: str) -> tuple[str, ...]:
         return parse_ablation(text, "--ablate")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _size(text: str) -> int:
-    """A number of bytes, with an optional binary unit (``16M``, ``8G``), or a usage error saying so."""
-    from agenthorizon.judging.judges.agent_limits import parse_size
-
-    try:
-        return parse_size(text, "size")
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error).removeprefix("size: ")) from None
 
 
 def _env_entry(text: str) -> tuple[str, str]:
@@ -421,7 +412,7 @@ def describe_exposure(judge) -> str:
                             ("private", "private per item, on the disk budget")):
             lines.append(f"{title}:")
             lines += [f"  {path.lstrip('/') if path.startswith('/<item>') else path}" for path in shown[kind]]
-    from agenthorizon.judging.judges.agent_limits import size_text
+    from agenthorizon.sizes import size_text
 
     limits = spec["limits"]
     parts = [f"{limits['processes']} processes and threads" if limits["processes"] else "processes not limited",

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -66,6 +65,7 @@ from agenthorizon.schema import (
     UNTYPED,
 )
 from agenthorizon.release.hub import resolve_release
+from agenthorizon.sizes import parse_size
 
 __all__ = [
     "ConfigExport",
@@ -76,36 +76,10 @@ __all__ = [
     "export_features",
     "export_release",
     "export_row",
-    "parse_size",
 ]
 
 DEFAULT_MAX_SHARD_SIZE = "500MB"
 """The shard size ``datasets.Dataset.push_to_hub`` uses by default."""
-
-
-def parse_size(size: str | int) -> int:
-    """Bytes in a size such as ``"500MB"``, ``"1.5GB"``, ``"64KiB"`` or ``1000``.
-
-    Decimal units (KB, MB, GB) are powers of 1000, binary units (KiB, MiB,
-    GiB) powers of 1024, as in ``datasets``.
-
-    >>> parse_size("500MB"), parse_size("1KiB"), parse_size(12)
-    (500000000, 1024, 12)
-    """
-    if isinstance(size, int) and not isinstance(size, bool):
-        if size <= 0:
-            raise ValueError(f"shard size must be positive, got {size}")
-        return size
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?\s*", str(size), re.IGNORECASE)
-    if not match:
-        raise ValueError(f"shard size {size!r} is not a size; expected e.g. '500MB', '1GiB' or a number of bytes")
-    number, unit = float(match.group(1)), (match.group(2) or "B").upper()
-    powers = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-              "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-    value = int(number * powers[unit])
-    if value <= 0:
-        raise ValueError(f"shard size must be positive, got {size!r}")
-    return value
 
 
 def export_features(images: str) -> Any:
@@ -338,7 +312,8 @@ def export_release(
         row's ``in_dev``. Must be >= 0.
     max_shard_size : str or int, default="500MB"
         Upper bound for one shard's (uncompressed Arrow) size, e.g.
-        ``"500MB"`` or a number of bytes (:func:`parse_size`). A config with
+        ``"500MB"`` (10^6 bytes), ``"512MiB"`` (2^20) or a number of bytes
+        (:func:`agenthorizon.sizes.parse_size`). A config with
         no rows still gets one empty shard.
     repo_id : str, optional
         Hub repository named in the card's loading example (default: the
@@ -409,6 +384,7 @@ def export_release(
             raise ValueError(f"unknown config {name!r}; expected one of {list(CONFIG_NAMES)}")
     if isinstance(dev_groups, bool) or not isinstance(dev_groups, int) or dev_groups < 0:
         raise ValueError(f"dev_groups must be a non-negative integer, got {dev_groups!r}")
+    max_bytes = parse_size(max_shard_size, "max_shard_size")
     # One fetch covers every chosen config: `all` holds every item (AH-D included).
     root = resolve_release(
         root,
@@ -418,7 +394,6 @@ def export_release(
         token=token,
         dev_groups=dev_groups,
     )
-    max_bytes = parse_size(max_shard_size)
     features = export_features(images)
     relative = RelativePaths(root)
     summary = ExportSummary(out=out, images=images, synthetic=is_sample_corpus(root))

@@ -44,7 +44,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence, TextIO
 
 from agenthorizon.release.confine import (
     NotRegularFileError,
@@ -56,14 +56,23 @@ from agenthorizon.release.confine import (
     release_real_roots,
 )
 from agenthorizon.release.item_files import (  # an item's files; re-exported: every read of a release is here
+    ITEM_FILE_LIMIT,
     _parse_json,
     parse_json_bytes,
+    read_bounded,
     read_markdown,
     read_trajectory,
     screenshot_path,
     screenshot_paths,
 )
-from agenthorizon.release.labels import check_disjoint, manifest_sha256, parse_label_file
+from agenthorizon.release.labels import (
+    LINE_LIMIT,
+    cached_parse,
+    check_disjoint,
+    manifest_sha256,
+    parse_label_lines,
+    text_digest,
+)
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.release.splits import select_rows
 from agenthorizon.schema import (
@@ -86,6 +95,7 @@ __all__ = [
     "dev_manifest_path",
     "escaping_screenshots",
     "expected_root_message",
+    "label_file_lines",
     "link_out_message",
     "open_confined",
     "open_regular",
@@ -161,12 +171,18 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
         path = root / name
         try:
             with open_confined(root, path, "label file", "r", encoding="utf-8") as handle:
-                text = handle.read()
+                # Two streaming passes, never the whole text: its digest (a parse of the same text is reused),
+                # then its lines, validated as they come, up to the first bad one.
+                digest = text_digest(iter(lambda: handle.read(1 << 20), ""))
+                label_file = cached_parse(name, digest)
+                if label_file is None:
+                    handle.seek(0)
+                    label_file = parse_label_lines(label_file_lines(handle), name, digest=digest)
         except FileNotFoundError:
             raise FileNotFoundError(f"label file {path} not found; {expected_root_message()}") from None
         except UnicodeDecodeError as error:
             raise ValueError(f"{path}: not UTF-8 text ({error.reason}); expected JSON Lines") from None
-        files.append(parse_label_file(text, name))
+        files.append(label_file)
     check_disjoint(files)
     rows = []
     for label_file in files:
@@ -174,6 +190,17 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
         for index, row in enumerate(label_file.rows):
             rows.append({**row, "difficulty": difficulty, "location": label_file.location(index)})
     return rows
+
+
+def label_file_lines(handle: TextIO) -> Iterator[str]:
+    """The lines of an open label file, each read at most :data:`~agenthorizon.release.labels.LINE_LIMIT` + 1
+    characters at a time: a longer line is given cut there (the validation refuses it) and the rest of it skipped,
+    so one line without an end costs no more than that."""
+    while line := handle.readline(LINE_LIMIT + 1):
+        if len(line) > LINE_LIMIT and not line.endswith("\n"):
+            while (rest := handle.readline(LINE_LIMIT + 1)) and not rest.endswith("\n"):
+                pass
+        yield line
 
 
 def dev_manifest_path(path: str | os.PathLike[str]) -> str:
@@ -211,7 +238,7 @@ def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None
     path = Path(path)
     try:
         with open_regular(path, "dev manifest") as handle:
-            raw = handle.read()
+            raw = read_bounded(handle, ITEM_FILE_LIMIT, path, "a dev manifest")
     except FileNotFoundError:
         raise FileNotFoundError(f"dev manifest {path} not found") from None
     if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:

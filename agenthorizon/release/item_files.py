@@ -23,7 +23,11 @@ from agenthorizon.release.confine import open_confined
 from agenthorizon.schema import IMAGES_DIR, SCREENSHOT_REF_PREFIX, markdown_relpath
 from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
-__all__ = ["parse_json_bytes", "read_markdown", "read_trajectory", "screenshot_path", "screenshot_paths"]
+__all__ = ["ITEM_FILE_LIMIT", "parse_json_bytes", "read_bounded", "read_markdown", "read_trajectory", "screenshot_path",
+           "screenshot_paths"]
+
+ITEM_FILE_LIMIT = 64 * 2**20
+"""The largest trajectory JSON or Markdown file read: 64 MiB (the release's largest is under 1 MB)."""
 
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 # A screenshot reference of the release's own form, ``../media/images/<folder>/step_N.png``,
@@ -33,6 +37,18 @@ _CANONICAL_REFERENCE = re.compile(re.escape(SCREENSHOT_REF_PREFIX) + r"(?!\.\.?/
 
 
 # --- trajectory files ---------------------------------------------------------------
+
+
+def read_bounded(handle: Any, limit: int, path: str | os.PathLike[str], what: str) -> Any:
+    """All of an open release file, at most ``limit`` bytes: a larger (or sparse) one is refused before it is read.
+
+    Raises ``ValueError`` naming ``path``, its size and ``limit``.
+    """
+    size = os.fstat(handle.fileno()).st_size
+    data = handle.read(limit + 1) if size <= limit else ""
+    if size > limit or len(data) > limit:
+        raise ValueError(f"{path}: {what} of {max(size, len(data)):,} bytes; expected at most {limit:,} (refused unread)")
+    return data
 
 
 def _parse_json(raw: bytes | str, name: str, expected: str) -> Any:
@@ -92,7 +108,7 @@ def read_trajectory(root: str | os.PathLike[str], json_path: str | os.PathLike[s
     """
     try:
         with open_confined(root, json_path, "trajectory json") as handle:
-            raw = handle.read()
+            raw = read_bounded(handle, ITEM_FILE_LIMIT, f"{json_path} ({where})", "a trajectory json")
     except FileNotFoundError:
         raise FileNotFoundError(f"{json_path} ({where}): trajectory json not found") from None
     trajectory = parse_json_bytes(raw, f"{json_path} ({where})", "a trajectory object")
@@ -117,7 +133,7 @@ def read_markdown(root: str | os.PathLike[str], trajectory_id: str, where: str) 
     path = os.path.join(os.fspath(root), markdown_relpath(trajectory_id).replace("/", os.sep))
     try:
         with open_confined(root, path, "markdown file", "r", encoding="utf-8") as handle:
-            return handle.read()
+            return read_bounded(handle, ITEM_FILE_LIMIT, f"{path} ({where})", "a markdown file")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as error:

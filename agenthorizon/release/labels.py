@@ -1,7 +1,12 @@
 """Label rows: parsing, validation, pair groups and the manifest hash.
 
-Pure logic: callers hand in the text of a label file and the name to use in
-error messages; reading files is :mod:`agenthorizon.release.files`' job.
+Pure logic: callers hand in the lines (or the text) of a label file and the
+name to use in error messages; reading files is
+:mod:`agenthorizon.release.files`' job. Lines are validated as they come, so
+a reader that streams a file stops at its first bad line having read no
+further; a line longer than :data:`LINE_LIMIT` is refused without being
+parsed, and ids must have their shape (a UUID; a deliverable id,
+:data:`~agenthorizon.schema.DELIVERABLE_ID_PATTERN`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from agenthorizon.schema import (
     PAIR_GROUP_ID_LENGTH,
     POSITIVE,
     SOURCE_VALUES,
+    DELIVERABLE_ID_PATTERN,
     UNTYPED,
     UUID_PATTERN,
     canonical_mistake_type,
@@ -26,6 +32,9 @@ from agenthorizon.schema import (
 from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 LabelRow = dict  # exactly the seven fields of schema.LABEL_FIELDS, all strings
+
+LINE_LIMIT = 4096
+"""The longest label line read, in characters: a real one is about 300."""
 
 
 @dataclass(frozen=True)
@@ -41,20 +50,27 @@ class LabelFile:
         return f"{self.name}:{self.line_numbers[index]}"
 
 
-def _label_lines(text: str, name: str) -> Iterator[tuple[int, LabelRow | None, str | None]]:
+def _label_lines(lines: Iterable[str], name: str) -> Iterator[tuple[int, LabelRow | None, str | None]]:
     """Each non-blank line of a label file: ``(line number, row, problem)``.
 
     The one reading of a label file's lines: ``row`` is the validated row and
     ``problem`` ``None``, or ``row`` is ``None`` and ``problem`` the message
     (naming ``name:line`` and what was expected) for a line that is not a valid
-    row or repeats an earlier line's ``trajectory_id``. Lazy, so a caller that
-    stops at the first problem reads no further.
+    row, is longer than :data:`LINE_LIMIT` or repeats an earlier line's
+    ``trajectory_id``. Lazy, so a caller that stops at the first problem reads
+    no further.
     """
     seen: dict[str, int] = {}
-    for line_number, line in enumerate(text.splitlines(), start=1):
+    for line_number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{name}:{line_number}"
+        if len(line.rstrip("\r\n")) > LINE_LIMIT:
+            yield line_number, None, (
+                f"{where}: a line longer than {LINE_LIMIT} characters; expected one label object of seven short "
+                "fields per line"
+            )
+            continue
         try:
             row = _validate_row(line, where)
         except ValueError as error:
@@ -69,13 +85,57 @@ def _label_lines(text: str, name: str) -> Iterator[tuple[int, LabelRow | None, s
         yield line_number, row, None
 
 
-# The last parse of each label file, by name. A load reads both label files
-# several times (the config selection, the manifest hash of its cache key, the
-# builder) and an export once per config, and each parse validates about
-# 4,000 rows. Only the very same text reuses a parse (which depends on nothing
-# else), so a file changed in between is parsed anew; a bad text is never
-# kept, so every read of it names its line again.
+# The last parse of each label file, by name, with the sha256 of its text. A
+# load reads both label files several times (the config selection, the
+# manifest hash of its cache key, the builder) and an export once per config,
+# and each parse validates about 4,000 rows. Only the very same text reuses a
+# parse (which depends on nothing else), so a file changed in between is
+# parsed anew; a bad text is never kept, so every read of it names its line
+# again.
 _LAST_PARSE: dict[str, tuple[str, LabelFile]] = {}
+
+
+def text_digest(chunks: Iterable[str]) -> str:
+    """The sha256 of a label file's text given in pieces: what :func:`parse_label_lines` caches a parse by.
+
+    >>> text_digest(["ab", "c"]) == text_digest(["abc"])
+    True
+    """
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def cached_parse(name: str, digest: str) -> LabelFile | None:
+    """The last parse of ``name`` when its text had sha256 ``digest`` (copies of its rows), else ``None``."""
+    last = _LAST_PARSE.get(name)
+    if last is None or last[0] != digest:
+        return None
+    known = last[1]
+    return LabelFile(name=known.name, rows=[dict(row) for row in known.rows], line_numbers=list(known.line_numbers))
+
+
+def parse_label_lines(lines: Iterable[str], name: str, *, digest: str | None = None) -> LabelFile:
+    """Parse and validate a label file's lines as they come, stopping at the first bad one.
+
+    The rules are :func:`parse_label_file`'s. With ``digest`` (the sha256 of
+    the text, :func:`text_digest`) the parse is kept for :func:`cached_parse`.
+    """
+    rows: list[LabelRow] = []
+    line_numbers: list[int] = []
+    for line_number, row, problem in _label_lines(lines, name):
+        if problem is not None:
+            raise ValueError(problem)
+        rows.append(row)
+        line_numbers.append(line_number)
+    if not rows:  # a truncated download or an emptied file: never a release of zero items
+        raise ValueError(empty_label_file_message(name))
+    parsed = LabelFile(name=name, rows=rows, line_numbers=line_numbers)
+    if digest is not None:
+        _LAST_PARSE[name] = (digest, parsed)
+        return cached_parse(name, digest)  # the caller's own copies
+    return parsed
 
 
 def parse_label_file(text: str, name: str) -> LabelFile:
@@ -86,7 +146,10 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     trajectory (``instruction_id == steps_id``, empty sources and type); a
     negative shows a sibling's trajectory (different ids, opposite
     ``parent``/``child`` sources, a known mistake type or ``""``). Mistake types
-    are stored in their canonical label-file spelling.
+    are stored in their canonical label-file spelling. ``trajectory_id`` is a
+    UUID; ``instruction_id`` and ``steps_id`` are deliverable ids
+    (:data:`~agenthorizon.schema.DELIVERABLE_ID_PATTERN`); a line is at most
+    :data:`LINE_LIMIT` characters.
 
     Raises ``ValueError`` naming ``name``, the line and what was expected, at
     the first bad line (:func:`check_label_file` reports every one), or
@@ -94,11 +157,8 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     The same text as the last one parsed under ``name`` is not validated
     again; each call gets its own copies of the rows.
     """
-    last = _LAST_PARSE.get(name)
-    if last is None or last[0] != text:
-        last = _LAST_PARSE[name] = (text, _parse_label_file(text, name))
-    known = last[1]
-    return LabelFile(name=known.name, rows=[dict(row) for row in known.rows], line_numbers=list(known.line_numbers))
+    digest = text_digest([text])
+    return cached_parse(name, digest) or parse_label_lines(text.splitlines(), name, digest=digest)
 
 
 def empty_label_file_message(name: str) -> str:
@@ -110,21 +170,8 @@ def empty_label_file_message(name: str) -> str:
     return f"{name}: empty label file (no label line); expected one label object per line"
 
 
-def _parse_label_file(text: str, name: str) -> LabelFile:
-    rows: list[LabelRow] = []
-    line_numbers: list[int] = []
-    for line_number, row, problem in _label_lines(text, name):
-        if problem is not None:
-            raise ValueError(problem)
-        rows.append(row)
-        line_numbers.append(line_number)
-    if not rows:  # a truncated download or an emptied file: never a release of zero items
-        raise ValueError(empty_label_file_message(name))
-    return LabelFile(name=name, rows=rows, line_numbers=line_numbers)
-
-
-def check_label_file(text: str, name: str) -> tuple[LabelFile | None, list[str]]:
-    """Every problem of a label file's text, and the parsed file when there is none.
+def check_label_file(text: str | Iterable[str], name: str) -> tuple[LabelFile | None, list[str]]:
+    """Every problem of a label file's text (or its lines, as they come), and the parsed file when there is none.
 
     One pass over the lines, for ``agenthorizon verify``: the messages are
     those :func:`parse_label_file` raises, one per bad line; the
@@ -132,7 +179,7 @@ def check_label_file(text: str, name: str) -> tuple[LabelFile | None, list[str]]
     when there is a problem.
 
     >>> row = ('{"trajectory_id": "6f1c3a52-7a4e-4e47-9a3b-2f4c9c1e8d10", "label": "positive", '
-    ...        '"instruction_id": "d1", "instruction_source": "", "steps_id": "d1", "steps_source": "", '
+    ...        '"instruction_id": "1-1-0-1", "instruction_source": "", "steps_id": "1-1-0-1", "steps_source": "", '
     ...        '"mistake_type": ""}')
     >>> parsed, problems = check_label_file(row + "\\n" + row + "\\n{", "AgentHorizon.jsonl")
     >>> parsed is None, [problem.split(": ")[1] for problem in problems]
@@ -141,7 +188,8 @@ def check_label_file(text: str, name: str) -> tuple[LabelFile | None, list[str]]
     rows: list[LabelRow] = []
     line_numbers: list[int] = []
     problems: list[str] = []
-    for line_number, row, problem in _label_lines(text, name):
+    lines = text.splitlines() if isinstance(text, str) else text
+    for line_number, row, problem in _label_lines(lines, name):
         if problem is not None:
             problems.append(problem)
         else:
@@ -188,8 +236,12 @@ def _validate_row(line: str, where: str) -> LabelRow:
     trajectory_id = row["trajectory_id"]
     if not UUID_PATTERN.fullmatch(trajectory_id):
         raise ValueError(f"{where}: trajectory_id {printable(trajectory_id, limit=ECHO_LIMIT, quote=True)} is not a UUID")
-    if not row["instruction_id"] or not row["steps_id"]:
-        raise ValueError(f"{where}: instruction_id and steps_id must be non-empty deliverable ids")
+    for name in ("instruction_id", "steps_id"):
+        if not DELIVERABLE_ID_PATTERN.fullmatch(row[name]):
+            raise ValueError(
+                f"{where}: {name} {printable(row[name], limit=ECHO_LIMIT, quote=True)} is not a deliverable id; "
+                "expected four dash-separated groups of digits such as 000234004-234004-0000-000000234004"
+            )
     label = row["label"]
     if label == POSITIVE:
         if row["instruction_id"] != row["steps_id"]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from agenthorizon._progress import progress_bar
 from agenthorizon.release.files import (
     escaping_screenshots,
+    label_file_lines,
     link_out_message,
     local_root,
     open_confined,
@@ -123,14 +124,14 @@ def verify_release(root: str | os.PathLike[str], *, progress: bool = False) -> l
         path = root / name
         try:
             with open_confined(root, path, "label file", "r", encoding="utf-8") as handle:
-                text = handle.read()
+                # one streaming pass: every problem, or the rows
+                label_file, file_problems = check_label_file(label_file_lines(handle), name)
         except UnicodeDecodeError as error:
             problems.append(Problem(name, str(path), f"not UTF-8 text ({error.reason}); expected JSON Lines"))
             continue
         except ValueError as error:  # a link out of the release
             problems.append(Problem(name, str(path), _strip_prefix(str(error), path)))
             continue
-        label_file, file_problems = check_label_file(text, name)  # one pass: every problem, or the rows
         problems.extend(Problem(name, str(path), message) for message in file_problems)
         if label_file is not None:
             label_files.append(label_file)

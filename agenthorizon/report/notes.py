@@ -70,7 +70,8 @@ def result_notes(result_set: ResultSet, unexpected: Sequence[str], n_missing: in
     """
     notes = [f"Results found: {len(result_set.ids())}; items without a result (scored as missing): {n_missing}"]
     if result_set.unreadable:
-        notes.append(f"Unreadable result files (scored as malformed_json): {len(result_set.unreadable)}")
+        notes.append(f"Unreadable result files (scored as malformed_json): {len(result_set.unreadable)}: "
+                     f"{_listing(list(result_set.unreadable.values()))}")
     for reason, what in (("id_mismatch", "holding another item's result"), ("judge_mismatch", "written by another judge")):
         messages = [message for r, message in result_set.untrusted.values() if r == reason]
         if messages:

@@ -454,6 +454,7 @@ def test_an_answer_file_that_is_a_link_or_a_fifo_is_refused_and_the_run_goes_on(
     # A 16 GiB sparse file costs a read of its last max_output_bytes: its verdict, at the end, is read.
     assert sparse["parse_status"] == "ok" and sparse["verdict"]["reasoning"] == "sparse"
     assert len(sparse["raw_output"]) < 4096
+    assert sparse["telemetry"]["truncated_bytes"] >= 2**34 - 4096  # the 16 GiB cut from the file are counted
     assert answer["parse_status"] == "ok" and answer["verdict"]["reasoning"] == "answer"
 
 

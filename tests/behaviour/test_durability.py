@@ -373,3 +373,61 @@ def test_overlapping_runs_leave_the_garbage_collector_as_they_found_it(dataset, 
     assert not both_started.broken
     assert len(list((tmp_path / "a").glob("*.json"))) == len(list((tmp_path / "b").glob("*.json")))
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+# An agent that hangs on the item named in AH_HANG (so the runner is killed with it in flight), answers at once otherwise.
+HANGING_JUDGE = (
+    "import json, os, sys, time\n"
+    "text = sys.stdin.read()\n"
+    "if os.environ['AH_HANG'] in text and os.path.exists(os.environ['AH_HANG_FLAG']):\n"
+    "    open(os.environ['AH_STARTED'], 'w').close()\n"
+    "    time.sleep(120)\n"
+    "print(json.dumps({'success': True, 'reasoning': 'fine'}))\n"
+)
+
+
+def test_item_folders_a_killed_runner_left_are_removed_when_the_run_resumes(dataset, tiny_root, tmp_path):
+    """Before, every item folder in flight at a SIGKILL stayed in the workdir root for good."""
+    from agenthorizon.judging.judges.command import CommandJudge
+
+    script, root, flag, started = tmp_path / "hang.py", tmp_path / "items", tmp_path / "hang-flag", tmp_path / "started"
+    script.write_text(HANGING_JUDGE)
+    root.mkdir()
+    flag.touch()
+    hang = dataset[0]["trajectory_id"]
+    env = {**os.environ, "AH_HANG": hang, "AH_HANG_FLAG": str(flag), "AH_STARTED": str(started)}
+    program = (
+        "import sys, agenthorizon, warnings\n"
+        "from agenthorizon.judging.judges.command import CommandJudge\n"
+        "from agenthorizon.judging.runs.runner import run_judge\n"
+        "warnings.simplefilter('ignore')\n"
+        "ds = agenthorizon.load_dataset(sys.argv[1], 'all', split='test', cache_dir=sys.argv[4])\n"
+        "judge = CommandJudge([sys.executable, sys.argv[2]], sandbox='none', workdir_root=sys.argv[3])\n"
+        "run_judge(judge, ds.select(range(3)), sys.argv[5], progress=False, config='all')\n"
+    )
+    out = tmp_path / "run"
+    runner = subprocess.Popen([sys.executable, "-c", program, str(tiny_root), str(script), str(root),
+                               str(tmp_path / "cache"), str(out)], env=env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while not started.exists():  # the hanging item's agent is running: its folder exists
+            assert runner.poll() is None, runner.communicate()
+            time.sleep(0.01)  # polling for a file; nothing is timed
+        os.killpg(runner.pid, signal.SIGKILL)  # the runner and its agent
+    finally:
+        runner.communicate()
+    left = sorted(path.name for path in root.iterdir())
+    assert left and all(name.startswith("agenthorizon-judge-") for name in left), left
+    other_run = root / "agenthorizon-judge-0123456789abcdef-1-keep"  # another run's folder (pid 1 is alive)
+    other_run.mkdir()
+
+    flag.unlink()
+    variables = {"AH_HANG": hang, "AH_HANG_FLAG": str(flag), "AH_STARTED": str(started)}
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in variables.items():
+            patch.setenv(key, value)
+        with pytest.warns(UserWarning):  # sandbox none warns; not what is tested here
+            judge = CommandJudge([sys.executable, str(script)], sandbox="none", workdir_root=str(root))
+        summary = run_judge(judge, dataset.select(range(3)), out, progress=False, config="all")
+    assert summary.counts.ok == 3
+    assert sorted(path.name for path in root.iterdir()) == [other_run.name]

@@ -327,8 +327,14 @@ def test_load_dataset_refuses_an_empty_label_file_as_verify_does(text: str, tiny
     assert message in capsys.readouterr().err
 
 
-def test_a_50_mb_trajectory_id_is_echoed_cut_with_its_length_and_escaped(tiny_copy: Path):
-    huge = "\x1b[2J" + "9" * (50 * 2**20 - 4)  # 52,428,800 characters, starting with a screen clear
+@pytest.mark.parametrize(("length", "expected"), [
+    # A 50 MB line is refused at the label line bound, unparsed and unechoed.
+    (50 * 2**20, "AgentHorizon.jsonl:1: a line longer than 4096 characters; expected one label object"),
+    # A long id within the bound is echoed cut, with its length, and escaped.
+    (3000, f"trajectory_id '\\x1b[2J{'9' * 76}'… (3,000 characters) is not a UUID"),
+])
+def test_a_huge_trajectory_id_is_refused_or_echoed_cut_with_its_length_and_escaped(tiny_copy: Path, length, expected):
+    huge = "\x1b[2J" + "9" * (length - 4)  # starting with a screen clear
     lines = (tiny_copy / LABEL_FILE_HARD).read_text().splitlines()
     row = json.loads(lines[0])
     row["trajectory_id"] = huge
@@ -340,7 +346,7 @@ def test_a_50_mb_trajectory_id_is_echoed_cut_with_its_length_and_escaped(tiny_co
         shown = done.stdout + done.stderr
         assert done.returncode == (1 if command == "verify" else 2), shown[:2000]
         assert len(shown) < 2000 and "\x1b" not in shown  # not 50 MB on the terminal, no raw escape
-        assert f"trajectory_id '\\x1b[2J{'9' * 76}'… (52,428,800 characters) is not a UUID" in shown
+        assert expected in shown, shown
 
 
 def test_warnings_and_errors_of_the_cli_escape_control_characters_in_paths(tiny_copy: Path, tmp_path: Path):

@@ -301,6 +301,21 @@ def test_shards_of_one_run_can_work_in_one_folder_at_once(tiny_root, tmp_path):
     assert not (out / "run-shard-1-of-2.lock").exists()
 
 
+def test_shards_of_another_split_are_refused_in_one_folder_naming_both(tiny_root, tmp_path, capsys):
+    """Before, ``--shard 1/2`` then ``--shard 1/3`` into one --out were merged without a word (overlapping items)."""
+    out = tmp_path / "run"
+    assert judge(tiny_root, "lexical", out, "--config", "AH", "--shard", "1/2") == 0
+    before = sorted(path.name for path in out.iterdir())
+    capsys.readouterr()
+    for other in ("1/3", None):
+        assert judge(tiny_root, "lexical", out, "--config", "AH", *(("--shard", other) if other else ())) == 2
+        error = capsys.readouterr().err
+        shown = f"--shard {other}" if other else "a whole run (no --shard)"
+        assert f"already holds --shard 1/2 (run-shard-1-of-2.json); this run is {shown}" in error, error
+    assert sorted(path.name for path in out.iterdir()) == before  # nothing judged, no record written
+    assert judge(tiny_root, "lexical", out, "--config", "AH", "--shard", "2/2") == 0  # the same split still may
+
+
 # --- failures 3 and 4: one parse rule, and wrong shapes named ------------------------------
 
 

@@ -487,3 +487,44 @@ def test_paper_layout_requests_from_inspect_are_the_runners_part_by_part(paper):
     assert record.images == runner_record.images and record.images["budget_covers"] == "input"
     assert record.settings()["protocol"] == runner_record.settings()["protocol"]
     assert record.settings()["protocol"]["timestamps"] is True
+
+def _inflated_copy(log: Path, out: Path, mib: int) -> str:
+    """``log`` with its first sample padded (a JSON field of ``mib`` MiB) so that it inflates past the bound."""
+    import zipfile
+
+    with zipfile.ZipFile(log) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as copy:
+        sample = next(info.filename for info in source.infolist() if info.filename.startswith("samples/"))
+        for info in source.infolist():
+            if info.filename != sample:
+                copy.writestr(info, source.read(info))
+        text = source.read(sample)
+        with copy.open(sample, "w", force_zip64=True) as member:
+            member.write(b'{"zz_padding": "')
+            piece = b"a" * 2**20
+            for _ in range(mib):
+                member.write(piece)
+            member.write(b'", ' + text[1:])
+    return sample
+
+
+def test_a_log_whose_sample_inflates_past_the_bound_is_refused_naming_the_log_and_the_sample(routes, tmp_path):
+    """Before the bound, such a log kept ``score`` busy for minutes with nothing printed (600 MB: past 10 minutes)."""
+    from peak_memory import baseline_peak, run_measured
+
+    bomb = tmp_path / "bomb.eval"
+    sample = _inflated_copy(routes["log"], bomb, 300)
+    assert bomb.stat().st_size < 2 * 2**20  # a small file on disk
+    program = """
+import contextlib, io, sys
+from agenthorizon.cli import main
+error = io.StringIO()
+with contextlib.redirect_stderr(error):
+    code = main(["score", sys.argv[1], "--data", sys.argv[2]])
+_report([code, error.getvalue()])
+"""
+    (code, error), peak = run_measured(program, str(bomb), str(routes["root"]), timeout=180)
+    grown = peak - baseline_peak("from agenthorizon.cli import main")
+    assert code == 2, error
+    assert f"{bomb}: member {sample!r} inflates to 300." in error  # 300 MiB and the sample's own bytes
+    assert "MiB; expected at most 256 MiB per member of an Inspect log" in error
+    assert grown < 128 * 2**20, f"score grew by {grown // 2**20} MiB before refusing the log"

@@ -295,3 +295,40 @@ def test_a_pi_model_error_with_exit_status_0_is_the_items_error():
     aborted = {"type": "message_end", "message": {"role": "assistant", "content": [], "stopReason": "aborted"}}
     with pytest.raises(JudgeError, match="pi: pi reported an error: aborted"):
         read_pi_events(json.dumps(aborted), None, "pi")
+
+LONG_ANSWER_FILE = r"""
+import json, sys
+if sys.argv[1:] == ["--version"]:
+    print("1.0")
+    sys.exit(0)
+with open(sys.argv[1], "w") as handle:
+    handle.write("thinking aloud\n" * 20_000)  # 300,000 bytes before the verdict
+    handle.write(json.dumps({"success": True, "reasoning": "long file"}) + "\n")
+print("x" * 10_000)  # stdout past the cap too: both cuts are counted
+"""
+
+
+def test_bytes_cut_from_an_answer_file_are_counted_in_telemetry(dataset, tiny_root, tmp_path):
+    """A fake CLI: it writes its answer file past --max-output-bytes (no real CLI's answer is that long).
+
+    Before the fix only stdout's cut reached ``truncated_bytes``; the answer file's 300 KB went uncounted.
+    """
+    from agenthorizon.judging.judges.presets import Harness
+    from agenthorizon.judging.runs.folder import read_results
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake(bin_dir, "longfile", LONG_ANSWER_FILE)
+    harness = Harness(name="longfile", title="Long file", package="longfile", tested_version="1.0",
+                      argv=(str(bin_dir / "longfile"), "{answer_file}"), stdin="{prompt}", reader="text",
+                      tools={"paper": (), "read-only": ()}, answer_file=True)
+    # sandbox none: the fake writes only its own answer file, in the item's folder.
+    judge = HarnessJudge(harness, "m", sandbox="none", max_output_bytes=4096, workdir_root=tmp_path)
+    summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
+    assert summary.counts.error == 0, summary.errors
+    (result,) = read_results([tmp_path / "run"]).records.values()
+    assert result.verdict["reasoning"] == "long file"
+    answer_file = 20_000 * len("thinking aloud\n") + len('{"success": true, "reasoning": "long file"}\n')
+    stdout = 10_001
+    # At most 4096 bytes of each were kept: the rest of both is counted (before: stdout's cut alone, <= 10,001).
+    assert answer_file - 4096 + stdout - 4096 <= result.telemetry.truncated_bytes <= answer_file + stdout

@@ -53,7 +53,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -66,6 +65,7 @@ from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES
 from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
+from agenthorizon.sizes import parse_size, size_text
 
 __all__ = [
     "AgentEnd",
@@ -76,11 +76,9 @@ __all__ = [
     "drain",
     "largest_file",
     "limit_reached",
-    "parse_size",
     "read_tail",
     "require_prlimit",
     "run_agent",
-    "size_text",
 ]
 
 DEFAULT_MAX_PROCESSES = 1024
@@ -91,47 +89,12 @@ DEFAULT_MAX_FILES = 4096
 """Open files per agent process (``RLIMIT_NOFILE``)."""
 _CHUNK = 1 << 16
 _PIPE_GRACE_S = 5.0
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20, "mib": 2**20,
-          "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
-
-
-def parse_size(value: int | str, what: str = "size") -> int:
-    """A positive number of bytes from ``value``: an integer, or a number with a binary unit (``512M``, ``8GiB``).
-
-    >>> parse_size("512M"), parse_size("8 GiB"), parse_size(4096)
-    (536870912, 8589934592, 4096)
-    """
-    if isinstance(value, bool):
-        raise ValueError(f"{what}: expected a number of bytes such as 8G, got {value!r}")
-    if isinstance(value, int):
-        number = value
-    else:
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(value))
-        unit = match.group(2).lower() if match else None
-        if match is None or unit not in _UNITS:
-            raise ValueError(f"{what}: expected a number of bytes such as 512M or 8G, got {value!r}")
-        number = int(float(match.group(1)) * _UNITS[unit])
-    if number <= 0:
-        raise ValueError(f"{what}: expected a positive number of bytes, got {value!r}")
-    return number
 
 
 def _positive(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"{what}: expected a positive whole number, got {value!r}")
     return value
-
-
-def size_text(size: int) -> str:
-    """``8 GiB``, ``512 MiB``, ``1000 bytes``.
-
-    >>> size_text(8 * 2**30), size_text(3 * 2**19), size_text(1000)
-    ('8 GiB', '1.5 MiB', '1000 bytes')
-    """
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:g} {unit}"
-    return f"{size} bytes"
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ from agenthorizon.judging.judges.base import (
     JudgeOutput,
     PreflightError,
 )
+from agenthorizon.judging.judges.item_folders import item_prefix, stale_item_folders
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
@@ -287,6 +288,7 @@ class CommandJudge(BaseJudge):
         self.link = link
         self.workdir_root = workdir_root
         self.keep_workdir = keep_workdir
+        self.run_tag: str | None = None  # set by bind_run: item folders are named after their run
         self.env = dict(env or {})
         self.sandbox = resolve_sandbox(sandbox)
         self.config_dirs = [Path(os.path.expanduser(d)).absolute() for d in config_dirs]
@@ -506,7 +508,7 @@ class CommandJudge(BaseJudge):
             raise JudgeError(f"command judge: cannot run {self.argv[0]!r} (not found on PATH)")
         # <base>/work is the agent's directory; <base>/out (scratch) takes files it writes
         # besides stdout (an answer file); its stdin file stays in <base>, outside the sandbox.
-        base = Path(tempfile.mkdtemp(prefix="agenthorizon-judge-", dir=self.workdir_root))
+        base = Path(tempfile.mkdtemp(prefix=item_prefix(self.run_tag), dir=self.workdir_root))
         workdir, scratch = base / "work", base / "out"
         started = time.perf_counter()
         forwarder: Forwarder | None = None
@@ -560,23 +562,43 @@ class CommandJudge(BaseJudge):
             if not self.keep_workdir:
                 remove_item_folder(base)  # whatever the agent left, at any depth, no link followed
 
+    def bind_run(self, run_tag: str) -> int:
+        """Name this judge's item folders after the run ``run_tag``; remove those a killed runner of it left.
+
+        The runner calls it once it holds the run folder's lock
+        (:mod:`~agenthorizon.judging.judges.item_folders`). Folders kept on
+        purpose (``keep_workdir``) are left. Returns how many were removed.
+        """
+        self.run_tag = run_tag
+        if self.keep_workdir:
+            return 0
+        stale = stale_item_folders(self.workdir_root or tempfile.gettempdir(), run_tag)
+        for folder in stale:
+            remove_item_folder(folder)  # whatever the agent left, at any depth, no link followed
+        return len(stale)
+
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
         """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
-        telemetry (``truncated_bytes``) and, this judge's answer being that stdout, in a first line of its text."""
-        output.extra["truncated_bytes"] = dropped
+        telemetry (``truncated_bytes``, added to what an answer file lost) and, this judge's answer being that
+        stdout, in a first line of its text."""
+        output.extra["truncated_bytes"] = output.extra.get("truncated_bytes", 0) + dropped
         output.text = (
             f"[agenthorizon: the first {dropped} bytes of this output were dropped; the last "
             f"{self.max_output_bytes} bytes at most are kept (--max-output-bytes)]\n{output.text}"
         )
 
-    def read_answer_file(self, path: Path) -> str | None:
-        """The end of an answer file the agent wrote (at most ``max_output_bytes``), ``None`` when there is none.
+    def read_answer_file(self, path: Path) -> tuple[str, int] | None:
+        """The end of an answer file the agent wrote (at most ``max_output_bytes``) and the bytes of it not
+        kept (its start); ``None`` when there is none.
 
         Raises :class:`JudgeError` naming what the file is when it is not a regular file (a symbolic link,
         a FIFO, a device: :func:`~agenthorizon.judging.judges.agent_limits.read_tail`); no link is followed.
         """
         tail = read_tail(str(path), self.max_output_bytes)
-        return None if tail is None else tail.take_text(whole_lines=True)
+        if tail is None:
+            return None
+        text = tail.take_text(whole_lines=True)
+        return text, tail.dropped
 
     async def _run(
         self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]

@@ -11,6 +11,10 @@ that nothing else undercuts:
   a transient failure and says which limit it hit;
 - **size**: the answer is read chunk by chunk and at most
   ``max_output_bytes`` of it is kept (:mod:`~agenthorizon.judging.judges.openai_answer`).
+  Its raw bytes are decoded here, not by the HTTP client, so that no
+  ``Content-Encoding`` layer inflates more than :func:`body_limit` bytes
+  (:mod:`~agenthorizon.judging.judges.content_decoding`); past it the
+  request fails, naming the server and the limit.
 
 The retry policy (:class:`~agenthorizon.judging.retry.RetryPolicy`) retries
 timeouts, lost connections and HTTP 408/409/425/429/5xx (honouring
@@ -22,23 +26,62 @@ so that the judge can merge screenshots and ask again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import JudgeError, TransportError
+from agenthorizon.judging.judges.content_decoding import ACCEPT_ENCODING, ContentDecoder, InflatesTooFar, UnknownEncoding
 from agenthorizon.judging.judges.openai_answer import Completion, EventStream, NotACompletion, completion_from_body
 from agenthorizon.judging.judges.openai_protocol import RETRY_STATUSES, is_serving_limit_error, parse_retry_after, public_url
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.retry import RetryPolicy
+from agenthorizon.sizes import size_text
 from agenthorizon.terminal_text import printable
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["RequestTimeout", "ServingLimitExceeded", "post_chat", "timeout_message"]
+__all__ = ["BODY_LIMIT_FLOOR", "RequestTimeout", "ServingLimitExceeded", "body_limit", "decoded_body", "post_chat",
+           "timeout_message"]
 
 # How much of an error body is read and shown (an error page is never the answer).
 _ERROR_BODY_BYTES = 64 * 1024
+BODY_LIMIT_FLOOR = 256 * 2**20
+"""The least a body may decode to (each layer of its encoding): 256 MiB."""
+
+
+def body_limit(max_output_bytes: int) -> int:
+    """The most bytes one answer may decode to: 256 MiB, or 4 x ``max_output_bytes`` when that is more.
+
+    Far above any real answer (the cap keeps its end only), and low enough
+    that a compressed bomb stops within a second.
+
+    >>> body_limit(16 * 2**20) == 256 * 2**20, body_limit(2**30) == 4 * 2**30
+    (True, True)
+    """
+    return max(BODY_LIMIT_FLOOR, 4 * max_output_bytes)
+
+
+async def decoded_body(response: httpx.Response, limit: int, where: str):
+    """The decoded pieces of ``response``'s body, read raw, no layer inflating past ``limit``.
+
+    Raises :class:`JudgeError` naming ``where`` (the server's public URL) and
+    the limit, for a body that inflates past it or uses an encoding the judge
+    did not ask for.
+    """
+    try:
+        decoder = ContentDecoder(response.headers.get("content-encoding", ""), limit)
+        async for chunk in response.aiter_raw():
+            for piece in decoder.feed(chunk):
+                yield piece
+    except InflatesTooFar as error:
+        raise JudgeError(
+            f"the response from {where} is refused: {error} ({size_text(error.limit)}; a real answer is far "
+            f"smaller, and --max-output-bytes keeps only its end)"
+        ) from None
+    except UnknownEncoding as error:
+        raise JudgeError(f"the response from {where} is refused: {error}") from None
 
 
 class ServingLimitExceeded(JudgeError):
@@ -113,27 +156,30 @@ async def _exchange(
     client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str], max_output_bytes: int,
 ) -> tuple[int, Any, Completion | None, str]:
     """One attempt: (status, headers, the completion of a 200 answer or ``None``, the start of an error body)."""
-    async with client.stream("POST", url, json=body, headers=headers) as response:
+    where, limit = public_url(url), body_limit(max_output_bytes)
+    headers = {**headers, "accept-encoding": ACCEPT_ENCODING}
+    async with client.stream("POST", url, json=body, headers=headers) as response, \
+            contextlib.aclosing(decoded_body(response, limit, where)) as pieces:
         if response.status_code != 200:
             kept = bytearray()
-            async for chunk in response.aiter_bytes():  # decoded: an error page is shown as text
-                kept += chunk[: _ERROR_BODY_BYTES - len(kept)]
+            async for piece in pieces:  # decoded: an error page is shown as text
+                kept += piece[: _ERROR_BODY_BYTES - len(kept)]
                 if len(kept) >= _ERROR_BODY_BYTES:
                     break
             return response.status_code, response.headers, None, bytes(kept).decode("utf-8", errors="replace")
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             stream = EventStream(max_output_bytes)
-            async for chunk in response.aiter_bytes():
-                stream.feed(chunk)
+            async for piece in pieces:
+                stream.feed(piece)
                 if stream.done:
                     break
             if stream.error is not None:
                 raise JudgeError(stream.error)
             return 200, response.headers, stream.completion(), ""
         tail = TailBuffer(max_output_bytes)
-        async for chunk in response.aiter_bytes():
-            tail.add(chunk)
+        async for piece in pieces:
+            tail.add(piece)
         try:
             return 200, response.headers, completion_from_body(tail), ""
         except NotACompletion as error:
-            raise JudgeError(f"the response from {public_url(url)} {error}") from None
+            raise JudgeError(f"the response from {where} {error}") from None

@@ -566,8 +566,9 @@ class HarnessJudge(CommandJudge):
         return AgentSetup(env={}, read_write=[*setup.read_write, base / "home"])
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
-        """Telemetry only: a harness's answer is the final message its reader found, kept whole."""
-        output.extra["truncated_bytes"] = dropped
+        """Telemetry only (added to what an answer file lost): a harness's answer is the final message its
+        reader found, kept whole."""
+        output.extra["truncated_bytes"] = output.extra.get("truncated_bytes", 0) + dropped
 
     def failure_detail(self, stdout: str, stderr: str) -> str:
         """The CLI's own error report when its output format holds one (the CLIs print their errors
@@ -581,11 +582,11 @@ class HarnessJudge(CommandJudge):
         return super().failure_detail(stdout, stderr)
 
     def read_answer(self, stdout: str, scratch: Path, latency: float, judge_input: JudgeInput) -> JudgeOutput:
-        answer = None
+        answer, answer_dropped = None, 0
         where = f"{self.harness.name}:{self.model} on trajectory {judge_input.trajectory_id}"
         if self.harness.answer_file:
             try:
-                answer = self.read_answer_file(scratch / ANSWER_FILE)
+                answer, answer_dropped = self.read_answer_file(scratch / ANSWER_FILE) or (None, 0)
             except JudgeError as error:
                 raise JudgeError(f"{where}: {error}") from None
         reading = READERS[self.harness.reader](stdout, answer, where)
@@ -595,5 +596,7 @@ class HarnessJudge(CommandJudge):
             output_tokens=reading.output_tokens,
             cost_usd=reading.cost_usd,
             latency_s=latency,
-            extra={"harness": self.harness.name, "agent_tools": self.agent_tools, **reading.extra},
+            extra={"harness": self.harness.name, "agent_tools": self.agent_tools, **reading.extra,
+                   # the start of the answer file cut at --max-output-bytes, counted as stdout's cut is
+                   **({"truncated_bytes": answer_dropped} if answer_dropped else {})},
         )

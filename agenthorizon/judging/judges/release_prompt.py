@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from agenthorizon.release.confine import open_confined
+from agenthorizon.release.item_files import ITEM_FILE_LIMIT, read_bounded
 from agenthorizon.schema import FRAMEWORK_FILES, PROMPT_FILE, PROMPT_PLACEHOLDER, WORKDIR_FRAMEWORK_NAMES
 
 __all__ = [
@@ -94,7 +95,7 @@ def _read(root: Path, relpath: str, *, required: bool) -> tuple[str, str] | None
     path = root / relpath
     try:  # confined to the release, and a regular file (a FIFO would block the run forever)
         with open_confined(root, path, "release judge text") as handle:
-            data = handle.read()
+            data = read_bounded(handle, ITEM_FILE_LIMIT, path, "a judge text")
     except FileNotFoundError:
         if not required:
             return None

@@ -3,21 +3,31 @@
 :func:`check_server` is the OpenAI-compatible judge's preflight: one or two
 requests before the first item, so that a dead server, a refused key or an
 unknown model ends the run within seconds with one clear line instead of
-failing every item after its retries.
+failing every item after its retries. Its answers are read raw and
+decoded under :data:`MODELS_LIMIT` (the model list) and 64 KiB (an error
+body), so a server cannot make the preflight hold a large answer.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import json
+from typing import TYPE_CHECKING, Any
 
-from agenthorizon.judging.judges.base import PreflightError
+from agenthorizon.judging.judges.base import JudgeError, PreflightError
+from agenthorizon.judging.judges.content_decoding import ACCEPT_ENCODING
 from agenthorizon.judging.secrets import scrub
+from agenthorizon.sizes import size_text
 from agenthorizon.terminal_text import ECHO_LIMIT, printable
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["check_server", "refused_message"]
+__all__ = ["MODELS_LIMIT", "check_server", "refused_message"]
+
+MODELS_LIMIT = 8 * 2**20
+"""The most a ``/models`` answer may decode to: 8 MiB (the OpenAI API's list is about 10 KB)."""
+_TEXT_LIMIT = 64 * 1024
 
 
 async def check_server(
@@ -42,26 +52,31 @@ async def check_server(
 
     where = public_url(base_url)
     budget = httpx.Timeout(timeout)
+    headers = {**headers, "accept-encoding": ACCEPT_ENCODING}
     try:
-        response = await client.get(f"{base_url}/models", headers=headers, timeout=budget)
-        served = _served_models(response)
-        if served is None and response.status_code not in (401, 403):
+        status, served, text = await _ask(client.stream("GET", f"{base_url}/models", headers=headers, timeout=budget),
+                                          where, models=True)
+        if served is None and status not in (401, 403):
             body = {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
-            response = await client.post(f"{base_url}/chat/completions", json=body, headers=headers, timeout=budget)
+            status, served, text = await _ask(
+                client.stream("POST", f"{base_url}/chat/completions", json=body, headers=headers, timeout=budget),
+                where, models=False,
+            )
     except (httpx.TimeoutException, httpx.TransportError) as error:
         detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         raise PreflightError(
             f"openai judge: cannot reach {where} ({scrub(detail)}); is the server running and --base-url right?"
         ) from None
-    status = response.status_code
+    except JudgeError as error:
+        raise PreflightError(f"openai judge: {scrub(str(error))}") from None
     if status in (401, 403):
         raise PreflightError(refused_message(where, status, key_variable, sent="Authorization" in headers))
     if served is not None and model not in served:
         shown = ", ".join(printable(name, limit=ECHO_LIMIT) for name in served[:10]) + (" ..." if len(served) > 10 else "")
         raise PreflightError(f"openai judge: {where} does not serve model {model!r}; it serves: {shown or '(none)'}")
-    if served is None and status in (400, 404) and mentions_model(response.text):
+    if served is None and status in (400, 404) and mentions_model(text):
         raise PreflightError(
-            f"openai judge: {where} does not know model {model!r} (HTTP {status}: {printable(scrub(response.text), limit=200)})"
+            f"openai judge: {where} does not know model {model!r} (HTTP {status}: {printable(scrub(text), limit=200)})"
         )
 
 
@@ -82,12 +97,35 @@ def refused_message(where: str, status: int, key_variable: str, *, sent: bool) -
     )
 
 
-def _served_models(response: httpx.Response) -> list[str] | None:
-    """Model ids of a ``/models`` answer; ``None`` when it is not one (no such endpoint, an error)."""
-    if response.status_code != 200:
-        return None
+async def _ask(request: Any, where: str, *, models: bool) -> tuple[int, list[str] | None, str]:
+    """(status, the model ids of a ``/models`` answer or ``None``, the start of the body as text).
+
+    A 200 answer to ``/models`` is read whole up to :data:`MODELS_LIMIT`
+    (past it: :class:`JudgeError` naming the server and the limit); any
+    other answer only to its first 64 KiB.
+    """
+    from agenthorizon.judging.judges.openai_transport import decoded_body
+
+    async with request as response:
+        whole = models and response.status_code == 200
+        limit = MODELS_LIMIT if whole else _TEXT_LIMIT
+        kept = bytearray()
+        # The decoder's own limit is above what is kept, so that a long error page is cut, not refused.
+        async with contextlib.aclosing(decoded_body(response, 4 * MODELS_LIMIT, where)) as pieces:
+            async for piece in pieces:
+                if whole and len(kept) + len(piece) > limit:
+                    raise JudgeError(f"the /models answer of {where} is larger than {size_text(limit)}; expected a "
+                                     f"list of model ids (is --base-url an OpenAI-compatible server?)")
+                kept += piece[: limit - len(kept)]
+                if len(kept) >= limit:
+                    break
+    return response.status_code, _served_models(bytes(kept)) if whole else None, kept.decode("utf-8", "replace")
+
+
+def _served_models(body: bytes) -> list[str] | None:
+    """Model ids of a ``/models`` answer; ``None`` when it is not one."""
     try:
-        data = response.json()["data"]
+        data = json.loads(body)["data"]
         return [str(entry["id"]) for entry in data]
     except (ValueError, KeyError, TypeError):
         return None

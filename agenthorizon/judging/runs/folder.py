@@ -49,12 +49,16 @@ from typing import Any, Iterable, Mapping
 from agenthorizon.judging.runs.durable import commit_texts, encode_json, remove_temp_files
 from agenthorizon.judging.runs.inspect_log import is_inspect_log, read_log_record, read_log_results
 from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_shard_records
+from agenthorizon.release.item_files import read_bounded
 from agenthorizon.schema import STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH, STATUS_MALFORMED_JSON, UUID_PATTERN
 from agenthorizon.scoring.predictions import is_result_record, result_prediction
+from agenthorizon.sizes import size_text
 
 __all__ = [
     "LOCK_SUFFIX",
+    "RECORD_LIMIT",
     "RECORD_SPARE_BYTES",
+    "RESULT_LIMIT",
     "RUN_RECORD_NAME",
     "ResultSet",
     "RunDirectory",
@@ -74,6 +78,12 @@ RUN_RECORD_NAME = "run.json"
 LOCK_SUFFIX = ".lock"
 RECORD_SPARE_BYTES = 16384
 """Trailing spaces after a run record's JSON: room to rewrite it in place on a full disk."""
+RESULT_LIMIT = 256 * 2**20
+"""The largest result file (or JSONL line) read: 256 MiB, far above a result's answers at the default
+16 MiB ``--max-output-bytes`` each. A larger one is refused unread, naming it."""
+RECORD_LIMIT = 64 * 2**20
+"""The largest run record read: 64 MiB (a record of every item of ``all`` is under 1 MiB)."""
+_LOCK_LIMIT = 64 * 1024
 _SHARD_RECORD = re.compile(r"^run-shard-(\d+)-of-(\d+)\.json$")
 
 
@@ -158,15 +168,21 @@ def _overwrite_in_place(path: Path, text: str) -> bool:
 # --- reading ------------------------------------------------------------------------------
 
 
-def _read_json(path: Path, what: str) -> Any:
+def _read_text(path: Path, limit: int) -> str:
+    """The text of ``path``, at most ``limit`` bytes: a larger (or sparse) file is refused before it is read."""
+    with path.open("rb") as handle:
+        return read_bounded(handle, limit, path, "a file of a run").decode("utf-8")
+
+
+def _read_json(path: Path, what: str, limit: int = RESULT_LIMIT) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(_read_text(path, limit))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path}: not valid JSON ({error}); expected {what}") from None
 
 
 def _read_record(path: Path) -> RunRecord:
-    return RunRecord.from_dict(_read_json(path, "a run record object"), str(path))
+    return RunRecord.from_dict(_read_json(path, "a run record object", RECORD_LIMIT), str(path))
 
 
 def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
@@ -209,7 +225,7 @@ def read_result(run_dir: str | os.PathLike[str], trajectory_id: str) -> ResultRe
     """The result of ``trajectory_id`` in ``run_dir``; ``None`` when missing or unreadable."""
     path = result_path(run_dir, trajectory_id)
     try:
-        return ResultRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+        return ResultRecord.from_dict(json.loads(_read_text(path, RESULT_LIMIT)), str(path))
     except (OSError, UnicodeDecodeError, ValueError):  # JSONDecodeError is a ValueError
         return None
 
@@ -338,7 +354,11 @@ def _read_directory(path: Path, found: ResultSet) -> None:
 
 def _read_jsonl(path: Path, found: ResultSet) -> None:
     with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
+        # readline(n): a line without an end costs at most the limit, not the file.
+        for line_number, line in enumerate(iter(lambda: handle.readline(RESULT_LIMIT + 1), ""), start=1):
+            if len(line) > RESULT_LIMIT:
+                raise ValueError(f"{path}:{line_number}: a line longer than {size_text(RESULT_LIMIT)}; expected "
+                                 "one result object per line (refused unread)")
             if not line.strip():
                 continue
             where = f"{path}:{line_number}"
@@ -396,6 +416,16 @@ def _differences(name: str, old: Any, new: Any) -> list[str]:
     return [] if old == new else [f"{name} is {_said(old)} in the folder's run and {_said(new)} in this command"]
 
 
+def _split(record: RunRecord) -> int | None:
+    """How many shards the run of ``record`` is split into (``None``: not sharded)."""
+    return None if record.shard is None else record.shard.count
+
+
+def _split_text(record: RunRecord) -> str:
+    """``--shard 1/2``, or ``a whole run (no --shard)``."""
+    return "a whole run (no --shard)" if record.shard is None else f"--shard {record.shard.index}/{record.shard.count}"
+
+
 @dataclass
 class RunDirectory:
     """A run folder as one runner sees it: its lock, its record and its results.
@@ -416,6 +446,12 @@ class RunDirectory:
     @property
     def lock_path(self) -> Path:
         return self.path / (Path(self.name).stem + LOCK_SUFFIX)
+
+    def run_tag(self) -> str:
+        """A short name of this run (folder and record name), for files it keeps elsewhere: 16 hex digits."""
+        import hashlib
+
+        return hashlib.sha256(f"{self.path.resolve()}\0{self.name}".encode()).hexdigest()[:16]
 
     def acquire(self) -> None:
         """Take the folder's lock, or fail at once naming its holder.
@@ -465,7 +501,7 @@ class RunDirectory:
 
     def _holder(self) -> dict[str, Any] | None:
         try:
-            holder = json.loads(self.lock_path.read_text(encoding="utf-8"))
+            holder = json.loads(_read_text(self.lock_path, _LOCK_LIMIT))  # a planted huge lock: unreadable
         except (OSError, ValueError):
             return None
         return holder if isinstance(holder, dict) else None
@@ -490,6 +526,13 @@ class RunDirectory:
         previous = None
         for path in record_paths(self.path) if self.path.is_dir() else []:
             existing = _read_record(path)
+            if _split(existing) != _split(record):
+                # Shards of another split overlap this one's items: the folder would hold two partial partitions.
+                raise ValueError(
+                    f"{self.path} already holds {_split_text(existing)} ({path.name}); this run is "
+                    f"{_split_text(record)}: shards of one folder must split the items the same way; "
+                    "use the same N, or another output directory"
+                )
             old, new = existing.settings(), record.settings()
             different = [line for key in sorted({*old, *new}) for line in _differences(key, old.get(key), new.get(key))]
             if existing.selection is not None and record.selection is not None:

@@ -30,6 +30,12 @@ run. :func:`read_log_record` reads it as a
   another scorer reads the same.
 
 Logs of several epochs are refused: a run holds one answer per item.
+
+**Bounds.** A log is a zip archive, untrusted: before Inspect reads it,
+every member's inflated size (as the archive's directory declares it, which
+is also where Python's ``zipfile`` stops inflating) must be at most
+:data:`MEMBER_LIMIT` and their sum at most :data:`LOG_LIMIT`; else the log
+is refused naming the file and the member (:func:`check_log_size`).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import os
+import zipfile
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -53,15 +60,19 @@ from agenthorizon.judging.runs.records import (
 )
 from agenthorizon.judging.runs.shards import ASSIGNMENT
 from agenthorizon.release.item_selection import Selection
+from agenthorizon.sizes import size_text
 
 __all__ = [
     "HARNESS",
     "IMAGE_KEYS",
     "IMAGE_SIZE",
     "JUDGE_NAME",
+    "LOG_LIMIT",
     "LOG_SUFFIX",
+    "MEMBER_LIMIT",
     "TASK_METADATA",
     "TASK_NAME",
+    "check_log_size",
     "is_inspect_log",
     "judge_settings",
     "read_log_record",
@@ -83,6 +94,11 @@ IMAGE_KEYS = ("images_mode_used", "merged", "merge_reason", "n_images")
 """What a sample's metadata says about its screenshots: the telemetry keys the OpenAI judge records per item."""
 IMAGE_SIZE = "image_size"
 """The sample metadata key of the screenshot size chosen under an image token budget (telemetry ``image_size``)."""
+MEMBER_LIMIT = 256 * 2**20
+"""The most one member of a log (a sample, the header) may inflate to: 256 MiB (a sample with 50 full-size
+screenshots inlined is about 100 MiB)."""
+LOG_LIMIT = 4 * 2**30
+"""The most a whole log may inflate to: 4 GiB (the 1,373 items of ``all``, at 3 MiB a sample)."""
 _JUDGE_KEYS = ("images", "prompt", "layout", "timestamps", "system_prompt")
 _DONE = {"success": None, "cancelled": ("signal", "the Inspect eval was cancelled"), "error": ("exception", None)}
 
@@ -118,7 +134,42 @@ def _log_module() -> Any:
     return require_extra("inspect_ai.log", "inspect", "Inspect logs (.eval)")
 
 
+def check_log_size(path: str | os.PathLike[str]) -> None:
+    """Raise ``ValueError`` naming the log and the member when the log would inflate past its bounds.
+
+    Reads the zip archive's directory only: each member's declared inflated
+    size at most :data:`MEMBER_LIMIT`, all of them at most :data:`LOG_LIMIT`.
+    A file that is not a zip archive is left to Inspect's own error.
+
+    >>> check_log_size("no-such.eval")
+    Traceback (most recent call last):
+    ...
+    ValueError: no-such.eval: not a readable Inspect log (FileNotFoundError: No such file or directory)
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except zipfile.BadZipFile:
+        return
+    except OSError as error:
+        raise ValueError(f"{path}: not a readable Inspect log ({type(error).__name__}: {error.strerror})") from None
+    total = 0
+    for member in members:
+        if member.file_size > MEMBER_LIMIT:
+            raise ValueError(
+                f"{path}: member {member.filename!r} inflates to {size_text(member.file_size)}; expected at most "
+                f"{size_text(MEMBER_LIMIT)} per member of an Inspect log (refused unread)"
+            )
+        total += member.file_size
+        if total > LOG_LIMIT:
+            raise ValueError(
+                f"{path}: its members inflate to more than {size_text(LOG_LIMIT)} (past member "
+                f"{member.filename!r}); expected at most that for an Inspect log (refused unread)"
+            )
+
+
 def _header(path: Path) -> Any:
+    check_log_size(path)
     try:
         return _log_module().read_eval_log(str(path), header_only=True)
     except Exception as error:  # Inspect raises its own and pydantic errors for a damaged file
@@ -127,6 +178,7 @@ def _header(path: Path) -> Any:
 
 def _samples(path: Path) -> Iterator[Any]:
     """The log's samples one at a time (memory stays one sample, images left as attachment references)."""
+    check_log_size(path)
     try:
         yield from _log_module().read_eval_log_samples(
             str(path), all_samples_required=False, exclude_fields={"attachments", "store", "messages"}

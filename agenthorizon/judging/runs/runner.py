@@ -101,6 +101,14 @@ def _local_root(data_root: Any, config: str | None, data_options: Mapping[str, A
     return resolve_release(data_root, config or CONFIG_ALL, images=None, **dev)
 
 
+def _sweep_item_folders(judge: BaseJudge, directory: RunDirectory) -> None:
+    """Tell a judge with item folders (command judges) which run it works for, so that it names its folders
+    after it and removes those a killed runner of the same run left (it holds the run's lock by now)."""
+    bind_run = getattr(judge, "bind_run", None)
+    if callable(bind_run):
+        bind_run(directory.run_tag())  # housekeeping, silent as the removal of stray temporary files is
+
+
 def _prepare_judge(judge: BaseJudge, data_root: Any) -> None:
     """Give the judge the release it judges, then let it check its own prerequisites.
 
@@ -314,6 +322,7 @@ def run_judge(
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
         previous = directory.check_resume(record)
+        _sweep_item_folders(judge, directory)
         results, todo = _load_trusted(directory, selected_ids, ids, positions, record.judge_key)
         outcome = _judge_and_finish(
             judge, dataset, directory, record, results, ids, todo,
