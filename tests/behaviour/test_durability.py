@@ -402,7 +402,10 @@ def test_item_folders_a_killed_runner_left_are_removed_when_the_run_resumes(data
         "from agenthorizon.judging.runs.runner import run_judge\n"
         "warnings.simplefilter('ignore')\n"
         "ds = agenthorizon.load_dataset(sys.argv[1], 'all', split='test', cache_dir=sys.argv[4])\n"
-        "judge = CommandJudge([sys.executable, sys.argv[2]], sandbox='none', workdir_root=sys.argv[3])\n"
+        "import os\n"
+        "names = ('AH_HANG', 'AH_HANG_FLAG', 'AH_STARTED')  # an agent gets only the variables it is given\n"
+        "judge = CommandJudge([sys.executable, sys.argv[2]], sandbox='none', workdir_root=sys.argv[3],\n"
+        "                     env={name: os.environ[name] for name in names})\n"
         "run_judge(judge, ds.select(range(3)), sys.argv[5], progress=False, config='all')\n"
     )
     out = tmp_path / "run"
@@ -427,7 +430,7 @@ def test_item_folders_a_killed_runner_left_are_removed_when_the_run_resumes(data
         for key, value in variables.items():
             patch.setenv(key, value)
         with pytest.warns(UserWarning):  # sandbox none warns; not what is tested here
-            judge = CommandJudge([sys.executable, str(script)], sandbox="none", workdir_root=str(root))
+            judge = CommandJudge([sys.executable, str(script)], sandbox="none", workdir_root=str(root), env=variables)
         summary = run_judge(judge, dataset.select(range(3)), out, progress=False, config="all")
     assert summary.counts.ok == 3
     assert sorted(path.name for path in root.iterdir()) == [other_run.name]
