@@ -15,6 +15,8 @@ from pathlib import Path
 
 from agenthorizon.cli import main
 from agenthorizon.judging.runs.folder import is_result_name
+from agenthorizon.judging.runs.shards import shard_ids
+from agenthorizon.release.files import load_references
 from agenthorizon.report.leaderboard import leaderboard
 from sweep_files import sweep_status, MODEL_SERVER, command_judge_table, command_spec, openai_judge_table, write_sweep
 
@@ -54,9 +56,11 @@ def test_a_sweep_through_sbatch_survives_a_cancelled_task_and_collects_as_one_pr
     assert f"job {jobs[0]['job_id']}" in printed and f"job {jobs[1]['job_id']}" in printed
 
     # Cancel cell 4 (the command judge on AH, shard 1: array task 0 of judge 1's job) once it has answered an item.
+    # The folder holds both AH shards (cells 4 and 5 run at once): wait for an answer of shard 1's own items.
     folder = tmp_path / "runs" / "cmd" / "AH"
+    own = shard_ids([row["trajectory_id"] for row in load_references(tiny_root, "AH")], (1, 2))
     deadline = time.monotonic() + 300
-    while not (folder.is_dir() and any(is_result_name(p) for p in folder.iterdir())):
+    while not (folder.is_dir() and any(is_result_name(p) and p.stem in own for p in folder.iterdir())):
         assert time.monotonic() < deadline, slurm.command("squeue")
         time.sleep(0.1)
     slurm.command("scancel", f"{jobs[1]['job_id']}_0")
