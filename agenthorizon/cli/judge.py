@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from agenthorizon.cli._common import (
     EXIT_INCOMPLETE,
@@ -440,6 +441,22 @@ def _prompt(value: str | None) -> str | None:
     return prompt_option(value)
 
 
+def missing_program(judge: Any) -> str | None:
+    """Why an agent judge's program cannot be run here (not on ``PATH``, or not an executable file), with the
+    install command of a preset; ``None`` when it can, or the judge runs no program."""
+    import shutil
+
+    argv = getattr(judge, "argv", None)
+    if not argv:
+        return None
+    program = getattr(judge, "program", None) or argv[0]
+    if shutil.which(program, path=judge._environment().get("PATH")) is not None:
+        return None
+    harness = getattr(judge, "harness", None)
+    where = "is not an executable file" if os.sep in program else "is not on PATH"
+    return f"{program!r} {where}" + (f": install {harness.title} with `{harness.install}`" if harness else "")
+
+
 def run(args: argparse.Namespace) -> int:
     import agenthorizon
     from agenthorizon.judging.judges import make_judge
@@ -449,6 +466,10 @@ def run(args: argparse.Namespace) -> int:
     enforced = enforced_options(args)
     judge = make_judge(args.judge, **judge_options(args), **enforced)
     if args.dry_run:
+        missing = missing_program(judge)
+        if missing:  # said first: the plan is of a run that cannot start yet
+            print(f"agenthorizon judge: {missing}; the plan below is what it would get once installed",
+                  file=sys.stderr, flush=True)
         sys.stdout.write(describe_exposure(judge))
         return 0
     # Resolved first: a Hub repo's snapshot folder is the root the run records (repo id and commit).

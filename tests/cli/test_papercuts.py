@@ -143,3 +143,14 @@ def test_max_cost_without_prices_names_the_judge_not_a_python_object(tiny_root, 
     err = capsys.readouterr().err
     assert code == 2 and "cannot be enforced: the judge command:/bin/true reports no cost per item" in err, err
     assert "<" not in err and "object at" not in err
+
+
+def test_dry_run_says_first_that_the_program_is_missing_with_its_install_line(bubblewrap, tiny_root, tmp_path, capsys,
+                                                                            monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no agentic CLI on this PATH
+    assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "pi:vllm/m", "--dry-run",
+                 "--out", str(tmp_path / "run")]) == 0
+    printed = capsys.readouterr()
+    assert printed.err.startswith("agenthorizon judge: 'pi' is not on PATH: install pi with "
+                                  "`npm install -g @mariozechner/pi-coding-agent@0.73.1`"), printed.err
+    assert printed.out.startswith("judge pi:vllm/m")  # the plan follows, on standard output
