@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from agenthorizon.judging.runs.folder import ResultSet, read_results, read_run_record
 from agenthorizon.judging.runs.records import RunRecord, distinct_labels
 from agenthorizon.release.item_selection import Selection
+from agenthorizon.report.coverage import check_coverage, coverage
 from agenthorizon.report.references import load_run_references, run_selection
 
 __all__ = ["JudgedRun", "RunSet", "load_runs", "read_run_record", "run_label"]
@@ -86,8 +87,10 @@ def load_runs(
         ``config`` or ``selection_options`` contradict the runs' selection,
         or no config is named anywhere.
     ValueError
-        A run holds results for items outside its config, or the runs record
-        different selections.
+        A run holds results of another release or of no item of its config
+        (:class:`~agenthorizon.report.coverage.WrongItemsError`, the message
+        ``score`` gives), or the runs record different selections. Results
+        for the release's other configs are named in ``warnings``, not scored.
     """
     if not run_dirs:
         raise ValueError("no run directory given; expected one or more")
@@ -108,15 +111,16 @@ def load_runs(
     selections = {str(run.path): None if run.record is None else run.record.selection for run in runs}
     selection = run_selection(selections, {**(selection_options or {}), "config": config})
     references = load_run_references(data_root, selection, selections, fields=fields, images=images)
-    known = references.ids()
+    # The rule and the message of `score` and `leaderboard` (report.coverage): results of another release, or
+    # of no item of the config, are refused; results for the release's other configs are named, not scored.
+    known, notes = references.ids(), list(references.notes)
     for run in runs:
-        extra = sorted(run.results.ids() - known)
-        if extra:
-            raise ValueError(
-                f"{run.path}: {len(extra)} result(s) for items not in config {selection.config} of {data_root} "
-                f"(e.g. {extra[0]}); expected results of that config only"
-            )
+        found = check_coverage(coverage(run.results.ids(), known, references.release_ids, config=selection.config),
+                               str(run.path))
+        if found.outside:
+            notes.append(f"{run.path}: {len(found.outside)} result(s) for items of the release outside "
+                         f"{selection.config} (e.g. {found.outside[0]}), not scored here")
     return RunSet(
         config=selection.config, runs=runs, rows=references.rows, data_root=Path(data_root),
-        manifest_sha256=references.manifest["sha256"], warnings=references.notes, selection=selection,
+        manifest_sha256=references.manifest["sha256"], warnings=notes, selection=selection,
     )

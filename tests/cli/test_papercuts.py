@@ -154,3 +154,24 @@ def test_dry_run_says_first_that_the_program_is_missing_with_its_install_line(bu
     assert printed.err.startswith("agenthorizon judge: 'pi' is not on PATH: install pi with "
                                   "`npm install -g @mariozechner/pi-coding-agent@0.73.1`"), printed.err
     assert printed.out.startswith("judge pi:vllm/m")  # the plan follows, on standard output
+
+
+def test_a_run_of_another_release_gets_one_message_from_score_report_plot_and_leaderboard(tiny_root, tmp_path, capsys):
+    from agenthorizon.release.sample import generate
+
+    other = generate(tmp_path / "other", preset="tiny", seed=99, images=False).root  # other ids
+    run = tmp_path / "run"
+    assert main(["judge", "--data", str(other), "--config", "AH", "--judge", "constant:true", "--out", str(run),
+                 "--no-progress", "--bootstrap", "0"]) == 0
+    capsys.readouterr()
+    commands = {
+        "score": ["score", str(run), "--data", str(tiny_root)],
+        "leaderboard": ["leaderboard", str(run), "--data", str(tiny_root)],
+        "report": ["report", str(run), "--data", str(tiny_root), "--out", str(tmp_path / "r.html")],
+        "plot": ["plot", str(run), "--data", str(tiny_root), "--out", str(tmp_path / "fig")],
+    }
+    for name, args in commands.items():
+        assert main(args) == 2, name
+        err = capsys.readouterr().err
+        assert f"{run} holds results for other items than config AH: matched 0 of" in err, (name, err)
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "fig").exists()
