@@ -25,6 +25,10 @@ import time
 import agenthorizon
 from agenthorizon.judging.judges.base import JudgeOutput
 from agenthorizon.judging.runs import durable, loop
+try:
+    from agenthorizon.judging.runs.results import result_record
+except ImportError:  # a checkout from before results.py: the loop held it, or there were no typed records
+    result_record = getattr(loop, "result_record", None)
 from agenthorizon.judging.runs.progress import Progress
 
 VERDICT = json.dumps({"success": True, "reasoning": "stub", "confidence": "high", "mistake_type": None})
@@ -36,7 +40,7 @@ def typed_path(ids: list[str], output: JudgeOutput) -> None:
 
     bar, results = Progress(len(ids), 0, False, "bench"), RunResults(ids, {})
     for tid in ids:
-        result = loop.result_record(tid, "stub", output, None, "k" * 16, attempts=1)
+        result = result_record(tid, "stub", output, None, "k" * 16, attempts=1)
         durable.encode_compact(result.to_dict())
         results.written(result)
         bar.update(result)
@@ -63,7 +67,7 @@ def main() -> None:
     args = parser.parse_args()
     ids = [f"{i:08d}-0000-4000-8000-000000000000" for i in range(args.n)]
     output = JudgeOutput(text=VERDICT, input_tokens=1000, output_tokens=50, latency_s=0.05)
-    path = typed_path if hasattr(loop, "result_record") else dict_path
+    path = typed_path if result_record is not None else dict_path
     path(ids, output)  # warm up
     best = float("inf")
     for _ in range(args.repeat):

@@ -337,7 +337,7 @@ def _read_log(path: Path) -> tuple[RunRecord, dict[str, ResultRecord]]:
 def _sample_result(sample: Any) -> ResultRecord:
     """One sample as the runner would have recorded the judge's answer (or its failure)."""
     from agenthorizon.judging.judges.base import JudgeOutput
-    from agenthorizon.judging.runs.loop import result_record
+    from agenthorizon.judging.runs.results import result_record
 
     trajectory_id = str(sample.id)
     attempts = 1 + len(sample.error_retries or [])
