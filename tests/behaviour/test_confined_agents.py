@@ -232,7 +232,9 @@ def test_a_50_mb_answer_is_cut_to_its_end_with_bounded_memory(bubblewrap, tiny_r
     assert loud["parse_status"] == "ok" and loud["verdict"]["reasoning"] == "at the end"
     dropped = loud["telemetry"]["truncated_bytes"]
     assert 50 * 10**6 - cap <= dropped <= 50 * 10**6 - cap + 2048
-    assert loud["raw_output"].startswith(f"[agenthorizon: the first {dropped} bytes of this output were dropped")
+    # the one note every judge kind opens a cut answer with (output_cap.truncation_note)
+    assert loud["raw_output"].startswith(f"[agenthorizon: answer cut to its last {cap} bytes (max_output_bytes); "
+                                         f"the first {dropped} bytes were dropped]\n")
     assert size < cap + 64 * 1024
     # Less than the output itself: the harness never held the 50 MB (it used to hold several copies).
     assert (loud_peak - quiet_peak) * 2**20 < 50 * 10**6 / 2

@@ -82,7 +82,7 @@ from agenthorizon.judging.judges.base import (
     PreflightError,
 )
 from agenthorizon.judging.judges.item_folders import item_prefix, stale_item_folders
-from agenthorizon.judging.judges.output_cap import TailBuffer
+from agenthorizon.judging.judges.output_cap import TailBuffer, truncation_note
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, render_prompt
 from agenthorizon.judging.judges.release_prompt import (
     PROMPT_PROJECT,
@@ -582,10 +582,7 @@ class CommandJudge(BaseJudge):
         telemetry (``truncated_bytes``, added to what an answer file lost) and, this judge's answer being that
         stdout, in a first line of its text."""
         output.extra["truncated_bytes"] = output.extra.get("truncated_bytes", 0) + dropped
-        output.text = (
-            f"[agenthorizon: the first {dropped} bytes of this output were dropped; the last "
-            f"{self.max_output_bytes} bytes at most are kept (--max-output-bytes)]\n{output.text}"
-        )
+        output.text = truncation_note(dropped, self.max_output_bytes) + output.text  # as the OpenAI judge says it
 
     def read_answer_file(self, path: Path) -> tuple[str, int] | None:
         """The end of an answer file the agent wrote (at most ``max_output_bytes``) and the bytes of it not
