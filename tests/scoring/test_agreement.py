@@ -14,8 +14,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 import agenthorizon
 from agenthorizon.scoring.agreement import agreement, cohen_kappa, fleiss_kappa, krippendorff_alpha, majority_vote
 
-codes = st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=6), min_size=2, max_size=40).filter(
-    lambda rows: len({len(row) for row in rows}) == 1)
+# items x raters category codes: a number of raters, then every item rated by all of them
+codes = st.integers(min_value=2, max_value=6).flatmap(
+    lambda raters: st.lists(st.lists(st.integers(0, 2), min_size=raters, max_size=raters), min_size=2, max_size=40))
 
 
 @settings(max_examples=80, deadline=None)
