@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
+from agenthorizon.report.references import LABEL_ROW_FIELDS
 from agenthorizon.report.runs import load_runs
 from agenthorizon.report.tables import Table
 from agenthorizon.scoring.agreement import Agreement, agreement
@@ -28,7 +29,7 @@ def run_agreement(
     if len(run_dirs) < 2:
         raise ValueError(f"agreement needs at least two run folders, got {len(run_dirs)}")
     runs = load_runs(run_dirs, data_root, config=config, images=None,
-                     fields=("trajectory_id", "label", "mistake_type", "pair_group_id", "steps_id"))
+                     fields=LABEL_ROW_FIELDS)
     predictions = {run.label: run.predictions() for run in runs.runs}
     result = agreement(predictions, runs.rows)
     return result, score(result.majority, runs.rows, bootstrap=bootstrap, seed=seed), runs.config

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
+from agenthorizon.report.references import LABEL_ROW_FIELDS
 from agenthorizon.report.runs import load_runs
 from agenthorizon.report.tables import Rate, Table
 from agenthorizon.scoring.calibration import Calibration, calibration
@@ -18,7 +19,7 @@ def run_calibration(
 ) -> tuple[dict[str, Calibration], str]:
     """Each run's calibration on its items (the runs share one selection), by run label, and the config."""
     runs = load_runs(run_dirs, data_root, config=config, images=None,
-                     fields=("trajectory_id", "label", "mistake_type", "pair_group_id", "steps_id"))
+                     fields=LABEL_ROW_FIELDS)
     return {run.label: calibration(run.predictions(), runs.rows, bins=bins, bootstrap=bootstrap, seed=seed)
             for run in runs.runs}, runs.config
 

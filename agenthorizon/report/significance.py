@@ -22,7 +22,7 @@ def leaderboard_significance(
     were not run on ``config`` or are partial and unranked. A ``ValueError`` when fewer than two judges were.
     """
     # Partial rows are unranked (leaderboard's include_partial): a judge missing items is not compared either.
-    rows = [row for row in board if row.reports.get(config) is not None and getattr(row, "rank", 0) is not None]
+    rows = [row for row in board if row.reports.get(config) is not None and row.rank is not None]
     left_out = [row.judge + (" (partial)" if row.reports.get(config) is not None else "")
                 for row in board if row not in rows]
     if len(rows) < 2:
