@@ -40,7 +40,6 @@ is refused naming the file and the member (:func:`check_log_size`).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import os
 import zipfile
@@ -322,7 +321,7 @@ def _read_log(path: Path) -> tuple[RunRecord, dict[str, ResultRecord]]:
         results[result.trajectory_id] = result
     record = _base_record(path, log, request)
     # The key needs the sampling, known once a sample with a request was read.
-    results = {tid: dataclasses.replace(result, judge_key=record.judge_key) for tid, result in results.items()}
+    results = {tid: result.replace(judge_key=record.judge_key) for tid, result in results.items()}
     n_selected = record.data.get("n_selected")
     present = list(results.values())
     missing = max(0, n_selected - len(present)) if isinstance(n_selected, int) else 0
@@ -360,4 +359,4 @@ def _sample_result(sample: Any) -> ResultRecord:
             extra=extra,
         )
         result = result_record(trajectory_id, JUDGE_NAME, output, None)
-    return dataclasses.replace(result, finished_at=sample.completed_at or result.finished_at)
+    return result.replace(finished_at=sample.completed_at or result.finished_at)

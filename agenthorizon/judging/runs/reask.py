@@ -28,7 +28,6 @@ and the answers before it. This module does no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Sequence
 
 from agenthorizon.judging.runs.records import Answer, ResultRecord, Telemetry
@@ -104,7 +103,7 @@ def with_answers(last: ResultRecord, earlier: Sequence[Answer], earlier_attempts
     """
     telemetry = last.telemetry
     if not earlier:
-        return last if last.parse_status == STATUS_ERROR else dataclasses.replace(last, telemetry=telemetry.replace(answers=1))
+        return last if last.parse_status == STATUS_ERROR else last.replace(telemetry=telemetry.replace(answers=1))
     answered = last.parse_status != STATUS_ERROR
     answers = (*earlier, answer_of(last)) if answered else tuple(earlier)
 
@@ -116,4 +115,4 @@ def with_answers(last: ResultRecord, earlier: Sequence[Answer], earlier_attempts
         input_tokens=total("input_tokens"), output_tokens=total("output_tokens"), cost_usd=total("cost_usd"),
         latency_s=total("latency_s") if answered else telemetry.latency_s, answers=len(answers), attempts=attempts,
     )
-    return dataclasses.replace(last, telemetry=combined, answers=answers)
+    return last.replace(telemetry=combined, answers=answers)

@@ -1,25 +1,20 @@
 """The records of a run folder, typed and versioned: ``run.json`` and each ``<trajectory_id>.json``.
 
-Two records, frozen dataclasses whose ``from_dict`` validates a file's JSON
-object (an error names the file and the field) and whose ``to_dict`` is what
-is written:
-
 - :class:`ResultRecord`, one item's result: parse status, verdict, the
   judge's raw text and its :class:`Telemetry`;
 - :class:`RunRecord`, how a run was made and how it ended: the judge's spec
-  and :func:`judge_key`, the item :class:`~agenthorizon.release.splits.Selection`,
+  and :func:`judge_key`, the item :class:`~agenthorizon.release.item_selection.Selection`,
   provenance, the run's ``status`` (:data:`RUN_STATUSES`) with its
   :class:`Interruption`, and its :class:`RunCounts`, :class:`Merging`,
   :class:`Reasking`, :class:`RunTotals` and :class:`ShardInfo`.
 
-They stay objects from where they are made (the runner's loop) to where they
-are read (the writer, the cost budget, the progress bar, the summary, the
-report); they become JSON only in the writer, and dicts only at scoring's
-boundary (:meth:`ResultRecord.prediction`). A file of an older version is
+Each is a frozen ``msgspec.Struct``: a field's type, constraint and default
+are declared once, and ``from_dict`` validates a file's JSON object against
+the declaration (:mod:`~agenthorizon.judging.runs.record_validation` words the
+error: file, field, what was expected). A file of an older version is
 upgraded by :func:`_upgraded_run` before it is validated: the one migration.
-This module does no I/O; reading and writing the files, and listing a
-folder's records, is :mod:`agenthorizon.judging.runs.folder`'s. The formats,
-with JSON examples, are in ``docs/reports.md`` ("The run record").
+No I/O here: :mod:`agenthorizon.judging.runs.folder` reads and writes the
+files. The formats, with JSON examples, are in ``docs/reports.md``.
 
 Over 500 lines on purpose: the records, their validation and their migration
 are one file format, and a reader should find all of it in one place.
@@ -27,16 +22,19 @@ are one file format, and a reader should find all of it in one place.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-import math
-from dataclasses import dataclass, field
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
+
+import msgspec
+from msgspec import Meta, Struct, field
+from msgspec import inspect as mi
 
 from agenthorizon.judging.ablation import describe_ablation, parse_ablation
-from agenthorizon.release.splits import Selection
+from agenthorizon.judging.runs.record_validation import convert
+from agenthorizon.release.item_selection import Selection
 from agenthorizon.schema import (
     ABLATE_SCREENSHOTS,
     CONFIG_NAMES,
@@ -66,6 +64,7 @@ __all__ = [
     "RunTotals",
     "STOPPED",
     "ShardInfo",
+    "TOTALLED",
     "Telemetry",
     "Total",
     "distinct_labels",
@@ -120,88 +119,58 @@ INTERRUPTION_CAUSES = {
 _KEY_LENGTH = 16
 _LIFTED = ("model", "base_url", "prompt", "sampling", "images")
 
+# --- field types: the check and the error's wording come from these ---------------------------
 
-# --- validation helpers ------------------------------------------------------------------
-
-
-def _expect(where: str, name: str, value: Any, kinds: tuple[type, ...], what: str) -> Any:
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise ValueError(f"{where}: field {name!r}: expected {what}, got {type(value).__name__} {value!r:.80}")
-    return value
-
-
-def _optional(where: str, data: Mapping[str, Any], name: str, kinds: tuple[type, ...], what: str) -> Any:
-    value = data.get(name)
-    return None if value is None else _expect(where, name, value, kinds, f"{what} or null")
+Count = Annotated[int, Meta(ge=0)]
+Amount = Annotated[float, Meta(ge=0, le=sys.float_info.max)]  # finite: no NaN, no infinity
+Number = Count | Amount  # a whole number stays an int (token sums), a fraction a float
+_TOTAL = Meta(extra={"totalled": True})  # a telemetry value that a run record totals (RunTotals)
+ParseStatus = Literal[PARSE_STATUSES]  # type: ignore[valid-type]
 
 
-def _count(where: str, name: str, value: Any) -> int:
-    _expect(where, name, value, (int,), "a count (an integer >= 0)")
-    if value < 0:
-        raise ValueError(f"{where}: field {name!r}: expected a count (an integer >= 0), got {value}")
-    return value
+class _Record(Struct, frozen=True):
+    """A record's shared behaviour: read from a JSON object, written as one, copied with changes."""
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> Any:
+        """Validate a decoded JSON object; a ``ValueError`` names ``where`` (the file) and the field."""
+        return convert(data, cls, where)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object written for this record."""
+        return msgspec.to_builtins(self)
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with ``changes`` applied."""
+        return msgspec.structs.replace(self, **changes)
 
 
-def _amount(where: str, name: str, value: Any) -> float:
-    _expect(where, name, value, (int, float), "a number >= 0")
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{where}: field {name!r}: expected a finite number >= 0, got {value!r}")
-    return value
+def _sum(a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None  # unknown on one side: unknown in the sum
+    if isinstance(a, Mapping):
+        return {key: a.get(key, 0) + b.get(key, 0) for key in sorted({*a, *b})}
+    return a + b
 
 
-def _optional_fields(where: str, data: Mapping[str, Any], spec: Mapping[str, tuple[tuple[type, ...], str]]) -> dict[str, Any]:
-    """Each optional field of ``spec`` from ``data``, type-checked (``None`` when absent or null)."""
-    return {name: _optional(where, data, name, kinds, what) for name, (kinds, what) in spec.items()}
+class _Summed(_Record, frozen=True):
+    """A record that adds up field by field (the shards of one run): ``a + b``."""
 
-
-def _version(where: str, data: Mapping[str, Any]) -> int:
-    version = data.get("format_version", 1)
-    _expect(where, "format_version", version, (int,), "an integer")
-    if version > FORMAT_VERSION:
-        raise ValueError(
-            f"{where}: field 'format_version': {version} is newer than this agenthorizon reads "
-            f"(<= {FORMAT_VERSION}); upgrade agenthorizon"
-        )
-    if version < 1:
-        raise ValueError(f"{where}: field 'format_version': expected 1..{FORMAT_VERSION}, got {version}")
-    return version
-
-
-def _one_of(where: str, name: str, value: Any, choices: Iterable[str]) -> str:
-    """``value`` when it is one of ``choices``, else an error naming the file, the field and the choices."""
-    if value not in choices:
-        raise ValueError(f"{where}: field {name!r}: expected one of {', '.join(choices)}, got {value!r}")
-    return value
-
-
-def _object(where: str, data: Any, what: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{where}: expected {what}, got {type(data).__name__}")
-    return data
-
-
-_TEXT = ((str,), "a string")
-_OBJECT = ((dict,), "an object")
-_TIME = ((str,), "an ISO time")
+    def __add__(self, other: Any) -> Any:
+        return type(self)(*(_sum(getattr(self, name), getattr(other, name)) for name in self.__struct_fields__))
 
 
 # --- telemetry ----------------------------------------------------------------------------
 
-# Telemetry fields that are counts, amounts (seconds, dollars) and texts.
-_TELEMETRY_COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
-                     "attempts", "answers", "turns", "tool_calls", "truncated_bytes")
-_TELEMETRY_AMOUNTS = ("latency_s", "cost_usd")
-_TELEMETRY_TEXTS = ("cost_source", "merge_reason")
 
-
-@dataclass(frozen=True)
-class Telemetry:
+class Telemetry(_Record, frozen=True):
     """What one item's judging cost and how it went; every value ``None`` when the judge cannot know it.
 
     Written flat as a result's ``telemetry`` object: the fields below, then
     the keys of ``extra``. A judge reports them through its
     :class:`~agenthorizon.judging.judges.base.JudgeOutput` (fields or
     ``extra`` keys of these names); an unknown value is ``None``, never 0.
+    Fields marked totalled are summed in :class:`RunTotals`.
 
     >>> Telemetry(input_tokens=1200, output_tokens=80, cost_usd=None).to_dict()["cost_usd"] is None
     True
@@ -209,103 +178,69 @@ class Telemetry:
     {'n_images': 8}
     """
 
-    input_tokens: int | None = None
+    input_tokens: Annotated[Count | None, _TOTAL] = None
     """Tokens the model read for this item, over all attempts."""
-    output_tokens: int | None = None
+    output_tokens: Annotated[Count | None, _TOTAL] = None
     """Tokens the model wrote for this item, over all attempts."""
-    reasoning_tokens: int | None = None
+    reasoning_tokens: Annotated[Count | None, _TOTAL] = None
     """Reasoning (thinking) tokens, as the model's API counts them (part of ``output_tokens`` for most APIs)."""
-    cache_read_input_tokens: int | None = None
+    cache_read_input_tokens: Annotated[Count | None, _TOTAL] = None
     """Input tokens served from the provider's prompt cache (part of ``input_tokens``)."""
-    cache_write_input_tokens: int | None = None
+    cache_write_input_tokens: Annotated[Count | None, _TOTAL] = None
     """Input tokens written to the provider's prompt cache."""
-    latency_s: float | None = None
+    latency_s: Annotated[Number | None, _TOTAL] = None
     """Wall-clock seconds of the judge call, retries included."""
-    cost_usd: float | None = None
+    cost_usd: Annotated[Number | None, _TOTAL] = None
     """US dollars this item cost; ``None`` when unknown (no price, or a harness that cannot know it)."""
     cost_source: str | None = None
     """What ``cost_usd`` is when the judge says: ``cli_estimate`` (an agentic CLI's own price table, not a bill), ``unknown``."""
-    attempts: int | None = None
+    attempts: Count | None = None
     """Calls made for this item (the runner's attempts or the judge's own retries); 0 when it never reached the judge."""
-    answers: int | None = None
+    answers: Count | None = None
     """Answers asked for this item: 1, plus one per re-ask after an answer without a valid verdict (``reask``)."""
-    turns: int | None = None
+    turns: Annotated[Count | None, _TOTAL] = None
     """Model turns of an agentic harness."""
-    tool_calls: int | None = None
+    tool_calls: Annotated[Count | None, _TOTAL] = None
     """Tool calls an agentic harness made."""
-    truncated_bytes: int | None = None
+    truncated_bytes: Count | None = None
     """Bytes of the answer dropped by the output cap (its start; the end, where verdicts are, is kept); 0: none."""
     merged: bool | None = None
     """Direct judges: whether the screenshots went as 2x2 mosaics; ``None``: no images, or not a direct judge."""
     merge_reason: str | None = None
     """Why they were merged: ``count`` (over ``max_images``), ``server_limit`` (the server refused), ...; else ``None``."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = {}
     """Values particular to one judge kind (``images_mode_used``, ``n_images``, a harness's ``returncode``...)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The flat ``telemetry`` object of a result file: declared fields, then ``extra``'s keys."""
-        out = {
-            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-            "reasoning_tokens": self.reasoning_tokens, "cache_read_input_tokens": self.cache_read_input_tokens,
-            "cache_write_input_tokens": self.cache_write_input_tokens, "latency_s": self.latency_s, "cost_usd": self.cost_usd,
-            "cost_source": self.cost_source, "attempts": self.attempts, "answers": self.answers, "turns": self.turns,
-            "tool_calls": self.tool_calls,
-            "truncated_bytes": self.truncated_bytes, "merged": self.merged, "merge_reason": self.merge_reason,
-        }
-        if self.extra:
-            out.update(self.extra)
+        out = {name: getattr(self, name) for name in _TELEMETRY_NAMES}
+        out.update(self.extra)
         return out
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> Telemetry:
-        """Validate a flat telemetry mapping: declared fields type-checked, other keys kept in ``extra``."""
-        data = _object(where, data, "a telemetry object")
-        values: dict[str, Any] = {}
-        extra = {}
-        for key, value in data.items():
-            kinds = _TELEMETRY_TYPES.get(key)
-            if kinds is None:
-                extra[key] = value
-            elif value is not None:
-                # The common case checked inline (once per result, on the runner's event loop);
-                # anything else goes through the checker that names what was expected.
-                if type(value) not in kinds or kinds in _NUMBERS and not 0 <= value < math.inf:
-                    value = _TELEMETRY_FIELDS[key](f"{where}: telemetry", key, value)
-                values[key] = value
-        # Every value is checked: fill the fields directly. A frozen dataclass's __init__ sets each
-        # field through object.__setattr__, 6 us for these 16 fields, paid per result on the event loop.
-        telemetry = object.__new__(cls)
-        telemetry.__dict__.update(_TELEMETRY_DEFAULTS, **values, extra=extra)
-        return telemetry
+        """Validate a flat telemetry mapping: declared fields checked, other keys kept in ``extra``."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{where}: expected a telemetry object, got {type(data).__name__}")
+        known = {key: value for key, value in data.items() if key in _TELEMETRY_NAMES and value is not None}
+        extra = {key: value for key, value in data.items() if key not in _TELEMETRY_NAMES}
+        return convert({**known, "extra": extra} if extra else known, cls, f"{where}: telemetry")
 
     @classmethod
     def from_output(cls, output: Any) -> Telemetry:
         """The telemetry of a judge's :class:`~agenthorizon.judging.judges.base.JudgeOutput` (``ValueError`` if a value has the wrong type)."""
         return cls.from_dict(output.telemetry(), "the judge's output")
 
-    def replace(self, **changes: Any) -> Telemetry:
-        """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
 
-
-_TELEMETRY_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Telemetry) if f.name != "extra"}
-_FLAG, _TEXT_TYPE, _COUNT, _AMOUNT = (bool,), (str,), (int,), (int, float)
-_NUMBERS = (_COUNT, _AMOUNT)
-# Field -> the exact types a valid value has (no NaN, infinity or negative number besides).
-_TELEMETRY_TYPES = {**{name: _COUNT for name in _TELEMETRY_COUNTS}, **{name: _AMOUNT for name in _TELEMETRY_AMOUNTS},
-                    **{name: _TEXT_TYPE for name in _TELEMETRY_TEXTS}, "merged": _FLAG}
-_TELEMETRY_FIELDS: dict[str, Any] = {
-    **{name: _count for name in _TELEMETRY_COUNTS},
-    **{name: _amount for name in _TELEMETRY_AMOUNTS},
-    **{name: lambda where, name, value: _expect(where, name, value, (str,), "a string or null") for name in _TELEMETRY_TEXTS},
-    "merged": lambda where, name, value: _expect(where, name, value, (bool,), "true, false or null"),
-}
+_TELEMETRY_NAMES = tuple(name for name in Telemetry.__struct_fields__ if name != "extra")
+TOTALLED = tuple(f.name for f in mi.type_info(Telemetry).fields if getattr(f.type, "extra", None) == _TOTAL.extra)
+"""The telemetry values a run record totals, in :class:`Telemetry`'s order (its fields marked totalled)."""
 
 
 # --- result records ----------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Answer:
+
+class Answer(_Record, frozen=True):
     """One answer the judge gave for an item, when the run re-asks after an answer without a valid verdict.
 
     >>> Answer("no verdict here", "no_json", input_tokens=900, output_tokens=40).to_dict()["parse_status"]
@@ -314,47 +249,23 @@ class Answer:
 
     raw_output: str
     """The answer, verbatim."""
-    parse_status: str
+    parse_status: ParseStatus
     """Its parse status (``ok`` only for the last answer: an ``ok`` answer is not re-asked)."""
     parse_detail: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
-    latency_s: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> Answer:
-        data = _object(where, data, 'an answer object {"raw_output", "parse_status", ...}')
-        status = _one_of(where, "answers.parse_status", data.get("parse_status"), PARSE_STATUSES)
-        values = {name: None if data.get(name) is None else _count(where, f"answers.{name}", data[name])
-                  for name in ("input_tokens", "output_tokens")}
-        values.update({name: None if data.get(name) is None else _amount(where, f"answers.{name}", data[name])
-                       for name in ("cost_usd", "latency_s")})
-        return cls(
-            raw_output=_expect(where, "answers.raw_output", data.get("raw_output"), (str,), "a string"),
-            parse_status=status, parse_detail=_optional(where, data, "parse_detail", (str,), "a string"), **values,
-        )
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    cost_usd: Number | None = None
+    latency_s: Number | None = None
 
 
-# Optional fields of a result file: name -> (accepted types, what to expect in an error).
-_RESULT_FIELDS = {
-    "verdict": ((dict,), "a verdict object"), "judge": _TEXT, "judge_key": _TEXT, "raw_output": _TEXT,
-    "error": _TEXT, "parse_detail": _TEXT, "finished_at": _TIME,
-}
-
-
-@dataclass(frozen=True)
-class ResultRecord:
-    """One item's result: the content of ``<trajectory_id>.json``."""
+class ResultRecord(_Record, frozen=True):
+    """One item's result: the content of ``<trajectory_id>.json`` (its fields in the file's order)."""
 
     trajectory_id: str
     """The item (the file is named after it; a mismatch is ``id_mismatch``)."""
-    parse_status: str
+    parse_status: ParseStatus
     """One of ``schema.PARSE_STATUSES``: ``ok``, an unparseable answer (``no_json``...), or ``error`` (the judge failed)."""
-    verdict: Mapping[str, Any] | None = None
+    verdict: dict[str, Any] | None = None
     """The parsed verdict object when ``parse_status`` is ``ok`` (``success``, ``mistake_type``, ``confidence``, ``reasoning``)."""
     judge: str | None = None
     """The judge's ``name``."""
@@ -378,34 +289,21 @@ class ResultRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the result file."""
-        return {
-            "format_version": FORMAT_VERSION,
-            "trajectory_id": self.trajectory_id,
-            "judge": self.judge,
-            "judge_key": self.judge_key,
-            "parse_status": self.parse_status,
-            "verdict": None if self.verdict is None else dict(self.verdict),
-            "raw_output": self.raw_output,
-            "error": self.error,
-            "parse_detail": self.parse_detail,
-            "telemetry": self.telemetry.to_dict(),
-            "finished_at": self.finished_at,
-            "answers": [answer.to_dict() for answer in self.answers],
-        }
+        out = msgspec.to_builtins(self)
+        out.update(format_version=FORMAT_VERSION, telemetry=self.telemetry.to_dict(), answers=list(out["answers"]))
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> ResultRecord:
         """Validate a result object; errors name ``where`` (the file) and the field."""
-        data = _object(where, data, "a result JSON object")
-        version = _version(where, data)
-        trajectory_id = _expect(where, "trajectory_id", data.get("trajectory_id"), (str,), "a string")
-        status = _one_of(where, "parse_status", data.get("parse_status"), PARSE_STATUSES)
-        fields = _optional_fields(where, data, _RESULT_FIELDS)
-        telemetry = data.get("telemetry")
-        fields["telemetry"] = Telemetry() if telemetry is None else Telemetry.from_dict(telemetry, where)
-        answers = _optional(where, data, "answers", (list,), "a list of answers") or ()
-        fields["answers"] = tuple(Answer.from_dict(answer, where) for answer in answers)
-        return cls(trajectory_id=trajectory_id, parse_status=status, format_version=version, **fields)
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{where}: expected a result JSON object, got {type(data).__name__}")
+        values = {key: value for key, value in data.items() if value is not None}  # null reads as absent
+        values["format_version"] = _version(where, data)
+        telemetry = values.get("telemetry")
+        if telemetry is not None:
+            values["telemetry"] = Telemetry.from_dict(telemetry, where)  # flat, with extra keys of its own
+        return convert(values, cls, where)
 
     def prediction(self) -> dict[str, Any]:
         """This result as scoring takes it: the result-record shape of :mod:`agenthorizon.scoring.predictions`."""
@@ -434,11 +332,24 @@ def needs_judging(result: ResultRecord | None, trajectory_id: str, key: str) -> 
     return result is None or result.parse_status == STATUS_ERROR or result.trust_problem(trajectory_id, key) is not None
 
 
+def _version(where: str, data: Mapping[str, Any]) -> int:
+    version = data.get("format_version", 1)
+    if type(version) is not int:
+        raise ValueError(f"{where}: field 'format_version': expected an integer, got {type(version).__name__} {version!r:.80}")
+    if version > FORMAT_VERSION:
+        raise ValueError(
+            f"{where}: field 'format_version': {version} is newer than this agenthorizon reads "
+            f"(<= {FORMAT_VERSION}); upgrade agenthorizon"
+        )
+    if version < 1:
+        raise ValueError(f"{where}: field 'format_version': expected 1..{FORMAT_VERSION}, got {version}")
+    return version
+
+
 # --- the parts of a run record -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RunCounts:
+class RunCounts(_Summed, frozen=True, forbid_unknown_fields=True):
     """The selected items of a run by what their result says, as the run ended.
 
     ``ok + unparseable + error + missing`` is the number of selected items.
@@ -449,74 +360,41 @@ class RunCounts:
     {'ok': 3, 'unparseable': 0, 'error': 1, 'missing': 1, 'skipped': 0}
     """
 
-    ok: int = 0
+    unknown_noun: ClassVar[str] = "count"  # an unknown key is "unknown count(s) ..." in an error
+
+    ok: Count = 0
     """Answered with a valid verdict."""
-    unparseable: int = 0
+    unparseable: Count = 0
     """Answered, but the answer holds no valid verdict (``no_json``, ``malformed_json``, ``non_boolean``...)."""
-    error: int = 0
+    error: Count = 0
     """The judge failed (timeout, crash, HTTP error); judged again on resume."""
-    missing: int = 0
+    missing: Count = 0
     """No trustworthy result (none yet, unreadable, or untrusted); judged again on resume."""
-    skipped: int = 0
+    skipped: Count = 0
     """Already answered before the invocation that wrote the record, and kept."""
 
-    def __add__(self, other: RunCounts) -> RunCounts:
-        return RunCounts(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)})
 
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> RunCounts:
-        data = _object(where, data, "an object of counts")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise ValueError(f"{where}: field 'counts': unknown count(s) {', '.join(map(str, unknown))}; expected {', '.join(names)}")
-        return cls(**{name: _count(where, f"counts.{name}", value) for name, value in data.items()})
-
-
-@dataclass(frozen=True)
-class Merging:
+class Merging(_Summed, frozen=True):
     """Items whose screenshots went to a direct judge as 2x2 mosaics (SPEC section 3), by reason."""
 
-    merged_items: int = 0
+    merged_items: Count = 0
     """Selected items whose result says ``merged``."""
-    by_reason: Mapping[str, int] = field(default_factory=dict)
+    by_reason: dict[str, Count] = {}
     """Those items by ``merge_reason`` (items merged without a reason are in ``merged_items`` only)."""
 
-    def __add__(self, other: Merging) -> Merging:
-        reasons = dict(self.by_reason)
-        for reason, count in other.by_reason.items():
-            reasons[reason] = reasons.get(reason, 0) + count
-        return Merging(self.merged_items + other.merged_items, dict(sorted(reasons.items())))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"merged_items": self.merged_items, "by_reason": dict(self.by_reason)}
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> Merging:
-        data = _object(where, data, "a merging object")
-        reasons = _expect(where, "merging.by_reason", data.get("by_reason", {}), (dict,), "an object of counts")
-        return cls(
-            merged_items=_count(where, "merging.merged_items", data.get("merged_items", 0)),
-            by_reason={str(k): _count(where, f"merging.by_reason.{k}", v) for k, v in reasons.items()},
-        )
-
-
-@dataclass(frozen=True)
-class Reasking:
+class Reasking(_Summed, frozen=True):
     """How often a run asked again after an answer without a valid verdict (``reask``), over its results.
 
     >>> Reasking.of([(2, "ok"), (1, "ok"), (3, "no_json")]).to_dict()
     {'items': 2, 'reasks': 3, 'recovered': 1}
     """
 
-    items: int = 0
+    items: Count = 0
     """Items asked more than once."""
-    reasks: int = 0
+    reasks: Count = 0
     """Answers asked for beyond each item's first."""
-    recovered: int = 0
+    recovered: Count = 0
     """Items asked more than once whose last answer holds a valid verdict."""
 
     @classmethod
@@ -530,29 +408,19 @@ class Reasking:
                 recovered += status == STATUS_OK
         return cls(items, reasks, recovered)
 
-    def __add__(self, other: Reasking) -> Reasking:
-        return Reasking(self.items + other.items, self.reasks + other.reasks, self.recovered + other.recovered)
 
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> Reasking:
-        data = _object(where, data, 'a reasking object {"items", "reasks", "recovered"}')
-        return cls(**{name: _count(where, f"reasking.{name}", data.get(name, 0)) for name in ("items", "reasks", "recovered")})
-
-
-@dataclass(frozen=True)
-class Total:
+class Total(_Summed, frozen=True):
     """A sum over a run's results of a value some results may not know (tokens, cost, turns).
+
+    Written with its ``total`` (read back from ``known`` and ``unknown_items``).
 
     >>> Total(known=1.5, unknown_items=0).total, Total(known=1.5, unknown_items=2).total is None
     (1.5, True)
     """
 
-    known: float = 0
+    known: Number = 0
     """The sum over the results that report the value."""
-    unknown_items: int = 0
+    unknown_items: Count = 0
     """Results that do not report it."""
 
     @property
@@ -560,54 +428,15 @@ class Total:
         """The sum over every result; ``None`` when any result does not know its value."""
         return None if self.unknown_items else self.known
 
-    def __add__(self, other: Total) -> Total:
-        return Total(self.known + other.known, self.unknown_items + other.unknown_items)
-
     def to_dict(self) -> dict[str, Any]:
         return {"total": self.total, "known": self.known, "unknown_items": self.unknown_items}
 
-    @classmethod
-    def from_dict(cls, data: Any, where: str, name: str) -> Total:
-        data = _object(f"{where}: field {name!r}", data, 'an object {"total", "known", "unknown_items"}')
-        return cls(_amount(where, f"{name}.known", data.get("known", 0)),
-                   _count(where, f"{name}.unknown_items", data.get("unknown_items", 0)))
 
-
-# The telemetry values a run record totals.
-TOTALLED = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens", "cache_write_input_tokens",
-            "cost_usd", "latency_s", "turns", "tool_calls")
-
-
-@dataclass(frozen=True)
-class RunTotals:
-    """A run's totals over the results its folder holds for the selected items (the same results as its counts).
-
-    Each telemetry total is a :class:`Total`: null when any result does not
-    know the value, with the part that is known and the count of unknowns.
-
-    >>> totals = RunTotals.of([Telemetry(input_tokens=10, cost_usd=0.5), Telemetry(input_tokens=5)], wall_time_s=2.0)
-    >>> totals.items, totals.input_tokens.total, totals.cost_usd.total, totals.cost_usd.known
-    (2, 15, None, 0.5)
-    """
-
-    items: int = 0
-    """Results counted: the selected items answered or failed (``ok + unparseable + error``)."""
-    wall_time_s: float | None = None
-    """Seconds the runs that wrote this record took, resumes added up; ``None`` when one of them is not known (a run killed outright, a record older than version 3)."""
-    input_tokens: Total = field(default_factory=Total)
-    output_tokens: Total = field(default_factory=Total)
-    reasoning_tokens: Total = field(default_factory=Total)
-    cache_read_input_tokens: Total = field(default_factory=Total)
-    cache_write_input_tokens: Total = field(default_factory=Total)
-    cost_usd: Total = field(default_factory=Total)
-    """US dollars; its ``total`` is null as soon as one item's cost is unknown."""
-    latency_s: Total = field(default_factory=Total)
-    """The items' judging latencies added up (more than the wall time when items ran concurrently)."""
-    turns: Total = field(default_factory=Total)
-    tool_calls: Total = field(default_factory=Total)
+class _TotalsOf(_Summed, frozen=True):
+    """:class:`RunTotals`'s behaviour; its fields are :data:`TOTALLED`'s, made below."""
 
     @classmethod
-    def of(cls, telemetry: Iterable[Telemetry], wall_time_s: float | None) -> RunTotals:
+    def of(cls, telemetry: Iterable[Telemetry], wall_time_s: float | None) -> Any:
         """The totals of these results' telemetry."""
         known = dict.fromkeys(TOTALLED, 0)
         unknown = dict.fromkeys(TOTALLED, 0)
@@ -620,37 +449,44 @@ class RunTotals:
                     unknown[name] += 1
                 else:
                     known[name] += value
-        return cls(items, wall_time_s, **{name: Total(known[name], unknown[name]) for name in TOTALLED})
-
-    def __add__(self, other: RunTotals) -> RunTotals:
-        wall = None if self.wall_time_s is None or other.wall_time_s is None else self.wall_time_s + other.wall_time_s
-        return RunTotals(self.items + other.items, wall,
-                         **{name: getattr(self, name) + getattr(other, name) for name in TOTALLED})
+        return cls(items, wall_time_s, *(Total(known[name], unknown[name]) for name in TOTALLED))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"items": self.items, "wall_time_s": self.wall_time_s,
-                **{name: getattr(self, name).to_dict() for name in TOTALLED}}
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> RunTotals:
-        data = _object(where, data, "a totals object")
-        wall = data.get("wall_time_s")
-        return cls(
-            items=_count(where, "totals.items", data.get("items", 0)),
-            wall_time_s=None if wall is None else _amount(where, "totals.wall_time_s", wall),
-            **{name: Total.from_dict(data[name], where, f"totals.{name}") if name in data else Total() for name in TOTALLED},
-        )
+        return {name: value.to_dict() if isinstance(value, Total) else value
+                for name, value in zip(self.__struct_fields__, msgspec.structs.astuple(self))}
 
 
-@dataclass(frozen=True)
-class Interruption:
+RunTotals = msgspec.defstruct(
+    "RunTotals",
+    [("items", Count, 0), ("wall_time_s", "Number | None", None),
+     *((name, Total, field(default_factory=Total)) for name in TOTALLED)],
+    bases=(_TotalsOf,), module=__name__, frozen=True,
+)
+RunTotals.__doc__ = """A run's totals over the results its folder holds for the selected items (the same results as its counts).
+
+``items``: results counted, the selected items answered or failed (``ok +
+unparseable + error``). ``wall_time_s``: seconds the runs that wrote this
+record took, resumes added up (``None`` when one of them is not known: a run
+killed outright, a record older than version 3). Then one :class:`Total` per
+:data:`TOTALLED` telemetry value: null when any result does not know the
+value, with the part that is known and the count of unknowns; ``latency_s``
+adds up the items' latencies (more than the wall time when items ran
+concurrently).
+
+>>> totals = RunTotals.of([Telemetry(input_tokens=10, cost_usd=0.5), Telemetry(input_tokens=5)], wall_time_s=2.0)
+>>> totals.items, totals.input_tokens.total, totals.cost_usd.total, totals.cost_usd.known
+(2, 15, None, 0.5)
+"""
+
+
+class Interruption(_Record, frozen=True):
     """Why a run ended before judging every selected item.
 
     >>> Interruption("max_cost", "max cost reached: ...").status
     'stopped'
     """
 
-    cause: str
+    cause: Literal[tuple(INTERRUPTION_CAUSES)]  # type: ignore[valid-type]
     """One of :data:`INTERRUPTION_CAUSES`: ``max_cost``, ``breaker``, ``preflight``, ``io_error`` (the runner stopped it), ``signal``, ``exception`` (it was interrupted)."""
     reason: str
     """The message: what happened and how to resume (secrets scrubbed)."""
@@ -664,35 +500,18 @@ class Interruption:
         """The run status this cause gives: ``stopped`` or ``interrupted``."""
         return INTERRUPTION_CAUSES[self.cause]
 
-    def to_dict(self) -> dict[str, str]:
-        return {"cause": self.cause, "reason": self.reason}
 
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> Interruption:
-        data = _object(where, data, 'an interruption object {"cause", "reason"}')
-        cause = _one_of(where, "interruption.cause", data.get("cause"), INTERRUPTION_CAUSES)
-        return cls(cause, _expect(where, "interruption.reason", data.get("reason"), (str,), "a string"))
-
-
-@dataclass(frozen=True)
-class ShardInfo:
+class ShardInfo(_Record, frozen=True):
     """Which shard of a run a record is: shard ``index`` of ``count`` (1-based), items assigned by ``assignment``."""
 
-    index: int
-    count: int
+    index: Count
+    count: Count
     assignment: str
     """How items were assigned (:data:`agenthorizon.judging.runs.shards.ASSIGNMENT`)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "count": self.count, "assignment": self.assignment}
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> ShardInfo:
-        data = _object(where, data, 'a shard object {"index", "count", "assignment"}')
-        index, count = _count(where, "shard.index", data.get("index")), _count(where, "shard.count", data.get("count"))
-        if not 1 <= index <= count:
-            raise ValueError(f"{where}: field 'shard': expected 1 <= index <= count, got {index} of {count}")
-        return cls(index, count, _expect(where, "shard.assignment", data.get("assignment"), (str,), "a string"))
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise ValueError(f"expected 1 <= index <= count, got {self.index} of {self.count}")
 
 
 # --- the judge identity ------------------------------------------------------------------
@@ -761,48 +580,39 @@ def judge_key(judge: Mapping[str, Any]) -> str:
 
 # --- the run record ----------------------------------------------------------------------
 
-# Optional fields of a run record: name -> (accepted types, what to expect in an error).
-_RUN_FIELDS = {
-    "model": _TEXT, "base_url": _TEXT, "prompt": ((dict,), 'an object {"sha256", "text"}'), "sampling": _OBJECT,
-    "images": _OBJECT, "runner": _OBJECT, "versions": _OBJECT, "git_revision": _TEXT, "started_at": _TIME,
-    "ended_at": _TIME,
-}
-# Typed parts of a run record: name -> its class (from_dict(data, where)).
-_RUN_PARTS = {"counts": RunCounts, "merging": Merging, "reasking": Reasking, "totals": RunTotals, "interruption": Interruption,
-              "shard": ShardInfo}
+_DERIVED = ("config", "judge_key", "label")  # written for readers of run.json, rebuilt from the fields
 
 
-@dataclass(frozen=True)
-class RunRecord:
+class RunRecord(_Record, frozen=True):
     """How a run was made and how it ended: the content of ``run.json``.
 
     Keys this release does not know are kept in ``extra`` and written back.
     """
 
-    judge: Mapping[str, Any]
+    judge: dict[str, Any]
     """The judge's open ``spec()`` (``name`` and ``spec`` always, plus the judge's own keys) without the lifted keys below."""
     selection: Selection | None = None
     """Which items the run is about; every reader rebuilds them from it."""
     model: str | None = None
     base_url: str | None = None
     """The judge's server, without credentials."""
-    prompt: Mapping[str, Any] | None = None
+    prompt: dict[str, Any] | None = None
     """``{"sha256", "text", "source"...}`` of the judge's prompt."""
-    sampling: Mapping[str, Any] | None = None
+    sampling: dict[str, Any] | None = None
     """Temperature, token limit, extra request fields, response format."""
-    images: Mapping[str, Any] | None = None
+    images: dict[str, Any] | None = None
     """Screenshot settings (:class:`agenthorizon.data.images.ImageSettings`'s ``to_dict()``, or a command judge's layout);
     ``{"mode": "none"}`` when the screenshots are ablated."""
     ablation: tuple[str, ...] = ()
     """The parts withheld from every judge input (:data:`agenthorizon.schema.ABLATION_PARTS`, in that order); ``()``: none."""
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = {}
     """The release root, item counts and, for a Hub repo id, the repo, revision and commit."""
-    runner: Mapping[str, Any] = field(default_factory=dict)
+    runner: dict[str, Any] = {}
     """Concurrency, timeout, retries, limit."""
     shard: ShardInfo | None = None
-    versions: Mapping[str, Any] = field(default_factory=dict)
+    versions: dict[str, Any] = {}
     git_revision: str | None = None
-    status: str = RUNNING
+    status: Literal[RUN_STATUSES] = RUNNING  # type: ignore[valid-type]
     """One of :data:`RUN_STATUSES`; set by :meth:`ended` only."""
     started_at: str | None = None
     ended_at: str | None = None
@@ -815,20 +625,20 @@ class RunRecord:
     """Written when the run ends."""
     reasking: Reasking | None = None
     """Written when the run ends (``None`` in records older than version 4)."""
-    totals: RunTotals | None = None
+    totals: RunTotals | None = None  # type: ignore[valid-type]
     """Written when the run ends."""
     format_version: int = FORMAT_VERSION
     """The version the file was read as; :meth:`to_dict` always writes the current one."""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = {}
 
     def __post_init__(self) -> None:
         if self.status not in RUN_STATUSES:
-            raise ValueError(f"run status {self.status!r}: expected one of {', '.join(RUN_STATUSES)}")
+            raise ValueError(f"field 'status': expected one of {', '.join(RUN_STATUSES)}, got {self.status!r}")
         expected = None if self.interruption is None else self.interruption.status
         if self.status in (STOPPED, INTERRUPTED) and expected != self.status or self.status in (RUNNING, FINISHED) and expected:
             raise ValueError(
-                f"run status {self.status!r} with interruption {self.interruption!r}: a stopped or interrupted run "
-                "needs an interruption of that kind, a running or finished one has none"
+                f"fields 'status'/'interruption': run status {self.status!r} with interruption {self.interruption!r}: "
+                "a stopped or interrupted run needs an interruption of that kind, a running or finished one has none"
             )
 
     @classmethod
@@ -857,12 +667,12 @@ class RunRecord:
         )
 
     def ended(
-        self, at: str, counts: RunCounts, merging: Merging, totals: RunTotals, interruption: Interruption | None = None,
+        self, at: str, counts: RunCounts, merging: Merging, totals: RunTotals, interruption: Interruption | None = None,  # type: ignore[valid-type]
         reasking: Reasking | None = None,
     ) -> RunRecord:
         """The record of the run once it ended: ``finished``, or the status of ``interruption``; the one place a status is set."""
-        return dataclasses.replace(
-            self, status=FINISHED if interruption is None else interruption.status, ended_at=at,
+        return self.replace(
+            status=FINISHED if interruption is None else interruption.status, ended_at=at,
             interruption=interruption, counts=counts, merging=merging, totals=totals,
             reasking=Reasking() if reasking is None else reasking,
         )
@@ -897,44 +707,16 @@ class RunRecord:
         """The settings a resume must not change: the judge identity (see :func:`judge_key`), the ablation and the config."""
         return {**_identity(self.judge_spec()), "ablation": list(self.ablation), "config": self.config}
 
-    def replace(self, **changes: Any) -> RunRecord:
-        """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
-
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object written to ``run.json``; ``from_dict(to_dict())`` is the identity."""
-        def part(value: Any) -> Any:
-            return None if value is None else value.to_dict()
+        """The JSON object written to ``run.json``; ``from_dict(to_dict())`` is the identity.
 
-        out: dict[str, Any] = {
-            "format_version": FORMAT_VERSION,
-            "judge": dict(self.judge),
-            "judge_key": self.judge_key,
-            "label": self.label,
-            "model": self.model,
-            "base_url": self.base_url,
-            "prompt": None if self.prompt is None else dict(self.prompt),
-            "sampling": self.sampling,
-            "images": self.images,
-            "ablation": list(self.ablation),
-            # "config" stays at the top level for people and tools that read
-            # run.json directly; the selection is what readers rebuild from.
-            "config": self.config,
-            "selection": part(self.selection),
-            "data": dict(self.data),
-            "runner": dict(self.runner),
-            "shard": part(self.shard),
-            "versions": dict(self.versions),
-            "git_revision": self.git_revision,
-            "status": self.status,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "interruption": part(self.interruption),
-            "counts": part(self.counts),
-            "merging": part(self.merging),
-            "reasking": part(self.reasking),
-            "totals": part(self.totals),
-        }
+        ``judge_key``, ``label`` and ``config`` are written for people and
+        tools that read ``run.json`` directly; readers rebuild them from the fields.
+        """
+        fields = msgspec.to_builtins(self)
+        del fields["format_version"], fields["extra"]
+        out = {"format_version": FORMAT_VERSION, "judge_key": self.judge_key, "label": self.label, "config": self.config,
+               **fields, "ablation": list(self.ablation), "totals": None if self.totals is None else self.totals.to_dict()}
         for key, value in self.extra.items():
             out.setdefault(key, value)
         return out
@@ -942,38 +724,24 @@ class RunRecord:
     @classmethod
     def from_dict(cls, data: Any, where: str) -> RunRecord:
         """Validate a run record object, upgrading an older version first; errors name ``where`` (the file) and the field."""
-        data = _object(where, data, "a run record JSON object")
+        if not isinstance(data, Mapping):
+            raise ValueError(f"{where}: expected a run record JSON object, got {type(data).__name__}")
         version = _version(where, data)
         data = _upgraded_run(where, data, version)
-        judge = _expect(where, "judge", data.get("judge"), (dict,), 'an object with "name" and "spec"')
-        if not isinstance(judge.get("spec") or judge.get("name"), str):
-            raise ValueError(f'{where}: field \'judge\': expected "spec" or "name" as a string, got {judge!r:.80}')
-        status = data.get("status", RUNNING)
-        if status not in RUN_STATUSES:
-            raise ValueError(f"{where}: field 'status': expected one of {', '.join(RUN_STATUSES)}, got {status!r}")
-        fields = _optional_fields(where, data, _RUN_FIELDS)
-        fields["runner"], fields["versions"] = fields["runner"] or {}, fields["versions"] or {}
-        parts = {name: None if data.get(name) is None else kind.from_dict(data[name], where)
-                 for name, kind in _RUN_PARTS.items()}
-        known = {f.name for f in dataclasses.fields(cls)} | {"config", "judge_key", "label"}
-        selection = _selection_of(where, data)
-        raw_ablation = _expect(where, "ablation", data.get("ablation"), (list,), "a list of part names ([] for none)")
-        ablation = parse_ablation(raw_ablation, f"{where}: field 'ablation'")
-        run_data = _optional(where, data, "data", (dict,), "an object") or {}
-        try:
-            return cls(
-                judge=judge,
-                selection=selection,
-                ablation=ablation,
-                data=run_data,
-                status=status,
-                format_version=version,  # as read: to_dict() always writes the current version
-                extra={key: value for key, value in data.items() if key not in known},
-                **fields,
-                **parts,
-            )
-        except ValueError as error:  # a status contradicting its interruption
-            raise ValueError(f"{where}: fields 'status'/'interruption': {error}") from None
+        judge = data.get("judge")
+        if not isinstance(judge, dict) or not isinstance(judge.get("spec") or judge.get("name"), str):
+            raise ValueError(f'{where}: field \'judge\': expected an object with "spec" or "name" as a string, got {judge!r:.80}')
+        ablation = data.get("ablation")
+        if not isinstance(ablation, list):
+            raise ValueError(f"{where}: field 'ablation': expected a list of part names ([] for none), got {ablation!r:.80}")
+        fields = cls.__struct_fields__
+        values = {key: value for key, value in data.items() if key in fields and value is not None}  # null reads as absent
+        values.update(
+            format_version=version,  # as read: to_dict() always writes the current version
+            selection=_selection_of(where, data), ablation=parse_ablation(ablation, f"{where}: field 'ablation'"),
+            extra={key: value for key, value in data.items() if key not in fields and key not in _DERIVED},
+        )
+        return convert(values, cls, where)
 
 
 def _selection_of(where: str, data: Mapping[str, Any]) -> Selection | None:
@@ -1077,12 +845,12 @@ def _upgraded_run(where: str, data: Mapping[str, Any], version: int) -> Mapping[
         return out
     if out.get("selection") is None and out.get("config") is not None:
         out["selection"] = _v1_selection(where, out).to_dict()
-    interrupted = _optional(where, out, "interrupted", (dict,), 'an object {"at", "reason"}')
-    finished_at = _optional(where, out, "finished_at", (str,), "an ISO time")
-    out.pop("interrupted", None)
-    out.pop("finished_at", None)
+    interrupted = _checked(where, "interrupted", out.pop("interrupted", None), dict, 'an object {"at", "reason"}')
+    finished_at = _checked(where, "finished_at", out.pop("finished_at", None), str, "an ISO time")
     if interrupted is not None:
-        reason = _expect(where, "interrupted.reason", interrupted.get("reason"), (str,), "a string")
+        reason = interrupted.get("reason")
+        if not isinstance(reason, str):
+            raise ValueError(f"{where}: field 'interrupted.reason': expected a string, got {reason!r:.80}")
         cause = _v2_cause(reason)
         out.update(status=INTERRUPTION_CAUSES[cause], ended_at=interrupted.get("at"),
                    interruption={"cause": cause, "reason": reason})
@@ -1111,9 +879,16 @@ def _v1_selection(where: str, data: Mapping[str, Any]) -> Selection:
     config = data["config"]
     if config not in CONFIG_NAMES:
         raise ValueError(f"{where}: field 'config': expected one of {', '.join(CONFIG_NAMES)}, got {config!r}")
-    run_data = _optional(where, data, "data", (dict,), "an object") or {}
+    run_data = _checked(where, "data", data.get("data"), dict, "an object") or {}
     migrated = {"config": config, "label_manifest_sha256": run_data.get("manifest_sha256")}
     for key in ("dev_groups", "exclude_dev", "dev_manifest", "dev_manifest_sha256"):
         if run_data.get(key) is not None:
             migrated[key] = run_data[key]
     return Selection.from_dict(migrated, f"{where}: fields 'config'/'data'")
+
+
+def _checked(where: str, name: str, value: Any, kind: type, what: str) -> Any:
+    """``value`` when it is a ``kind`` or null, else an error naming the file and the field (the migration's fields)."""
+    if value is not None and not isinstance(value, kind):
+        raise ValueError(f"{where}: field {name!r}: expected {what} or null, got {type(value).__name__} {value!r:.80}")
+    return value
