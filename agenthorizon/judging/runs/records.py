@@ -213,8 +213,8 @@ class Telemetry(_Record, frozen=True):
 
     def to_dict(self) -> dict[str, Any]:
         """The flat ``telemetry`` object of a result file: declared fields, then ``extra``'s keys."""
-        out = {name: getattr(self, name) for name in _TELEMETRY_NAMES}
-        out.update(self.extra)
+        out = msgspec.structs.asdict(self)
+        out.update(out.pop("extra"))
         return out
 
     @classmethod
@@ -222,9 +222,11 @@ class Telemetry(_Record, frozen=True):
         """Validate a flat telemetry mapping: declared fields checked, other keys kept in ``extra``."""
         if not isinstance(data, Mapping):
             raise ValueError(f"{where}: expected a telemetry object, got {type(data).__name__}")
-        known = {key: value for key, value in data.items() if key in _TELEMETRY_NAMES and value is not None}
         extra = {key: value for key, value in data.items() if key not in _TELEMETRY_NAMES}
-        return convert({**known, "extra": extra} if extra else known, cls, f"{where}: telemetry")
+        if extra:
+            data = {key: value for key, value in data.items() if key in _TELEMETRY_NAMES}
+            data["extra"] = extra
+        return convert(data, cls, f"{where}: telemetry")
 
     @classmethod
     def from_output(cls, output: Any) -> Telemetry:
@@ -232,7 +234,7 @@ class Telemetry(_Record, frozen=True):
         return cls.from_dict(output.telemetry(), "the judge's output")
 
 
-_TELEMETRY_NAMES = tuple(name for name in Telemetry.__struct_fields__ if name != "extra")
+_TELEMETRY_NAMES = frozenset(Telemetry.__struct_fields__) - {"extra"}
 TOTALLED = tuple(f.name for f in mi.type_info(Telemetry).fields if getattr(f.type, "extra", None) == _TOTAL.extra)
 """The telemetry values a run record totals, in :class:`Telemetry`'s order (its fields marked totalled)."""
 
