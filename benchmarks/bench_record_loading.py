@@ -7,20 +7,22 @@ temporary folder, then, best of ``--repeat`` each, alternating:
 - **floor**: read each file and ``json.loads`` it (no validation);
 - ``read_results([folder])``: what ``score``, ``report`` and ``leaderboard`` do;
 - ``ResultRecord.from_dict`` alone over the parsed objects (the records' share);
+- with ``--baseline FILE``: ``from_dict`` of another version of
+  ``records.py`` (loaded as a module of its own, beside this agenthorizon),
+  e.g. the hand-written one from before msgspec:
+  ``git show a15e572:agenthorizon/judging/runs/records.py > /tmp/records_before.py``;
 - with ``--pydantic``: the same shape as pydantic models (``model_validate``),
   the alternative the records were measured against.
 
-It runs against the agenthorizon it imports, so a checkout from before the
-change compares when the commands alternate:
-
-    .venv/bin/python benchmarks/bench_record_loading.py --pydantic
-    PYTHONPATH=/tmp/base .venv/bin/python benchmarks/bench_record_loading.py
+    .venv/bin/python benchmarks/bench_record_loading.py --pydantic --baseline /tmp/records_before.py
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import sys
 import tempfile
 import time
 import uuid
@@ -104,6 +106,15 @@ def pydantic_reader() -> Callable[[dict[str, Any]], Any]:
     return Result.model_validate
 
 
+def baseline_records(path: Path) -> Any:
+    """``path`` (a records.py) imported as a module of its own; its imports resolve in this agenthorizon."""
+    spec = importlib.util.spec_from_file_location("baseline_records", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
 def best(repeat: int, work: Callable[[], Any]) -> float:
     times = []
     for _ in range(repeat):
@@ -118,6 +129,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1373)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--pydantic", action="store_true", help="also time the same record as pydantic models")
+    parser.add_argument("--baseline", type=Path, help="a records.py of another version to time beside this one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-records-") as tmp:
         folder = Path(tmp)
@@ -128,6 +140,7 @@ def main() -> None:
             paths[-1].write_text(json.dumps(result(tid), separators=(",", ":")))
         parsed = [json.loads(path.read_bytes()) for path in paths]
         validate = pydantic_reader() if args.pydantic else None
+        before = baseline_records(args.baseline) if args.baseline else None
         assert len(read_results([folder]).records) == args.n
         timings: dict[str, list[float]] = {}
         for _ in range(3):  # alternate, best of --repeat inside each
@@ -135,6 +148,8 @@ def main() -> None:
                 ("floor: read + json.loads", lambda: [json.loads(path.read_bytes()) for path in paths]),
                 ("read_results", lambda: read_results([folder])),
                 ("ResultRecord.from_dict", lambda: [ResultRecord.from_dict(data, "r.json") for data in parsed]),
+                *((("baseline from_dict", lambda: [before.ResultRecord.from_dict(data, "r.json") for data in parsed]),)
+                  if before else ()),
                 *((("pydantic model_validate", lambda: [validate(data) for data in parsed]),) if validate else ()),
             ):
                 timings.setdefault(name, []).append(best(args.repeat, work))
@@ -143,6 +158,10 @@ def main() -> None:
     for name, values in timings.items():
         print(f"{name:28s} {1e3 * min(values):8.2f} ms  {1e6 * min(values) / args.n:7.1f} us/result  "
               f"ratio to floor {min(values) / floor:5.2f}")
+    mine = min(timings["ResultRecord.from_dict"])
+    for other in ("baseline from_dict", "pydantic model_validate"):
+        if other in timings:
+            print(f"ResultRecord.from_dict / {other}: {mine / min(timings[other]):.2f}")
 
 
 if __name__ == "__main__":

@@ -207,3 +207,56 @@ def test_the_report_names_a_run_that_did_not_finish(tiny_root, tmp_path):
     assert main(["report", str(folder), "--data", str(tiny_root), "--out", str(html), "--bootstrap", "0",
                  "--thumbnails", "0"]) == 0
     assert "stopped (max_cost)" in html.read_text(encoding="utf-8")
+
+
+# --- errors worded from the declarations (record_validation) ------------------------------------
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"trajectory_id": 7}, "r.json: field 'trajectory_id': expected a string, got int 7"),
+    ({"parse_status": "maybe"}, "r.json: field 'parse_status': expected one of ok, "),
+    ({"verdict": [True]}, "r.json: field 'verdict': expected an object or null, got list [True]"),
+    ({"answers": [{"raw_output": "x", "parse_status": "no_json", "input_tokens": True}]},
+     "r.json: field 'answers.0.input_tokens': expected a count (an integer >= 0) or null, got bool True"),
+    ({"answers": [{"parse_status": "no_json"}]}, "r.json: field 'answers.0.raw_output': missing; expected a string"),
+    ({"telemetry": {"latency_s": float("inf")}}, "r.json: telemetry: field 'latency_s': expected a finite number >= 0 or null, got float inf"),
+    ({"telemetry": {"merged": "yes"}}, "r.json: telemetry: field 'merged': expected true or false or null, got str 'yes'"),
+    ({"format_version": 5}, "r.json: field 'format_version': 5 is newer than this agenthorizon reads"),
+])
+def test_a_bad_result_field_is_named_with_what_its_declaration_expects(change, message):
+    good = {"trajectory_id": "t", "parse_status": "ok", "telemetry": {"input_tokens": 3}}
+    assert ResultRecord.from_dict(good, "r.json").telemetry.input_tokens == 3
+    with pytest.raises(ValueError) as error:
+        ResultRecord.from_dict({**good, **change}, "r.json")
+    assert str(error.value).startswith(message)
+
+
+def test_a_bad_run_record_part_is_named_by_its_path():
+    stopped = RunRecord.build({"name": "lexical", "spec": "lexical"}, Selection(CONFIG_AH)).to_dict()
+    with pytest.raises(ValueError, match=r"^run\.json: field 'shard': expected 1 <= index <= count, got 3 of 2$"):
+        RunRecord.from_dict({**stopped, "shard": {"index": 3, "count": 2, "assignment": "hash"}}, "run.json")
+    with pytest.raises(ValueError, match=r"^run\.json: field 'totals\.cost_usd\.known': expected a finite number >= 0, got int -1"):
+        RunRecord.from_dict({**stopped, "totals": {"cost_usd": {"known": -1}}}, "run.json")
+    with pytest.raises(ValueError, match=r"^run\.json: field 'counts': unknown count\(s\) invalid; expected ok, unparseable, error, missing, skipped$"):
+        RunRecord.from_dict({**stopped, "counts": {"invalid": 1}}, "run.json")
+    # a key this release does not know is kept and written back; one it derives is not kept twice
+    record = RunRecord.from_dict({**stopped, "future_key": [1]}, "run.json")
+    assert record.extra == {"future_key": [1]} and record.to_dict()["future_key"] == [1]
+
+
+def test_run_totals_have_one_total_per_telemetry_field_marked_totalled():
+    from agenthorizon.judging.runs.records import TOTALLED, RunTotals, Total
+
+    # Written out from the Telemetry docstrings: the token counts, cost, latency, turns and tool calls are summed;
+    # attempts, answers and truncated bytes are per-item facts, not run totals.
+    assert set(TOTALLED) == {"input_tokens", "output_tokens", "reasoning_tokens", "cache_read_input_tokens",
+                             "cache_write_input_tokens", "cost_usd", "latency_s", "turns", "tool_calls"}
+    assert RunTotals.__struct_fields__ == ("items", "wall_time_s", *TOTALLED)
+    items = [Telemetry(input_tokens=3, latency_s=0.5, turns=2), Telemetry(input_tokens=4, cost_usd=0.25), Telemetry()]
+    totals = RunTotals.of(items, wall_time_s=None)
+    for name in TOTALLED:
+        values = [getattr(item, name) for item in items]
+        assert getattr(totals, name) == Total(sum(v for v in values if v is not None), sum(v is None for v in values))
+    twice = totals + RunTotals.of(items, wall_time_s=1.0)
+    assert twice.items == 6 and twice.wall_time_s is None and twice.input_tokens == Total(14, 2)
+    assert RunTotals.from_dict(json.loads(json.dumps(totals.to_dict())), "run.json") == totals

@@ -56,8 +56,8 @@ def expected(declared: Any) -> str:
         members = [member for member in declared.types if type(member) is not mi.NoneType]
         if {type(member) for member in members} == {mi.IntType, mi.FloatType}:
             members = [next(member for member in members if type(member) is mi.FloatType)]  # a number, whole or not
-        named = " or ".join(expected(member) for member in members)
-        return named + (" or null" if len(members) < len(declared.types) else "")
+        nullable = any(type(member) is mi.NoneType for member in declared.types)
+        return " or ".join(expected(member) for member in members) + (" or null" if nullable else "")
     if kind is mi.IntType:
         return "a count (an integer >= 0)" if declared.ge == 0 else "an integer"
     if kind is mi.FloatType:
