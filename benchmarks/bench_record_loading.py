@@ -2,7 +2,7 @@
 
 Writes ``--n`` result files shaped as the runner writes them (verdict, a
 500-character answer, full telemetry with two judge-specific keys) into a
-temporary folder, then, best of ``--repeat`` each, alternating:
+temporary folder, then, best of ``--repeat`` each (CPU time of this thread), alternating:
 
 - **floor**: read each file and ``json.loads`` it (no validation);
 - ``read_results([folder])``: what ``score``, ``report`` and ``leaderboard`` do;
@@ -118,9 +118,9 @@ def baseline_records(path: Path) -> Any:
 def best(repeat: int, work: Callable[[], Any]) -> float:
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.thread_time()  # CPU time: steadier than wall time on a shared machine
         work()
-        times.append(time.perf_counter() - started)
+        times.append(time.thread_time() - started)
     return min(times)
 
 
