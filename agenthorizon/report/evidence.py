@@ -16,7 +16,7 @@ from agenthorizon.report.tables import Rate, Table
 from agenthorizon.scoring.evidence import EVIDENCE_KEY, ItemEvidence, evidence_summary
 from agenthorizon.scoring.outcomes import item_outcomes
 
-__all__ = ["evidence_note", "evidence_table", "harness_evidence", "run_evidence"]
+__all__ = ["evidence_note", "evidence_table", "harness_evidence", "leaderboard_evidence", "run_evidence"]
 
 
 def run_evidence(records: Mapping[str, Any], predictions: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], *,
@@ -43,6 +43,33 @@ def run_evidence(records: Mapping[str, Any], predictions: Mapping[str, Any], row
     harnesses = sorted({str(record.telemetry.extra["harness"]) for record in records.values()
                         if "harness" in record.telemetry.extra})
     return {"harnesses": harnesses, **summary.to_dict()}
+
+
+def leaderboard_evidence(board: Any, data_root: Any, *, bootstrap: int = 0, seed: int = 0) -> dict[str, list[dict[str, Any]]]:
+    """:func:`harness_evidence` of every row of a leaderboard: each judge's evidence over the configs it ran.
+
+    The reference rows are read again with ``num_steps`` (the leaderboard's
+    own hold the label fields only); ``accuracy`` is the row's AH balanced
+    accuracy, else its AH-S one.
+    """
+    from agenthorizon.judging.runs.folder import read_results, read_run_record
+    from agenthorizon.release.item_selection import Selection
+    from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS
+    from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references
+
+    references = {config: load_run_references(data_root, Selection(config, **board.selection),
+                                              fields=(*LABEL_ROW_FIELDS, "num_steps")).rows
+                  for config in LEADERBOARD_CONFIGS}
+    runs = []
+    for row in board:
+        covered = [config for config in LEADERBOARD_CONFIGS if row.reports.get(config) is not None]
+        rows = [item for config in covered for item in references[config]]
+        summary = run_evidence(read_results(row.runs).records, board.predictions[row.judge_key], rows,
+                               bootstrap=bootstrap, seed=seed)
+        record = read_run_record(row.runs[0])
+        accuracy = next((row.reports[config].balanced_accuracy for config in covered), None)
+        runs.append((row.judge, None if record is None else record.model, summary, accuracy))
+    return harness_evidence(runs)
 
 
 def harness_evidence(runs: Sequence[tuple[str, str | None, Mapping[str, Any], float | None]]) -> dict[str, list[dict[str, Any]]]:
