@@ -145,6 +145,7 @@ def test_perturbed_runs_are_their_own_judge_recorded_and_refused_on_resume(datas
     run_judge("lexical", dataset, plain, data_root=tiny_root, progress=False)
     assert main(["judge", "--data", str(tiny_root), "--config", "AH", "--judge", "lexical", "--out", str(shown),
                  "--perturb", "paraphrase,first-half", "--no-progress"]) == 0
+    assert "lexical (perturbed: first-half, paraphrase) on AH" in capsys.readouterr().out
     record = json.loads((shown / "run.json").read_text())
     assert record["judge"]["perturbation"] == ["first-half", "paraphrase"]
     assert record["label"] == "lexical (perturbed: first-half, paraphrase)"
