@@ -31,6 +31,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agenthorizon.judging.ablation import checked_names
+
 __all__ = [
     "PERTURBATIONS", "SHUFFLE_WINDOW", "describe_perturbation", "instruction_last_markdown", "kept_steps",
     "paraphrase_action", "paraphrase_markdown", "parse_perturbation", "perturbation_of", "shuffled_order",
@@ -68,18 +70,7 @@ def parse_perturbation(value: str | Iterable[str] | None, where: str = "perturb"
     ...
     ValueError: perturb: unknown perturbation 'reverse'; expected a comma-separated list of shuffle-screenshots, instruction-last, first-half, last-half, paraphrase
     """
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        names = [name.strip() for name in value.split(",") if name.strip()]
-    elif isinstance(value, Iterable):
-        names = list(value)
-    else:
-        raise ValueError(f"{where}: expected perturbation names (a comma-separated string or a list), got {type(value).__name__}")
-    for name in names:
-        if name not in PERTURBATIONS:
-            raise ValueError(f"{where}: unknown perturbation {name!r}; expected a comma-separated list of "
-                             f"{', '.join(PERTURBATIONS)}")
+    names = checked_names(value, PERTURBATIONS, where, "perturbation")
     if FIRST_HALF in names and LAST_HALF in names:
         raise ValueError(f"{where}: {FIRST_HALF} and {LAST_HALF} together leave no step; choose one")
     return tuple(name for name in PERTURBATIONS if name in names)
