@@ -90,6 +90,12 @@ def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
         help="withhold parts of every judge input, comma-separated: instruction, actions, screenshots "
         "(the paper's information ablations; recorded in run.json and part of the judge's identity)",
     )
+    parser.add_argument(
+        "--perturb", metavar="NAME[,NAME]", type=_perturbation,
+        help="show every item differently, comma-separated: shuffle-screenshots, instruction-last, first-half, "
+        "last-half, paraphrase (recorded in run.json and part of the judge's identity; "
+        "score the flip rate with `score PERTURBED --against UNPERTURBED`)",
+    )
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -273,6 +279,16 @@ def _ablation(text: str) -> tuple[str, ...]:
 
     try:
         return parse_ablation(text, "--ablate")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _perturbation(text: str) -> tuple[str, ...]:
+    """``--perturb``'s value: perturbation names, comma-separated, or a clear error."""
+    from agenthorizon.judging.perturbation import parse_perturbation
+
+    try:
+        return parse_perturbation(text, "--perturb")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -508,6 +524,7 @@ def run(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         data_options=data_options,
         ablate=args.ablate,
+        perturb=args.perturb,
     )
     print(summary)
     if summary.errors:

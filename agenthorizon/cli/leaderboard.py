@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "harness-vs-harness difference with its pair-clustered paired interval (--bootstrap resamples) and exact "
         "McNemar p",
     )
+    parser.add_argument(
+        "--evidence", action="store_true",
+        help="also report what each agentic judge opened (screenshots viewed and where, the Markdown, the JSON), "
+        "grouped by model so that the harnesses of one model line up (needs the release's trajectory files)",
+    )
     add_model_alias_argument(parser)
     parser.add_argument(
         "--include-partial", action="store_true",
@@ -76,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
                                                      bootstrap=args.bootstrap, seed=args.seed)
     if args.harnesses:
         extra["harnesses"] = harness_comparison(board, aliases=aliases, bootstrap=args.bootstrap, seed=args.seed)
+    if args.evidence:
+        from agenthorizon.report.evidence import leaderboard_evidence
+
+        extra["evidence"] = leaderboard_evidence(board, args.data, bootstrap=args.bootstrap, seed=args.seed)
     tested = None
     if wants_significance:
         from agenthorizon.report.significance import leaderboard_significance, significance_table
@@ -89,6 +98,10 @@ def run(args: argparse.Namespace) -> int:
             text += "\n" + render_table(rank_correlation_table(extra["rank_correlation"]), args.format)
         if "harnesses" in extra:
             text += "\n" + render_table(harness_comparison_table(extra["harnesses"]), args.format)
+        if "evidence" in extra:
+            from agenthorizon.report.evidence import evidence_table
+
+            text += "\n" + render_table(evidence_table(extra["evidence"]), args.format)
         if tested:
             text += "\n" + render_table(significance_table(tested[0], left_out=tested[1]), args.format)
     write_output(text, args.out)

@@ -53,6 +53,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--slices", default="", metavar="NAMES", help=f"comma-separated slices, from: {', '.join(SLICES)}"
     )
+    parser.add_argument(
+        "--against", nargs="+", metavar="RUN",
+        help="the unperturbed run of the same judge: report the flip rate of RESULTS (a run made with judge --perturb) "
+        "against it, with pair-clustered intervals (--bootstrap resamples)",
+    )
+    parser.add_argument(
+        "--evidence", action="store_true",
+        help="also report what an agentic judge opened: screenshots viewed and where, the Markdown, the JSON, and "
+        "accuracy by the share of screenshots viewed (needs the release's trajectory files)",
+    )
     parser.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
     parser.add_argument("--out", metavar="FILE", help="write the report here instead of standard output")
 
@@ -82,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     root = resolve_data(args.data, "all", labels_only=True)
     selection, chosen = _selection(args, recorded, root, result_set.ids())
     # Label rows suffice unless a slice reads the trajectory files (os, steps, applications).
-    fields = (*LABEL_ROW_FIELDS, *(SLICES[name][0] for name in slices))
+    fields = (*LABEL_ROW_FIELDS, *(SLICES[name][0] for name in slices), *(("num_steps",) if args.evidence else ()))
     references = load_run_references(root, selection, recorded, fields=fields)
     wanted = references.ids()
     found = coverage(result_set.ids(), wanted, references.release_ids, config=selection.config)
@@ -107,6 +117,18 @@ def run(args: argparse.Namespace) -> int:
         "partial": None if partial is None else {"judged": partial.judged, "total": partial.total,
                                                  "reasons": list(partial.reasons), "resume": partial.resume},
     }
+    if args.against:
+        from agenthorizon.report.flips import flip_note, perturbation_flips
+
+        extra["flip_rate"] = perturbation_flips(args.results, args.against, references.rows, bootstrap=args.bootstrap,
+                                                seed=args.seed)
+        notes.append(flip_note(extra["flip_rate"]))
+    if args.evidence:
+        from agenthorizon.report.evidence import evidence_note, run_evidence
+
+        extra["evidence"] = run_evidence(result_set.records, predictions, references.rows, bootstrap=args.bootstrap,
+                                         seed=args.seed)
+        notes.append(evidence_note(extra["evidence"]))
     title = f"AgentHorizon score ({selection.config})" + (f" -- {partial.headline()}" if partial else "")
     text = render_report(report, args.format, title=title, manifest=references.manifest, notes=notes, extra=extra)
     write_output(text, args.out)

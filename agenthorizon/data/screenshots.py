@@ -217,6 +217,14 @@ class BlindScreenshots(Sequence):
         for index in range(len(self)):
             yield self[index]
 
+    def take(self, indices: Sequence[int]) -> BlindScreenshots:
+        """The screenshots at ``indices``, in that order (still lazy: decodes nothing).
+
+        >>> BlindScreenshots([None, "a.png", "b.png"], "T").take([2, 1]).present
+        [0, 1]
+        """
+        return BlindScreenshots([self.__sources[index] for index in indices], self.__trajectory_id)
+
     def has(self, index: int) -> bool:
         """True when step ``index`` has a screenshot."""
         return self.__sources[index] is not None

@@ -54,20 +54,29 @@ def parse_ablation(value: str | Iterable[str] | None, where: str = "ablate") -> 
     ...
     ValueError: ablate: unknown part 'labels'; expected a comma-separated list of instruction, actions, screenshots
     """
+    names = checked_names(value, ABLATION_PARTS, where, "part")
+    return tuple(part for part in ABLATION_PARTS if part in names)
+
+
+def checked_names(value: str | Iterable[str] | None, known: tuple[str, ...], where: str, what: str) -> list[str]:
+    """The names ``value`` gives (comma-separated or an iterable), each one of ``known``; the one rule of
+    ``--ablate`` and ``--perturb``. The error names ``where``, the unknown ``what`` and the accepted names.
+
+    >>> checked_names("a, b", ("a", "b"), "x", "part"), checked_names(None, ("a",), "x", "part")
+    (['a', 'b'], [])
+    """
     if value is None:
-        return ()
+        return []
     if isinstance(value, str):
         names = [name.strip() for name in value.split(",") if name.strip()]
     elif isinstance(value, Iterable):
         names = list(value)
     else:
-        raise ValueError(f"{where}: expected part names (a comma-separated string or a list), got {type(value).__name__}")
+        raise ValueError(f"{where}: expected {what} names (a comma-separated string or a list), got {type(value).__name__}")
     for name in names:
-        if name not in ABLATION_PARTS:
-            raise ValueError(
-                f"{where}: unknown part {name!r}; expected a comma-separated list of {', '.join(ABLATION_PARTS)}"
-            )
-    return tuple(part for part in ABLATION_PARTS if part in names)
+        if name not in known:
+            raise ValueError(f"{where}: unknown {what} {name!r}; expected a comma-separated list of {', '.join(known)}")
+    return names
 
 
 def describe_ablation(ablation: Iterable[str]) -> str:

@@ -44,6 +44,16 @@ from functools import cached_property
 from typing import Any
 
 from agenthorizon.judging.ablation import parse_ablation
+from agenthorizon.judging.perturbation import (
+    INSTRUCTION_LAST,
+    PARAPHRASE,
+    SHUFFLE_SCREENSHOTS,
+    instruction_last_markdown,
+    kept_steps,
+    paraphrase_markdown,
+    parse_perturbation,
+    shuffled_order,
+)
 from agenthorizon.judging.blind_screenshots import BlindScreenshots, screenshot_sources
 from agenthorizon.judging.blinding import scrub_ids, strip_hidden
 from agenthorizon.judging.steps import read_steps
@@ -97,6 +107,8 @@ class JudgeInput:
     ablation are. ``ablation`` names the parts withheld
     (:data:`agenthorizon.schema.ABLATION_PARTS`; ``()``: none): their
     content is absent from every field (see :func:`build_judge_input`).
+    ``perturbation`` names how the item is shown differently
+    (:mod:`~agenthorizon.judging.perturbation`; ``()``: as released).
     """
 
     trajectory_id: str
@@ -107,6 +119,7 @@ class JudgeInput:
     environment: Mapping[str, Any] = field(default_factory=dict)
     task: Mapping[str, Any] = field(default_factory=dict)
     ablation: tuple[str, ...] = ()
+    perturbation: tuple[str, ...] = ()
 
     @cached_property
     def steps(self) -> tuple[Mapping[str, Any], ...]:
@@ -161,6 +174,8 @@ class JudgeInput:
             if step.get("timestamp_us") is not None:
                 record["timestamp_us"] = step["timestamp_us"]
             steps.append(record)
+        if INSTRUCTION_LAST in self.perturbation:  # the goal after the steps, here as in the Markdown
+            return {"trajectory_id": self.trajectory_id, "environment": environment, "steps": steps, "task": task}
         return {
             "trajectory_id": self.trajectory_id,
             "task": task,
@@ -189,7 +204,9 @@ def _require(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
     return value
 
 
-def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | None = None) -> JudgeInput:
+def build_judge_input(
+    row: Mapping[str, Any], *, ablate: str | Iterable[str] | None = None, perturb: str | Iterable[str] | None = None
+) -> JudgeInput:
     """Build the blind :class:`JudgeInput` of one dataset row.
 
     The one function through which a judge sees an item: it copies a
@@ -231,6 +248,12 @@ def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | N
         With any ablation the Markdown is rendered from the ablated
         trajectory JSON (:func:`agenthorizon.release.render.to_markdown`),
         not taken from the release, so nothing withheld can survive in it.
+    perturb : str or iterable of str, optional
+        How to show the item differently
+        (:data:`agenthorizon.judging.perturbation.PERTURBATIONS`): steps cut
+        to a half, screenshots shuffled within windows, the goal after the
+        steps, action lines reworded. The Markdown is then rendered from the
+        perturbed JSON, as for an ablation, and reworded or reordered after.
 
     Returns
     -------
@@ -275,6 +298,7 @@ def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | N
     (False, False, True)
     """
     ablation = parse_ablation(ablate)
+    perturbation = parse_perturbation(perturb)
     if not isinstance(row, Mapping):
         raise ValueError(f"expected a dataset row (a mapping), got {type(row).__name__}")
     trajectory_id = row.get("trajectory_id")
@@ -297,10 +321,14 @@ def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | N
             f"{where}: {len(sources)} screenshots for {len(raw_steps)} steps; expected one entry per step"
         )
 
+    if perturbation:
+        step_ids, action_types, parameters, timestamps_us, parameters_text, sources = _perturbed(
+            trajectory_id, perturbation, (step_ids, action_types, parameters, timestamps_us, parameters_text), sources)
+
     markdown = row.get("markdown") or ""
     if not isinstance(markdown, str):
         raise ValueError(f"{where}: field 'markdown' must be a string")
-    if ablation:  # rendered below from the ablated JSON instead
+    if ablation or perturbation:  # rendered below from the ablated or perturbed JSON instead
         markdown = ""
     markdown, parameters = scrub_ids(row, trajectory_id, repoint_images(markdown, trajectory_id), parameters, parameters_text)
 
@@ -328,10 +356,29 @@ def build_judge_input(row: Mapping[str, Any], *, ablate: str | Iterable[str] | N
         environment=environment,
         task=task,
         ablation=ablation,
+        perturbation=perturbation,
     )
-    if not ablation:
+    if not ablation and not perturbation:
         return judge_input
     # The release Markdown holds every part; the ablated one is rendered from
     # the ablated (and already blind) JSON, so it holds exactly what that holds.
     markdown = to_markdown(judge_input.trajectory_json(), actions=ABLATE_ACTIONS not in ablation)
+    if PARAPHRASE in perturbation:
+        markdown = paraphrase_markdown(markdown)
+    if INSTRUCTION_LAST in perturbation:
+        markdown = instruction_last_markdown(markdown)
     return replace(judge_input, markdown=markdown)
+
+
+def _perturbed(trajectory_id: str, perturbation: tuple[str, ...], columns: tuple[list[Any], ...],
+               sources: Any) -> tuple[Any, ...]:
+    """The step columns and screenshot sources cut to the kept steps, screenshots shuffled when asked."""
+    keep = list(kept_steps(len(columns[0]), perturbation))
+    picked = list(keep)
+    if SHUFFLE_SCREENSHOTS in perturbation:
+        has = sources.has if isinstance(sources, BlindScreenshots) else (lambda index: sources[index] is not None)
+        moved = shuffled_order([index for index in keep if has(index)], trajectory_id)
+        picked = [moved.get(index, index) for index in keep]
+    cut = tuple([column[index] for index in keep] for column in columns)
+    chosen = sources.take(picked) if isinstance(sources, BlindScreenshots) else [sources[index] for index in picked]
+    return (*cut, chosen)

@@ -12,6 +12,7 @@ import html
 from typing import Any, Mapping, Sequence
 
 from agenthorizon.judging.ablation import describe_ablation
+from agenthorizon.judging.perturbation import describe_perturbation
 from agenthorizon.report.runs import JudgedRun
 from agenthorizon.report.style import amount_text, run_color
 from agenthorizon.schema import MISTAKE_TYPES
@@ -309,6 +310,8 @@ def run_facts(run: JudgedRun) -> str:
             parts.append(f"reask {record.judge['reask']}{counted}")
         if record.ablation:  # what the judge was not shown: the paper's information ablations
             parts.append(f"ablation: {describe_ablation(record.ablation)}")
+        if record.judge.get("perturbation"):  # how the items were shown differently (judge --perturb)
+            parts.append(describe_perturbation(record.judge["perturbation"]))
         if record.interruption is not None:  # a run that did not finish says so, and why
             parts.append(f"{record.status} ({record.interruption.cause})")
         if record.counts:

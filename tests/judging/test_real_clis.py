@@ -364,3 +364,35 @@ def test_real_cli_reaches_a_remote_endpoint_through_the_proxy(name, on_path, use
                         retries=0)
     assert summary.counts.error == 1
     assert "the harness could not reach its endpoint api.allowed.invalid:443" in next(iter(summary.errors.values()))
+
+
+# What each CLI's own output shows of its tool calls (agenthorizon/judging/judges/evidence_readers.py):
+# Claude Code's and Gemini CLI's JSON output holds no tool call, so their evidence is unknown.
+EVIDENCE_SHOWN = {"codex": True, "claude": False, "gemini": False, "opencode": True, "pi": True}
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_real_cli_records_which_files_of_the_item_it_opened(name, on_path, user_home, dataset, tiny_root, tmp_path):
+    """The model opens a known set of the item's files in one shell command (the Markdown, the JSON and the
+    screenshots of steps 1 and 4), and the result's evidence is exactly that set, read from the CLI's events."""
+    row = dict(dataset[0])
+    tid = row["trajectory_id"]
+    assert row["num_steps"] >= 5
+    opened = [f"data/markdowns/{tid}.md", f"data/jsons/{tid}.json", f"data/media/images/{tid}/step_2.png",
+              f"data/media/images/{tid}/step_5.png"]
+    command = f"wc -c {' '.join(opened)}; echo {SEARCHED}"
+    server = AgentModelServer(PROTOCOLS[name], lambda text: Script(ANSWER, command) if tid in text else Script(ANSWER))
+    try:
+        judge = make_judge(f"{name}:{MODELS[name]}", env=user_config(name, server.url, user_home), timeout=300)
+        summary = run_judge(judge, dataset.select(range(1)), tmp_path / "run", data_root=tiny_root, progress=False)
+    finally:
+        server.close()
+    assert summary.counts.ok == 1 and not summary.errors, summary.errors
+    output = "\n".join(text for request in server.requests for text in request.tool_results)
+    assert SEARCHED in output and "No such file" not in output, output[-2000:]  # the files were there and read
+    result = read_results([tmp_path / "run"]).records[tid]
+    evidence = result.telemetry.extra.get("evidence")
+    if not EVIDENCE_SHOWN[name]:
+        assert evidence is None
+        return
+    assert evidence == {"screenshots": {"1": 1, "4": 1}, "markdown": 1, "json": 1, "tool_calls": 1}, evidence

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.prompts import per_step_image_note, render_prompt
+from agenthorizon.judging.perturbation import INSTRUCTION_LAST, PARAPHRASE, paraphrase_action
 from agenthorizon.release.render import action_string, timestamp_ms
 from agenthorizon.schema import ABLATE_ACTIONS, DIRECT_LAYOUTS, IMAGE_MODE_MOSAIC, LAYOUT_MARKDOWN, LAYOUT_PAPER
 
@@ -69,7 +70,7 @@ def check_layout(layout: str, timestamps: bool = False) -> str:
     return layout
 
 
-def step_text(step: Any, layout: str, *, timestamps: bool = False) -> str:
+def step_text(step: Any, layout: str, *, timestamps: bool = False, paraphrase: bool = False) -> str:
     """The text of one step in an interleaved ``layout`` (``interleaved`` or ``paper``).
 
     >>> step = {"step_id": 3, "action": {"type": "click", "parameters": {"x": 5, "y": 6}}, "timestamp_us": 1234500}
@@ -84,6 +85,8 @@ def step_text(step: Any, layout: str, *, timestamps: bool = False) -> str:
     """
     time = step.get("timestamp_us") if timestamps else None
     action = action_string(step["action"]) if "action" in step else None  # absent: the actions ablation
+    if action is not None and paraphrase:  # the paraphrase perturbation's fixed rewording
+        action = paraphrase_action(action)
     if layout == LAYOUT_PAPER:
         lines = [f"### Step {step['step_id']}"]
         if action is not None:
@@ -213,16 +216,25 @@ def _interleaved(
     parts: list[dict[str, Any]] = []
     if before.strip():
         parts.append({"type": "text", "text": before.rstrip()})
-    parts.append({"type": "text", "text": _goal_text(judge_input, layout)})
+    goal, _, steps_head = _goal_text(judge_input, layout).partition("\n\n")  # "## Goal", then the instruction and steps heading
+    instruction, _, steps_head = steps_head.rpartition("\n\n## Steps")
+    goal_last = INSTRUCTION_LAST in judge_input.perturbation
+    if goal_last:  # the instruction-last perturbation: the steps heading here, the goal after every step
+        parts.append({"type": "text", "text": "## Steps" + steps_head})
+    else:
+        parts.append({"type": "text", "text": _goal_text(judge_input, layout)})
     # Each image after the text of the last step it shows (a step's own, or its mosaic's last).
     after_step = {image.steps[-1]: image for image in images}
+    paraphrase = PARAPHRASE in judge_input.perturbation
     for step in judge_input.steps:
-        parts.append({"type": "text", "text": step_text(step, layout, timestamps=timestamps)})
+        parts.append({"type": "text", "text": step_text(step, layout, timestamps=timestamps, paraphrase=paraphrase)})
         image = after_step.get(step["step_id"])
         if image is not None:
             if mode == IMAGE_MODE_MOSAIC:
                 parts.append({"type": "text", "text": image.caption()})
             parts.append(image.content_part())
+    if goal_last:
+        parts.append({"type": "text", "text": f"{goal}\n\n{instruction}"})
     if after.strip():
         parts.append({"type": "text", "text": after.strip()})
     return parts

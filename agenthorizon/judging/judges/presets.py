@@ -67,6 +67,7 @@ from agenthorizon.judging.judges.agent_home import XDG_FOLDERS, ConfigFolder, ma
 from agenthorizon.judging.judges.agent_network import NetworkPlan
 from agenthorizon.judging.judges.base import JudgeError, JudgeOutput, PreflightError
 from agenthorizon.judging.judges.command import AgentSetup, CommandJudge
+from agenthorizon.judging.judges.evidence_readers import evidence_extra
 from agenthorizon.judging.judges.harness_readers import READERS, Reading
 from agenthorizon.judging.judges.release_prompt import PROMPT_RELEASE
 from agenthorizon.judging.judges.sandbox import SANDBOX_BWRAP
@@ -597,6 +598,8 @@ class HarnessJudge(CommandJudge):
             cost_usd=reading.cost_usd,
             latency_s=latency,
             extra={"harness": self.harness.name, "agent_tools": self.agent_tools, **reading.extra,
+                   # which of the item's files its tool calls opened (issue 34, section 3), where the stream shows calls
+                   **evidence_extra(self.harness.reader, stdout, judge_input.trajectory_id),
                    # the start of the answer file cut at --max-output-bytes, counted as stdout's cut is
                    **({"truncated_bytes": answer_dropped} if answer_dropped else {})},
         )

@@ -28,6 +28,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING
 
+from agenthorizon.judging.perturbation import INSTRUCTION_ELSEWHERE, INSTRUCTION_LAST
 from agenthorizon.schema import BAD_SIDE_EFFECT, CONFIDENCE_VALUES, CRITICAL_MISTAKE, MISTAKE_TYPES, MISUNDERSTANDING
 
 if TYPE_CHECKING:
@@ -175,7 +176,8 @@ def render_prompt(template: str, judge_input: JudgeInput, *, image_note: str = "
     """
     values = {
         "TRAJECTORY_ID": judge_input.trajectory_id,
-        "INSTRUCTION": judge_input.instruction,
+        # Under the instruction-last perturbation the goal comes after the recording, not here.
+        "INSTRUCTION": INSTRUCTION_ELSEWHERE if INSTRUCTION_LAST in judge_input.perturbation else judge_input.instruction,
         "MARKDOWN": judge_input.markdown if markdown is None else markdown,
         "IMAGE_NOTE": (" " + image_note.strip()) if image_note.strip() else "",
     }

@@ -115,6 +115,7 @@ class _Run:
     budget: CostBudget
     judge_key: str | None = None
     ablation: tuple[str, ...] = ()
+    perturbation: tuple[str, ...] = ()
     reask: int = 0
     reask_when: str = REASK_INVALID
     in_flight: int = 0
@@ -190,7 +191,7 @@ async def _judge_position(run: _Run, position: int, row: Any) -> tuple[ResultRec
     try:
         if isinstance(row, Exception):
             raise row
-        judge_input = build_judge_input(row, ablate=run.ablation)
+        judge_input = build_judge_input(row, ablate=run.ablation, perturb=run.perturbation)
     except (ValueError, FileNotFoundError) as error:
         output, error_text, attempts = None, f"{type(error).__name__}: {error}", 0
     else:
@@ -358,6 +359,7 @@ async def judge_items(
     results: RunResults,
     judge_key: str | None = None,
     ablation: tuple[str, ...] = (),
+    perturbation: tuple[str, ...] = (),
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     signals: RunSignals | None = None,
@@ -393,6 +395,7 @@ async def judge_items(
         budget=CostBudget.from_records(max_cost, results, answers_per_item=1 + reask),
         judge_key=judge_key,
         ablation=ablation,
+        perturbation=perturbation,
         reask=reask,
         reask_when=reask_when,
     )

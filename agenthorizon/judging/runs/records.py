@@ -33,6 +33,7 @@ from msgspec import Meta, Struct, field
 from msgspec import inspect as mi
 
 from agenthorizon.judging.ablation import describe_ablation, parse_ablation
+from agenthorizon.judging.perturbation import describe_perturbation
 from agenthorizon.judging.runs.record_validation import convert
 from agenthorizon.release.item_selection import Selection
 from agenthorizon.schema import (
@@ -538,6 +539,8 @@ def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
     ablation = spec.get("ablation")
     if ablation:
         identity["ablation"] = list(ablation)
+    if spec.get("perturbation"):  # presentation perturbations (judging/perturbation.py): a judge key of their own
+        identity["perturbation"] = list(spec["perturbation"])
     protocol: dict[str, Any] = {}
     if spec.get("layout") not in (None, LAYOUT_MARKDOWN):
         protocol["layout"] = spec["layout"]
@@ -703,7 +706,8 @@ class RunRecord(_Record, frozen=True):
     def label(self) -> str:
         """A short human name: the model, else the judge spec; with the ablation said (``m (without screenshots)``)."""
         name = self.model or self.spec
-        return f"{name} ({describe_ablation(self.ablation)})" if self.ablation else name
+        said = [describe_ablation(self.ablation), describe_perturbation(self.judge.get("perturbation") or ())]
+        return f"{name} ({'; '.join(part for part in said if part)})" if any(said) else name
 
     def settings(self) -> dict[str, Any]:
         """The settings a resume must not change: the judge identity (see :func:`judge_key`), the ablation and the config."""

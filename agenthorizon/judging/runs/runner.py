@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from agenthorizon.judging.ablation import parse_ablation
+from agenthorizon.judging.perturbation import parse_perturbation, perturbation_of
 from agenthorizon.judging.judges.base import BaseJudge, PreflightError, as_judge, run_sync
 from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.runs.folder import RunDirectory, record_name
@@ -146,6 +147,7 @@ def run_judge(
     breaker: int | None = DEFAULT_BREAKER,
     max_cost: float | None = None,
     ablate: str | Sequence[str] | None = None,
+    perturb: str | Sequence[str] | None = None,
     reask: int | None = None,
     reask_when: str | None = None,
 ) -> RunSummary:
@@ -233,6 +235,10 @@ def run_judge(
         ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
         judge's own ``ablation`` (``images="none"``). Recorded, and part of
         the judge key: its own leaderboard row; another ablation is refused.
+    perturb : str or sequence of str, optional
+        Presentation perturbations applied to every input
+        (:data:`agenthorizon.judging.perturbation.PERTURBATIONS`). Recorded as
+        the judge's ``perturbation`` and part of the judge key, like ``ablate``.
     reask : int, optional
         Default 0, or the judge's preset's (``paper-direct``: 2). Ask again, in a fresh call, after an answer without a valid verdict,
         up to ``reask`` more times per item (:mod:`~agenthorizon.judging.runs.reask`;
@@ -317,7 +323,7 @@ def run_judge(
     record = _start_record(
         judge, selection, ablation, data_root, data_options, parsed_shard, n_items=len(ids), n_selected=len(selected_ids),
         runner={"concurrency": concurrency, "timeout_s": timeout, "retries": retries, "limit": limit}, reask=reask,
-        reask_when=reask_when, preset=preset,
+        reask_when=reask_when, preset=preset, perturbation=parse_perturbation(perturb, "perturb"),
     )
     directory.acquire()  # one runner per folder (and shard), or a clear error naming the holder
     try:
@@ -403,6 +409,7 @@ def _start_record(
     reask: int = 0,
     reask_when: str = REASK_INVALID,
     preset: dict[str, Any] | None = None,
+    perturbation: tuple[str, ...] = (),
 ) -> RunRecord:
     """The run record as the run starts (status ``running``): judge (with ``reask``: it changes what is asked), selection, ablation, data provenance, runner settings, versions."""
     return RunRecord.build(
@@ -410,6 +417,7 @@ def _start_record(
         {
             **judge.spec(), "reask": reask, **({"reask_when": reask_when} if reask_when != REASK_INVALID else {}),
             **({"preset": preset} if preset is not None else {}),
+            **({"perturbation": list(perturbation)} if perturbation else {}),  # only when set: earlier keys stay
         },
         selection,
         ablation,  # the ablation is part of the judge key
@@ -528,6 +536,7 @@ def _judge_and_finish(
                     results=results,
                     judge_key=record.judge_key,
                     ablation=record.ablation,
+                    perturbation=perturbation_of(record.judge),
                     breaker=breaker,
                     max_cost=max_cost,
                     signals=signals,

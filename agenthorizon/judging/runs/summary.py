@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from agenthorizon.judging.ablation import describe_ablation
+from agenthorizon.judging.perturbation import describe_perturbation
 from agenthorizon.judging.runs.records import (
     STOPPED,
     Merging,
@@ -154,7 +155,8 @@ class RunSummary:
         return self.record.interruption.reason
 
     def _ablation(self) -> str:
-        return f" ({describe_ablation(self.record.ablation)})" if self.record.ablation else ""
+        said = [describe_ablation(self.record.ablation), describe_perturbation(self.record.judge.get("perturbation") or ())]
+        return f" ({'; '.join(part for part in said if part)})" if any(said) else ""
 
     def __str__(self) -> str:
         c = self.counts
