@@ -44,15 +44,12 @@ __all__ = ["CODEX_DIRECT", "NO_TOOLS", "CodexDirectJudge", "attached_note", "joi
 SCHEMA_FILE = "verdict.schema.json"
 IMAGES_FOLDER = "images"
 NO_TOOLS = (
-    "-c", "features.shell_tool=false",
-    "-c", "features.apply_patch_freeform=false",
-    "-c", "features.view_image_tool=false",
-    "-c", "features.web_search_request=false",
-    "-c", "web_search=\"disabled\"",
-    "-c", "include_apply_patch_tool=false",
-    "-c", "include_plan_tool=false",
+    "--disable", "shell_tool", "--disable", "multi_agent", "--disable", "goals", "-c", 'web_search="disabled"',
 )
-"""The ``codex exec`` settings that leave the model no tool (checked against the real CLI's requests)."""
+"""The ``codex exec`` settings that take the model's tools away: its shell, sub-agents, goals and web
+search. Codex 0.171 still declares ``request_user_input`` (which fails in exec mode) and ``view_image``
+(which opens files of the item's folder only: the screenshots it was given); the real-CLI test checks
+that exactly these two remain."""
 
 CODEX_DIRECT = dataclasses.replace(
     HARNESSES["codex"],
