@@ -124,3 +124,34 @@ def test_ablations_reach_codex_direct_as_they_reach_the_direct_judge(on_path, us
     assert "Export the spreadsheet" in prompts[1] and "left-click" not in prompts[1] and "type \"" not in prompts[1]
     assert "1718000000000 ms" in prompts[1]
     assert [sum(kind == "image" for kind, _ in parts) for parts in posted] == [7, 7, 0]
+
+
+def test_cli_codex_direct_run_under_the_preset_records_the_judge(on_path, user_home, tiny_root, tmp_path, capsys):
+    from agenthorizon.judging.runs.folder import read_results
+    from test_direct_judge import cli
+
+    system_file = tmp_path / "system.txt"
+    system_file.write_text(SYSTEM, encoding="utf-8")
+    server = AgentModelServer("responses", lambda text: Script("My verdict: " + json.dumps(VERDICT)))
+    out = tmp_path / "run"
+    try:
+        user_config("codex", server.url, user_home)
+        code, printed = cli(["judge", "--data", str(tiny_root), "--config", "all", "--judge", "codex-direct:judge-model",
+                             "--preset", "paper-direct", "--system-prompt", str(system_file), "--image-token-budget",
+                             "8000", "--env", "LOOPBACK_API_KEY=sk-loopback", "--timeout", "300", "--limit", "1",
+                             "--concurrency", "1", "--bootstrap", "0", "--no-progress", "--out", str(out)], capsys)
+    finally:
+        server.close()
+    assert code == 0, printed.err
+    record = json.loads((out / "run.json").read_text())
+    judge = record["judge"]
+    assert judge["spec"] == "codex-direct:judge-model" and judge["layout"] == "paper" and judge["timestamps"] is True
+    assert record["images"]["budget_covers"] == "input" and record["images"]["quality"] == 60
+    assert record["sampling"] == {"output_schema": verdict_json_schema()}
+    assert judge["preset"]["name"] == "paper-direct" and judge["system_prompt"]["path"] == str(system_file)
+    assert "--output-schema" in judge["command"] and judge["harness"]["tested_version"] in judge["harness"]["version"]
+    (result,) = read_results([out]).records.values()
+    # Prose around the JSON: the authors' re-ask rule (the preset's) asks again, 3 attempts in all, each kept.
+    posted = [request for request in server.requests if request.reply != "404"]
+    assert len(posted) == 3 and len(result.answers) == 3 and result.telemetry.answers == 3
+    assert result.telemetry.input_tokens >= 1000 and result.telemetry.extra["image_size"][0] <= 512
