@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import JudgeOutput
-from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, text_chars
+from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, protocol_record, text_chars
 from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES, ImageOptions, ImagePlan
 from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 from agenthorizon.judging.judges.prompts import DIRECT_PROMPT, verdict_json_schema
@@ -174,10 +174,7 @@ class CodexDirectJudge(HarnessJudge):
         )
         for key in ("agent_tools", "reasoning_effort", "framework"):
             spec.pop(key, None)
-        if self.system_prompt is not None:
-            spec["system_prompt"] = self.system_prompt.record()
-        if self.preset is not None:
-            spec["preset"] = self.preset
+        spec.update(protocol_record(self.system_prompt, self.preset))
         return spec
 
     def _prompt_record(self) -> dict[str, Any]:

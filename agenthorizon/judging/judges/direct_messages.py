@@ -46,7 +46,7 @@ from agenthorizon.schema import ABLATE_ACTIONS, DIRECT_LAYOUTS, IMAGE_MODE_MOSAI
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["SystemPrompt", "chat_messages", "check_layout", "step_text", "text_chars"]
+__all__ = ["SystemPrompt", "chat_messages", "check_layout", "protocol_record", "step_text", "text_chars"]
 
 # Stands in for {{MARKDOWN}} while the template is filled, to split it there (no
 # item text holds a NUL character: JSON strings in the release cannot).
@@ -154,6 +154,20 @@ class SystemPrompt:
     def record(self) -> dict[str, str]:
         """What a run records of it: path and sha256."""
         return {"path": self.path, "sha256": self.sha256}
+
+
+def protocol_record(system: SystemPrompt | None, preset: dict[str, Any] | None) -> dict[str, Any]:
+    """The spec fields of a direct judge's system prompt and preset, each only when set.
+
+    >>> protocol_record(None, {"name": "paper-direct"})
+    {'preset': {'name': 'paper-direct'}}
+    """
+    record: dict[str, Any] = {}
+    if system is not None:
+        record["system_prompt"] = system.record()
+    if preset is not None:
+        record["preset"] = preset
+    return record
 
 
 def chat_messages(

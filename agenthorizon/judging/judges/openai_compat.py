@@ -36,7 +36,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import DEFAULT_MAX_OUTPUT_BYTES, BaseJudge, JudgeError, JudgeOutput, PreflightError
-from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, text_chars
+from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, protocol_record, text_chars
 from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES, MERGE_REASONS, ImageOptions, ImagePlan
 from agenthorizon.judging.judges.openai_protocol import (
     RETRY_STATUSES,
@@ -290,10 +290,7 @@ class OpenAICompatibleJudge(BaseJudge):
             "timeout_s": self.request.timeout,
             "max_output_bytes": self.request.max_output_bytes,
         }
-        if self.system_prompt is not None:
-            spec["system_prompt"] = self.system_prompt.record()
-        if self.preset is not None:
-            spec["preset"] = self.preset
+        spec.update(protocol_record(self.system_prompt, self.preset))
         return spec
 
     def _prompt_record(self) -> dict[str, Any]:
