@@ -209,3 +209,19 @@ def test_cli_gemini_direct_run_records_the_api_and_thinking(tiny_root, tmp_path,
     code, printed = cli(["judge", "--data", str(tiny_root), "--config", "all", "--judge", "openai:m", "--out",
                          str(tmp_path / "other"), "--thinking"], capsys)
     assert code == 2 and "--thinking" in printed.err and "gemini-direct:MODEL" in printed.err
+
+
+@pytest.mark.parametrize("layout", ["markdown", "interleaved", "paper"])
+@pytest.mark.parametrize("ablate", ["instruction", "actions", "screenshots"])
+def test_every_layout_withholds_every_ablated_part(gemini, shots, layout, ablate):
+    instruction, steps = item_for(7)
+    row = row_for(instruction, steps, shots, "00000000-0000-4000-8000-000000000073")
+    options = {"timestamps": True} if layout != "markdown" else {}
+    judge = make_judge("gemini-direct:judge-model", base_url=gemini.base_url, api_key_env="AH_TEST_GEMINI_KEY",
+                       cache_dir=None, layout=layout, images="per-step", retries=0, **options)
+    judge.judge(build_judge_input(row, ablate=ablate))
+    parts = received(gemini.requests[0]["body"])
+    text = "\n".join(part for kind, part in parts if kind == "text")
+    assert (sum(kind == "image" for kind, _ in parts) == 0) == (ablate == "screenshots")
+    assert ("Export the spreadsheet" in text) == (ablate != "instruction")
+    assert ("left-click (100, 200)" in text) == (ablate != "actions")
