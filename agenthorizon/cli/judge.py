@@ -75,7 +75,8 @@ def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="SPEC",
         help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS' | "
-        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL | pi:PROVIDER/MODEL | openhands:MODEL",
+        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL | pi:PROVIDER/MODEL | openhands:MODEL | "
+        "gemini-direct:MODEL | codex-direct:MODEL",
     )
     parser.add_argument(
         "--prompt",
@@ -176,6 +177,10 @@ def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
     model.add_argument(
         "--timestamps", action="store_true", default=None,
         help="interleaved and paper layouts: each step's text gives its time (ms)",
+    )
+    model.add_argument(
+        "--thinking", action="store_true", default=None,
+        help="gemini-direct: the output cap of a thinking model (16,384 tokens instead of 1,024)",
     )
     model.add_argument(
         "--system-prompt", metavar="FILE",
@@ -339,6 +344,7 @@ _JUDGE_FLAGS = (
     ("--image-token-budget", "image_token_budget", "image_token_budget"),
     ("--layout", "layout", "layout"),
     ("--timestamps", "timestamps", "timestamps"),
+    ("--thinking", "thinking", "thinking"),
     ("--budget-covers", "budget_covers", "budget_covers"),
     ("--preset", "preset", "preset"),
     ("--system-prompt", "system_prompt", "system_prompt"),
@@ -365,7 +371,8 @@ _JUDGE_FLAGS = (
     ("--agent-max-files", "agent_max_files", "agent_max_files"),
     ("--agent-max-disk", "agent_max_disk", "agent_max_disk"),
 )
-_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'", "codex": "harness preset (codex:MODEL...)"}
+_KIND_SPECS = {"openai": "openai:MODEL", "command": "command:'CMD'", "codex": "harness preset (codex:MODEL...)",
+               "gemini-direct": "gemini-direct:MODEL", "codex-direct": "codex-direct:MODEL"}
 
 
 def judge_options(args: argparse.Namespace) -> dict:

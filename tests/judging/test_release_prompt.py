@@ -118,7 +118,7 @@ def test_cli_prompt_and_jpeg_quality_are_checked(tmp_path, capsys):
 
     for extra, message in (
         (["--judge", "lexical", "--prompt", "release"], "--prompt: an option of model and command judges"),
-        (["--judge", "codex:gpt-5.5", "--jpeg-quality", "60"], "--jpeg-quality: options of openai:MODEL judges only"),
+        (["--judge", "codex:gpt-5.5", "--jpeg-quality", "60"], "--jpeg-quality: options of openai:MODEL or gemini-direct:MODEL or codex-direct:MODEL judges only"),
         (["--judge", "openai:m", "--prompt", str(tmp_path / "nofile.md")], "expected project or release, or a template file"),
         (["--judge", "openai:m", "--jpeg-quality", "0"], "JPEG quality must be an integer from 1 to 100"),
     ):

@@ -47,7 +47,7 @@ from agenthorizon.schema import ABLATE_ACTIONS, DIRECT_LAYOUTS, IMAGE_MODE_MOSAI
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["SystemPrompt", "chat_messages", "check_layout", "step_text", "text_chars"]
+__all__ = ["SystemPrompt", "chat_messages", "check_layout", "protocol_record", "step_text", "text_chars"]
 
 # Stands in for {{MARKDOWN}} while the template is filled, to split it there (no
 # item text holds a NUL character: JSON strings in the release cannot).
@@ -159,23 +159,39 @@ class SystemPrompt:
         return {"path": self.path, "sha256": self.sha256}
 
 
+def protocol_record(system: SystemPrompt | None, preset: dict[str, Any] | None) -> dict[str, Any]:
+    """The spec fields of a direct judge's system prompt and preset, each only when set.
+
+    >>> protocol_record(None, {"name": "paper-direct"})
+    {'preset': {'name': 'paper-direct'}}
+    """
+    record: dict[str, Any] = {}
+    if system is not None:
+        record["system_prompt"] = system.record()
+    if preset is not None:
+        record["preset"] = preset
+    return record
+
+
 def chat_messages(
     template: str, judge_input: JudgeInput, images: list[Any], *, mode: str, layout: str,
-    system: SystemPrompt | None = None, timestamps: bool = False,
+    system: SystemPrompt | None = None, timestamps: bool = False, image_note: str | None = None,
 ) -> list[dict[str, Any]]:
     """The messages of one request: the system prompt if any, then the user message in ``layout``.
 
     ``images`` are the item's prepared images
     (:class:`agenthorizon.data.images.PreparedImage`), ``mode`` their image
     mode (``per-step``, ``mosaic`` or ``none``); ``timestamps`` adds each
-    step's time to its text (interleaved layouts).
+    step's time to its text (interleaved layouts); ``image_note`` replaces
+    the sentence that says where the images are (for a judge that attaches
+    them elsewhere than in the message: ``codex-direct``).
     """
     if layout != LAYOUT_MARKDOWN:
-        content: Any = _interleaved(template, judge_input, images, mode, layout, timestamps)
+        content: Any = _interleaved(template, judge_input, images, mode, layout, timestamps, image_note)
     elif not images and mode not in ("per-step", IMAGE_MODE_MOSAIC):
         content = render_prompt(template, judge_input)
     else:
-        content = _markdown(template, judge_input, images, mode)
+        content = _markdown(template, judge_input, images, mode, image_note)
     messages = [{"role": "user", "content": content}]
     if system is not None:
         messages.insert(0, {"role": "system", "content": system.text})
@@ -195,10 +211,10 @@ def _image_note(images: list[Any], mode: str, interleaved: bool, actions: bool =
     return per_step_image_note([image.steps[0] for image in images])
 
 
-def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: str) -> list[dict[str, Any]]:
-    content: list[dict[str, Any]] = [
-        {"type": "text", "text": render_prompt(template, judge_input, image_note=_image_note(images, mode, False))}
-    ]
+def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: str,
+              note: str | None = None) -> list[dict[str, Any]]:
+    note = _image_note(images, mode, False) if note is None else note
+    content: list[dict[str, Any]] = [{"type": "text", "text": render_prompt(template, judge_input, image_note=note)}]
     for image in images:
         content.append({"type": "text", "text": image.caption()})
         content.append(image.content_part())
@@ -206,10 +222,12 @@ def _markdown(template: str, judge_input: JudgeInput, images: list[Any], mode: s
 
 
 def _interleaved(
-    template: str, judge_input: JudgeInput, images: list[Any], mode: str, layout: str, timestamps: bool
+    template: str, judge_input: JudgeInput, images: list[Any], mode: str, layout: str, timestamps: bool,
+    note: str | None = None,
 ) -> list[dict[str, Any]]:
     actions = ABLATE_ACTIONS not in judge_input.ablation
-    filled = render_prompt(template, judge_input, image_note=_image_note(images, mode, True, actions), markdown=_STEPS_MARK)
+    note = _image_note(images, mode, True, actions) if note is None else note
+    filled = render_prompt(template, judge_input, image_note=note, markdown=_STEPS_MARK)
     before, marked, after = filled.partition(_STEPS_MARK)
     if not marked:  # no {{MARKDOWN}}: the steps follow the whole text
         before, after = filled, ""

@@ -14,8 +14,10 @@ from typing import Any, Callable
 
 from agenthorizon.judging.judges.base import BaseJudge
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
+from agenthorizon.judging.judges.codex_direct import CodexDirectJudge
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.direct_preset import direct_preset
+from agenthorizon.judging.judges.gemini_direct import GeminiDirectJudge
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
 from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 
@@ -28,6 +30,8 @@ JUDGE_SPECS = (
     "openai:MODEL",
     "command:'CMD'",
     *(f"{name}:MODEL" for name in HARNESSES),
+    "gemini-direct:MODEL",
+    "codex-direct:MODEL",
 )
 JUDGE_KINDS: dict[str, type[BaseJudge]] = {
     "lexical": LexicalJudge,
@@ -36,6 +40,8 @@ JUDGE_KINDS: dict[str, type[BaseJudge]] = {
     "openai": OpenAICompatibleJudge,
     "command": CommandJudge,
     **{name: HarnessJudge for name in HARNESSES},
+    "gemini-direct": GeminiDirectJudge,
+    "codex-direct": CodexDirectJudge,
 }
 """Spec prefix -> judge class (the harness presets all run through :class:`HarnessJudge`)."""
 _EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B",
@@ -43,7 +49,8 @@ _EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "g
 # Constructor arguments that are not options: set by the spec, or for tests only.
 _NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
 # Options the factory itself takes: a direct judge's preset (direct_preset.py).
-_FACTORY_OPTIONS = {"openai": frozenset({"preset"})}
+_FACTORY_OPTIONS = {"openai": frozenset({"preset"}), "gemini-direct": frozenset({"preset"}),
+                    "codex-direct": frozenset({"preset"})}
 
 
 def judge_option_names(kind: str) -> frozenset[str]:
@@ -64,6 +71,12 @@ def judge_option_names(kind: str) -> frozenset[str]:
         own = inspect.signature(HarnessJudge.__init__).parameters
         extra = {name for name, p in own.items() if p.kind is p.KEYWORD_ONLY and name != "prompt"}
         return judge_option_names("command") | extra
+    if kind == "gemini-direct":  # the OpenAI-compatible judge's options, over another API
+        return (judge_option_names("openai") - {"structured_output"}) | {"thinking"}
+    if kind == "codex-direct":  # the direct message's options, and the confined CLI's
+        parameters = inspect.signature(CodexDirectJudge.__init__).parameters
+        own = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
+        return frozenset(own) | (judge_option_names("command") - {"nested_userns"}) | _FACTORY_OPTIONS[kind]
     if kind not in _NOT_OPTIONS:
         return frozenset()
     parameters = inspect.signature(JUDGE_KINDS[kind].__init__).parameters
@@ -120,18 +133,29 @@ def _random(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
     return RandomJudge(seed)
 
 
-def _openai(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
+def _openai(spec: str, argument: str, options: dict[str, Any], cls: Any = OpenAICompatibleJudge) -> BaseJudge:
+    kind = spec.strip().partition(":")[0].strip().lower()
     if not argument:
-        raise ValueError(f"judge spec {spec!r}: expected openai:MODEL, e.g. openai:Qwen/Qwen3-VL-8B-Instruct")
+        raise ValueError(f"judge spec {spec!r}: expected {kind}:MODEL, e.g. {kind}:{_DIRECT_EXAMPLES[kind]}")
     name = options.pop("preset", None)
     if name is None:
-        return OpenAICompatibleJudge(argument, **options)
+        return cls(argument, **options)
     # A preset's values under the options given (they win); the judge records both.
     preset = direct_preset(name)
-    judge = OpenAICompatibleJudge(argument, **preset.judge_options(options))
+    effective = preset.judge_options(options)
+    # Values this kind cannot take or has its own rule for (Gemini's output cap; Codex's sampling) stay
+    # out unless given; the record still lists the preset's values.
+    for option in _PRESET_KEEPS_OUT.get(kind, ()):
+        if option not in options:
+            effective.pop(option, None)
+    judge = cls(argument, **effective)
     judge.preset = preset.record(options)
     judge.run_defaults = dict(preset.run)
     return judge
+
+
+_DIRECT_EXAMPLES = {"openai": "Qwen/Qwen3-VL-8B-Instruct", "gemini-direct": "gemini-3.1-pro", "codex-direct": "gpt-5.5"}
+_PRESET_KEEPS_OUT = {"gemini-direct": ("max_tokens",), "codex-direct": ("temperature", "max_tokens")}
 
 
 def _command(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
@@ -153,4 +177,6 @@ _BUILDERS: dict[str, Callable[[str, str, dict[str, Any]], BaseJudge]] = {
     "random": _random,
     "openai": _openai,
     "command": _command,
+    "gemini-direct": lambda spec, argument, options: _openai(spec, argument, options, GeminiDirectJudge),
+    "codex-direct": lambda spec, argument, options: _openai(spec, argument, options, CodexDirectJudge),
 }

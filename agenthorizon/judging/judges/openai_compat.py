@@ -36,7 +36,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import DEFAULT_MAX_OUTPUT_BYTES, BaseJudge, JudgeError, JudgeOutput, PreflightError
-from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, text_chars
+from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, protocol_record, text_chars
 from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES, MERGE_REASONS, ImageOptions, ImagePlan
 from agenthorizon.judging.judges.openai_protocol import (
     RETRY_STATUSES,
@@ -179,6 +179,7 @@ class OpenAICompatibleJudge(BaseJudge):
     """
 
     name = "openai"
+    hosted_base_url = DEFAULT_BASE_URL  # a hosted API: a missing key is an error there
 
     def __init__(
         self,
@@ -289,10 +290,7 @@ class OpenAICompatibleJudge(BaseJudge):
             "timeout_s": self.request.timeout,
             "max_output_bytes": self.request.max_output_bytes,
         }
-        if self.system_prompt is not None:
-            spec["system_prompt"] = self.system_prompt.record()
-        if self.preset is not None:
-            spec["preset"] = self.preset
+        spec.update(protocol_record(self.system_prompt, self.preset))
         return spec
 
     def _prompt_record(self) -> dict[str, Any]:
@@ -356,9 +354,25 @@ class OpenAICompatibleJudge(BaseJudge):
         prepared = self.image_options.prepare(judge_input, plan)
         return self._chat(judge_input, prepared, plan.mode), list(prepared)
 
+    # --- the wire protocol: overridden by judges of another API (gemini_direct.py) ---
+
+    def endpoint(self) -> str:
+        """The URL each item's request is posted to."""
+        return f"{self.base_url}/chat/completions"
+
+    def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The JSON body of one request carrying ``messages``."""
+        return self.request.body(self.model, messages)
+
+    def parse_answer(self, body: Any) -> Completion:
+        """The completion in a whole answer's body (a :class:`~agenthorizon.judging.judges.output_cap.TailBuffer`)."""
+        from agenthorizon.judging.judges.openai_answer import completion_from_body
+
+        return completion_from_body(body)
+
     def _headers(self) -> dict[str, str]:
         key = os.environ.get(self.api_key_env, "")
-        if not key and self.base_url == DEFAULT_BASE_URL:
+        if not key and self.base_url == self.hosted_base_url:
             raise PreflightError(
                 f"openai judge: environment variable {self.api_key_env} is not set; "
                 "export the API key there or pass --api-key-env NAME"
@@ -372,6 +386,10 @@ class OpenAICompatibleJudge(BaseJudge):
             check_secret(key, self.api_key_env)
         except ValueError as error:
             raise PreflightError(f"openai judge: {error}") from None
+        return self.auth_headers(key)
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry the API key ``key``."""
         return {"Authorization": f"Bearer {key}"}
 
     async def _client_for_loop(self) -> httpx.AsyncClient:
@@ -429,9 +447,9 @@ class OpenAICompatibleJudge(BaseJudge):
             messages, prepared = await asyncio.to_thread(self._messages, judge_input, plan)
             try:
                 completion, used = await post_chat(
-                    client, f"{self.base_url}/chat/completions", self.request.body(self.model, messages), headers,
+                    client, self.endpoint(), self.request_body(messages), headers,
                     timeout=self.request.timeout, max_output_bytes=self.request.max_output_bytes,
-                    retry=self.retry, rng=self._rng,
+                    retry=self.retry, rng=self._rng, parse=self.parse_answer,
                 )
             except ServingLimitExceeded as refused:
                 attempts += refused.attempts

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from agenthorizon.judging.judges.base import JudgeError, TransportError
 from agenthorizon.judging.judges.content_decoding import ACCEPT_ENCODING, ContentDecoder, InflatesTooFar, UnknownEncoding
@@ -112,8 +112,12 @@ def timeout_message(timeout: float) -> str:
 async def post_chat(
     client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str], *,
     timeout: float, max_output_bytes: int, retry: RetryPolicy, rng: random.Random,
+    parse: Callable[[TailBuffer], Completion] = completion_from_body,
 ) -> tuple[Completion, int]:
     """POST ``body`` with ``retry``; the completion of the first successful attempt and the attempts used.
+
+    ``parse`` reads a whole (not streamed) answer's body: chat completions by
+    default, another API's answer shape for judges of other protocols.
 
     Raises :class:`ServingLimitExceeded` for a request too large for the
     server, :class:`JudgeError` for an HTTP error not worth retrying or an
@@ -128,7 +132,7 @@ async def post_chat(
         try:
             # wait_for, not the client's phase timeouts: it bounds the attempt as a whole.
             status, response_headers, completion, error_body = await asyncio.wait_for(
-                _exchange(client, url, body, headers, max_output_bytes), timeout
+                _exchange(client, url, body, headers, max_output_bytes, parse), timeout
             )
         except asyncio.TimeoutError:
             failure = timeout_message(timeout)
@@ -154,6 +158,7 @@ async def post_chat(
 
 async def _exchange(
     client: httpx.AsyncClient, url: str, body: dict[str, Any], headers: dict[str, str], max_output_bytes: int,
+    parse: Callable[[TailBuffer], Completion] = completion_from_body,
 ) -> tuple[int, Any, Completion | None, str]:
     """One attempt: (status, headers, the completion of a 200 answer or ``None``, the start of an error body)."""
     where, limit = public_url(url), body_limit(max_output_bytes)
@@ -180,6 +185,6 @@ async def _exchange(
         async for piece in pieces:
             tail.add(piece)
         try:
-            return 200, response.headers, completion_from_body(tail), ""
+            return 200, response.headers, parse(tail), ""
         except NotACompletion as error:
             raise JudgeError(f"the response from {where} {error}") from None

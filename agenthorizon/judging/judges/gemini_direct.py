@@ -1,0 +1,206 @@
+"""``gemini-direct:MODEL``: the direct judge over Gemini's native ``generateContent`` API.
+
+For servers that speak only Gemini's API (Google's, or a proxy of it), in the
+request shape of the benchmark authors' Gemini path (SPEC section 5):
+``POST {base_url}/models/MODEL:generateContent`` with the key in
+``x-goog-api-key``, one ``user`` content whose parts are the system prompt
+first (folded in: no ``systemInstruction``), then the user message's texts
+and images in order (images as ``inlineData``), and ``generationConfig``
+holding the temperature and an output cap of 1,024 tokens, or 16,384 with
+``thinking``. Everything else (layouts, images, budgets, the system prompt
+file, presets, re-asking) is the OpenAI-compatible judge's
+(:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`).
+
+The mapping from chat messages to Gemini parts (:func:`gemini_contents`) and
+the reading of an answer (:func:`gemini_completion`) are pure.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from agenthorizon.judging.judges.base import PreflightError
+from agenthorizon.judging.judges.openai_answer import Completion, NotACompletion
+from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
+from agenthorizon.judging.judges.openai_protocol import public_url
+from agenthorizon.judging.secrets import scrub
+
+if TYPE_CHECKING:
+    from agenthorizon.judging.judges.output_cap import TailBuffer
+
+__all__ = ["GEMINI_BASE_URL", "GEMINI_MAX_TOKENS", "GEMINI_THINKING_MAX_TOKENS", "GeminiDirectJudge",
+           "gemini_completion", "gemini_contents"]
+
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+GEMINI_MAX_TOKENS = 1024
+"""The authors' output cap on Gemini's API without thinking."""
+GEMINI_THINKING_MAX_TOKENS = 16384
+"""Their cap with thinking (the thoughts count against it)."""
+
+
+def gemini_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat messages as Gemini ``contents``: one ``user`` turn, the system text folded in as its first part.
+
+    Text parts become ``{"text"}``, ``image_url`` data URLs ``{"inlineData": {"mimeType", "data"}}``
+    (the base64 unchanged), in the messages' order.
+
+    >>> gemini_contents([{"role": "system", "content": "Judge."},
+    ...                  {"role": "user", "content": [{"type": "text", "text": "Goal"},
+    ...                                               {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,AAAA"}}]}])
+    [{'role': 'user', 'parts': [{'text': 'Judge.'}, {'text': 'Goal'}, {'inlineData': {'mimeType': 'image/jpeg', 'data': 'AAAA'}}]}]
+    """
+    parts: list[dict[str, Any]] = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, str):
+            parts.append({"text": content})
+            continue
+        for part in content:
+            if part.get("type") == "text":
+                parts.append({"text": part["text"]})
+            elif part.get("type") == "image_url":
+                url = part["image_url"]["url"]
+                head, _, data = url.partition(",")
+                if not head.startswith("data:") or not head.endswith(";base64"):
+                    raise ValueError(f"gemini-direct judge: expected a base64 data URL for an image, got {url[:40]!r}")
+                parts.append({"inlineData": {"mimeType": head[len("data:"):-len(";base64")], "data": data}})
+            else:
+                raise ValueError(f"gemini-direct judge: a message part of type {part.get('type')!r} has no Gemini form")
+    return [{"role": "user", "parts": parts}]
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def gemini_completion(body: TailBuffer) -> Completion:
+    """The answer in a ``generateContent`` response body.
+
+    The text is the first candidate's parts that are not thoughts, joined;
+    thought parts only count (``reasoning_chars``). ``input_tokens`` is
+    ``promptTokenCount``, ``output_tokens`` is ``candidatesTokenCount`` plus
+    ``thoughtsTokenCount`` (both are billed as output). A body cut at the cap,
+    a body that is not a response, or one with no candidate (a blocked prompt)
+    raises :class:`~agenthorizon.judging.judges.openai_answer.NotACompletion`.
+
+    >>> from agenthorizon.judging.judges.output_cap import TailBuffer
+    >>> body = TailBuffer(10**6)
+    >>> body.add(b'{"candidates": [{"content": {"parts": [{"text": "hm", "thought": true}, {"text": "ok"}]},'
+    ...          b' "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 2,'
+    ...          b' "thoughtsTokenCount": 5}}')
+    >>> answer = gemini_completion(body)
+    >>> answer.text, answer.input_tokens, answer.output_tokens, answer.reasoning_chars, answer.finish_reason
+    ('ok', 9, 7, 2, 'STOP')
+    """
+    dropped = body.dropped
+    text = body.take_text()
+    if dropped:
+        raise NotACompletion(f"is longer than --max-output-bytes ({dropped} bytes dropped); a Gemini answer is read whole")
+    try:
+        payload = json.loads(text)
+        candidates = payload.get("candidates")
+    except (ValueError, AttributeError):
+        raise NotACompletion(f"is not a Gemini generateContent response: {text[:300]!r}") from None
+    if not candidates:
+        feedback = payload.get("promptFeedback") or {}
+        reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+        detail = f"the prompt was blocked ({reason})" if reason else f"no candidate: {text[:300]!r}"
+        raise NotACompletion(f"holds no answer: {detail}")
+    candidate = candidates[0] if isinstance(candidates[0], dict) else {}
+    parts = (candidate.get("content") or {}).get("parts") or []
+    answer = "".join(part.get("text", "") for part in parts if isinstance(part, dict) and not part.get("thought"))
+    thoughts = sum(len(part.get("text", "")) for part in parts if isinstance(part, dict) and part.get("thought"))
+    usage = payload.get("usageMetadata") if isinstance(payload.get("usageMetadata"), dict) else {}
+    output = _count(usage.get("candidatesTokenCount"))
+    if output is not None:
+        output += _count(usage.get("thoughtsTokenCount")) or 0
+    version = payload.get("modelVersion")
+    reason = candidate.get("finishReason")
+    return Completion(
+        text=answer, input_tokens=_count(usage.get("promptTokenCount")), output_tokens=output,
+        model=version if isinstance(version, str) else None, finish_reason=reason if isinstance(reason, str) else None,
+        reasoning_chars=thoughts,
+    )
+
+
+class GeminiDirectJudge(OpenAICompatibleJudge):
+    """The direct judge in Gemini's native request shape (module docstring).
+
+    Parameters
+    ----------
+    model : str
+        The model as the API names it (``gemini-3.1-pro``).
+    thinking : bool
+        The output cap for a thinking model: 16,384 tokens instead of 1,024
+        (``max_tokens`` given explicitly wins). The model's own thinking
+        setting is left as it is.
+    base_url : str
+        The API root including its version (default Google's ``.../v1beta``).
+    api_key_env : str
+        The variable holding the key (default ``GEMINI_API_KEY``), sent as ``x-goog-api-key``.
+    **options
+        As for :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`;
+        ``extra_body`` fields go at the top of the body, and its ``generationConfig``
+        (if any) is merged into the judge's.
+
+    >>> judge = GeminiDirectJudge("gemini-3.1-pro", thinking=True)
+    >>> judge.spec()["spec"], judge.request_body([{"role": "user", "content": "hi"}])["generationConfig"]
+    ('gemini-direct:gemini-3.1-pro', {'temperature': 0.0, 'maxOutputTokens': 16384})
+    """
+
+    name = "gemini-direct"
+    hosted_base_url = GEMINI_BASE_URL
+
+    def __init__(
+        self, model: str, *, thinking: bool = False, max_tokens: int | None = None, base_url: str = GEMINI_BASE_URL,
+        api_key_env: str = "GEMINI_API_KEY", structured_output: bool = False, **options: Any,
+    ) -> None:
+        if structured_output:
+            raise ValueError("gemini-direct judge: structured_output is the OpenAI response_format; "
+                             "pass Gemini's responseSchema in --extra-body's generationConfig instead")
+        cap = max_tokens if max_tokens is not None else (GEMINI_THINKING_MAX_TOKENS if thinking else GEMINI_MAX_TOKENS)
+        super().__init__(model, max_tokens=cap, base_url=base_url, api_key_env=api_key_env, **options)
+        self.thinking = bool(thinking)
+
+    def spec(self) -> dict[str, Any]:
+        spec = super().spec()
+        spec.update(name=self.name, spec=f"{self.name}:{self.model}", thinking=self.thinking, api="generateContent")
+        return spec
+
+    def endpoint(self) -> str:
+        return f"{self.base_url}/models/{self.model}:generateContent"
+
+    def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        extra = dict(self.request.extra_body)
+        config = {"temperature": self.request.temperature, "maxOutputTokens": self.request.max_tokens,
+                  **(extra.pop("generationConfig", None) or {})}
+        return {"contents": gemini_contents(messages), "generationConfig": config, **extra}
+
+    def parse_answer(self, body: Any) -> Completion:
+        return gemini_completion(body)
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"x-goog-api-key": key}
+
+    async def apreflight(self) -> None:
+        """Fail fast on a refused key, an unreachable server or a model it does not serve: ``GET models/MODEL``."""
+        import httpx
+
+        headers = self._headers()
+        where = public_url(self.base_url)
+        client = await self._client_for_loop()
+        try:
+            response = await client.get(f"{self.base_url}/models/{self.model}", headers=headers,
+                                        timeout=min(self.request.timeout, 15.0))
+        except (httpx.TimeoutException, httpx.TransportError) as error:
+            detail = scrub(f"{type(error).__name__}: {error}")
+            raise PreflightError(f"gemini-direct judge: cannot reach {where} ({detail}); is --base-url right?") from None
+        if response.status_code in (401, 403):
+            sent = "sent" if headers else "not set"
+            raise PreflightError(f"gemini-direct judge: {where} refused the key (HTTP {response.status_code}; "
+                                 f"{self.api_key_env} {sent})")
+        if response.status_code == 404:
+            raise PreflightError(f"gemini-direct judge: {where} does not serve model {self.model!r} (HTTP 404 "
+                                 f"for models/{self.model})")
+
