@@ -16,6 +16,7 @@ from agenthorizon.judging.judges.base import BaseJudge
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.direct_preset import direct_preset
+from agenthorizon.judging.judges.helper_options import HELPER_OPTIONS, with_helper
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
 from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 
@@ -42,8 +43,8 @@ _EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "g
                    "pi": "vllm/Qwen3.6-27B", "openhands": "openai/Qwen3.6-27B"}
 # Constructor arguments that are not options: set by the spec, or for tests only.
 _NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
-# Options the factory itself takes: a direct judge's preset (direct_preset.py).
-_FACTORY_OPTIONS = {"openai": frozenset({"preset"})}
+# Options the factory itself takes: a direct judge's preset (direct_preset.py), its helper model (helper_options.py).
+_FACTORY_OPTIONS = {"openai": frozenset({"preset"}) | HELPER_OPTIONS}
 
 
 def judge_option_names(kind: str) -> frozenset[str]:
@@ -124,14 +125,15 @@ def _openai(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
     if not argument:
         raise ValueError(f"judge spec {spec!r}: expected openai:MODEL, e.g. openai:Qwen/Qwen3-VL-8B-Instruct")
     name = options.pop("preset", None)
+    helper = {key: options.pop(key) for key in list(options) if key in HELPER_OPTIONS}
     if name is None:
-        return OpenAICompatibleJudge(argument, **options)
+        return with_helper(OpenAICompatibleJudge(argument, **options), helper)
     # A preset's values under the options given (they win); the judge records both.
     preset = direct_preset(name)
     judge = OpenAICompatibleJudge(argument, **preset.judge_options(options))
     judge.preset = preset.record(options)
     judge.run_defaults = dict(preset.run)
-    return judge
+    return with_helper(judge, helper)
 
 
 def _command(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
