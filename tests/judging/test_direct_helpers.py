@@ -280,3 +280,55 @@ def test_another_summariser_summarises_again(server, tmp_path):
     assert len(by_model(server, "vision")) == 2 and len(by_model(server, "vision-2")) == 2
     table = load_summaries(str(tmp_path / "cache"))
     assert table.num_rows == 4 and len(set(table["summariser_key"])) == 2
+
+
+# --- the command line, on a release -------------------------------------------------------------------------------
+
+
+def label_rows(root):
+    rows = []
+    for name in ("AgentHorizon.jsonl", "AgentHorizon-Simple.jsonl"):
+        path = root / name
+        if path.exists():
+            rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return rows
+
+
+def test_cli_step_selection_records_the_choice_and_a_second_final_model_asks_no_selector(tiny_root, tmp_path, capsys):
+    import re
+
+    from agenthorizon.cli import main
+    from agenthorizon.judging.runs.folder import read_results
+
+    def last_two(body):
+        marked = re.findall(r"^Step (\d+)\b.*\[screenshot\]$", body["messages"][-1]["content"], re.MULTILINE)
+        return json.dumps({"steps": [int(step) for step in marked[-2:]]})
+
+    served = ModelServer({"cheap": last_two, "final-a": lambda body: VERDICT, "final-b": lambda body: VERDICT})
+    cache = tmp_path / "cache"
+    try:
+        for final in ("final-a", "final-b"):
+            argv = ["judge", "--data", str(tiny_root), "--config", "all", "--judge", f"openai:{final}", "--base-url",
+                    served.base_url, "--api-key-env", "AH_TEST_UNSET", "--limit", "3", "--concurrency", "1",
+                    "--bootstrap", "0", "--no-progress", "--out", str(tmp_path / final), "--layout", "interleaved",
+                    "--select-steps", "2", "--step-selector", "model:cheap", "--model-cache", str(cache)]
+            assert main(argv) == 0, capsys.readouterr().err
+    finally:
+        served.close()
+    # Three selections, all in the first run; besides them each run's preflight asks every model for one token.
+    selections = [body for body in by_model(served, "cheap") if body["messages"][-1]["content"] != "ping"]
+    assert len(selections) == 3 and len(by_model(served, "cheap")) == 3 + 2
+    runs = {final: json.loads((tmp_path / final / "run.json").read_text()) for final in ("final-a", "final-b")}
+    assert runs["final-a"]["images"]["step_selection"]["selector"]["model"] == "cheap"
+    assert runs["final-a"]["judge"]["step_selection"]["k"] == 2
+    for final in ("final-a", "final-b"):
+        for result in read_results([tmp_path / final]).records.values():
+            extra = result.telemetry.extra
+            assert len(extra["selected_steps"]) == 2 and extra["selector_answer"].startswith('{"steps": [')
+            assert extra["selection_cached"] is (final == "final-b")
+            assert result.telemetry.input_tokens == USAGE[0] * (2 if final == "final-a" else 1)
+    # No label or pairing field of any item reaches any call.
+    bodies = json.dumps(served.requests)
+    for label in label_rows(tiny_root):
+        for field in ("instruction_id", "steps_id"):
+            assert label[field] not in bodies
