@@ -15,6 +15,7 @@ import base64
 import hashlib
 import io
 import json
+import re
 
 import pytest
 from PIL import Image
@@ -332,3 +333,16 @@ def test_cli_step_selection_records_the_choice_and_a_second_final_model_asks_no_
     for label in label_rows(tiny_root):
         for field in ("instruction_id", "steps_id"):
             assert label[field] not in bodies
+
+
+def test_in_the_markdown_layout_the_markdown_keeps_only_the_chosen_steps_image_lines(server, tmp_path):
+    paths = shots(tmp_path / "f", 6)
+    judge = make_judge("openai:final-a", base_url=server.base_url, api_key_env="AH_TEST_UNSET", cache_dir=None,
+                       select_steps=2, step_selector="last")
+    judge.judge(build_judge_input(row("t-md", "Close the window", paths)))
+    (body,) = server.requests
+    parts = texts_and_images(body)
+    prompt = parts[0][1]
+    assert re.findall(r"!\[Step (\d+) screenshot\]", prompt) == ["4", "5"]
+    assert [value for kind, value in parts if kind == "text"][1:] == ["Step 4 screenshot:", "Step 5 screenshot:"]
+    assert sum(kind == "image" for kind, _ in parts) == 2
