@@ -65,16 +65,11 @@ def summarised_markdown(judge_input: JudgeInput, summaries: dict[int, str]) -> s
     >>> row = {"trajectory_id": "t", "instruction": "Save it", "markdown": "", "steps": [
     ...     {"step_id": 0, "action_type": "hotkey", "parameters": '{"keys": ["ctrl", "s"]}',
     ...      "timestamp_us": None, "screenshot": "/s/step_1.png"}]}
-    >>> print(summarised_markdown(build_judge_input(row), {0: "A text editor;\\n the file is unsaved."}))
-    ... # doctest: +ELLIPSIS
-    # Trajectory Report
-    ...
-    ### Step 0
-    <BLANKLINE>
-    **Screenshot (described by a vision model):** A text editor; the file is unsaved.
-    <BLANKLINE>
-    **Action:** `hotkey ctrl+s`
-    ...
+    >>> text = summarised_markdown(build_judge_input(row), {0: "A text editor;\\n the file is unsaved."})
+    >>> "### Step 0\\n\\n**Screenshot (described by a vision model):** A text editor; the file is unsaved.\\n\\n**Action:**" in text
+    True
+    >>> "![Step" in text
+    False
     """
     trajectory = judge_input.trajectory_json()
     lines = {
