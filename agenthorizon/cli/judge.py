@@ -216,6 +216,33 @@ def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
     model.add_argument("--max-tokens", type=int, metavar="N", help="most output tokens (default 2048)")
     model.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens, to record costs")
     model.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens, to record costs")
+    _add_helper_arguments(model)
+
+
+def _add_helper_arguments(model: argparse._ArgumentGroup) -> None:
+    """Step selection and screenshot summaries: a helper model before the direct judge (docs/judges.md)."""
+    model.add_argument(
+        "--select-steps", type=int, metavar="K",
+        help="send only K steps' screenshots (every step's text stays), chosen by --step-selector; recorded per item",
+    )
+    model.add_argument(
+        "--step-selector", metavar="RULE",
+        help="last, even (default), edits, or model:MODEL (a cheap model reads the step texts and names K steps; "
+        "its answer is cached per item, so another final model does not pay for it again)",
+    )
+    model.add_argument(
+        "--summarise-with", metavar="MODEL",
+        help="a vision model describes each screenshot once (cached per screenshot); the judge reads the "
+        "descriptions, no image (load them with agenthorizon.judging.summaries_dataset.load_summaries)",
+    )
+    model.add_argument("--helper-base-url", metavar="URL", help="server of the selector or summariser (default --base-url)")
+    model.add_argument("--helper-price-in", type=float, metavar="USD", help="the helper model's price per 1M input tokens")
+    model.add_argument("--helper-price-out", type=float, metavar="USD", help="the helper model's price per 1M output tokens")
+    model.add_argument(
+        "--model-cache", metavar="DIR",
+        help="where selections and summaries are cached (default $AGENTHORIZON_MODEL_CACHE, else "
+        "<HF_HOME>/agenthorizon/model-calls)",
+    )
 
 
 def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
@@ -357,6 +384,13 @@ _JUDGE_FLAGS = (
     ("--max-tokens", "max_tokens", "max_tokens"),
     ("--price-in", "price_in", "price_input_per_1m"),
     ("--price-out", "price_out", "price_output_per_1m"),
+    ("--select-steps", "select_steps", "select_steps"),
+    ("--step-selector", "step_selector", "step_selector"),
+    ("--summarise-with", "summarise_with", "summarise_with"),
+    ("--helper-base-url", "helper_base_url", "helper_base_url"),
+    ("--helper-price-in", "helper_price_in", "helper_price_input_per_1m"),
+    ("--helper-price-out", "helper_price_out", "helper_price_output_per_1m"),
+    ("--model-cache", "model_cache", "model_cache_dir"),
     ("--sandbox", "sandbox", "sandbox"),
     ("--agent-tools", "agent_tools", "agent_tools"),
     ("--reasoning-effort", "reasoning_effort", "reasoning_effort"),

@@ -234,6 +234,17 @@ class BlindScreenshots(Sequence):
         """Indices of the steps that have a screenshot."""
         return [i for i, s in enumerate(self.__sources) if s is not None]
 
+    def only(self, indices: Iterable[int]) -> BlindScreenshots:
+        """The same steps with the screenshots of ``indices`` alone (every other step without one); still lazy.
+
+        >>> BlindScreenshots(["a.png", "b.png", "c.png"], trajectory_id="T").only([2]).present
+        [2]
+        """
+        keep = set(indices)
+        return BlindScreenshots(
+            [source if index in keep else None for index, source in enumerate(self.__sources)], self.__trajectory_id
+        )
+
     def read_bytes(self, index: int) -> bytes | None:
         """The encoded screenshot of step ``index`` (the file's bytes; PNG for a decoded image), or ``None``.
 

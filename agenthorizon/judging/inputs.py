@@ -67,7 +67,7 @@ from agenthorizon.schema import (
     screenshot_filename,
 )
 
-__all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "strip_hidden"]
+__all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input", "only_screenshots_of", "strip_hidden"]
 
 
 
@@ -382,3 +382,33 @@ def _perturbed(trajectory_id: str, perturbation: tuple[str, ...], columns: tuple
     cut = tuple([column[index] for index in keep] for column in columns)
     chosen = sources.take(picked) if isinstance(sources, BlindScreenshots) else [sources[index] for index in picked]
     return (*cut, chosen)
+
+
+def only_screenshots_of(judge_input: JudgeInput, step_ids: Iterable[int]) -> JudgeInput:
+    """``judge_input`` with the screenshots of ``step_ids`` alone: every other step keeps its text, not its image.
+
+    What a judge shown only some steps' screenshots gets (step selection,
+    :mod:`agenthorizon.judging.judges.direct_selection`): the steps lose
+    their ``screenshot`` reference and the Markdown its image line, rendered
+    again from the narrowed JSON as the ablations are. Step ids that have no
+    screenshot raise a ``ValueError`` naming the item.
+
+    >>> row = {"trajectory_id": "t1", "instruction": "Open it", "markdown": "",
+    ...        "steps": [{"step_id": i, "action_type": "wait", "parameters": "{}", "timestamp_us": None,
+    ...                   "screenshot": f"/r/step_{i + 1}.png"} for i in range(3)]}
+    >>> narrowed = only_screenshots_of(build_judge_input(row), [2])
+    >>> narrowed.screenshots.present, narrowed.markdown.count("![Step")
+    ([2], 1)
+    """
+    wanted = set(step_ids)
+    position = {step: index for index, step in enumerate(judge_input.step_columns.step_ids)}
+    present = set(judge_input.screenshots.present)
+    missing = sorted(step for step in wanted if position.get(step) not in present)
+    if missing:
+        raise ValueError(
+            f"trajectory {judge_input.trajectory_id}: step(s) {missing} have no screenshot; "
+            "expected step ids of steps with one"
+        )
+    narrowed = replace(judge_input, screenshots=judge_input.screenshots.only(position[step] for step in wanted))
+    markdown = to_markdown(narrowed.trajectory_json(), actions=ABLATE_ACTIONS not in judge_input.ablation)
+    return replace(narrowed, markdown=markdown)

@@ -18,6 +18,7 @@ from agenthorizon.judging.judges.codex_direct import CodexDirectJudge
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.direct_preset import direct_preset
 from agenthorizon.judging.judges.gemini_direct import GeminiDirectJudge
+from agenthorizon.judging.judges.helper_options import HELPER_OPTIONS, with_helper
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
 from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 
@@ -48,8 +49,8 @@ _EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "g
                    "pi": "vllm/Qwen3.6-27B", "openhands": "openai/Qwen3.6-27B"}
 # Constructor arguments that are not options: set by the spec, or for tests only.
 _NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
-# Options the factory itself takes: a direct judge's preset (direct_preset.py).
-_FACTORY_OPTIONS = {"openai": frozenset({"preset"}), "gemini-direct": frozenset({"preset"}),
+# Options the factory itself takes: a direct judge's preset (direct_preset.py), its helper model (helper_options.py).
+_FACTORY_OPTIONS = {"openai": frozenset({"preset"}) | HELPER_OPTIONS, "gemini-direct": frozenset({"preset"}),
                     "codex-direct": frozenset({"preset"})}
 
 
@@ -138,8 +139,9 @@ def _openai(spec: str, argument: str, options: dict[str, Any], cls: Any = OpenAI
     if not argument:
         raise ValueError(f"judge spec {spec!r}: expected {kind}:MODEL, e.g. {kind}:{_DIRECT_EXAMPLES[kind]}")
     name = options.pop("preset", None)
+    helper = {key: options.pop(key) for key in list(options) if key in HELPER_OPTIONS}
     if name is None:
-        return cls(argument, **options)
+        return with_helper(cls(argument, **options), helper)
     # A preset's values under the options given (they win); the judge records both.
     preset = direct_preset(name)
     effective = preset.judge_options(options)
@@ -151,7 +153,7 @@ def _openai(spec: str, argument: str, options: dict[str, Any], cls: Any = OpenAI
     judge = cls(argument, **effective)
     judge.preset = preset.record(options)
     judge.run_defaults = dict(preset.run)
-    return judge
+    return with_helper(judge, helper)
 
 
 _DIRECT_EXAMPLES = {"openai": "Qwen/Qwen3-VL-8B-Instruct", "gemini-direct": "gemini-3.1-pro", "codex-direct": "gpt-5.5"}

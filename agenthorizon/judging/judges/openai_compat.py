@@ -467,6 +467,22 @@ class OpenAICompatibleJudge(BaseJudge):
             output.extra.update(plan.telemetry(prepared))
             return output
 
+    async def acomplete(self, messages: list[dict[str, Any]]) -> JudgeOutput:
+        """One request of ``messages`` as they are, under this judge's model, sampling, retries and prices.
+
+        For judges built on this one that make calls of their own (a step
+        selector, a screenshot summariser: :mod:`~agenthorizon.judging.judges.direct_selection`,
+        :mod:`~agenthorizon.judging.judges.direct_summaries`): the answer's
+        text and telemetry, as :meth:`ajudge` returns them.
+        """
+        started = time.perf_counter()
+        completion, used = await post_chat(
+            await self._client_for_loop(), f"{self.base_url}/chat/completions", self.request.body(self.model, messages),
+            self._headers(), timeout=self.request.timeout, max_output_bytes=self.request.max_output_bytes,
+            retry=self.retry, rng=self._rng,
+        )
+        return self._output(completion, used, time.perf_counter() - started)
+
     def _output(self, completion: Completion, attempts: int, latency: float) -> JudgeOutput:
         input_tokens, output_tokens = completion.input_tokens, completion.output_tokens
         cost = None
