@@ -90,6 +90,10 @@ def publish_results(
     bundle, scores = make_bundle(run_dirs, data_root, judgments / BUNDLE_DIR, bootstrap=bootstrap, seed=seed,
                                  dataset_id=dataset_id, revision=revision)
     summary = PublishSummary(judgments=write_judgments(scores, judgments, bundle=BUNDLE_DIR), bundle=bundle, scores=scores)
+    from agenthorizon.release.sample.marker import is_sample_corpus
+
+    if is_sample_corpus(data_root):
+        summary.notes.append("the release is a generated sample corpus: these numbers are synthetic, not for publishing")
     if revision is None:
         summary.notes.append("the release revision is unknown (a local root): the entries name none; pass --revision")
     if source_url is None:
