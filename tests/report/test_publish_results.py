@@ -20,27 +20,10 @@ import yaml
 from agenthorizon.cli import main
 from agenthorizon.data.hub_results import EVAL_TASKS, EvalResultsError, check_eval_results, check_eval_yaml
 from agenthorizon.data.load import load_dataset
-from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.release.files import load_references
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, POSITIVE
-
-
-class Answers(BaseJudge):
-    """Answers each item with the verdict the test chose (never from its input)."""
-
-    name = "answers"
-
-    def __init__(self, answers: dict[str, bool]) -> None:
-        self.answers = answers
-
-    def judge(self, judge_input):
-        success = self.answers[judge_input.trajectory_id]
-        return JudgeOutput(text=json.dumps({"success": success, "reasoning": "r", "confidence": 0.8}),
-                           input_tokens=10, output_tokens=2)
-
-    def spec(self):
-        return {"name": self.name, "spec": "answers"}
+from stub_judges import Answers
 
 
 def _answers(rows, wrong_every: int) -> dict[str, bool]:
@@ -64,7 +47,8 @@ def runs(tiny_root: Path, tmp_path_factory):
         answers = _answers(rows, wrong_every)
         dataset = load_dataset(tiny_root, config, split="test", images="paths", cache_dir=base / "cache")
         run_dir = base / f"run-{config}"
-        summary = run_judge(Answers(answers), dataset, run_dir, config=config, data_root=tiny_root, progress=False)
+        summary = run_judge(Answers(answers, confidence=0.8), dataset, run_dir, config=config, data_root=tiny_root,
+                             progress=False)
         assert summary.record.status == "finished"
         made[config] = (run_dir, answers, rows)
     return made
