@@ -215,7 +215,10 @@ def verify_bundle(bundle: str | os.PathLike[str], data_root: str | os.PathLike[s
     _check_files(folder, document["files"])
     scoring = document["scoring"]
     checked = Verification()
-    for entry in document["runs"]:
+    for index, entry in enumerate(document["runs"]):
+        if not isinstance(entry, dict) or not {"path", "label", "label_manifest_sha256", "scores"} <= entry.keys():
+            raise BundleError(f"{folder / BUNDLE_FILE}: runs[{index}] lacks path, label, label_manifest_sha256 or scores; "
+                              "the bundle was altered or damaged")
         where = f"{folder / str(entry.get('path'))}"
         try:
             found = score_run(folder / entry["path"], data_root, bootstrap=scoring["bootstrap"], seed=scoring["seed"])

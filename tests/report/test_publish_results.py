@@ -213,3 +213,12 @@ def _cli(hub, uploads, runs, tiny_root: Path, tmp_path: Path):
          "--push", "me/judgments", "--bootstrap", "50", "--out", str(tmp_path / "out")],
         capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
     )
+
+
+def test_a_damaged_bundle_record_is_refused_not_a_traceback(published: Path, tiny_root: Path, tmp_path: Path, capsys):
+    bundle = _bundle_copy(published, tmp_path)
+    document = json.loads((bundle / "bundle.json").read_text(encoding="utf-8"))
+    del document["runs"][0]["scores"]
+    (bundle / "bundle.json").write_text(json.dumps(document), encoding="utf-8")
+    assert main(["verify-results", str(bundle), "--data", str(tiny_root)]) == 1
+    assert "runs[0] lacks" in capsys.readouterr().err
