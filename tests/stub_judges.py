@@ -26,3 +26,22 @@ class InterruptedJudge(BaseJudge):
 
     def spec(self):
         return {"name": self.name, "spec": "interrupted"}
+
+
+class Answers(BaseJudge):
+    """Answers each item with the verdict ``answers[trajectory_id]`` the test chose (never from its input),
+    with 10 input and 2 output tokens; ``confidence`` (when given) is stated in every verdict."""
+
+    name = "answers"
+
+    def __init__(self, answers: dict[str, bool], confidence: float | None = None) -> None:
+        self.answers, self.confidence = answers, confidence
+
+    def judge(self, judge_input):
+        verdict = {"success": self.answers[judge_input.trajectory_id], "reasoning": "r"}
+        if self.confidence is not None:
+            verdict["confidence"] = self.confidence
+        return JudgeOutput(text=json.dumps(verdict), input_tokens=10, output_tokens=2)
+
+    def spec(self):
+        return {"name": self.name, "spec": "answers"}

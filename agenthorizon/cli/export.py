@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     if skipped:
         print(f"{skipped} screenshot(s) do not decode as images and were exported as null (see the warning)")
     print(f"dataset card: {summary.card}")
+    if summary.eval_yaml is not None:
+        print(f"proposed eval.yaml (Hub Eval Results: tasks {', '.join(t for t in ('AH', 'AH-S', 'AH-D') if t in summary.configs)}): {summary.eval_yaml}")
     print(f'load with: datasets.load_dataset("{summary.out}", "{next(iter(summary.configs))}", split="test")')
     if summary.synthetic:
         # Nothing to publish: the card says the data is synthetic, and no upload command is offered.

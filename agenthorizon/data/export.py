@@ -428,9 +428,28 @@ def export_release(
                 )
     summary.card = out / "README.md"
     summary.card.write_text(dataset_card(summary, features, dev_groups=dev_groups, repo_id=repo_id), encoding="utf-8")
+    summary.eval_yaml = _write_eval_yaml(out, summary)
     if overwrite:
         _remove_unlisted(out, summary)
     return summary
+
+
+def _write_eval_yaml(out: Path, summary: ExportSummary) -> Path | None:
+    """``out/eval.yaml``, the proposed benchmark file of the Hub's Eval Results, when a leaderboard config was exported.
+
+    Read back and checked against the Hub's documented form
+    (:func:`agenthorizon.data.hub_results.check_eval_yaml`).
+    """
+    import yaml
+
+    from agenthorizon.data.hub_results import EVAL_TASKS, benchmark_eval_yaml, check_eval_yaml
+
+    if not set(summary.configs) & set(EVAL_TASKS):
+        return None
+    path = out / "eval.yaml"
+    path.write_text(yaml.safe_dump(benchmark_eval_yaml(list(summary.configs)), sort_keys=False, width=100), encoding="utf-8")
+    check_eval_yaml(yaml.safe_load(path.read_text(encoding="utf-8")), where=str(path))
+    return path
 
 
 def _check_out(out: Path, overwrite: bool) -> None:

@@ -35,6 +35,8 @@ class ExportSummary:
     images: str
     configs: dict[str, ConfigExport] = field(default_factory=dict)
     card: Path | None = None
+    eval_yaml: Path | None = None
+    """The proposed ``eval.yaml`` (Hub Eval Results), when a leaderboard config (AH, AH-S, AH-D) was exported."""
     synthetic: bool = False
     """The release was a generated sample corpus (:func:`agenthorizon.release.sample.marker.is_sample_corpus`)."""
 

@@ -99,7 +99,9 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progr
     payload = {"items": item_views(run_set, options, unreadable, progress=progress), "runs": run_views(run_set)}
     partial = _partial_runs(run_set)
     # An unfinished run is said first, before any number.
-    notes = [line for run in partial if run is not None for line in run.lines()] + list(run_set.warnings)
+    # Each banner names its run: one partial run among several is never read as the whole page's.
+    notes = [line for run, found in zip(run_set.runs, partial) if found is not None for line in found.lines(run.label)]
+    notes += list(run_set.warnings)
     if unreadable:
         notes.append(
             f"{len(unreadable)} screenshot(s) could not be read and are shown as placeholders "

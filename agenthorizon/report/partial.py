@@ -46,12 +46,22 @@ class PartialRun:
         """The mark a partial headline carries."""
         return f"PARTIAL: {self.judged} of {self.total} items judged"
 
-    def lines(self) -> list[str]:
-        """The lines said first: the count, each run's reason, how to complete it."""
+    def lines(self, run: str | None = None) -> list[str]:
+        """The lines said first: the count, each run's reason, how to complete it.
+
+        ``run`` names the run in the first line, where several runs share a
+        page (the report): a partial banner is then never read as the page's.
+
+        >>> partial_run(3, 10, {}).lines("judge-a")[0][:36]
+        'Partial run judge-a: 3 of 10 items j'
+        """
         share = 100 * self.judged / self.total if self.total else 0.0
+        whose = "this run's numbers are" if run else "the numbers below are"
+        first = (f"Partial run{f' {run}' if run else ''}: {self.judged} of {self.total} items judged ({share:.1f}%); "
+                 f"the {self.total - self.judged} others count as invalid (wrong), so {whose} not the judge's "
+                 "accuracy on the config.")
         return [
-            f"Partial run: {self.judged} of {self.total} items judged ({share:.1f}%); the {self.total - self.judged} "
-            "others count as invalid (wrong), so the numbers below are not the judge's accuracy on the config.",
+            first,
             *(f"Why: {reason}" for reason in self.reasons),
             f"To complete it: {self.resume}",
         ]

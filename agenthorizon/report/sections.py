@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 from agenthorizon.judging.ablation import describe_ablation
 from agenthorizon.judging.perturbation import describe_perturbation
 from agenthorizon.report.runs import JudgedRun
-from agenthorizon.report.style import amount_text, run_color
+from agenthorizon.report.style import QUANTITY_LABELS, quantity_text, run_color
 from agenthorizon.schema import MISTAKE_TYPES
 
 __all__ = ["comparison_table", "confusion", "escape", "headline", "items_section", "mistake_types", "run_details", "run_facts", "slice_table", "summary_table"]
@@ -44,7 +44,9 @@ def _bar(value: float | None, marker: float | None = None) -> str:
         return ""
     width = max(0.0, min(1.0, value)) * 100
     tick = "" if marker is None else f'<i style="left:{100 * marker:.1f}%"></i>'
-    return f'<div class="bar"><span style="width:{width:.1f}%"></span>{tick}</div>'
+    # A 0 % bar gets a visible stub of its own colour: 0 must not look like "not run" (no bar at all).
+    zero = " zero" if value <= 0 else ""
+    return f'<div class="bar{zero}" title="{100 * value:.1f}%"><span style="width:{width:.1f}%"></span>{tick}</div>'
 
 
 def headline(report: dict[str, Any]) -> str:
@@ -123,22 +125,28 @@ def paired_and_cost(report: dict[str, Any]) -> str:
         "<p class='small'>Instruction sensitivity: same-recording pairs with the positive accepted and the negative "
         "rejected (blind to the instruction: 0; coin: 25%). Pair-group accuracy: groups with every item correct.</p></div>"
     )
-    usage_rows = []
+    usage_rows, unreported = [], []
     for group in ("cost", "runtime"):
         for name, summary in (report.get(group) or {}).items():
+            if not summary["n_known"]:  # a row of "unknown" only: named once below the table instead
+                unreported.append(QUANTITY_LABELS.get(name, name).lower())
+                continue
             values = "".join(
-                f"<td class='num'>{amount_text(summary[k])}</td>"
+                f"<td class='num'>{quantity_text(name, summary[k])}</td>"
                 for k in ("mean", "median", "max", "total")
             )
-            usage_rows.append(f"<tr><td>{escape(name)}</td>{values}<td class='num'>{summary['n_known']} / {summary['n_items']}</td></tr>")
+            usage_rows.append(f"<tr><td>{escape(QUANTITY_LABELS.get(name, name))}</td>{values}"
+                              f"<td class='num'>{summary['n_known']} / {summary['n_items']}</td></tr>")
     usage = (
         '<div class="card" data-section="cost"><h3>Cost and runtime per trajectory</h3><table><thead><tr><th></th>'
         "<th class='num'>mean</th><th class='num'>median</th><th class='num'>max</th><th class='num'>total</th>"
         f"<th class='num'>known</th></tr></thead><tbody>{''.join(usage_rows)}</tbody></table>"
-        "<p class='small'>Over the items whose result reports the value; the total is unknown when any item's is.</p></div>"
+        "<p class='small'>Over the items whose result reports the value; the total is unknown when any item's is."
+        f"{' Not reported by this judge: ' + ', '.join(unreported) + '.' if unreported else ''}</p></div>"
         if usage_rows else ""
     )
-    return f'<div class="grid two">{paired}{usage}</div>'
+    # Without telemetry the paired card takes the whole row: no card sits beside an empty half.
+    return f'<div class="grid{" two" if usage else ""}">{paired}{usage}</div>'
 
 
 def _untyped_note(count: int) -> str:

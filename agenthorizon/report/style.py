@@ -11,7 +11,7 @@ from typing import Final
 
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
 
-__all__ = ["PALETTE", "SHORT_MISTAKE_TYPES", "amount_text", "mistake_type_key", "run_color"]
+__all__ = ["PALETTE", "QUANTITY_LABELS", "SHORT_MISTAKE_TYPES", "amount_text", "mistake_type_key", "quantity_text", "run_color"]
 
 PALETTE: Final = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 """Okabe-Ito colours (colour-blind safe), one per run, in run order."""
@@ -51,3 +51,32 @@ def amount_text(value: float | None) -> str:
     if value is None:
         return "unknown"
     return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+QUANTITY_LABELS = {
+    "cost_usd": "Cost (USD)", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
+    "wall_time_s": "Wall time", "turns": "Turns", "tool_calls": "Tool calls",
+}
+"""The human name of each telemetry quantity of the cost and runtime aggregates (``scoring.telemetry``)."""
+
+
+def quantity_text(name: str, value: float | None) -> str:
+    """A telemetry amount rounded for reading, with its unit: dollars to the cent (mills below a dollar),
+    time in ms, s or min, counts whole (one decimal for a small mean); ``unknown`` when not known.
+
+    >>> quantity_text("wall_time_s", 0.0009139), quantity_text("wall_time_s", 12.345), quantity_text("cost_usd", 0.0037512)
+    ('0.91 ms', '12.3 s', '$0.0038')
+    >>> quantity_text("input_tokens", 213000.4), quantity_text("turns", 2.25), quantity_text("cost_usd", 0.0)
+    ('213,000', '2.2', '$0')
+    """
+    if value is None:
+        return "unknown"
+    if name == "cost_usd":
+        if value == 0:
+            return "$0"
+        return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.4f}" if abs(value) >= 0.0001 else "<$0.0001"
+    if name == "wall_time_s":
+        if abs(value) < 1:
+            return f"{value * 1000:.2g} ms" if abs(value) < 0.01 else f"{value * 1000:.0f} ms"
+        return f"{value / 60:.1f} min" if abs(value) >= 600 else f"{value:.1f} s"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2g}" if abs(value) < 10 else f"{value:.1f}"

@@ -12,28 +12,12 @@ import pytest
 
 from agenthorizon.cli import main
 from agenthorizon.data.load import load_dataset
-from agenthorizon.judging.judges import BaseJudge, JudgeOutput
 from agenthorizon.judging.runs.runner import run_judge
 from agenthorizon.release.files import load_references
 from agenthorizon.release.labels import manifest_sha256
 from agenthorizon.schema import CONFIG_AH, CONFIG_AH_S, POSITIVE
 from agenthorizon.scoring.metrics import score
-
-
-class Answers(BaseJudge):
-    """A stub judge answering each item with a fixed verdict (it gets them from the test, never from its input)."""
-
-    name = "answers"
-
-    def __init__(self, answers: dict[str, bool]) -> None:
-        self.answers = answers
-
-    def judge(self, judge_input):
-        success = self.answers[judge_input.trajectory_id]
-        return JudgeOutput(text=json.dumps({"success": success, "reasoning": "r"}), input_tokens=10, output_tokens=2)
-
-    def spec(self):
-        return {"name": self.name, "spec": "answers"}
+from stub_judges import Answers
 
 
 def _answers(rows, wrong_every: int = 0) -> dict[str, bool]:

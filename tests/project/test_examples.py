@@ -66,6 +66,16 @@ def test_notebook_is_stored_with_current_outputs_and_runs(path, small_root, tmp_
     assert "text/html" in shown, "every notebook shows a table"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_outputs_say_they_are_about_a_synthetic_sample(path):
+    # The notebooks are stored from the sample corpus: its numbers must never read as the benchmark's.
+    import nbformat
+
+    text = stored_text(nbformat.read(path, as_version=4))
+    assert "data: a synthetic sample corpus" in text, f"{path.name}: the stored outputs do not say the data is synthetic"
+    assert "release root: AGENTHORIZON_DATA" not in text
+
+
 def test_notebooks_show_a_screenshot_and_a_plot():
     import nbformat
 

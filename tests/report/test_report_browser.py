@@ -269,7 +269,7 @@ def partial_report(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def test_the_report_of_an_unfinished_run_says_so_first(browser, partial_report: dict):
-    from agenthorizon.judging.runs.folder import read_results
+    from agenthorizon.judging.runs.folder import read_results, read_run_record
     from agenthorizon.release.files import load_references
     from agenthorizon.scoring.metrics import score
 
@@ -277,8 +277,10 @@ def test_the_report_of_an_unfinished_run_says_so_first(browser, partial_report: 
     browser.get(partial_report["page"].as_uri())
     # The first thing under the title: how many items were judged, why it stopped, how to resume.
     warnings = [element.text for element in browser.find_elements("css selector", ".warning")]
-    assert warnings[0] == f"Partial run: 2 of {n} items judged ({100 * 2 / n:.1f}%); the {n - 2} others count as " \
-        "invalid (wrong), so the numbers below are not the judge's accuracy on the config."
+    # The banner names its run: on a page of several runs it is never read as the whole report's.
+    label = read_run_record(partial_report["run"]).label
+    assert warnings[0] == f"Partial run {label}: 2 of {n} items judged ({100 * 2 / n:.1f}%); the {n - 2} others " \
+        "count as invalid (wrong), so this run's numbers are not the judge's accuracy on the config."
     assert warnings[1].startswith("Why: ") and "interrupted (signal): KeyboardInterrupt" in warnings[1]
     assert warnings[2].startswith("To complete it: re-run the same `agenthorizon judge` command")
     first_warning = browser.find_element("css selector", ".warning")
@@ -298,3 +300,41 @@ def test_the_report_of_an_unfinished_run_says_so_first(browser, partial_report: 
     assert balanced == f"{100 * expected.balanced_accuracy:.1f}%" and expected.n == n
     invalid = cards.find_element("css selector", '[data-metric="invalid"] .value').text
     assert invalid == str(n - 2)
+
+
+REPORT_CARDS_IMAGE = "report-run-cards.png"
+
+
+def test_cost_table_is_labelled_and_rounded_zero_bars_show_and_no_card_is_half_empty(browser, report_file: Path, tmp_path: Path):
+    import re
+
+    from agenthorizon.report.style import QUANTITY_LABELS
+
+    browser.set_window_size(1280, 1600)
+    browser.get(report_file.as_uri())
+    constant = browser.find_elements("css selector", "section.run")[1]  # constant:true: 0 % on every negative
+    cost = constant.find_element("css selector", '[data-section="cost"]')
+    shown = [row.find_element("css selector", "td").text for row in cost.find_elements("css selector", "tbody tr")]
+    assert shown and set(shown) <= set(QUANTITY_LABELS.values()), shown  # human labels, no field names
+    rounded = re.compile(r"^(unknown|\$0|<\$0\.0001|\$\d[\d,]*\.\d{2,4}|\d[\d,]*(\.\d)?|0\.\d{1,2}|\d+(\.\d+)? (ms|s|min)|\d+ / \d+)$")
+    cells = [cell.text for cell in cost.find_elements("css selector", "td.num")]
+    assert cells and all(rounded.match(text) for text in cells), cells
+    # A 0 % bar is drawn (a stub of its own colour), unlike a value that does not exist (no bar).
+    zero_bars = constant.find_elements("css selector", ".bar.zero span")
+    assert zero_bars and all(bar.size["width"] >= 3 and bar.is_displayed() for bar in zero_bars)
+    # Every two-column grid holds two cards: none sits beside an empty half.
+    for grid in browser.find_elements("css selector", ".grid.two"):
+        assert len(grid.find_elements("xpath", "./div[contains(@class, 'card')]")) >= 2, grid.get_attribute("outerHTML")[:300]
+    # ... and no card is stretched to its neighbour's height: below its last line, only its padding.
+    slack = browser.execute_script(
+        "return [...document.querySelectorAll('.grid > .card')].map(c => c.getBoundingClientRect().bottom"
+        " - c.lastElementChild.getBoundingClientRect().bottom)")
+    assert slack and max(slack) < 40, slack
+    browser.execute_script("arguments[0].scrollIntoView()", constant)
+    path = tmp_path / REPORT_CARDS_IMAGE
+    assert constant.screenshot(str(path))
+    if os.environ.get("AGENTHORIZON_KEEP_SCREENSHOTS"):  # to look at the page: a folder the caller names
+        Path(os.environ["AGENTHORIZON_KEEP_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
+        import shutil
+
+        shutil.copy(path, Path(os.environ["AGENTHORIZON_KEEP_SCREENSHOTS"]) / REPORT_CARDS_IMAGE)
