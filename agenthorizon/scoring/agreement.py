@@ -144,6 +144,20 @@ class Agreement:
     """Share of items on which not every judge gave the same category, in [0, 1]."""
     majority: list[dict[str, bool] | None]
     """The majority-vote verdict per reference item (:func:`majority_vote`)."""
+    item_counts: np.ndarray | None = None
+    """Per reference item, how many judges said success, failure, invalid (items × 3)."""
+
+    @property
+    def item_disagreement(self) -> np.ndarray:
+        """Per reference item, the share of pairs of judges that gave it different categories, in [0, 1].
+
+        With ``n_j`` judges in category j of ``m``: 1 - sum_j n_j (n_j - 1) / (m (m - 1)),
+        one minus the item's Fleiss agreement P_i; 0 when all agree. Three runs
+        saying success, success, failure disagree on 2 of 3 pairs: 0.667.
+        """
+        counts = np.asarray(self.item_counts)
+        raters = counts.sum(axis=1)
+        return 1 - (counts * (counts - 1)).sum(axis=1) / (raters * (raters - 1))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict (pairs as ``"A | B"`` keys)."""
@@ -189,4 +203,5 @@ def agreement(predictions: Mapping[str, Any], references: Any, *, alpha: bool = 
         judges=names, n=int(codes.shape[0]), cohen_kappa=pairs, fleiss_kappa=fleiss_kappa(codes),
         krippendorff_alpha=krippendorff_alpha(codes) if alpha else None,
         flip_rate=float((codes != codes[:, :1]).any(axis=1).mean()), majority=majority_vote(codes),
+        item_counts=np.stack([(codes == code).sum(axis=1) for code in range(len(CATEGORIES))], axis=1),
     )
