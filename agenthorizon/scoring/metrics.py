@@ -364,7 +364,7 @@ def score(
     return report
 
 
-NEGATIVE_SLICES = ("mistake_type", "direction")
+NEGATIVE_SLICES = ("mistake_type", "direction", "instruction_source")
 """Slices that group negatives only (every positive falls in ``(positive)``): their instruction
 sensitivity counts each negative's pairs with the positives of its recording, wherever those fall."""
 
