@@ -24,6 +24,7 @@ __all__ = [
     "fleiss_kappa",
     "krippendorff_alpha",
     "majority_vote",
+    "pairwise_cohen_kappa",
     "verdict_categories",
 ]
 
@@ -123,11 +124,29 @@ def majority_vote(codes: np.ndarray) -> list[dict[str, bool] | None]:
     """
     codes = np.asarray(codes)
     half = codes.shape[1] / 2
-    votes = []
-    for row in codes:
-        success, failure = int((row == 0).sum()), int((row == 1).sum())
-        votes.append({"success": True} if success > half else {"success": False} if failure > half else None)
-    return votes
+    said = np.where((codes == 0).sum(axis=1) > half, 0, np.where((codes == 1).sum(axis=1) > half, 1, 2))
+    verdicts = ({"success": True}, {"success": False}, None)
+    return [None if code == 2 else dict(verdicts[code]) for code in said.tolist()]
+
+
+def pairwise_cohen_kappa(codes: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of every pair of columns of ``codes`` (items × raters) at once: a raters × raters matrix.
+
+    Entry (i, j) is :func:`cohen_kappa` of columns i and j (NaN where it is
+    undefined); two matrix products over the one-hot codes give every
+    pair's observed and expected agreement.
+
+    >>> round(float(pairwise_cohen_kappa(np.array([[0, 0], [0, 1], [1, 1], [1, 1]]))[0, 1]), 6)
+    0.5
+    """
+    codes = np.asarray(codes)
+    n, raters = codes.shape
+    onehot = np.stack([(codes == code) for code in range(len(CATEGORIES))], axis=2).astype(np.float64)  # n x m x 3
+    observed = np.einsum("nic,njc->ij", onehot, onehot) / n
+    shares = onehot.mean(axis=0)  # m x 3
+    expected = shares @ shares.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isclose(expected, 1), np.nan, (observed - expected) / (1 - expected))
 
 
 @dataclass(frozen=True)
@@ -197,7 +216,8 @@ def agreement(predictions: Mapping[str, Any], references: Any, *, alpha: bool = 
         raise ValueError(f"agreement needs at least two judges or runs, got {len(predictions)}")
     names = tuple(predictions)
     codes = np.stack([verdict_categories(predictions[name], references) for name in names], axis=1)
-    pairs = {(a, b): cohen_kappa(codes[:, i], codes[:, j])
+    kappas = pairwise_cohen_kappa(codes)
+    pairs = {(a, b): None if np.isnan(kappas[i, j]) else float(kappas[i, j])
              for i, a in enumerate(names) for j, b in enumerate(names) if i < j}
     return Agreement(
         judges=names, n=int(codes.shape[0]), cohen_kappa=pairs, fleiss_kappa=fleiss_kappa(codes),
