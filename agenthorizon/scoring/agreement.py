@@ -20,6 +20,7 @@ __all__ = [
     "CATEGORIES",
     "Agreement",
     "agreement",
+    "agreement_of_codes",
     "cohen_kappa",
     "fleiss_kappa",
     "krippendorff_alpha",
@@ -142,7 +143,10 @@ def pairwise_cohen_kappa(codes: np.ndarray) -> np.ndarray:
     codes = np.asarray(codes)
     n, raters = codes.shape
     onehot = np.stack([(codes == code) for code in range(len(CATEGORIES))], axis=2).astype(np.float64)  # n x m x 3
-    observed = np.einsum("nic,njc->ij", onehot, onehot) / n
+    flat = onehot.reshape(n, -1)
+    # one BLAS product of the one-hot columns; the diagonal blocks' traces are the agreements
+    gram = (flat.T @ flat).reshape(raters, len(CATEGORIES), raters, len(CATEGORIES))
+    observed = np.einsum("icjc->ij", gram) / n
     shares = onehot.mean(axis=0)  # m x 3
     expected = shares @ shares.T
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -216,6 +220,17 @@ def agreement(predictions: Mapping[str, Any], references: Any, *, alpha: bool = 
         raise ValueError(f"agreement needs at least two judges or runs, got {len(predictions)}")
     names = tuple(predictions)
     codes = np.stack([verdict_categories(predictions[name], references) for name in names], axis=1)
+    return agreement_of_codes(codes, names, alpha=alpha)
+
+
+def agreement_of_codes(codes: np.ndarray, names: Sequence[str], *, alpha: bool = True) -> Agreement:
+    """:func:`agreement` of category codes (items × raters, :func:`verdict_categories`' codes) already made.
+
+    >>> agreement_of_codes(np.array([[0, 0], [1, 0]]), ["a", "b"], alpha=False).flip_rate
+    0.5
+    """
+    codes = np.asarray(codes)
+    names = tuple(names)
     kappas = pairwise_cohen_kappa(codes)
     pairs = {(a, b): None if np.isnan(kappas[i, j]) else float(kappas[i, j])
              for i, a in enumerate(names) for j, b in enumerate(names) if i < j}

@@ -63,8 +63,22 @@ def _rho(on_subset: dict[str, float | None], reference: dict[str, float | None])
     return spearman_rho([on_subset[n] for n in names], [reference[n] for n in names]) if len(names) >= 2 else None
 
 
+def _on_each(judges: dict[str, np.ndarray], positive: np.ndarray, subsets: np.ndarray) -> list[dict[str, float | None]]:
+    """Every judge's balanced accuracy on every subset (rows of ``subsets``): two matrix products, not a loop."""
+    # float64 products go through BLAS and are exact for counts far beyond 2**53 > any item count
+    right = np.stack(list(judges.values()), axis=1).astype(np.float64)  # items x judges
+    on_positives, on_negatives = subsets & positive, subsets & ~positive
+    n_pos, n_neg = on_positives.sum(axis=1), on_negatives.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = 0.5 * ((on_positives.astype(np.float64) @ right) / n_pos[:, None]
+                        + (on_negatives.astype(np.float64) @ right) / n_neg[:, None])
+    names = list(judges)
+    return [{name: None if not (n_pos[s] and n_neg[s]) else float(values[s, j]) for j, name in enumerate(names)}
+            for s in range(subsets.shape[0])]
+
+
 def _on(judges: dict[str, np.ndarray], positive: np.ndarray, members: np.ndarray) -> dict[str, float | None]:
-    return {name: balanced_accuracy(correct[members], positive[members]) for name, correct in judges.items()}
+    return _on_each(judges, positive, members[None, :])[0]
 
 
 def partition_robustness(
@@ -110,12 +124,12 @@ def partition_robustness(
     correct = [np.asarray(pool[name], dtype=bool) for name in names]
     judges = {name: np.asarray(values, dtype=bool) for name, values in judges.items()}
     everything = _on(judges, positive, np.ones(positive.size, dtype=bool))
-    per_threshold = []
-    for k in range(m):
-        _, hard = difficulty_partition(correct, k)
-        on_hard = _on(judges, positive, hard)
-        per_threshold.append(SubsetRanking(f"K={k}", k, m, int(hard.sum()), int((~hard).sum()), on_hard, "all",
-                                           _rho(on_hard, everything)))
+    n_correct, _ = difficulty_partition(correct, 0)
+    hards = n_correct[None, :] <= np.arange(m)[:, None]  # every K's hard subset, one row each
+    per_threshold = [
+        SubsetRanking(f"K={k}", k, m, int(hard.sum()), int((~hard).sum()), on_hard, "all", _rho(on_hard, everything))
+        for k, (hard, on_hard) in enumerate(zip(hards, _on_each(judges, positive, hards)))
+    ]
     leave_one_out = []
     if threshold is not None:
         if not 0 <= threshold < m:
@@ -123,9 +137,8 @@ def partition_robustness(
         _, whole = difficulty_partition(correct, threshold)
         reference = _on(judges, positive, whole)
         k = threshold * (m - 1) // m
-        for left_out in range(m):
-            _, hard = difficulty_partition([c for i, c in enumerate(correct) if i != left_out], k)
-            on_hard = _on(judges, positive, hard)
+        hards = (n_correct[None, :] - np.stack(correct)) <= k  # row i: the pool without rater i
+        for left_out, (hard, on_hard) in enumerate(zip(hards, _on_each(judges, positive, hards))):
             leave_one_out.append(SubsetRanking(f"without {names[left_out]}", k, m - 1, int(hard.sum()),
                                                int((~hard).sum()), on_hard, "pool", _rho(on_hard, reference)))
     return per_threshold, leave_one_out
