@@ -65,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
     parser.add_argument("--out", metavar="FILE", help="write the report here instead of standard output")
+    parser.add_argument("--prices", metavar="FILE", help='JSON {"MODEL": {"input": D, "output": D}} in dollars per '
+                        "million tokens: estimate the cost of items that report tokens but no cost, shown apart as "
+                        "estimated_cost_usd (never added to reported costs)")
 
 
 def parse_slices(text: str) -> list[str]:
@@ -103,11 +106,19 @@ def run(args: argparse.Namespace) -> int:
         predictions, references.rows, bootstrap=args.bootstrap, seed=args.seed, slices=slices,
         telemetry=telemetry_from_results(result_set, wanted),
     )
+    if args.prices:
+        from agenthorizon.report.prices import add_estimated_costs
+
+        notes_from_prices = add_estimated_costs(report, args.prices, _records(recorded),
+                                                telemetry_from_results(result_set, wanted) or {}, references.rows)
+    else:
+        notes_from_prices = []
     records = _records(recorded) if found.is_partial else None
     partial = _partial(found, records)
     notes = [
         *(partial.lines() if partial else []), *chosen,
         *result_notes(result_set, unexpected, len(wanted) - len(predictions)), *references.notes, *shape_notes,
+        *notes_from_prices,
     ]
     extra = {
         "results": [str(path) for path in args.results],

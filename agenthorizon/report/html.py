@@ -40,6 +40,7 @@ import orjson
 
 from agenthorizon.report import sections
 from agenthorizon.report.items import item_views, run_views
+from agenthorizon.report.length_curves import run_length_curve
 from agenthorizon.report.notes import telemetry_from_results
 from agenthorizon.report.options import ReportOptions
 from agenthorizon.report.references import LABEL_ROW_FIELDS, STEP_IDS
@@ -89,6 +90,9 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progr
         ).to_dict()
         for run in run_set.runs
     ]
+    for run, report in zip(run_set.runs, reports):
+        curve = run_length_curve(run.predictions(), rows, bootstrap=options.bootstrap, seed=options.seed)
+        report["length_curve"] = None if curve is None else curve.to_dict()
     comparisons = []
     if len(run_set.runs) > 1:
         first = run_set.runs[0].predictions()

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from agenthorizon.report.length_curves import plot_length_curve
 from agenthorizon.report.references import LABEL_ROW_FIELDS
 from agenthorizon.report.style import SHORT_MISTAKE_TYPES, run_color
 from agenthorizon.schema import CONFIDENCE_VALUES, MISTAKE_TYPES, STEP_BUCKETS
@@ -108,6 +109,8 @@ class RunScores:
     confidence: dict[str, tuple[int, int]] = field(default_factory=dict)
     calibration: Any = None
     """The run's :class:`~agenthorizon.scoring.calibration.Calibration` (selective accuracy by level)."""
+    length_curve: Any = None
+    """The run's :class:`~agenthorizon.scoring.length_curve.LengthCurve` (``None`` without step counts)."""
 
 
 def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
@@ -116,6 +119,7 @@ def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list
     from agenthorizon.scoring.calibration import calibration
     from agenthorizon.scoring.predictions import prediction_verdict
 
+    from agenthorizon.report.length_curves import run_length_curve
     from agenthorizon.report.notes import telemetry_from_results
 
     scored = []
@@ -134,7 +138,8 @@ def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list
             counts[level][0] += int(outcomes.correct[index])
             counts[level][1] += 1
         scored.append(RunScores(run.label, report, {level: (c, n) for level, (c, n) in counts.items()},
-                                calibration(predictions, run_set.rows, bootstrap=bootstrap, seed=seed)))
+                                calibration(predictions, run_set.rows, bootstrap=bootstrap, seed=seed),
+                                run_length_curve(predictions, run_set.rows, bootstrap=bootstrap, seed=seed)))
     return scored
 
 
@@ -405,6 +410,7 @@ def plot_frontier(runs: Sequence[RunScores]) -> Any:
 
 FIGURES = {
     "accuracy_by_length": plot_accuracy_by_length,
+    "accuracy_by_length_curve": plot_length_curve,
     "accuracy_by_confidence": plot_accuracy_by_confidence,
     "accuracy_coverage": plot_accuracy_coverage,
     "mistake_type_recall": plot_mistake_type_recall,

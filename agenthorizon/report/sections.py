@@ -329,10 +329,12 @@ def run_facts(run: JudgedRun) -> str:
 
 
 def run_details(index: int, run: JudgedRun, report: dict[str, Any], partial: str = "") -> str:
-    """One run's section: title with its facts, headline cards, confusion matrix, mistake types, slices.
+    """One run's section: title with its facts, headline cards, confusion matrix, mistake types, slices, length curve.
 
     ``partial`` (an unfinished run's mark) is shown before the headline cards.
     """
+    from agenthorizon.report.length_curves import length_curve_card
+
     mark = f'<div class="partial-mark">{escape(partial)}</div>' if partial else ""
     return (
         f'<section class="run" data-run="{index}"><h3 class="run-title"><span class="swatch" style="background:{run_color(index)}">'
@@ -341,5 +343,5 @@ def run_details(index: int, run: JudgedRun, report: dict[str, Any], partial: str
         f'<div class="grid two">{confusion(report)}{mistake_types(report)}</div>'
         f"{paired_and_cost(report)}"
         f'<div class="grid two">{slice_table(report, "step_bucket", "By trajectory length (steps)")}'
-        f'{slice_table(report, "os", "By operating system")}</div></section>'
+        f'{slice_table(report, "os", "By operating system")}</div>{length_curve_card(report.get("length_curve"))}</section>'
     )

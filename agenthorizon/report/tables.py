@@ -216,6 +216,10 @@ def report_table(report: ScoreReport, *, title: str = "AgentHorizon score", note
         rows.append([f"recall: {name}", Rate(value["recall"]), value["total"]])
     rows.append(["recall: macro mean", Rate(report.mistake_type_recall_macro), ""])
     rows += paired_rows(report)
+    confusion = report.confusion
+    rows += [["success precision", _rate(report, "success_precision"), confusion["tp"] + confusion["fp"]],
+             ["success recall", _rate(report, "success_recall"), report.n_positive],
+             ["success F1", _rate(report, "success_f1"), ""]]
     notes = list(notes)
     reasons = ", ".join(f"{reason} {count}" for reason, count in report.invalid_by_reason.items() if count)
     notes.append(f"Invalid predictions: {report.n_invalid} of {report.n}" + (f" ({reasons})" if reasons else ""))
@@ -260,6 +264,12 @@ def telemetry_table(report: ScoreReport) -> Table | None:
                 cells[0] += f" [{amount_text(low)}, {amount_text(high)}]"
             rows.append([group, name, *cells, f"{summary['n_known']}/{summary['n_items']}"])
     notes = ["Statistics over the items that report the value; total is unknown when any item does not (known/items)."]
+    estimate = report.cost.get("estimated_cost_usd")
+    if estimate:
+        price = estimate["price"]
+        notes.append(f"estimated_cost_usd: ESTIMATED from tokens at ${price['input_per_million']:g}/${price['output_per_million']:g} "
+                     f"per million input/output tokens ({estimate['model']}), for the {estimate['n_items']} items that "
+                     f"report no cost; the {estimate['n_reported']} with a reported cost are in cost_usd only, never added")
     return Table(title="Cost and runtime per trajectory", header=["group", "quantity", *TELEMETRY_COLUMNS, "known"],
                  rows=rows, notes=notes)
 

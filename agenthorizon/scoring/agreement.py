@@ -20,10 +20,12 @@ __all__ = [
     "CATEGORIES",
     "Agreement",
     "agreement",
+    "agreement_of_codes",
     "cohen_kappa",
     "fleiss_kappa",
     "krippendorff_alpha",
     "majority_vote",
+    "pairwise_cohen_kappa",
     "verdict_categories",
 ]
 
@@ -123,11 +125,32 @@ def majority_vote(codes: np.ndarray) -> list[dict[str, bool] | None]:
     """
     codes = np.asarray(codes)
     half = codes.shape[1] / 2
-    votes = []
-    for row in codes:
-        success, failure = int((row == 0).sum()), int((row == 1).sum())
-        votes.append({"success": True} if success > half else {"success": False} if failure > half else None)
-    return votes
+    said = np.where((codes == 0).sum(axis=1) > half, 0, np.where((codes == 1).sum(axis=1) > half, 1, 2))
+    verdicts = ({"success": True}, {"success": False}, None)
+    return [None if code == 2 else dict(verdicts[code]) for code in said.tolist()]
+
+
+def pairwise_cohen_kappa(codes: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of every pair of columns of ``codes`` (items × raters) at once: a raters × raters matrix.
+
+    Entry (i, j) is :func:`cohen_kappa` of columns i and j (NaN where it is
+    undefined); two matrix products over the one-hot codes give every
+    pair's observed and expected agreement.
+
+    >>> round(float(pairwise_cohen_kappa(np.array([[0, 0], [0, 1], [1, 1], [1, 1]]))[0, 1]), 6)
+    0.5
+    """
+    codes = np.asarray(codes)
+    n, raters = codes.shape
+    onehot = np.stack([(codes == code) for code in range(len(CATEGORIES))], axis=2).astype(np.float64)  # n x m x 3
+    flat = onehot.reshape(n, -1)
+    # one BLAS product of the one-hot columns; the diagonal blocks' traces are the agreements
+    gram = (flat.T @ flat).reshape(raters, len(CATEGORIES), raters, len(CATEGORIES))
+    observed = np.einsum("icjc->ij", gram) / n
+    shares = onehot.mean(axis=0)  # m x 3
+    expected = shares @ shares.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isclose(expected, 1), np.nan, (observed - expected) / (1 - expected))
 
 
 @dataclass(frozen=True)
@@ -144,6 +167,20 @@ class Agreement:
     """Share of items on which not every judge gave the same category, in [0, 1]."""
     majority: list[dict[str, bool] | None]
     """The majority-vote verdict per reference item (:func:`majority_vote`)."""
+    item_counts: np.ndarray | None = None
+    """Per reference item, how many judges said success, failure, invalid (items × 3)."""
+
+    @property
+    def item_disagreement(self) -> np.ndarray:
+        """Per reference item, the share of pairs of judges that gave it different categories, in [0, 1].
+
+        With ``n_j`` judges in category j of ``m``: 1 - sum_j n_j (n_j - 1) / (m (m - 1)),
+        one minus the item's Fleiss agreement P_i; 0 when all agree. Three runs
+        saying success, success, failure disagree on 2 of 3 pairs: 0.667.
+        """
+        counts = np.asarray(self.item_counts)
+        raters = counts.sum(axis=1)
+        return 1 - (counts * (counts - 1)).sum(axis=1) / (raters * (raters - 1))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict (pairs as ``"A | B"`` keys)."""
@@ -183,10 +220,23 @@ def agreement(predictions: Mapping[str, Any], references: Any, *, alpha: bool = 
         raise ValueError(f"agreement needs at least two judges or runs, got {len(predictions)}")
     names = tuple(predictions)
     codes = np.stack([verdict_categories(predictions[name], references) for name in names], axis=1)
-    pairs = {(a, b): cohen_kappa(codes[:, i], codes[:, j])
+    return agreement_of_codes(codes, names, alpha=alpha)
+
+
+def agreement_of_codes(codes: np.ndarray, names: Sequence[str], *, alpha: bool = True) -> Agreement:
+    """:func:`agreement` of category codes (items × raters, :func:`verdict_categories`' codes) already made.
+
+    >>> agreement_of_codes(np.array([[0, 0], [1, 0]]), ["a", "b"], alpha=False).flip_rate
+    0.5
+    """
+    codes = np.asarray(codes)
+    names = tuple(names)
+    kappas = pairwise_cohen_kappa(codes)
+    pairs = {(a, b): None if np.isnan(kappas[i, j]) else float(kappas[i, j])
              for i, a in enumerate(names) for j, b in enumerate(names) if i < j}
     return Agreement(
         judges=names, n=int(codes.shape[0]), cohen_kappa=pairs, fleiss_kappa=fleiss_kappa(codes),
         krippendorff_alpha=krippendorff_alpha(codes) if alpha else None,
         flip_rate=float((codes != codes[:, :1]).any(axis=1).mean()), majority=majority_vote(codes),
+        item_counts=np.stack([(codes == code).sum(axis=1) for code in range(len(CATEGORIES))], axis=1),
     )

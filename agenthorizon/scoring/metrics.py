@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from agenthorizon.scoring.bootstrap import bootstrap_accuracies, check_bootstrap
+from agenthorizon.scoring.classification import success_class_scores
 from agenthorizon.scoring.outcomes import OUTCOMES, ItemOutcomes, item_outcomes, outcomes_from_records, ratio
 from agenthorizon.scoring.paired import instruction_sensitivity, paired_scores
 from agenthorizon.scoring.predictions import warn_shapes
@@ -67,6 +68,9 @@ class ScoreReport:
     rejection_rate_by_type: dict[str, dict[str, Any]] = field(default_factory=dict)
     instruction_sensitivity: float | None = None
     pair_group_accuracy: float | None = None
+    success_precision: float | None = None
+    success_recall: float | None = None
+    success_f1: float | None = None
     n_instruction_pairs: int = 0
     n_pair_groups: int = 0
     cost: dict[str, dict[str, Any]] | None = None
@@ -135,6 +139,9 @@ class ScoreReport:
             "n_instruction_pairs": self.n_instruction_pairs,
             "pair_group_accuracy": self.pair_group_accuracy,
             "n_pair_groups": self.n_pair_groups,
+            "success_precision": self.success_precision,
+            "success_recall": self.success_recall,
+            "success_f1": self.success_f1,
             "cost": self.cost,
             "runtime": self.runtime,
             "intervals": intervals,
@@ -169,12 +176,13 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
         recall[mistake_type] = {"correct": hits, "total": total, "recall": ratio(hits, total)}
     defined = [value["recall"] for value in recall.values() if value["recall"] is not None]
     paired, paired_totals = paired_scores(outcomes)
+    success_class, success_totals = success_class_scores(outcomes)
     intervals = None
     bootstrap_info = None
     if n_bootstrap:
         intervals = bootstrap_accuracies(
             outcomes.positive, outcomes.correct, outcomes.clusters, n_resamples=n_bootstrap, seed=seed,
-            level=CONFIDENCE_LEVEL, ratios=paired_totals,
+            level=CONFIDENCE_LEVEL, ratios={**paired_totals, **success_totals},
         )
         bootstrap_info = {
             "n_resamples": n_bootstrap,
@@ -210,6 +218,7 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
         n_untyped_negatives=int((negative & (reference_types == UNTYPED)).sum()),
         n_unmatched_mistake_types=int(outcomes.unmatched_type.sum()),
         **paired,
+        **success_class,
         cost=None if aggregates is None else aggregates["cost"],
         runtime=None if aggregates is None else aggregates["runtime"],
         intervals=intervals,
@@ -246,7 +255,11 @@ def score(
       instruction, 0.25 for a coin; ``None`` without ``steps_id``;
     - pair-group accuracy = (pair groups whose every scored item is
       correct) / (pair groups of the scored items); ``None`` without
-      ``pair_group_id``.
+      ``pair_group_id``;
+    - success precision, recall and F1 = the success class's TP / (TP + FP),
+      TP / positives and their harmonic mean, an invalid prediction never
+      counting as success
+      (:func:`~agenthorizon.scoring.classification.success_class_scores`).
 
     See :mod:`agenthorizon.scoring.paired` for the paired scores and
     :func:`agenthorizon.scoring.telemetry.telemetry_aggregates` for ``cost``
@@ -351,7 +364,7 @@ def score(
     return report
 
 
-NEGATIVE_SLICES = ("mistake_type", "direction")
+NEGATIVE_SLICES = ("mistake_type", "direction", "instruction_source")
 """Slices that group negatives only (every positive falls in ``(positive)``): their instruction
 sensitivity counts each negative's pairs with the positives of its recording, wherever those fall."""
 

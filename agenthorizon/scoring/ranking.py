@@ -30,13 +30,9 @@ def average_ranks(values: Sequence[float]) -> np.ndarray:
     [2.5, 4.0, 2.5, 1.0]
     """
     values = np.asarray(values, dtype=float)
-    order = np.argsort(values, kind="mergesort")
-    ranks = np.empty(values.size, dtype=float)
-    ranks[order] = np.arange(1, values.size + 1)
-    for value in np.unique(values):
-        tied = values == value
-        ranks[tied] = ranks[tied].mean()
-    return ranks
+    # One sort: each distinct value's rank is the mean of the positions its copies take.
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    return (np.cumsum(counts) - (counts - 1) / 2)[inverse.reshape(-1)]
 
 
 def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float | None:

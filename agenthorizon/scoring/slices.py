@@ -53,13 +53,16 @@ SLICES: dict[str, tuple[str, Callable[[Mapping], str]]] = {
         _by_label(lambda row: canonical_mistake_type(row["mistake_type"]) or UNTYPED_SLICE_VALUE),
     ),
     "direction": ("instruction_source", _by_label(_or_unknown("instruction_source"))),
+    # The same grouping under the label files' own field name and values (the authors' reports' names).
+    "instruction_source": ("instruction_source", _by_label(_or_unknown("instruction_source"))),
     "step_bucket": ("num_steps", _step_bucket),
     "num_applications": ("applications", _count_applications),
 }
 """Slice name -> (row field it reads, function giving a row's slice value).
 
 ``direction`` is the negative's direction (its ``instruction_source``:
-``parent`` or ``child``); ``step_bucket`` uses :data:`schema.STEP_BUCKETS`;
+``parent`` or ``child``), also reachable under the label files' own
+name ``instruction_source``; ``step_bucket`` uses :data:`schema.STEP_BUCKETS`;
 positives fall in the ``(positive)`` value of ``mistake_type`` and
 ``direction``; a missing value is ``(unknown)``.
 """

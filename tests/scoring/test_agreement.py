@@ -77,3 +77,19 @@ def test_repeated_runs_self_agreement_and_the_majority_run_scored_strictly():
     correct = [v is not None and v["success"] == t for v, t in zip(result.majority, truth)]
     expected = 0.5 * (np.mean([c for c, t in zip(correct, truth) if t]) + np.mean([c for c, t in zip(correct, truth) if not t]))
     assert report.balanced_accuracy == pytest.approx(expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(codes)
+def test_every_pairs_kappa_at_once_equals_scikit_learn(rows):
+    from agenthorizon.scoring.agreement import pairwise_cohen_kappa
+
+    matrix = np.array(rows)
+    kappas = pairwise_cohen_kappa(matrix)
+    for i in range(matrix.shape[1]):
+        for j in range(i + 1, matrix.shape[1]):
+            a, b = matrix[:, i], matrix[:, j]
+            if len(set(a.tolist()) | set(b.tolist())) == 1:
+                assert np.isnan(kappas[i, j])
+            else:
+                assert kappas[i, j] == pytest.approx(cohen_kappa_score(a, b), abs=1e-9)

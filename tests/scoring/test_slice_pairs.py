@@ -45,3 +45,17 @@ def test_each_negative_slice_counts_its_pairs(small_root, slice_name):
             assert low <= sliced.instruction_sensitivity <= high
     # the other numbers of a slice stay those of its own items (negatives only: no positive accuracy)
     assert all(report.slices[slice_name][value].n_positive == 0 for value in values)
+
+
+def test_accuracy_by_negative_source_under_the_label_files_names(small_root):
+    rows = load_references(small_root, "all")
+    rng = np.random.default_rng(1)
+    predictions = {row["trajectory_id"]: bool(rng.random() < 0.4) for row in rows}
+    report = agenthorizon.score(predictions, rows, slices=["instruction_source", "direction"])
+    by_source = report.slices["instruction_source"]
+    assert set(by_source) == {"parent", "child", "(positive)"}
+    for source in ("parent", "child"):
+        negatives = [row for row in rows if row["label"] == "negative" and row["instruction_source"] == source]
+        rejected = np.mean([predictions[row["trajectory_id"]] is False for row in negatives])
+        assert by_source[source].n == len(negatives) and by_source[source].negative_accuracy == pytest.approx(rejected)
+        assert by_source[source].to_dict() == report.slices["direction"][source].to_dict()
