@@ -265,7 +265,7 @@ def _submit_kubernetes(args: argparse.Namespace, grid: Any, cells: list[Any]) ->
 
 def _collect(args: argparse.Namespace) -> int:
     from agenthorizon.cli._common import write_output
-    from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS
+    from agenthorizon.report.scored_runs import LEADERBOARD_CONFIGS
     from agenthorizon.report.tables import render_leaderboard
     from agenthorizon.sweeps.collect import collect, partial_notes
 
