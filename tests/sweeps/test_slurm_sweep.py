@@ -101,7 +101,7 @@ def test_a_sweep_through_sbatch_survives_a_cancelled_task_and_collects_as_one_pr
 FLAKY_JUDGE = (
     "command:" + shlex.quote(sys.executable) + " -c "
     + shlex.quote("import sys, json; t = sys.stdin.read(); "
-                  "len(t) % 2 and sys.exit(1); print(json.dumps({'success': True, 'reasoning': 'read it'}))")
+                  "sum(t.encode()) % 2 and sys.exit(1); print(json.dumps({'success': True, 'reasoning': 'read it'}))")
 )
 
 
