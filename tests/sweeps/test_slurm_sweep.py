@@ -96,12 +96,13 @@ def test_a_sweep_through_sbatch_survives_a_cancelled_task_and_collects_as_one_pr
     assert collected  # the command's own output parsed as JSON
 
 
-# A command judge that fails (exit 1, no verdict) on items whose prompt has an odd length: its `judge` run
+# A command judge that fails (exit 1, no verdict) on about half the items (its prompt's sha256): its `judge` run
 # ends with error results, so the array task exits 1 (Slurm: FAILED) with some of its items answered.
 FLAKY_JUDGE = (
     "command:" + shlex.quote(sys.executable) + " -c "
-    + shlex.quote("import sys, json; t = sys.stdin.read(); "
-                  "sum(t.encode()) % 2 and sys.exit(1); print(json.dumps({'success': True, 'reasoning': 'read it'}))")
+    + shlex.quote("import sys, json, hashlib; t = sys.stdin.read(); "
+                  "hashlib.sha256(t.encode()).digest()[0] % 2 and sys.exit(1); "
+                  "print(json.dumps({'success': True, 'reasoning': 'read it'}))")
 )
 
 
