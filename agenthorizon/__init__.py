@@ -37,6 +37,8 @@ _EXPORTS = {
     "ScoreReport": "agenthorizon.scoring.metrics",
     "compare": "agenthorizon.scoring.compare",
     "Comparison": "agenthorizon.scoring.compare",
+    "score_runs": "agenthorizon.report.scored_runs",
+    "ScoredRuns": "agenthorizon.report.scored_runs",
     "leaderboard": "agenthorizon.report.leaderboard",
     "Leaderboard": "agenthorizon.report.leaderboard",
     "load_metric": "agenthorizon.scoring.metric",

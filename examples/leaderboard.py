@@ -38,6 +38,16 @@ with tempfile.TemporaryDirectory() as tmp:
     print()
     print(render_leaderboard(board, ("AH", "AH-S"), "markdown", manifests=board.manifests, notes=board.notes))
 
+    # The same numbers in one call, judge by judge: the leaderboard is a thin caller of score_runs.
+    scored = agenthorizon.score_runs(sorted(runs.iterdir()), root, bootstrap=200, seed=0)
+    by_key = {judge.key: judge for judge in scored.judges}
+    for row in board:
+        judge = by_key[row.judge_key]
+        assert {config: report and report.to_dict() for config, report in judge.reports.items()} == {
+            config: report and report.to_dict() for config, report in row.reports.items()}
+        assert judge.overall.to_dict() == row.recall.to_dict()
+    print(f"score_runs: the same numbers for {len(scored.judges)} judges")
+
     # Every pair of judges on AH, adjusted for the number of pairs (Holm), with the
     # judges tied with the best and a compact letter display.
     from agenthorizon.report.significance import leaderboard_significance, significance_table

@@ -100,6 +100,8 @@ def _config(folder: Path, host: str, socket_path: Path) -> str:
         "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "MpiDefault=none",
         "SchedulerType=sched/backfill", "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
         "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
+        # No slurmdbd: finished jobs' states go to a job completion log that `sacct --completion` reads.
+        "JobCompType=jobcomp/filetxt", f"JobCompLoc={folder / 'jobcomp.log'}",
         f"StateSaveLocation={folder / 'state'}", f"SlurmdSpoolDir={folder / 'spool'}",
         f"SlurmctldPidFile={folder / 'slurmctld.pid'}", f"SlurmdPidFile={folder / 'slurmd.pid'}",
         f"SlurmctldLogFile={folder / 'slurmctld.log'}", f"SlurmdLogFile={folder / 'slurmd.log'}",

@@ -58,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.cli._common import write_output
-    from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS, leaderboard
+    from agenthorizon.report.leaderboard import leaderboard
+    from agenthorizon.report.scored_runs import LEADERBOARD_CONFIGS
     from agenthorizon.report.tables import render_leaderboard
 
     from agenthorizon.report.ranking import parse_item_sets, rank_correlation, rank_correlation_table

@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="cell index (default: SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX)")
     run.add_argument("--judge", type=int, metavar="J",
                      help="K counts the cells of the J-th judge (0-based) only: how a judge's Slurm array calls it")
-    status = actions.add_parser("status", help="each cell's state and item counts, from the run folders and squeue")
+    status = actions.add_parser("status", help="each cell's state and item counts, from the run folders, squeue and sacct")
     submit = actions.add_parser("submit", help="submit one array per judge (Slurm), or print an Indexed Job (Kubernetes)")
     submit.add_argument("--scheduler", choices=("slurm", "kubernetes"), default="slurm", help="default slurm")
     submit.add_argument("--dry-run", action="store_true", help="print the scripts (or the Job manifest), submit nothing")
@@ -192,7 +192,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _statuses(grid: Any, items: Any) -> tuple[list[Any], list[str], list[str]]:
-    from agenthorizon.sweeps.slurm import queue_states
+    from agenthorizon.sweeps.slurm import ended_states, queue_states
     from agenthorizon.sweeps.state import changed_cells, read_state
     from agenthorizon.sweeps.status import cell_status
 
@@ -200,12 +200,15 @@ def _statuses(grid: Any, items: Any) -> tuple[list[Any], list[str], list[str]]:
     latest = state.latest_jobs()
     slurm_ids = sorted({job.job_id for job in latest.values() if job.scheduler == "slurm"})
     queued, note = queue_states(slurm_ids)
+    ended, ended_note = ended_states(slurm_ids) if slurm_ids and note is None else ({}, None)
     statuses = []
     for cell in grid.cells:
         job = latest.get(cell.index)
-        word = queued.get((job.job_id, cell.position), "") if job is not None else ""
+        key = None if job is None else (job.job_id, cell.position)
+        # The queue's word for a task still there; otherwise how it ended (sacct, or scontrol).
+        word = "" if key is None else queued.get(key) or ended.get(key, "")
         statuses.append(cell_status(cell, items[cell.config], word))
-    return statuses, changed_cells(grid, state), [note] if note else []
+    return statuses, changed_cells(grid, state), [line for line in (note, ended_note) if line]
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -265,7 +268,7 @@ def _submit_kubernetes(args: argparse.Namespace, grid: Any, cells: list[Any]) ->
 
 def _collect(args: argparse.Namespace) -> int:
     from agenthorizon.cli._common import write_output
-    from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS
+    from agenthorizon.report.scored_runs import LEADERBOARD_CONFIGS
     from agenthorizon.report.tables import render_leaderboard
     from agenthorizon.sweeps.collect import collect, partial_notes
 

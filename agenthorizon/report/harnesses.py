@@ -19,7 +19,8 @@ from itertools import combinations
 from typing import Any, Callable, Mapping, Sequence
 
 from agenthorizon.judging.runs.folder import read_run_record
-from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS, Leaderboard
+from agenthorizon.report.leaderboard import Leaderboard
+from agenthorizon.report.scored_runs import LEADERBOARD_CONFIGS
 from agenthorizon.report.tables import Rate, Table
 from agenthorizon.scoring.compare import compare
 from agenthorizon.scoring.metrics import CONFIDENCE_LEVEL

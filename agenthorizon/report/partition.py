@@ -14,9 +14,9 @@ shipped split), and ``sandbox/`` as hard links to the release's own files
 trajectories and screenshots. With ``sandbox=False`` only the label files
 are written.
 
-Counting rules, stated in every output: runs are grouped into judges as
-the leaderboard groups them (:func:`~agenthorizon.report.leaderboard.group_runs`:
-a judge key's runs on AH and AH-S, one run on ``all``, or shards in separate
+Counting rules, stated in every output: runs are grouped and scored into
+judges by :func:`agenthorizon.score_runs`, as the leaderboard's are (a judge
+key's runs on AH and AH-S, one run on ``all``, or shards in separate
 folders are one judgment per item; the same run given twice is refused);
 an item a judge has no valid verdict for (no result, a failed or
 unparseable answer) counts as *not* correct for that judge, never as left
@@ -38,15 +38,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agenthorizon.judging.runs.folder import read_results
 from agenthorizon.release.confine import confined
 from agenthorizon.release.files import local_root, read_labels
-from agenthorizon.release.item_selection import Selection
-from agenthorizon.report.coverage import check_coverage, coverage
-from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS, JudgeRuns, group_runs, shared_selection
-from agenthorizon.report.references import load_run_references
-from agenthorizon.schema import CONFIG_ALL, LABEL_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, SANDBOX_DIR
-from agenthorizon.scoring.outcomes import item_outcomes
+from agenthorizon.report.scored_runs import JudgeScores, score_runs
+from agenthorizon.schema import LABEL_FIELDS, LABEL_FILE_EASY, LABEL_FILE_HARD, SANDBOX_DIR
 from agenthorizon.scoring.partition import difficulty_partition, partition_agreement
 
 __all__ = ["Partition", "check_out_dir", "partition_runs", "write_partition"]
@@ -85,24 +80,22 @@ class Partition:
         }
 
 
-def _covered_configs(entries: Sequence[JudgeRuns]) -> tuple[str, ...]:
-    """The leaderboard configs every judge covers; refused, naming each judge's folders, when they differ.
+def _shared_config(judges: Sequence[JudgeScores]) -> str:
+    """The config every judge covers (AH, AH-S or all); refused, naming each judge's folders, when they differ.
 
     A judge without a run on a config has no judgment of its items: counting
     them as not correct would push them all towards hard.
     """
-    covered = {entry.key: tuple(config for config in LEADERBOARD_CONFIGS if config in entry.folders)
-               for entry in entries}
-    if len(set(covered.values())) > 1:
+    if len({judge.config for judge in judges}) > 1:
         listing = "; ".join(
-            f"{entry.label} ({', '.join(str(folder) for folder, _ in entry.records())}): {'+'.join(covered[entry.key])}"
-            for entry in entries
+            f"{judge.label} ({', '.join(str(folder) for folder in judge.folders())}): {'+'.join(judge.runs.configs())}"
+            for judge in judges
         )
         raise ValueError(
             f"the judges were run on different configs ({listing}); expected every judge run on the same configs "
             "(runs on AH and AH-S, or one on all, per judge): give the missing runs or leave those judges out"
         )
-    return next(iter(covered.values()))
+    return judges[0].config
 
 
 def partition_runs(
@@ -110,7 +103,7 @@ def partition_runs(
 ) -> Partition:
     """Count per item how many judges judged it correctly and split at ``threshold``.
 
-    Runs are grouped into judges by :func:`~agenthorizon.report.leaderboard.group_runs`,
+    Runs are grouped into judges and scored by :func:`agenthorizon.score_runs`,
     the leaderboard's own rules: one judge per judge key; its runs on AH and
     AH-S, or one run on ``all``, or shards of one run in separate folders,
     are one judgment per item; two runs of one key on one config (a copy or
@@ -128,25 +121,16 @@ def partition_runs(
     """
     if not run_dirs:
         raise ValueError("no run directory given; expected the runs to pool")
-    entries = group_runs(run_dirs)
-    options = shared_selection(entries)
-    configs = _covered_configs(entries)
-    config = configs[0] if len(configs) == 1 else CONFIG_ALL
-    references = load_run_references(data_root, Selection(config, **options))
-    rows = references.rows
-    ids = references.ids()
+    scored = score_runs(run_dirs, data_root)
+    config = _shared_config(scored.judges)
+    rows = scored.references[config].rows
+    configs = list(scored.judges[0].runs.configs())
     corrects, judges = [], []
-    for entry in entries:
-        folders = [folder for folder, _ in entry.records()]
-        result_set = read_results(folders)
-        # Runs of another release would count every item wrong and skew the split, not fail: refused.
-        check_coverage(coverage(result_set.ids(), ids, references.release_ids, config=config),
-                       ", ".join(map(str, folders)))
-        predictions = result_set.predictions(ids)
-        outcomes = item_outcomes(predictions, rows)
-        corrects.append(outcomes.correct)
-        judges.append({"judge": entry.label, "runs": [str(folder) for folder in folders], "configs": list(configs),
-                       "not_valid": int((~outcomes.valid).sum()), "missing": len(ids) - len(predictions)})
+    for judge in scored.judges:
+        # The judge's outcomes are over its config's rows, in release order: the rows counted here.
+        corrects.append(judge.outcomes.correct)
+        judges.append({"judge": judge.label, "runs": [str(folder) for folder in judge.folders()], "configs": configs,
+                       "not_valid": int((~judge.outcomes.valid).sum()), "missing": len(rows) - len(judge.predictions)})
     n_correct, hard = difficulty_partition(corrects, threshold)
     shipped = np.array([row["difficulty"] == "hard" for row in rows])
     notes = ["An item a judge has no valid verdict for (missing, failed, unparseable) counts as not correct "

@@ -54,7 +54,7 @@ __all__ = [
     "plot_judge_comparison",
     "plot_mistake_type_recall",
     "save_figure",
-    "score_runs",
+    "figure_scores",
 ]
 
 NO_CONFIDENCE = "none"
@@ -113,8 +113,12 @@ class RunScores:
     """The run's :class:`~agenthorizon.scoring.length_curve.LengthCurve` (``None`` without step counts)."""
 
 
-def score_runs(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
-    """Score every run of a :class:`agenthorizon.report.runs.RunSet` for the figures."""
+def figure_scores(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
+    """What the figures show of every run of a :class:`agenthorizon.report.runs.RunSet`: its report, confidence counts and calibration.
+
+    Not :func:`agenthorizon.score_runs` (judges grouped and scored from run folders): each run of an already loaded
+    set, scored with the ``step_bucket`` slice the figures read.
+    """
     from agenthorizon.scoring.metrics import item_outcomes, score
     from agenthorizon.scoring.calibration import calibration
     from agenthorizon.scoring.predictions import prediction_verdict
@@ -470,7 +474,7 @@ def make_plots(
     run_set = load_runs(
         run_dirs, data_root, config=config, images=None, selection_options=selection_options, fields=FIGURE_FIELDS
     )
-    runs = score_runs(run_set, bootstrap=bootstrap, seed=seed)
+    runs = figure_scores(run_set, bootstrap=bootstrap, seed=seed)
     written = {}
     for stem in chosen:
         figure = known[stem](runs)

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from agenthorizon.report.leaderboard import LEADERBOARD_CONFIGS, Leaderboard
+from agenthorizon.report.leaderboard import Leaderboard
+from agenthorizon.report.scored_runs import LEADERBOARD_CONFIGS
 from agenthorizon.report.references import LABEL_ROW_FIELDS, load_run_references
 from agenthorizon.report.tables import Rate, Table
 from agenthorizon.release.item_selection import Selection

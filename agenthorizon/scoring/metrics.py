@@ -34,7 +34,7 @@ from agenthorizon.scoring.slices import POSITIVE_SLICE_VALUE, SLICES, check_slic
 from agenthorizon.scoring.telemetry import aligned_telemetry, telemetry_aggregates
 from agenthorizon.schema import INVALID_STATUSES, MISTAKE_TYPES, STATUS_OK, UNTYPED
 
-__all__ = ["OUTCOMES", "ItemOutcomes", "ScoreReport", "item_outcomes", "score"]
+__all__ = ["OUTCOMES", "ItemOutcomes", "ScoreReport", "item_outcomes", "score", "score_outcomes"]
 
 CONFIDENCE_LEVEL = 0.95
 """Coverage of every bootstrap interval reported by :func:`score`."""
@@ -362,6 +362,28 @@ def score(
         if name in NEGATIVE_SLICES:
             _pair_negatives_with_their_positives(report.slices[name], values, outcomes, int(bootstrap), seed)
     return report
+
+
+def score_outcomes(
+    outcomes: ItemOutcomes, *, bootstrap: int = 0, seed: int = 0, telemetry: Sequence[Any] | None = None
+) -> ScoreReport:
+    """The :class:`ScoreReport` of per-item outcomes already validated, as :func:`score` computes it.
+
+    ``score(predictions, references)`` equals
+    ``score_outcomes(item_outcomes(predictions, references))``; taking the
+    outcomes lets a caller validate each prediction once and score several
+    subsets of the items (``outcomes.subset(mask)``). ``telemetry`` is one
+    entry per item (:func:`~agenthorizon.scoring.telemetry.aligned_telemetry`)
+    or ``None``. Rates are in [0, 1], as in :func:`score`.
+
+    >>> outcomes = item_outcomes([True, False, None], ["positive", "negative", "negative"])
+    >>> score_outcomes(outcomes).balanced_accuracy, score_outcomes(outcomes.subset([True, True, False])).accuracy
+    (0.75, 1.0)
+    """
+    check_bootstrap(bootstrap)
+    if telemetry is not None and len(telemetry) != len(outcomes):
+        raise ValueError(f"got telemetry for {len(telemetry)} items and {len(outcomes)} outcomes; expected one per item")
+    return _report(outcomes, int(bootstrap), seed, None if telemetry is None else list(telemetry))
 
 
 NEGATIVE_SLICES = ("mistake_type", "direction", "instruction_source")

@@ -1,10 +1,14 @@
-"""Slurm: one sbatch array script per judge, submitted with ``sbatch --parsable``; ``squeue`` for status.
+"""Slurm: one sbatch array script per judge, submitted with ``sbatch --parsable``; ``squeue`` and ``sacct`` for status.
 
 Each judge's cells are consecutive in the grid; its script is an array
 ``--array=P1,P2,…`` (``0-(n-1)`` for all of them, ``%K`` when the sweep sets
 ``throttle``) whose task ``SLURM_ARRAY_TASK_ID`` runs ``agenthorizon sweep run
 FILE --judge J`` -- the judge's cell at that position. Resources come from the
 judge's ``resources`` (cpus, mem, time, partition, GPUs as ``--gres=gpu:N``).
+Tasks still queued or running are read from ``squeue``; tasks that ended
+(completed, failed, cancelled, timed out) from ``sacct``, or, on a cluster
+without accounting storage, from ``scontrol show job`` (which keeps an
+ended job for ``MinJobAge``, 300 s by default).
 """
 
 from __future__ import annotations
@@ -17,11 +21,20 @@ from typing import Mapping, Sequence
 
 from agenthorizon.sweeps.grid import Cell, Grid
 
-__all__ = ["SlurmError", "array_spec", "queue_states", "sbatch_script", "submit_script"]
+__all__ = [
+    "FAILED_STATES", "SlurmError", "array_spec", "ended_states", "parse_sacct", "parse_scontrol", "queue_states",
+    "sbatch_script", "submit_script",
+]
 
 INSTALL_HINT = ("install Slurm's client commands (Debian/Ubuntu: apt-get install slurm-client, or slurm-wlm for a "
                 "whole single-node cluster) or run this on a cluster login node; without a scheduler, run each cell "
                 "with `agenthorizon sweep run FILE --cell K`")
+
+
+FAILED_STATES = frozenset(
+    {"FAILED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
+)
+"""Slurm job states of a task that ended without finishing its work (``CANCELLED`` is a user's stop, not a failure)."""
 
 
 class SlurmError(RuntimeError):
@@ -116,6 +129,79 @@ def queue_states(job_ids: Sequence[str]) -> tuple[dict[tuple[str, int], str], st
         if len(words) == 3 and words[1].isdigit():
             states[(words[0], int(words[1]))] = words[2]
     return states, None
+
+
+def _task_key(job: str, task: str) -> tuple[str, int] | None:
+    """``(job id, array index)``, or ``None`` for a record that is not one task (a pending range ``[4-7]``, a step)."""
+    return (job, int(task)) if job.isdigit() and task.isdigit() else None
+
+
+def parse_sacct(text: str) -> dict[tuple[str, int], str]:
+    """``(job id, array index) -> state`` from ``sacct --noheader --parsable2 --format=JobID,State``'s output.
+
+    A state is its first word (``CANCELLED by 0`` is ``CANCELLED``); job steps
+    (``12_3.batch``) and pending ranges (``12_[4-7]``) are left out.
+
+    >>> parse_sacct("12_0|COMPLETED\\n12_1|FAILED\\n12_1.batch|FAILED\\n12_2|CANCELLED by 0\\n12_[3-4]|PENDING\\n")
+    {('12', 0): 'COMPLETED', ('12', 1): 'FAILED', ('12', 2): 'CANCELLED'}
+    """
+    states = {}
+    for line in text.splitlines():
+        fields = line.split("|")
+        if len(fields) < 2 or "_" not in fields[0] or not fields[1].split():
+            continue
+        key = _task_key(*fields[0].split("_", 1))
+        if key is not None:
+            states[key] = fields[1].split()[0]
+    return states
+
+
+def parse_scontrol(text: str) -> dict[tuple[str, int], str]:
+    """``(job id, array index) -> state`` from ``scontrol --oneliner show job``'s output (one job a line).
+
+    >>> parse_scontrol("JobId=14 ArrayJobId=12 ArrayTaskId=1 JobName=x JobState=FAILED Reason=NonZeroExitCode\\n"
+    ...                "JobId=12 ArrayJobId=12 ArrayTaskId=3-4 JobState=PENDING\\n")
+    {('12', 1): 'FAILED'}
+    """
+    states = {}
+    for line in text.splitlines():
+        fields = dict(word.split("=", 1) for word in line.split() if "=" in word)
+        key = _task_key(fields.get("ArrayJobId", ""), fields.get("ArrayTaskId", ""))
+        if key is not None and fields.get("JobState"):
+            states[key] = fields["JobState"]
+    return states
+
+
+def ended_states(job_ids: Sequence[str]) -> tuple[dict[tuple[str, int], str], str | None]:
+    """``(job id, array index) -> state`` of the jobs' tasks as Slurm last recorded them, and a note or ``None``.
+
+    From ``sacct`` (the accounting database: every task, ended long ago or
+    not); where accounting storage is off (``sacct`` says so, or is
+    missing), from ``scontrol show job``, which knows a task for
+    ``MinJobAge`` after it ended. Without either, the states are empty and
+    the note says why: the run folders are the truth.
+    """
+    if not job_ids:
+        return {}, None
+    sacct = shutil.which("sacct")
+    why = "sacct not found"
+    if sacct is not None:
+        completed = subprocess.run([sacct, "--noheader", "--parsable2", "--allocations", "--format=JobID,State",
+                                    "--jobs", ",".join(job_ids)], capture_output=True, text=True, timeout=60)
+        if completed.returncode == 0:
+            return parse_sacct(completed.stdout), None
+        why = f"sacct: {completed.stderr.strip()[-200:] or f'exit {completed.returncode}'}"
+    scontrol = shutil.which("scontrol")
+    if scontrol is None:
+        return {}, f"{why}, and scontrol not found: ended tasks' states are from the run folders alone"
+    states: dict[tuple[str, int], str] = {}
+    for job_id in job_ids:
+        # An unknown job (ended more than MinJobAge ago) makes scontrol fail: nothing to add for it.
+        completed = subprocess.run([scontrol, "--oneliner", "show", "job", job_id], capture_output=True, text=True,
+                                   timeout=60)
+        if completed.returncode == 0:
+            states.update(parse_scontrol(completed.stdout))
+    return states, f"{why}; ended tasks' states are from scontrol (tasks that ended within Slurm's MinJobAge)"
 
 
 def agenthorizon_command() -> list[str]:

@@ -9,7 +9,10 @@ States:
   answer (``needs_judging`` is false for each);
 - ``partial``: some items have answers, not all (the run stopped, was
   cancelled, or finished with failed items); re-running the cell resumes it;
-- ``failed``: the run ended without any answer.
+- ``failed``: the run ended without any answer, or the scheduler says its
+  task failed (Slurm's :data:`~agenthorizon.sweeps.slurm.FAILED_STATES`:
+  ``FAILED``, ``TIMEOUT``, ``OUT_OF_MEMORY``...) before the shard was done;
+  the scheduler's word is shown beside it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from agenthorizon.judging.runs.records import FINISHED, RUNNING, RunRecord, need
 from agenthorizon.judging.runs.shards import shard_ids
 from agenthorizon.sweeps.grid import Cell
 from agenthorizon.sweeps.release_items import ConfigItems
+from agenthorizon.sweeps.slurm import FAILED_STATES
 
 __all__ = ["CELL_STATES", "CellStatus", "cell_status", "describe_status", "unfinished"]
 
@@ -67,7 +71,7 @@ def cell_status(cell: Cell, items: ConfigItems, scheduler: str = "") -> CellStat
     record_path = cell.folder / record_name(cell.shard)
     ids = shard_ids(items.ids, cell.shard)
     if not record_path.is_file():
-        state = RUNNING_STATE if scheduler == "RUNNING" else PENDING
+        state = RUNNING_STATE if scheduler == "RUNNING" else FAILED if scheduler in FAILED_STATES else PENDING
         return CellStatus(cell, state, 0, len(ids), scheduler)
     try:
         record = RunRecord.from_dict(json.loads(record_path.read_text(encoding="utf-8")), str(record_path))
@@ -79,6 +83,8 @@ def cell_status(cell: Cell, items: ConfigItems, scheduler: str = "") -> CellStat
         state = RUNNING_STATE
     elif answered == len(ids) and record is not None and record.status == FINISHED:
         state = DONE
+    elif scheduler in FAILED_STATES:
+        state = FAILED
     elif answered:
         state = PARTIAL
     else:

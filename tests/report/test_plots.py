@@ -27,11 +27,11 @@ def run_dirs(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> list[
 
 @pytest.fixture(scope="module")
 def scored(run_dirs: list[Path], tiny_root: Path):
-    from agenthorizon.report.plots import score_runs
+    from agenthorizon.report.plots import figure_scores
     from agenthorizon.report.runs import load_runs
 
     run_set = load_runs(run_dirs, tiny_root, images=None)
-    return run_set, score_runs(run_set, bootstrap=200, seed=3)
+    return run_set, figure_scores(run_set, bootstrap=200, seed=3)
 
 
 def _bar_heights(ax) -> list[list[float]]:
@@ -148,7 +148,7 @@ def test_bare_verdict_files_keep_their_confidence(run_dirs, tiny_root: Path, tmp
     # instead of runner result records; their stated confidence still counts.
     import json
 
-    from agenthorizon.report.plots import NO_CONFIDENCE, score_runs
+    from agenthorizon.report.plots import NO_CONFIDENCE, figure_scores
     from agenthorizon.report.runs import load_runs
 
     bare = tmp_path / "bare"
@@ -157,7 +157,7 @@ def test_bare_verdict_files_keep_their_confidence(run_dirs, tiny_root: Path, tmp
     for path in run_dirs[0].glob("*-*-*-*-*.json"):
         (bare / path.name).write_text(json.dumps(json.loads(path.read_text())["verdict"]))
     wrapped, unwrapped = (
-        score_runs(load_runs([directory], tiny_root, images=None), bootstrap=0)[0] for directory in (run_dirs[0], bare)
+        figure_scores(load_runs([directory], tiny_root, images=None), bootstrap=0)[0] for directory in (run_dirs[0], bare)
     )
     assert unwrapped.confidence == wrapped.confidence
     assert unwrapped.confidence[NO_CONFIDENCE] == (0, 0)
@@ -224,9 +224,9 @@ def test_a_zero_bar_is_marked_and_every_figure_names_its_items(tiny_root, tmp_pa
     agenthorizon.run_judge("constant:true", dataset, tmp_path / "run", config="AH", data_root=tiny_root, progress=False)
     from agenthorizon.report.plots import plot_mistake_type_recall
     from agenthorizon.report.runs import load_runs
-    from agenthorizon.report.plots import score_runs
+    from agenthorizon.report.plots import figure_scores
 
-    runs = score_runs(load_runs([tmp_path / "run"], tiny_root, images=None), bootstrap=0)
+    runs = figure_scores(load_runs([tmp_path / "run"], tiny_root, images=None), bootstrap=0)
     fig = plot_mistake_type_recall(runs)
     assert [text.get_text() for text in fig.axes[0].texts].count("0%") == 3  # accepts all: names no type, 0 % each
     written = make_plots([tmp_path / "run"], tiny_root, tmp_path / "fig", formats=("svg",), bootstrap=0)

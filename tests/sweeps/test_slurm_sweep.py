@@ -94,3 +94,43 @@ def test_a_sweep_through_sbatch_survives_a_cancelled_task_and_collects_as_one_pr
     assert {key: len(value) for key, value in board.predictions.items()} == {row.judge_key: 19 for row in board}
     assert [row.reports["AH"].balanced_accuracy for row in board] == [row.reports["AH"].balanced_accuracy for row in reference]
     assert collected  # the command's own output parsed as JSON
+
+
+# A command judge that fails (exit 1, no verdict) on about half the items (its prompt's sha256): its `judge` run
+# ends with error results, so the array task exits 1 (Slurm: FAILED) with some of its items answered.
+FLAKY_JUDGE = (
+    "command:" + shlex.quote(sys.executable) + " -c "
+    + shlex.quote("import sys, json, hashlib; t = sys.stdin.read(); "
+                  "hashlib.sha256(t.encode()).digest()[0] % 2 and sys.exit(1); "
+                  "print(json.dumps({'success': True, 'reasoning': 'read it'}))")
+)
+
+
+def test_a_failed_array_task_shows_failed_with_its_slurm_state_from_sacct_or_scontrol(slurm, tiny_root, tmp_path, capsys):
+    from sweep_files import toml_text
+
+    from agenthorizon.sweeps.slurm import ended_states
+
+    judge = (f'[[judge]]\nspec = {toml_text(FLAKY_JUDGE)}\nname = "flaky"\n'
+             'options = { sandbox = "none", concurrency = 1, retries = 0 }\n')
+    path = write_sweep(tmp_path, tiny_root, judges=judge, configs='["AH"]', shards=1)
+    capsys.readouterr()
+    assert main(["sweep", "submit", str(path)]) == 0
+    job_id = json.loads((tmp_path / "runs" / "sweep-state.json").read_text())["jobs"][0]["job_id"]
+    slurm.wait_idle()
+    # Slurm's own word for the task, read here as the command reads it (the fixture has no accounting
+    # database, so `sacct` says so and scontrol answers), and checked against scontrol's own output.
+    states, note = ended_states([job_id])
+    assert states == {(job_id, 0): "FAILED"}, (states, note)
+    assert "JobState=FAILED" in slurm.command("scontrol", "--oneliner", "show", "job", job_id)
+    assert main(["sweep", "status", str(path)]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.split()[:1] == ["0"])
+    state, items, word = line.split()[1:4]
+    answered, total = map(int, items.split("/"))
+    assert (state, word) == ("failed", "FAILED") and 0 < answered < total, out
+    assert "accounting storage is disabled" in out or note is None, out
+    # --only-unfinished resubmits the failed cell.
+    assert main(["sweep", "submit", str(path), "--only-unfinished"]) == 0
+    assert json.loads((tmp_path / "runs" / "sweep-state.json").read_text())["jobs"][-1]["cells"] == [0]
+    slurm.wait_idle()
