@@ -60,6 +60,7 @@ def _score(root: Path, out: Path, capsys) -> dict:
     return report
 
 
+@pytest.mark.slow
 def test_a_killed_runner_leaves_only_valid_results_and_the_resume_scores_as_an_uninterrupted_run(
     tiny_root, tmp_path, capsys
 ):
@@ -311,6 +312,7 @@ HANGING_JUDGE = (
 )
 
 
+@pytest.mark.slow
 def test_item_folders_a_killed_runner_left_are_removed_when_the_run_resumes(dataset, tiny_root, tmp_path):
     """Before, every item folder in flight at a SIGKILL stayed in the workdir root for good."""
     from agenthorizon.judging.judges.command import CommandJudge

@@ -168,6 +168,7 @@ def test_a_private_home_copies_only_the_named_files_read_only(tmp_path):
         make_agent_home(tmp_path / "other", (ConfigFolder(".codex", ("sessions",)),), {}, user)
 
 
+@pytest.mark.slow
 def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(hub, tiny_copy, tmp_path):
     """Against a real Hub-compatible server (tests/hub_server.py): the loader and the run
     run in a subprocess pointed at it; a command judge records the working folder it was given."""
