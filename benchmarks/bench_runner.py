@@ -4,20 +4,20 @@ A judge that always takes ``latency`` seconds, run over ``n`` items with
 ``concurrency`` slots, cannot finish faster than the ideal schedule
 ``ceil(n / concurrency) * latency``. The ratio wall time / ideal time is the
 runner's overhead factor (1.00 = none): reading rows, building blind inputs,
-parsing verdicts, writing the result files durably (group commits), the
-progress bookkeeping and the run record.
+parsing verdicts, writing the result files durably (each on a writing
+thread: temporary file, fsync, rename, folder fsync), the progress
+bookkeeping and the run record.
 
 Also measured in the same run: the same sleeps scheduled by a bare
 ``asyncio`` semaphore loop doing nothing else; the result files alone,
-written as the runner writes them (``commit_texts`` in batches of
-``concurrency``: temporary files, an fsync each, renames, one folder fsync)
--- the part of the overhead that is the price of crash safety -- and the
-bare file creations in the same parent folder (the kernel's cost of a new
-inode, which varies a lot from folder to folder on some disks); and, as a
-diagnostic, ``run_judge`` with the result commits replaced by a no-op (what
-the runner costs apart from them). CPU per item is the user + system time
-of the process (all threads) and of its commit process, and the event loop
-thread's own share; steadier than wall time on a shared machine. Each ``run_judge`` variant runs
+written as the runner writes them (``write_durable`` from ``WRITE_THREADS``
+threads) -- the part of the overhead that is the price of crash safety --
+and the bare file creations in the same parent folder (the kernel's cost of
+a new inode, which varies a lot from folder to folder on some disks); and,
+as a diagnostic, ``run_judge`` with the result writes replaced by a no-op
+(what the runner costs apart from them). CPU per item is the user + system
+time of the process (all threads), and the event loop thread's own share;
+steadier than wall time on a shared machine. Each ``run_judge`` variant runs
 ``--repeat`` times, interleaved; the best is printed last.
 
 The dataset is what a user passes: ``agenthorizon.load_dataset(root, config,
@@ -70,28 +70,14 @@ class NoWriteStub(AsyncStub):
 
     @contextlib.contextmanager
     def writes(self):
-        from agenthorizon.judging.runs.writer import ResultWriter
+        from agenthorizon.judging.runs import writer
 
-        def committed(self, items):  # every file encoded, none written: "all committed"
-            future = asyncio.get_running_loop().create_future()
-            future.set_result((len(items), None))
-            return future
-
-        class NoCommits:
-            commit = committed
-
-            async def close(self):
-                pass
-
-        async def start(self):
-            self.commits = NoCommits()
-
-        real = ResultWriter.start
-        ResultWriter.start = start
+        real = writer.write_durable
+        writer.write_durable = lambda path, text: None  # every file encoded, none written
         try:
             yield
         finally:
-            ResultWriter.start = real
+            writer.write_durable = real
 
 
 class ThreadStub(BaseJudge):
@@ -121,21 +107,19 @@ def load_rows(root: str, config: str, n: int | None, cache_dir: str | None):
     return dataset
 
 
-def writes_alone(n: int, batch: int, parent: str | None) -> tuple[float, float]:
-    """Wall and CPU seconds to write n result-sized files as the runner does: group commits of ``batch`` files."""
+def writes_alone(n: int, threads: int, parent: str | None) -> tuple[float, float]:
+    """Wall and CPU seconds to write n result-sized files as the runner does: ``write_durable`` from ``threads`` threads."""
     from pathlib import Path
 
     import concurrent.futures
 
-    from agenthorizon.judging.runs.durable import FSYNC_THREADS, commit_texts, encode_json
+    from agenthorizon.judging.runs.durable import encode_json, write_durable
 
     payload = {"trajectory_id": "x", "parse_status": "ok", "verdict": json.loads(VERDICT), "raw_output": VERDICT,
                "error": None, "telemetry": {"input_tokens": 1000, "output_tokens": 50, "latency_s": 0.05}}
-    with tempfile.TemporaryDirectory(dir=parent) as out, concurrent.futures.ThreadPoolExecutor(FSYNC_THREADS) as pool:
+    with tempfile.TemporaryDirectory(dir=parent) as out, concurrent.futures.ThreadPoolExecutor(threads) as pool:
         started, cpu = time.perf_counter(), _cpu()
-        for first in range(0, n, batch):
-            items = [(Path(out) / f"{i}.json", encode_json(payload)) for i in range(first, min(n, first + batch))]
-            assert commit_texts(items, fsync_pool=pool) == (len(items), None)
+        list(pool.map(lambda i: write_durable(Path(out) / f"{i}.json", encode_json(payload)), range(n)))
         return time.perf_counter() - started, _cpu() - cpu
 
 
@@ -149,8 +133,7 @@ def creates_alone(n: int, parent: str | None) -> float:
 
 
 def _cpu() -> float:
-    """CPU seconds of this process (all threads, user + system) and of its ended children (the runner's commit
-    process): less noisy than wall time on a shared machine."""
+    """CPU seconds of this process (all threads, user + system): less noisy than wall time on a shared machine."""
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system
 
@@ -221,10 +204,13 @@ def main() -> None:
     print(f"build_judge_input: {1000 * build:.3f} ms per item; its steps, assembled on first access: "
           f"{1000 * steps:.3f} ms more (CPU the event loop can spare per item: "
           f"{1000 * args.latency / args.concurrency:.3f} ms)")
-    writes, writes_cpu = writes_alone(args.n, args.concurrency, args.out_parent)
+    from agenthorizon.judging.runs.writer import WRITE_THREADS
+
+    threads = min(args.concurrency, WRITE_THREADS)
+    writes, writes_cpu = writes_alone(args.n, threads, args.out_parent)
     creates = creates_alone(args.n, args.out_parent)
     os.sync()
-    print(f"{args.n} result files alone, group commits of {args.concurrency}: {writes:.2f} s  ({writes / ideal:.2f}x ideal; "
+    print(f"{args.n} result files alone, from {threads} threads: {writes:.2f} s  ({writes / ideal:.2f}x ideal; "
           f"CPU {1000 * writes_cpu / args.n:.2f} ms per file, of which creating an empty file: "
           f"{1000 * creates / args.n:.2f} ms)")
     best: dict[str, float] = {}
@@ -243,7 +229,7 @@ def main() -> None:
                     resume = f"; resume of the finished run: {time.perf_counter() - started:.2f} s"
                     assert again.judged == 0
             # Deleting a run folder leaves journal work (and discards) that would
-            # slow the next run's commits: let the disk settle first, untimed.
+            # slow the next run's writes: let the disk settle first, untimed.
             os.sync()
             best[judge.name] = min(best.get(judge.name, math.inf), wall)
             print(f"run_judge, {judge.name:13s}:      {wall:.2f} s  ({wall / ideal:.2f}x ideal, "

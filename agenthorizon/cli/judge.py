@@ -1,3 +1,4 @@
+# Over 500 lines: the `judge` command's argument groups (what, run, model, command) and the options they build, one parser.
 """``agenthorizon judge``: run a judge over a config, resumably, then print its score.
 
 Examples::
@@ -38,7 +39,7 @@ from agenthorizon.cli._common import (
 from agenthorizon.judging.judges.direct_preset import DIRECT_PRESETS
 from agenthorizon.judging.judges.openai_images import BUDGET_COVERS
 from agenthorizon.judging.judges.agent_network import AGENT_NETWORKS
-from agenthorizon.judging.judges.presets import AGENT_TOOLS
+from agenthorizon.judging.judges.presets import AGENT_TOOLS, HARNESSES, harness_specs
 from agenthorizon.judging.runs.reask import REASK_RULES
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
@@ -54,8 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_what_arguments(parser)
     _add_run_arguments(parser)
     _add_model_arguments(parser.add_argument_group("model judges (openai:MODEL)"))
-    _add_command_arguments(parser.add_argument_group(
-        "command judges (command:'CMD', codex:/claude:/gemini:/opencode:/pi:/openhands:MODEL)"))
+    _add_command_arguments(parser.add_argument_group(f"command judges (command:'CMD', {harness_specs(', ')})"))
     add_bootstrap_arguments(parser, default=1000)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -74,8 +74,7 @@ def _add_what_arguments(parser: argparse.ArgumentParser) -> None:
         "--judge",
         required=True,
         metavar="SPEC",
-        help="lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS' | "
-        "codex:MODEL | claude:MODEL | gemini:MODEL | opencode:MODEL | pi:PROVIDER/MODEL | openhands:MODEL | "
+        help=f"lexical | constant[:true|false] | random[:SEED] | openai:MODEL | command:'CMD ARGS' | {harness_specs()} | "
         "gemini-direct:MODEL | codex-direct:MODEL",
     )
     parser.add_argument(
@@ -258,8 +257,8 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
     )
     agents.add_argument(
         "--reasoning-effort", metavar="LEVEL",
-        help="a harness preset's reasoning effort, where its CLI has one (pi: --thinking off, minimal, low, medium, "
-        "high or xhigh); part of the judge's identity (default: the CLI's own)",
+        help=f"a harness preset's reasoning effort, where its CLI has one ({_efforts_help()}); "
+        "part of the judge's identity (default: the CLI's own)",
     )
     agents.add_argument(
         "--program", metavar="PATH",
@@ -302,6 +301,13 @@ def _add_command_arguments(agents: argparse._ArgumentGroup) -> None:
         "--config-dir", action="append", metavar="DIR",
         help="a folder passed into the sandbox read-write and shared by every item, for a command judge's own "
         "files; repeatable (harness presets need none: each item gets a private home with copies of their login)",
+    )
+
+
+def _efforts_help() -> str:
+    """Each harness with a reasoning effort, its flag and its values (from ``HARNESSES``)."""
+    return "; ".join(
+        f"{h.name}: {h.effort[0]} {', '.join(h.efforts[:-1])} or {h.efforts[-1]}" for h in HARNESSES.values() if h.efforts
     )
 
 

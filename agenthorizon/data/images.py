@@ -1,3 +1,4 @@
+# Over 500 lines: the one screenshot pipeline (fit, downscale, encode, mosaics) and its bounded-memory job plan, which share their caches.
 """Screenshots prepared for a model: downscale, encode, 2x2 mosaics, within bounded memory.
 
 Direct (non-agentic) judges get screenshots downscaled to fit 512x332 pixels

@@ -221,6 +221,7 @@ def test_the_dry_run_plan_names_the_network_and_the_variables(bubblewrap, tiny_r
     ("http://127.0.0.1:80/v1", "uses port 80"),
     ("http://api.example.com/v1", "is plain http"),
 ])
+@pytest.mark.slow
 def test_a_bad_endpoint_is_refused_before_the_run_naming_it(tiny_root, tmp_path, url, expected):
     process = cli(tiny_root, tmp_path / "run", "command:python3 judge.py", tmp_path / "tmp", "--dry-run",
                   "--agent-endpoint", url)

@@ -264,6 +264,7 @@ def sample_root(request):
 
 @pytest.mark.parametrize("images", ["lazy", "paths"])
 @pytest.mark.parametrize("config", CONFIG_NAMES)
+@pytest.mark.slow
 def test_a_blind_row_shows_no_hidden_value_anywhere(sample_root, config, images):
     """Every value of every blind row, screenshots included, walked to its strings: no hidden value.
 
@@ -307,6 +308,7 @@ def _stored_names(screens):
     return list(sources)
 
 
+@pytest.mark.slow
 def test_every_datasets_route_to_a_blind_dataset_is_blind(tiny_root):
     """Rows, slices, batches, columns, other formats, pandas, dicts, pickles: no steps id by any route."""
     blind = agenthorizon.load_dataset(tiny_root, "all", split="test", blind=True)
@@ -468,6 +470,7 @@ def _stub_server():
     return StubServer()
 
 
+@pytest.mark.slow
 def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tiny_root, tmp_path, monkeypatch):
     server = _stub_server()
     monkeypatch.setenv("AH_BLIND_KEY", "sk-blind-test")

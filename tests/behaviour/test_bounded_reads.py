@@ -63,6 +63,7 @@ def _readers(run: Path, root: Path, tmp: Path) -> dict[str, list[str]]:
     }
 
 
+@pytest.mark.slow
 def test_a_sparse_2_gib_run_record_is_refused_by_every_reader_naming_it(run, tiny_root, tmp_path):
     """Before the bound each reader read the 2 GiB of zeros whole: 4,130 MiB at its peak."""
     folder = tmp_path / "run"
@@ -77,6 +78,7 @@ def test_a_sparse_2_gib_run_record_is_refused_by_every_reader_naming_it(run, tin
         assert grown < 64 * _MIB, f"{name} grew by {grown // _MIB} MiB"
 
 
+@pytest.mark.slow
 def test_a_sparse_2_gib_result_file_is_an_unreadable_result_named_in_the_score(run, tiny_root, tmp_path):
     folder = tmp_path / "run"
     shutil.copytree(run, folder)
@@ -91,6 +93,7 @@ def test_a_sparse_2_gib_result_file_is_an_unreadable_result_named_in_the_score(r
     assert grown < 64 * _MIB, f"score grew by {grown // _MIB} MiB"
 
 
+@pytest.mark.slow
 def test_a_jsonl_line_without_an_end_is_refused_at_its_bound_naming_the_file_and_line(tiny_root, tmp_path):
     results = tmp_path / "results.jsonl"
     with results.open("wb") as handle:
@@ -110,6 +113,7 @@ def release_copy(tiny_root, tmp_path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_a_million_row_label_file_stops_at_its_bad_row_9_having_read_no_further(release_copy, tmp_path):
     """Before streaming, ``judge`` read and split all 280 MB first: 92 s and 2.8 GiB before naming row 9."""
     labels = release_copy / "AgentHorizon.jsonl"
@@ -135,6 +139,7 @@ def test_a_million_row_label_file_stops_at_its_bad_row_9_having_read_no_further(
     assert grown < 32 * _MIB, f"judge grew by {grown // _MIB} MiB more on a million rows before naming row 9"
 
 
+@pytest.mark.slow
 def test_ids_of_the_wrong_shape_or_length_fail_verify_naming_the_row(release_copy):
     """Before, a 100 MB instruction_id (and any non-empty one) passed ``verify``."""
     from agenthorizon.release.verify import verify_release
@@ -181,6 +186,7 @@ def test_sparse_item_files_and_judge_texts_are_refused_unread_naming_them(releas
         read_release_files(release_copy)
 
 
+@pytest.mark.slow
 def test_a_sparse_2_gib_lock_file_is_an_unreadable_holder_not_read_whole(tmp_path):
     """A planted lock file is read to name its holder: at most 64 KiB of it."""
     folder = tmp_path / "run"

@@ -333,6 +333,7 @@ def test_load_dataset_refuses_an_empty_label_file_as_verify_does(text: str, tiny
     # A long id within the bound is echoed cut, with its length, and escaped.
     (3000, f"trajectory_id '\\x1b[2J{'9' * 76}'… (3,000 characters) is not a UUID"),
 ])
+@pytest.mark.slow
 def test_a_huge_trajectory_id_is_refused_or_echoed_cut_with_its_length_and_escaped(tiny_copy: Path, length, expected):
     huge = "\x1b[2J" + "9" * (length - 4)  # starting with a screen clear
     lines = (tiny_copy / LABEL_FILE_HARD).read_text().splitlines()
@@ -349,6 +350,7 @@ def test_a_huge_trajectory_id_is_refused_or_echoed_cut_with_its_length_and_escap
         assert expected in shown, shown
 
 
+@pytest.mark.slow
 def test_warnings_and_errors_of_the_cli_escape_control_characters_in_paths(tiny_copy: Path, tmp_path: Path):
     root = tiny_copy.rename(tmp_path / "release\x1b]0;owned\x07")  # a folder name is text from outside too
     _shots(root, _rows(root)[0])[1].write_bytes(b"not an image")  # export warns, naming the file

@@ -220,6 +220,7 @@ def test_a_command_judge_whose_program_does_not_exist_fails_at_once(tiny_root, t
     assert no_results(tmp_path / "run")
 
 
+@pytest.mark.slow
 def test_retries_zero_is_one_attempt_and_a_dead_server_trips_the_breaker(tiny_root, stub, tmp_path, capsys):
     stub.script = [(503, {}, "overloaded", 0)] * 100
     started = time.monotonic()

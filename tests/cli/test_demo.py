@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 import shutil
 
+import pytest
+
 from agenthorizon.cli import main
 from agenthorizon.judging.runs.folder import is_result_name
 
 
+@pytest.mark.slow
 def test_demo_runs_end_to_end_and_prints_scores(small_root, tmp_path, capsys):
     out = tmp_path / "demo"
     shutil.copytree(small_root, out / "release")  # the demo reuses a corpus already there

@@ -231,6 +231,7 @@ def _on_a_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("command", ["sample", "verify", "export", "report"])
+@pytest.mark.slow
 def test_long_commands_show_progress_on_a_terminal_only(command, tiny_root, runs, tmp_path):
     args = {
         "sample": ["sample", str(tmp_path / "new"), "--preset", "tiny", "--workers", "1"],
@@ -281,6 +282,7 @@ def test_help_imports_no_command_and_reads_every_help_line(tmp_path):
     assert {name: _help(name) for name in command_modules()} == {n: m.HELP for n, m in command_modules().items()}
 
 
+@pytest.mark.slow
 def test_score_of_a_finished_run_imports_no_dataset_image_or_hub_library(tiny_root, runs, tmp_path):
     modules = _imported_after(["score", str(runs["finished"]), "--data", str(tiny_root)], tmp_path)
     assert "agenthorizon.cli.score" in modules and "agenthorizon.cli.judge" not in modules

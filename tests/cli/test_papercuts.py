@@ -62,6 +62,7 @@ def _load_in_child(tmp_path: Path, **env: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_no_network_says_the_hub_could_not_be_reached_not_that_the_id_is_wrong(tmp_path):
     message = _load_in_child(tmp_path)
     assert "the Hub at http://127.0.0.1:9 could not be reached" in message, message
@@ -69,6 +70,7 @@ def test_no_network_says_the_hub_could_not_be_reached_not_that_the_id_is_wrong(t
     assert "such as 'ServiceNow/AgentHorizon'" not in message  # the id the user passed is not "advice"
 
 
+@pytest.mark.slow
 def test_offline_with_nothing_cached_says_offline_mode_is_on_and_how_to_fill_the_cache(tmp_path):
     message = _load_in_child(tmp_path, HF_HUB_OFFLINE="1")
     assert "offline mode is on (HF_HUB_OFFLINE=1)" in message, message
@@ -107,6 +109,7 @@ def test_datasets_keywords_without_a_meaning_here_are_refused_with_what_to_do(ti
     assert advice in str(error.value) and next(iter(keyword)) in str(error.value)
 
 
+@pytest.mark.slow
 def test_judge_draws_a_bar_on_a_terminal_and_plain_lines_in_a_pipe(tiny_root, tmp_path):
     from test_first_mistakes import _on_a_terminal
 

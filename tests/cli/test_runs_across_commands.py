@@ -75,6 +75,7 @@ def leaderboard(fleet, *folders, fmt="json"):
 # --- failure 1: one judge identity ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_leaderboard_has_one_row_per_judge_settings_not_per_judge_class(fleet, capsys):
     runs = fleet["runs"]
     assert leaderboard(fleet, *runs.values()) == 0
@@ -95,6 +96,7 @@ def test_leaderboard_has_one_row_per_judge_settings_not_per_judge_class(fleet, c
     assert sorted(Path(p).name for p in alpha["runs"]) == ["alpha-AH", "alpha-AH-S"]
 
 
+@pytest.mark.slow
 def test_model_a_on_ah_and_model_b_on_ah_s_stay_two_rows(fleet, capsys):
     runs = fleet["runs"]
     assert leaderboard(fleet, runs["alpha", "AH"], runs["beta", "AH-S"]) == 0
@@ -416,6 +418,7 @@ def test_exit_codes_say_whether_every_item_has_a_result(tiny_root, tmp_path, cap
     assert main(["score", str(tmp_path / "nowhere"), "--data", str(tiny_root)]) == 2
 
 
+@pytest.mark.slow
 def test_two_real_runners_on_one_folder_the_second_fails_at_once(tiny_root, tmp_path, capsys):
     # The first runner's judge waits for a file, so it holds the folder while the second starts.
     gate = tmp_path / "go"

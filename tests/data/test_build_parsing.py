@@ -124,6 +124,7 @@ _json_values = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(_json_values, st.booleans())
+@pytest.mark.slow
 def test_fast_parse_equals_the_standard_parser_on_any_document(value, ensure_ascii):
     text = json.dumps({"v": value}, ensure_ascii=ensure_ascii)
     _assert_same_parse(text.encode("utf-8", "surrogatepass"))
@@ -212,6 +213,7 @@ _typed_objects = st.fixed_dictionaries(
 @given(st.lists(_typed_objects | _parameter_objects, min_size=1, max_size=3))
 @example([{"x": float("nan")}, {"y": float("inf"), "keys": ["a"]}])
 @example([{"keys": ["a", None], "num_clicks": 2.0}, {"x": 2**70, "button": True}])
+@pytest.mark.slow
 def test_typed_columns_read_by_pyarrow_are_the_value_by_value_ones_or_refused(objects):
     columns = typed_columns(json_lines(objects).encode("ascii"), len(objects), _TYPED_SCHEMA)
     if columns is None:

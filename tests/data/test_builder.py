@@ -67,6 +67,7 @@ def _first_row_with_screenshots(ds: datasets.Dataset, minimum: int = 2) -> int:
 
 
 @pytest.mark.parametrize("corpus", ["tiny_root", "small_root"])
+@pytest.mark.slow
 def test_counts_and_order_per_config_equal_the_label_files(corpus, request, datasets_cache):
     root = request.getfixturevalue(corpus)
     hard, easy = _label_ids(root, LABEL_FILE_HARD), _label_ids(root, LABEL_FILE_EASY)
@@ -86,6 +87,7 @@ def test_default_returns_a_dataset_dict_with_the_single_test_split(tiny_root, da
         load_dataset(str(tiny_root), split="train", cache_dir=datasets_cache)
 
 
+@pytest.mark.slow
 def test_exclude_dev_makes_ah_d_disjoint_and_counts_add_up(small_root, datasets_cache):
     dev = set(_load(small_root, datasets_cache, "AH-D", images="paths")["trajectory_id"])
     assert dev
@@ -397,6 +399,7 @@ def _reference_step(raw: dict, json_dir: Path) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_every_step_of_every_row_equals_an_independent_reading_of_its_json(small_root, datasets_cache):
     ds = _load(small_root, datasets_cache, "all", images="paths")
     json_dir = small_root / json_relpath("x").rsplit("/", 1)[0]
@@ -462,6 +465,7 @@ def test_an_invalid_step_names_the_file_label_row_and_first_bad_step(tiny_copy, 
         _load(tiny_copy, datasets_cache)
 
 
+@pytest.mark.slow
 def test_multiprocess_build_gives_the_same_rows_in_release_order_and_the_same_errors(small_root, tiny_copy, datasets_cache):
     one = _load(small_root, datasets_cache / "one", "all", images="paths")
     two = _load(small_root, datasets_cache / "two", "all", images="paths", num_proc=2)

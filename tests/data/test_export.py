@@ -42,6 +42,7 @@ def _plain_rows(out: Path, config: str):
 
 
 @pytest.mark.parametrize("images", ["none", "paths", "thumbnails", "full"])
+@pytest.mark.slow
 def test_plain_load_dataset_returns_the_builder_rows_for_every_config(tiny_root: Path, export_dir, images: str):
     from export_rows import assert_same_rows_as_builder
 

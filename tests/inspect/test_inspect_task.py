@@ -45,6 +45,10 @@ ANSWERS = (
     "I cannot tell from these screenshots.",  # no verdict: invalid, wrong, kept in its denominator
     '{"success": "true", "reasoning": "a string is not a Boolean"}',  # invalid too
 )
+
+# Every test here runs a real `inspect eval` against a loopback model server: seconds each.
+pytestmark = pytest.mark.slow
+
 ID_FIELDS = ("instruction_id", "steps_id", "pair_group_id")
 METRICS = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "invalid_rate")
 

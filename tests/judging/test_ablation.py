@@ -166,6 +166,7 @@ def direct_runs(dataset, tiny_root, tmp_path_factory):
 
 
 @pytest.mark.parametrize("case", DIRECT, ids=lambda case: _model(*case)[2:])
+@pytest.mark.slow
 def test_a_loopback_server_receives_none_of_the_withheld_parts(direct_runs, rows, case):
     ablation, layout, _ = case
     model = direct_runs["models"][case]

@@ -96,6 +96,7 @@ def _post_chat_in_child(base_url: str) -> tuple[str, int]:
         "max_output_bytes=16 * 2**20, retry=RetryPolicy(retries=0), rng=random.Random(0))", base_url)
 
 
+@pytest.mark.slow
 def test_a_doubly_gzipped_answer_is_refused_within_its_limit_in_bounded_memory(double_gzip_bomb: bytes) -> None:
     # Before the fix httpx inflated the inner layer in one piece: 1 GiB held at once (2,057 MiB more peak).
     assert len(double_gzip_bomb) < 16 * 1024
@@ -111,6 +112,7 @@ def test_a_doubly_gzipped_answer_is_refused_within_its_limit_in_bounded_memory(d
     assert grown < 64 * _MIB, f"the judge grew by {grown // _MIB} MiB reading a {len(double_gzip_bomb)}-byte answer"
 
 
+@pytest.mark.slow
 def test_a_gzipped_answer_within_the_limit_is_read_as_before() -> None:
     completion = (b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "'
                   + b"x" * 3_000_000 + b' {\\"success\\": true}"}, "finish_reason": "stop"}], '
@@ -134,6 +136,7 @@ _report(asyncio.run(main()))
     assert result == ['x {"success": true}', 7, True, 1]
 
 
+@pytest.mark.slow
 def test_an_answer_in_an_encoding_the_judge_did_not_ask_for_is_refused_naming_it() -> None:
     server = _OneAnswer({"content-type": "application/json", "content-encoding": "br", "content-length": "4"},
                         b"\x00\x00\x00\x00")
@@ -144,6 +147,7 @@ def test_an_answer_in_an_encoding_the_judge_did_not_ask_for_is_refused_naming_it
     assert "Content-Encoding 'br'; expected only gzip, deflate or identity" in error, error
 
 
+@pytest.mark.slow
 def test_the_preflight_refuses_a_400_mb_model_list_without_holding_it() -> None:
     # Before the fix the preflight read the whole /models answer and parsed it (1,330 MiB more peak).
     entry = b'{"id": "' + b"m" * 1000 + b'", "object": "model"}, '

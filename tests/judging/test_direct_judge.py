@@ -61,6 +61,7 @@ def test_a_server_that_dribbles_bytes_is_cut_at_the_timeout_of_the_whole_request
     assert 0 < dribble.sent < 80  # the client hung up long before the end
 
 
+@pytest.mark.slow
 def test_cli_timeout_is_the_one_limit_recorded_and_a_resume_says_why_the_item_failed(tiny_root, tmp_path, capsys):
     server = StubServer()
     slow = (200, {}, StubServer.completion(VERDICT), 1.5)

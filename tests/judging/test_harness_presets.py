@@ -168,6 +168,7 @@ def test_a_private_home_copies_only_the_named_files_read_only(tmp_path):
         make_agent_home(tmp_path / "other", (ConfigFolder(".codex", ("sessions",)),), {}, user)
 
 
+@pytest.mark.slow
 def test_a_preset_on_a_hub_repo_reads_the_texts_from_the_snapshot(hub, tiny_copy, tmp_path):
     """Against a real Hub-compatible server (tests/hub_server.py): the loader and the run
     run in a subprocess pointed at it; a command judge records the working folder it was given."""
@@ -332,3 +333,23 @@ def test_bytes_cut_from_an_answer_file_are_counted_in_telemetry(dataset, tiny_ro
     stdout = 10_001
     # At most 4096 bytes of each were kept: the rest of both is counted (before: stdout's cut alone, <= 10,001).
     assert answer_file - 4096 + stdout - 4096 <= result.telemetry.truncated_bytes <= answer_file + stdout
+
+
+def test_every_table_of_harnesses_is_made_from_the_one_entry_of_each(capsys):
+    """Help texts, the judges' docstring table, the spec list and the spec error all come from HARNESSES."""
+    import agenthorizon.judging.judges as judges
+    from agenthorizon.cli import build_parser
+    from agenthorizon.judging.judges.factory import JUDGE_SPECS
+
+    with pytest.raises(SystemExit):
+        build_parser("judge").parse_args(["judge", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines; the usage comes first, then each option
+    for name, harness in HARNESSES.items():
+        assert harness.spec_form in JUDGE_SPECS
+        assert f"``{harness.spec_form}``" in judges.__doc__ and f"running {harness.title}\n" in judges.__doc__
+        assert harness.spec_form in help_text.rsplit("--judge SPEC", 1)[1].split("--prompt", 1)[0]
+        with pytest.raises(ValueError, match=f"expected {re.escape(harness.spec_form)}, e.g. {name}:{re.escape(harness.example_model)}"):
+            make_judge(f"{name}:")
+        for effort in harness.efforts:
+            assert effort in help_text.rsplit("--reasoning-effort LEVEL", 1)[1].split("--program", 1)[0]
+    assert "HARNESS_ROWS" not in judges.__doc__

@@ -59,6 +59,7 @@ def result_files(out: Path) -> dict[str, dict]:
     return found
 
 
+@pytest.mark.slow
 def test_resume_after_a_crash_mid_run_loses_duplicates_and_corrupts_nothing(tiny_root, dataset, tmp_path):
     script = tmp_path / "slow_judge.py"
     script.write_text(SLOW_JUDGE)

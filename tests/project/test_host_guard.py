@@ -104,6 +104,7 @@ def test_changes_the_machine():
 
 
 @pytest.mark.parametrize(("workers", "change"), [("0", "temp"), ("0", "nothing"), ("2", "etc and hostname")])
+@pytest.mark.slow
 def test_a_session_that_changes_the_machine_fails_and_names_the_change(tmp_path, workers, change):
     machine = tmp_path / "machine"
     host = stand_in(machine)

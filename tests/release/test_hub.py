@@ -35,6 +35,9 @@ from agenthorizon.schema import (
     markdown_relpath,
 )
 
+# Every test here runs against a real Hub server on loopback: seconds each.
+pytestmark = pytest.mark.slow
+
 REPO_ID = "ServiceNow/AgentHorizon"
 EXPORT_REPO_ID = "agenthorizon-tests/AgentHorizon-parquet"
 # Two pair groups in AH-D, so that AH-D is a proper subset of the tiny corpus.

@@ -130,6 +130,7 @@ def _json_out(capsys, argv) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_score_reports_cost_runtime_and_paired_scores_counted_from_the_result_files(runs, capsys):
     labels, folder = runs["labels"], runs["folders"]["blind"]
     out = _json_out(capsys, ["score", str(folder), "--data", str(runs["root"]), "--format", "json"])

@@ -43,6 +43,7 @@ def _nan_to_none(values):
     return [None if value != value else value for value in values]  # NaN marks a missing bar
 
 
+@pytest.mark.slow
 def test_cli_writes_png_and_svg_of_every_figure_at_the_stated_size(run_dirs, tiny_root: Path, tmp_path: Path, capsys):
     from PIL import Image
 

@@ -33,6 +33,7 @@ def _judges(rng: np.random.Generator, n_items: int, skills: dict[str, float]):
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=12))
+@pytest.mark.slow
 def test_holm_equals_statsmodels(p_values):
     expected = multipletests(p_values, method="holm")[1]
     assert holm(p_values) == pytest.approx(expected.tolist(), abs=1e-12)

@@ -215,6 +215,7 @@ _noise = st.text(alphabet=st.sampled_from(list('{}[]":,\\` \n\tsuccesfalrtun0123
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=400), _noise, _json_text, st.lists(st.one_of(_noise, _json_text)).map("".join)))
+@pytest.mark.slow
 def test_never_raises_and_status_is_known(text: str) -> None:
     verdict = parse_verdict(text)
     assert verdict.status in schema.PARSE_STATUSES

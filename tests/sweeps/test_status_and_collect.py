@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from agenthorizon.cli import main
 from agenthorizon.judging.runs.folder import is_result_name
 from agenthorizon.report.leaderboard import leaderboard
@@ -23,6 +25,7 @@ def _run_all(path: Path, cells: range) -> None:
         assert main(["sweep", "run", str(path), "--cell", str(cell)]) == 0
 
 
+@pytest.mark.slow
 def test_collect_equals_a_single_process_run_of_the_same_judges_item_for_item(tiny_root, tmp_path, capsys):
     path = write_sweep(tmp_path, tiny_root, judges=TWO_JUDGES)
     _run_all(path, range(8))
@@ -55,6 +58,7 @@ def test_collect_equals_a_single_process_run_of_the_same_judges_item_for_item(ti
         assert "lexical" in page and "command:" in page
 
 
+@pytest.mark.slow
 def test_status_tells_pending_done_and_partial_cells_from_the_folders(tiny_root, tmp_path, capsys):
     slow = '[[judge]]\nspec = "lexical"\n' + command_judge_table(delay=0.5)
     path = write_sweep(tmp_path, tiny_root, judges=slow)

@@ -11,11 +11,10 @@ spec                       judge
 ``random[:SEED]``          :class:`RandomJudge` (default seed 0)
 ``openai:MODEL``           :class:`OpenAICompatibleJudge`
 ``command:CMD``            :class:`CommandJudge` (``CMD`` split like a shell)
-``codex:MODEL``            :class:`HarnessJudge` running Codex CLI
-``claude:MODEL``           :class:`HarnessJudge` running Claude Code
-``gemini:MODEL``           :class:`HarnessJudge` running Gemini CLI
-``opencode:MODEL``         :class:`HarnessJudge` running OpenCode
+HARNESS_ROWS
 =========================  ==============================================
+
+The harness rows are made from :data:`HARNESSES` when the package is imported.
 """
 
 from __future__ import annotations
@@ -34,8 +33,11 @@ from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, R
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.factory import JUDGE_SPECS, judge_option_names, make_judge
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
-from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
+from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge, harness_spec_rows
 from agenthorizon.judging.judges.prompts import COMMAND_PROMPT, DIRECT_PROMPT, prompt_sha256, render_prompt
+
+if __doc__:  # None under python -OO
+    __doc__ = __doc__.replace("HARNESS_ROWS\n", harness_spec_rows())
 
 __all__ = [
     "BaseJudge",

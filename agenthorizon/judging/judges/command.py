@@ -1,3 +1,4 @@
+# Over 500 lines: CommandJudge's per-item lifecycle (workdir, spawn, limits, parse, clean-up) is one state machine.
 """A judge that pipes a prompt into any command: agentic CLIs, scripts, local tools.
 
 For each item the judge builds a private working directory laid out like the

@@ -30,7 +30,7 @@ JUDGE_SPECS = (
     "random[:SEED]",
     "openai:MODEL",
     "command:'CMD'",
-    *(f"{name}:MODEL" for name in HARNESSES),
+    *(harness.spec_form for harness in HARNESSES.values()),
     "gemini-direct:MODEL",
     "codex-direct:MODEL",
 )
@@ -45,8 +45,6 @@ JUDGE_KINDS: dict[str, type[BaseJudge]] = {
     "codex-direct": CodexDirectJudge,
 }
 """Spec prefix -> judge class (the harness presets all run through :class:`HarnessJudge`)."""
-_EXAMPLE_MODELS = {"codex": "gpt-5.5", "claude": "claude-opus-4-7", "gemini": "gemini-3.1-pro", "opencode": "vllm/Qwen3.6-27B",
-                   "pi": "vllm/Qwen3.6-27B", "openhands": "openai/Qwen3.6-27B"}
 # Constructor arguments that are not options: set by the spec, or for tests only.
 _NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
 # Options the factory itself takes: a direct judge's preset (direct_preset.py), its helper model (helper_options.py).
@@ -169,7 +167,7 @@ def _command(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
 def _harness(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
     kind = spec.strip().partition(":")[0].strip().lower()
     if not argument:
-        raise ValueError(f"judge spec {spec!r}: expected {kind}:MODEL, e.g. {kind}:{_EXAMPLE_MODELS.get(kind, 'MODEL')}")
+        raise ValueError(f"judge spec {spec!r}: expected {HARNESSES[kind].spec_form}, e.g. {kind}:{HARNESSES[kind].example_model}")
     return HarnessJudge(kind, argument, **options)
 
 

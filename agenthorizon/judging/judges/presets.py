@@ -1,3 +1,4 @@
+# Over 500 lines: HARNESSES is one table of every agentic CLI's flags and files; adding a harness is one entry here.
 """Ready presets for the paper's agentic harnesses: ``codex:MODEL``, ``claude:MODEL``,
 ``gemini:MODEL``, ``opencode:MODEL``, ``pi:PROVIDER/MODEL`` and ``openhands:MODEL``.
 
@@ -76,7 +77,10 @@ from agenthorizon.schema import IMAGES_DIR, SANDBOX_DIR
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
 
-__all__ = ["AGENT_TOOLS", "HARNESSES", "READERS", "Harness", "HarnessJudge", "Reading", "install_command"]
+__all__ = [
+    "AGENT_TOOLS", "HARNESSES", "READERS", "Harness", "HarnessJudge", "Reading", "harness_spec_rows", "harness_specs",
+    "install_command",
+]
 
 ANSWER_FILE = "answer.txt"
 AGENT_TOOLS = ("paper", "read-only")
@@ -159,6 +163,10 @@ class Harness:
         Keys of the user's config files of ``home`` holding such a URL (``base_url``, ``baseURL``).
     default_endpoints : tuple of str
         The endpoints the CLI reaches when neither its variables nor its config name one.
+    example_model : str
+        A model the CLI runs, shown in help and error messages (``codex:gpt-5.5``).
+    model_form : str
+        What follows ``name:`` in a spec, for people (``MODEL``; pi's ``PROVIDER/MODEL``).
     """
 
     name: str
@@ -186,6 +194,13 @@ class Harness:
     endpoint_env: tuple[str, ...] = ()
     endpoint_keys: tuple[str, ...] = ()
     default_endpoints: tuple[str, ...] = ()
+    example_model: str = "MODEL"
+    model_form: str = "MODEL"
+
+    @property
+    def spec_form(self) -> str:
+        """The spec for people: ``codex:MODEL``, ``pi:PROVIDER/MODEL``."""
+        return f"{self.name}:{self.model_form}"
 
     @property
     def install(self) -> str:
@@ -216,6 +231,7 @@ HARNESSES: dict[str, Harness] = {
     "codex": Harness(
         name="codex",
         title="Codex CLI",
+        example_model="gpt-5.5",
         package="@openai/codex",
         tested_version="0.171.0",
         argv=("codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "{tools}", "-m", "{model}", "--",
@@ -238,6 +254,7 @@ HARNESSES: dict[str, Harness] = {
     "claude": Harness(
         name="claude",
         title="Claude Code",
+        example_model="claude-opus-4-7",
         package="@anthropic-ai/claude-code",
         tested_version="2.1.197",
         argv=("claude", "-p", "{tools}", "--model", "{model}", "--output-format", "json", "--no-session-persistence",
@@ -260,6 +277,7 @@ HARNESSES: dict[str, Harness] = {
     "gemini": Harness(
         name="gemini",
         title="Gemini CLI",
+        example_model="gemini-3.1-pro",
         package="@google/gemini-cli",
         tested_version="0.61.0",
         argv=("gemini", "{tools}", "-m", "{model}", "--output-format", "json", "-p", _GEMINI_REQUEST),
@@ -281,6 +299,7 @@ HARNESSES: dict[str, Harness] = {
     "opencode": Harness(
         name="opencode",
         title="OpenCode",
+        example_model="vllm/Qwen3.6-27B",
         package="opencode-ai",
         tested_version="1.18.33",
         argv=("opencode", "run", "--format", "json", "-m", "{model}", "{tools}", "--", "{prompt}"),
@@ -303,6 +322,8 @@ HARNESSES: dict[str, Harness] = {
     "pi": Harness(
         name="pi",
         title="pi",
+        example_model="vllm/Qwen3.6-27B",
+        model_form="PROVIDER/MODEL",
         package="@mariozechner/pi-coding-agent",
         tested_version="0.73.1",
         # The prompt goes on stdin, which pi takes as the same first message as an argument: pi has
@@ -327,6 +348,7 @@ HARNESSES: dict[str, Harness] = {
     "openhands": Harness(
         name="openhands",
         title="OpenHands CLI",
+        example_model="openai/Qwen3.6-27B",
         package="openhands",
         tested_version="1.16.0",
         installer="pip",
@@ -351,6 +373,21 @@ HARNESSES: dict[str, Harness] = {
     ),
 }
 """The presets, by spec prefix."""
+
+
+def harness_specs(separator: str = " | ") -> str:
+    """Every preset's spec form, joined: what help texts list.
+
+    >>> harness_specs()[:26]
+    'codex:MODEL | claude:MODEL'
+    """
+    return separator.join(harness.spec_form for harness in HARNESSES.values())
+
+
+def harness_spec_rows(width: int = 25) -> str:
+    """The presets' rows of a reStructuredText table of specs (``judging/judges/__init__.py``'s docstring)."""
+    return "".join(f"{'``' + h.spec_form + '``':<{width}}  :class:`HarnessJudge` running {h.title}\n"
+                   for h in HARNESSES.values())
 
 
 def install_command(names: tuple[str, ...] | None = None) -> str:

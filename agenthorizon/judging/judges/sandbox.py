@@ -1,3 +1,4 @@
+# Over 500 lines: the whole confinement of one agent (bubblewrap argv, user, program files, kill), reviewed as one unit.
 """Confinement for command agents: bubblewrap argv, the agent's user, the program's own files, and killing everything.
 
 A command agent is a program with the user's rights. Under bubblewrap

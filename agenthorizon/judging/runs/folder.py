@@ -1,3 +1,4 @@
+# Over 500 lines: the run folder's names, readers, writers and lock: one on-disk format kept in one place.
 """Run folders: the names of their files, the one listing of them, their readers and writers, the runner's lock.
 
 A run folder holds one ``<trajectory_id>.json`` per finished item (a
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from agenthorizon.judging.runs.durable import commit_texts, encode_json, remove_temp_files
+from agenthorizon.judging.runs.durable import encode_json, remove_temp_files, write_durable
 from agenthorizon.judging.runs.inspect_log import is_inspect_log, read_log_record, read_log_results
 from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_shard_records
 from agenthorizon.release.item_files import read_bounded
@@ -129,10 +130,9 @@ def write_json_atomic(path: Path, payload: Mapping[str, Any], *, spare: int = 0)
     The text is :func:`~agenthorizon.judging.runs.durable.encode_json`'s:
     ASCII, registered secrets scrubbed (:mod:`agenthorizon.judging.secrets`).
     Encoding happens before the disk is touched, so ``TypeError``/``ValueError``
-    mean the payload, ``OSError`` the disk. One file is one group commit of
-    :func:`~agenthorizon.judging.runs.durable.commit_texts`; the runner
-    commits its result files in batches instead
-    (:mod:`agenthorizon.judging.runs.writer`).
+    mean the payload, ``OSError`` the disk; the file is written by
+    :func:`~agenthorizon.judging.runs.durable.write_durable`, as the runner's
+    result files are (:mod:`agenthorizon.judging.runs.writer`).
 
     ``spare`` adds that many trailing spaces (still valid JSON). When the disk
     is full, a file written with spare bytes is overwritten in place instead
@@ -141,10 +141,11 @@ def write_json_atomic(path: Path, payload: Mapping[str, Any], *, spare: int = 0)
     """
     text = encode_json(payload, spare=spare)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    _, error = commit_texts([(Path(path), text)])
-    if error is not None:
+    try:
+        write_durable(Path(path), text)
+    except OSError as error:
         if not (spare and error.errno in _DISK_FULL and _overwrite_in_place(Path(path), text.rstrip(" "))):
-            raise error
+            raise
 
 
 _DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}

@@ -2,8 +2,8 @@
 
 :func:`judge_items` judges a list of dataset positions with ``concurrency``
 workers and hands each result to the writer
-(:class:`~agenthorizon.judging.runs.writer.ResultWriter`: group commits, a
-result counted only once durable) as soon as it is known. What it guarantees:
+(:class:`~agenthorizon.judging.runs.writer.ResultWriter`: a result counted
+only once durable) as soon as it is known. What it guarantees:
 
 - **Judge output never stops a run.** Whatever a judge returns or raises
   becomes a result file for that item: its answer (JSON-escaped, so even a
@@ -34,16 +34,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import errno
 import functools
-import gc
 import random
 import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from agenthorizon.judging.judges.base import BaseJudge, TransientJudgeError, TransportError
 from agenthorizon.judging.retry import RetryPolicy
@@ -256,51 +254,6 @@ async def _worker(run: _Run) -> None:
             run.wake()
 
 
-# Container allocations between two young-generation collections during a run (Python's default: 700).
-_YOUNG_THRESHOLD = 5000
-
-
-@contextlib.contextmanager
-def _collector_for_the_loop() -> Iterator[None]:
-    """Tune the garbage collector to the loop's garbage while the block runs; restored afterwards.
-
-    Each row read creates thousands of objects. Full collections walked every
-    object of the process (``datasets``, ``pyarrow``, a notebook's data:
-    hundreds of thousands) and found nothing to free there: ``gc.freeze``
-    moves the objects that exist now aside (``gc.unfreeze`` puts them back,
-    and garbage among them is collected then), 0.15-0.2 ms of CPU per item at
-    50 ms per item. Young collections every 700 allocations scanned the rows
-    in flight, which reference counting frees anyway when their item ends; one
-    every 5,000 took the collector's time from about 0.08 s to 0.006 s per
-    run of 1,373 items (``benchmarks/bench_runner.py``). When the process
-    froze objects itself (a fork server), the freeze is left alone.
-    """
-    # Runs may overlap (two judges run from two threads of one notebook): the
-    # first to start tunes the collector, the last to end restores it.
-    with _TUNING_LOCK:
-        if not _TUNING["runs"]:
-            _TUNING["threshold"] = gc.get_threshold()
-            _TUNING["froze"] = not gc.get_freeze_count()
-            if _TUNING["froze"]:
-                gc.freeze()
-            threshold = _TUNING["threshold"]
-            gc.set_threshold(max(threshold[0], _YOUNG_THRESHOLD), *threshold[1:])
-        _TUNING["runs"] += 1
-    try:
-        yield
-    finally:
-        with _TUNING_LOCK:
-            _TUNING["runs"] -= 1
-            if not _TUNING["runs"]:
-                gc.set_threshold(*_TUNING["threshold"])
-                if _TUNING["froze"]:
-                    gc.unfreeze()
-
-
-_TUNING_LOCK = threading.Lock()
-_TUNING: dict[str, Any] = {"runs": 0, "threshold": None, "froze": False}
-
-
 class RunSignals:
     """SIGINT and SIGTERM turned into a clean stop for the duration of a run (main thread only).
 
@@ -408,8 +361,7 @@ async def judge_items(
     signals.on_first(lambda: loop.call_soon_threadsafe(workers.cancel))
     try:
         try:
-            with _collector_for_the_loop():
-                await workers
+            await workers
         except asyncio.CancelledError:
             if signals.received is None:
                 raise

@@ -1,3 +1,4 @@
+# Over 500 lines: every record of a run folder with its validation and migrations of the v1-v3 formats.
 """The records of a run folder, typed and versioned: ``run.json`` and each ``<trajectory_id>.json``.
 
 - :class:`ResultRecord`, one item's result: parse status, verdict, the

@@ -1,3 +1,4 @@
+# Over 500 lines: run_judge's steps in order (prepare, record, loop, finish); a split would scatter one reviewed sequence.
 """Run a judge over a dataset: concurrent, resumable, one result file per item.
 
 :func:`run_judge` is the one loop every judge goes through:

@@ -1,3 +1,4 @@
+# Over 500 lines: one plan built in one pass (deliverables, pair groups, labels, trajectories); split, each part would need the others' state.
 """The sample corpus in memory: deliverables, pair groups, label rows, trajectories.
 
 Built in the order the release was: sibling deliverables (pairs and one
