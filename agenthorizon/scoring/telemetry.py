@@ -15,6 +15,7 @@ order, so it never imports the record type itself.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
 from typing import Any, Sequence
 
@@ -83,7 +84,8 @@ def quantity_summary(values: Sequence[float | None]) -> dict[str, Any]:
         "n_known": n_known,
         "n_unknown": n_items - n_known,
         "mean": None if empty else float(known.mean()),
-        "median": None if empty else float(np.median(known)),
+        # statistics.median, not np.median: the same value, without importing numpy.ma at start-up.
+        "median": None if empty else float(statistics.median(known.tolist())),
         "max": None if empty else float(known.max()),
         "total": float(known.sum()) if n_known == n_items and n_items else None,
         "known_total": float(known.sum()),

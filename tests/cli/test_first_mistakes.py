@@ -286,7 +286,7 @@ def test_help_imports_no_command_and_reads_every_help_line(tmp_path):
 def test_score_of_a_finished_run_imports_no_dataset_image_or_hub_library(tiny_root, runs, tmp_path):
     modules = _imported_after(["score", str(runs["finished"]), "--data", str(tiny_root)], tmp_path)
     assert "agenthorizon.cli.score" in modules and "agenthorizon.cli.judge" not in modules
-    assert not modules & {"datasets", "pyarrow", "PIL", "huggingface_hub", "pandas", "concurrent.futures"}
+    assert not modules & {"datasets", "pyarrow", "PIL", "huggingface_hub", "pandas", "concurrent.futures", "numpy.ma"}
 
 
 @pytest.mark.parametrize("command", ["score", "leaderboard", "info"])
