@@ -41,7 +41,7 @@ PREDICTIONS = [
 def _expected(predictions, references):
     values = score(predictions, references).to_dict()
     headline = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "accuracy", "invalid_rate", "n_invalid",
-                "invalid_by_reason", "n")
+                "invalid_by_reason", "n", "success_precision", "success_recall", "success_f1")
     paired = ("instruction_sensitivity", "pair_group_accuracy", "cost", "runtime")
     expected = {key: values[key] for key in (*headline, "mistake_type_recall_macro", *paired)}
     expected["mistake_type_recall"] = {name: cell["recall"] for name, cell in values["mistake_type_recall"].items()}

@@ -1,3 +1,4 @@
+# Over 500 lines: one item's flow (images, request, answer, re-ask) and the hooks gemini-direct and the helper models override; split, the flow reads in three files.
 """A judge that calls any OpenAI-compatible chat-completions server.
 
 vLLM (``vllm serve MODEL``), SGLang, llama.cpp's server, OpenRouter and the
