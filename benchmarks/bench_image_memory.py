@@ -38,7 +38,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from agenthorizon._system import available_cpus
+from agenthorizon.util.system import available_cpus
 from agenthorizon.release.files import read_labels
 from agenthorizon.release.image_files import DEFAULT_MAX_PIXELS
 from agenthorizon.release.sample import generate

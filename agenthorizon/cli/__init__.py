@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing optional extra, and 141 (128 + SIGPIPE, as a shell reports it)
     when the reader of the output went away, as ``info --format json | head`` does.
     """
-    from agenthorizon.extras import MissingExtraError
+    from agenthorizon.util.extras import MissingExtraError
 
     words = sys.argv[1:] if argv is None else list(argv)
     command = _chosen_command(words)
@@ -198,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @contextlib.contextmanager
 def _printable_warnings() -> Iterator[None]:
-    """Warnings shown while a command runs go through :func:`~agenthorizon.terminal_text.printable`.
+    """Warnings shown while a command runs go through :func:`~agenthorizon.util.terminal_text.printable`.
 
     A warning may quote a release file name, a screenshot error or a server's
     text; Python prints warnings as they are, so a command escapes their
@@ -207,7 +207,7 @@ def _printable_warnings() -> Iterator[None]:
     """
     import warnings
 
-    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
+    from agenthorizon.util.terminal_text import MESSAGE_LIMIT, printable
 
     original = warnings.formatwarning
 
@@ -256,9 +256,9 @@ def _run_errors() -> tuple[type[BaseException], ...]:
 
 def _scrubbed(message: str) -> str:
     """An error message as printed: without any registered secret, on one line, control characters escaped
-    (it may quote a server, an agent or a release) and at most :data:`~agenthorizon.terminal_text.MESSAGE_LIMIT` long."""
+    (it may quote a server, an agent or a release) and at most :data:`~agenthorizon.util.terminal_text.MESSAGE_LIMIT` long."""
     from agenthorizon.judging.secrets import scrub
-    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
+    from agenthorizon.util.terminal_text import MESSAGE_LIMIT, printable
 
     return printable(scrub(message).replace("\n", " "), limit=MESSAGE_LIMIT)
 

@@ -62,7 +62,7 @@ def byte_size(text: str) -> int:
     >>> byte_size("500MB"), byte_size("1G")
     (500000000, 1073741824)
     """
-    from agenthorizon.sizes import parse_size
+    from agenthorizon.util.sizes import parse_size
 
     try:
         return parse_size(text, "size")

@@ -44,7 +44,7 @@ from agenthorizon.judging.runs.reask import REASK_RULES
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
 from agenthorizon.schema import DIRECT_LAYOUTS, JUDGE_IMAGE_MODES
-from agenthorizon.terminal_text import printable
+from agenthorizon.util.terminal_text import printable
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
 
@@ -476,7 +476,7 @@ def describe_exposure(judge) -> str:
                             ("private", "private per item, on the disk budget")):
             lines.append(f"{title}:")
             lines += [f"  {path.lstrip('/') if path.startswith('/<item>') else path}" for path in shown[kind]]
-    from agenthorizon.sizes import size_text
+    from agenthorizon.util.sizes import size_text
 
     limits = spec["limits"]
     parts = [f"{limits['processes']} processes and threads" if limits["processes"] else "processes not limited",

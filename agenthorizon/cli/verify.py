@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     """Print each kind of problem once (``--all``: every problem); exit 1 when there is any, 0 otherwise."""
     from agenthorizon.release.problem_groups import group_problems
     from agenthorizon.release.verify import verify_release
-    from agenthorizon.terminal_text import MESSAGE_LIMIT, printable
+    from agenthorizon.util.terminal_text import MESSAGE_LIMIT, printable
 
     problems = verify_release(args.root, progress=True)
     # File names and values come from the release: printed escaped and cut.

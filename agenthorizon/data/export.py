@@ -41,7 +41,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from agenthorizon._progress import progress_bar
+from agenthorizon.util.progress import progress_bar
 from agenthorizon.data.card import card_metadata, dataset_card
 from agenthorizon.release.sample.marker import is_sample_corpus
 from agenthorizon.release.output_folder import FolderNotEmpty
@@ -65,7 +65,7 @@ from agenthorizon.schema import (
     UNTYPED,
 )
 from agenthorizon.release.hub import resolve_release
-from agenthorizon.sizes import parse_size
+from agenthorizon.util.sizes import parse_size
 
 __all__ = [
     "ConfigExport",
@@ -313,7 +313,7 @@ def export_release(
     max_shard_size : str or int, default="500MB"
         Upper bound for one shard's (uncompressed Arrow) size, e.g.
         ``"500MB"`` (10^6 bytes), ``"512MiB"`` (2^20) or a number of bytes
-        (:func:`agenthorizon.sizes.parse_size`). A config with
+        (:func:`agenthorizon.util.sizes.parse_size`). A config with
         no rows still gets one empty shard.
     repo_id : str, optional
         Hub repository named in the card's loading example (default: the
@@ -326,7 +326,7 @@ def export_release(
         list (shards of configs not exported this time) is removed. Files
         outside ``data/`` are left alone.
     progress : bool, default=False
-        Show a progress bar per config (:func:`agenthorizon._progress.progress_bar`:
+        Show a progress bar per config (:func:`agenthorizon.util.progress.progress_bar`:
         standard error, a terminal only, after a second).
 
     Returns

@@ -47,7 +47,7 @@ from typing import Any, Sequence
 
 from PIL import Image
 
-from agenthorizon._system import available_cpus
+from agenthorizon.util.system import available_cpus
 from agenthorizon.data.image_cache import CACHE_ENV, CACHE_VERSION, ImageCache, default_cache_dir
 from agenthorizon.data.image_settings import (
     BLANK_COLOR,

@@ -15,7 +15,7 @@ from typing import Any
 import datasets
 from datasets.exceptions import DatasetGenerationError
 
-from agenthorizon._system import available_cpus
+from agenthorizon.util.system import available_cpus
 from agenthorizon.data.builder import AgentHorizon, ReleaseError, _code_hash
 from agenthorizon.data.formatting import BLIND_FORMAT_TYPE, FORMAT_TYPE
 from agenthorizon.release.item_selection import Selection, check_selection

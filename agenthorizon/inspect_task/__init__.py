@@ -14,6 +14,6 @@ shadows the standard library's :mod:`inspect` for a reader. Needs the
 ``inspect`` extra (``pip install 'agenthorizon[inspect]'``); see docs/inspect.md.
 """
 
-from agenthorizon.extras import require_extra
+from agenthorizon.util.extras import require_extra
 
 require_extra("inspect_ai", "inspect", "The Inspect task")

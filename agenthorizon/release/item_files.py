@@ -21,7 +21,7 @@ import orjson
 
 from agenthorizon.release.confine import open_confined
 from agenthorizon.schema import IMAGES_DIR, SCREENSHOT_REF_PREFIX, markdown_relpath
-from agenthorizon.terminal_text import ECHO_LIMIT, printable
+from agenthorizon.util.terminal_text import ECHO_LIMIT, printable
 
 __all__ = ["ITEM_FILE_LIMIT", "parse_json_bytes", "read_bounded", "read_markdown", "read_trajectory", "screenshot_path",
            "screenshot_paths"]

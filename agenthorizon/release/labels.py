@@ -29,7 +29,7 @@ from agenthorizon.schema import (
     UUID_PATTERN,
     canonical_mistake_type,
 )
-from agenthorizon.terminal_text import ECHO_LIMIT, printable
+from agenthorizon.util.terminal_text import ECHO_LIMIT, printable
 
 LabelRow = dict  # exactly the seven fields of schema.LABEL_FIELDS, all strings
 

@@ -16,7 +16,7 @@ import os
 from typing import Any, Mapping
 
 from agenthorizon.release.files import screenshot_path
-from agenthorizon.terminal_text import ECHO_LIMIT, printable
+from agenthorizon.util.terminal_text import ECHO_LIMIT, printable
 
 __all__ = ["INT32", "INT64", "check_steps", "optional_str", "resolution", "string_list", "trajectory_problem"]
 

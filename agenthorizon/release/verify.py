@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenthorizon._progress import progress_bar
+from agenthorizon.util.progress import progress_bar
 from agenthorizon.release.files import (
     escaping_screenshots,
     label_file_lines,
@@ -78,7 +78,7 @@ def verify_release(root: str | os.PathLike[str], *, progress: bool = False) -> l
         A local release root: the folder holding ``AgentHorizon.jsonl``,
         ``AgentHorizon-Simple.jsonl`` and ``sandbox/``.
     progress : bool, default False
-        Show a progress bar of the label rows checked (:func:`agenthorizon._progress.progress_bar`:
+        Show a progress bar of the label rows checked (:func:`agenthorizon.util.progress.progress_bar`:
         on standard error, a terminal only, after a second).
 
     Returns

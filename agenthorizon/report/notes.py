@@ -18,7 +18,7 @@ from agenthorizon.judging.runs.folder import LOCK_SUFFIX, ResultSet, is_record_n
 from agenthorizon.scoring.metrics import ScoreReport, score
 from agenthorizon.schema import STATUS_OK
 from agenthorizon.scoring.predictions import PredictionShapeWarning
-from agenthorizon.terminal_text import printable
+from agenthorizon.util.terminal_text import printable
 
 __all__ = ["ignored_files", "predictions_from_results", "result_notes", "score_noting_shapes", "telemetry_from_results"]
 

@@ -22,7 +22,7 @@ colour-blind readers, and bars also differ by hatch where they encode a class.
 
 matplotlib is imported inside the functions, so the rest of the package
 works without it; a missing install raises an ``ImportError``
-(:class:`agenthorizon.extras.MissingExtraError`) with the install command
+(:class:`agenthorizon.util.extras.MissingExtraError`) with the install command
 that works for this installation.
 """
 
@@ -87,7 +87,7 @@ _STYLE = {
 
 
 def _matplotlib() -> Any:
-    from agenthorizon.extras import require_extra
+    from agenthorizon.util.extras import require_extra
 
     matplotlib = require_extra("matplotlib", "plot", "plots")
     require_extra("matplotlib.figure", "plot", "plots")  # checks the full install

@@ -10,7 +10,7 @@ open), downscales it with the judges' own
 :func:`~agenthorizon.data.images.encode_image`, so a thumbnail is the
 bytes ``prepare_images`` would make. Pillow releases the GIL while it
 decodes, resizes and encodes, so a thread per CPU this process may use
-(:func:`agenthorizon._system.available_cpus`) keeps them all busy, and at
+(:func:`agenthorizon.util.system.available_cpus`) keeps them all busy, and at
 most that many full-size images are in memory at once.
 """
 
@@ -20,8 +20,8 @@ import base64
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable
 
-from agenthorizon._progress import progress_bar
-from agenthorizon._system import available_cpus
+from agenthorizon.util.progress import progress_bar
+from agenthorizon.util.system import available_cpus
 
 __all__ = ["thumbnail_urls"]
 
@@ -58,7 +58,7 @@ def thumbnail_urls(
     workers : int, optional
         Threads decoding at once; default: the CPUs this process may use.
     progress : bool, default False
-        A progress bar of the files done (:func:`agenthorizon._progress.progress_bar`).
+        A progress bar of the files done (:func:`agenthorizon.util.progress.progress_bar`).
 
     Returns
     -------

@@ -101,7 +101,7 @@ def krippendorff_alpha(codes: np.ndarray) -> float | None:
     extra). In [-1, 1] (1 perfect, 0 chance); ``None`` when no item has two
     valid ratings or every valid rating is one category.
     """
-    from agenthorizon.extras import require_extra
+    from agenthorizon.util.extras import require_extra
 
     krippendorff = require_extra("krippendorff", "analysis", "Krippendorff's alpha")
     codes = np.asarray(codes, dtype=float)

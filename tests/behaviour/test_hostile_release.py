@@ -389,7 +389,7 @@ def test_info_into_a_closed_pipe_ends_quietly(tiny_root: Path):
 
 
 def test_plot_without_matplotlib_says_how_to_install_it_from_here(tmp_path: Path):
-    from agenthorizon.extras import install_advice
+    from agenthorizon.util.extras import install_advice
 
     code = (
         "import sys; sys.modules['matplotlib'] = None\n"

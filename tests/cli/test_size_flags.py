@@ -1,4 +1,4 @@
-"""Every size flag reads one rule: ``MB`` = 10^6, ``MiB`` = ``M`` = 2^20 (``agenthorizon.sizes``)."""
+"""Every size flag reads one rule: ``MB`` = 10^6, ``MiB`` = ``M`` = 2^20 (``agenthorizon.util.sizes``)."""
 
 from __future__ import annotations
 

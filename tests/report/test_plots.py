@@ -134,7 +134,7 @@ def test_comparison_bars_and_error_bars_are_balanced_accuracy_and_its_interval(s
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     from agenthorizon.report import plots
 
-    from agenthorizon.extras import install_advice
+    from agenthorizon.util.extras import install_advice
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     # The advice works for this installation: from this checkout, `pip install -e '<checkout>[plot]'`.

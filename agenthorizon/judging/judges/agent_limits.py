@@ -65,7 +65,7 @@ from agenthorizon.judging.judges.base import JudgeError, TransientJudgeError
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.judges.agent_disk import DEFAULT_DISK_BYTES
 from agenthorizon.judging.judges.sandbox import MARKER_VARIABLE, kill_agent
-from agenthorizon.sizes import parse_size, size_text
+from agenthorizon.util.sizes import parse_size, size_text
 
 __all__ = [
     "AgentEnd",

@@ -36,8 +36,8 @@ from agenthorizon.judging.judges.openai_answer import Completion, EventStream, N
 from agenthorizon.judging.judges.openai_protocol import RETRY_STATUSES, is_serving_limit_error, parse_retry_after, public_url
 from agenthorizon.judging.judges.output_cap import TailBuffer
 from agenthorizon.judging.retry import RetryPolicy
-from agenthorizon.sizes import size_text
-from agenthorizon.terminal_text import printable
+from agenthorizon.util.sizes import size_text
+from agenthorizon.util.terminal_text import printable
 
 if TYPE_CHECKING:
     import httpx

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from agenthorizon.judging.judges.base import JudgeError, PreflightError
 from agenthorizon.judging.judges.content_decoding import ACCEPT_ENCODING
 from agenthorizon.judging.secrets import scrub
-from agenthorizon.sizes import size_text
-from agenthorizon.terminal_text import ECHO_LIMIT, printable
+from agenthorizon.util.sizes import size_text
+from agenthorizon.util.terminal_text import ECHO_LIMIT, printable
 
 if TYPE_CHECKING:
     import httpx

@@ -53,7 +53,7 @@ from agenthorizon.judging.runs.records import ResultRecord, RunRecord, merge_sha
 from agenthorizon.release.item_files import read_bounded
 from agenthorizon.schema import STATUS_ID_MISMATCH, STATUS_JUDGE_MISMATCH, STATUS_MALFORMED_JSON, UUID_PATTERN
 from agenthorizon.scoring.predictions import is_result_record, result_prediction
-from agenthorizon.sizes import size_text
+from agenthorizon.util.sizes import size_text
 
 __all__ = [
     "LOCK_SUFFIX",

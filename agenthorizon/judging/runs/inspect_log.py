@@ -59,7 +59,7 @@ from agenthorizon.judging.runs.records import (
 )
 from agenthorizon.judging.runs.shards import ASSIGNMENT
 from agenthorizon.release.item_selection import Selection
-from agenthorizon.sizes import size_text
+from agenthorizon.util.sizes import size_text
 
 __all__ = [
     "HARNESS",
@@ -128,7 +128,7 @@ def judge_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _log_module() -> Any:
-    from agenthorizon.extras import require_extra
+    from agenthorizon.util.extras import require_extra
 
     return require_extra("inspect_ai.log", "inspect", "Inspect logs (.eval)")
 

@@ -18,7 +18,7 @@ __all__ = ["Progress"]
 class Progress:
     """The run's progress: a tqdm bar on a terminal, a plain line now and then in a pipe or log file.
 
-    On a terminal the bar is :func:`agenthorizon._progress.progress_bar`'s
+    On a terminal the bar is :func:`agenthorizon.util.progress.progress_bar`'s
     (tqdm's ``TQDM_*`` variables respected), with tokens, cost and errors in
     its postfix. When standard error is not a terminal (a pipe, a Slurm log)
     no ``\\r`` frame is written: one line every tenth of the items (at least
@@ -52,7 +52,7 @@ class Progress:
             return
         stream = sys.stderr if stream is None else stream
         if _is_terminal(stream) or "TQDM_DISABLE" in os.environ:
-            from agenthorizon._progress import progress_bar
+            from agenthorizon.util.progress import progress_bar
 
             self.bar = progress_bar(total, description, "item", initial=initial, file=stream)
         else:

@@ -17,7 +17,7 @@ from agenthorizon.judging.runs.shards import shard_ids
 from agenthorizon.release.files import dev_manifest_identity
 from agenthorizon.release.splits import Selection
 from agenthorizon.schema import DEV_GROUPS, LABEL_FIELDS, UUID_PATTERN
-from agenthorizon.terminal_text import ECHO_LIMIT, printable
+from agenthorizon.util.terminal_text import ECHO_LIMIT, printable
 
 __all__ = ["PROVENANCE_OPTIONS", "SELECTION_OPTIONS", "check_data_options", "column", "config_name", "label_rows", "resolve_references", "select_items"]
 

@@ -23,8 +23,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agenthorizon._progress import progress_bar
-from agenthorizon._system import available_cpus
+from agenthorizon.util.progress import progress_bar
+from agenthorizon.util.system import available_cpus
 from agenthorizon.release.labels import count_labels
 from agenthorizon.release.output_folder import FolderNotEmpty
 from agenthorizon.release.render import to_markdown
@@ -210,7 +210,7 @@ def generate(
         them); for tests that need labels and trajectories only.
     workers : int, optional
         Processes that draw screenshots; default: the CPUs this process may
-        use (:func:`agenthorizon._system.available_cpus`).
+        use (:func:`agenthorizon.util.system.available_cpus`).
         Small corpora are drawn in this process whatever the value.
     overwrite : bool, default=False
         Replace a corpus already at ``root`` (its label files and

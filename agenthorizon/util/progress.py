@@ -5,7 +5,7 @@ One tqdm bar on standard error that appears only after a second
 error is not a terminal (``disable=None``), as tqdm users expect from a
 command line. tqdm's own ``TQDM_*`` environment variables (``TQDM_DISABLE=1``,
 ``TQDM_DELAY=0``...) take precedence over these defaults. A leaf like
-:mod:`agenthorizon._system`: every stage may import it; tqdm is imported on
+:mod:`agenthorizon.util.system`: every stage may import it; tqdm is imported on
 first use.
 """
 

@@ -22,7 +22,7 @@ class MissingExtraError(ImportError):
 
 def _checkout() -> Path | None:
     """The source tree the package runs from (the folder with its pyproject.toml), if any."""
-    top = Path(__file__).resolve().parent.parent
+    top = Path(__file__).resolve().parents[2]
     pyproject = top / "pyproject.toml"
     try:
         if pyproject.is_file() and 'name = "agenthorizon"' in pyproject.read_text(encoding="utf-8"):
@@ -54,7 +54,7 @@ def require_extra(module: str, extra: str, purpose: str) -> ModuleType:
     >>> require_extra("not_a_module_xyz", "plot", "figures")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    agenthorizon.extras.MissingExtraError: figures need not_a_module_xyz, from the optional extra 'plot' of agenthorizon; install it with: pip install ...
+    agenthorizon.util.extras.MissingExtraError: figures need not_a_module_xyz, from the optional extra 'plot' of agenthorizon; install it with: pip install ...
     """
     try:
         return importlib.import_module(module)
