@@ -73,7 +73,7 @@ def imported_modules(start: Path) -> tuple[Path, ...]:
     """``start`` and the source file of every package module it imports, transitively: ``start`` first, then sorted.
 
     >>> [path.relative_to(_PACKAGE).as_posix() for path in imported_modules(_PACKAGE / "release" / "labels.py")]
-    ['release/labels.py', 'schema.py', 'terminal_text.py']
+    ['release/labels.py', 'schema.py', 'util/terminal_text.py']
     """
     start = start.resolve()
     seen, pending = {start}, [start]
