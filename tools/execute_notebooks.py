@@ -56,6 +56,8 @@ def kernel_environment(data_root: Path, hf_home: Path) -> dict[str, str]:
         # The kernel's connection file and IPython's profile and history go to the run's folder, not the home.
         "JUPYTER_RUNTIME_DIR": str(hf_home.parent / "jupyter-runtime"),
         "IPYTHONDIR": str(hf_home.parent / "ipython"),
+        # matplotlib's font cache and config too (it would write ~/.cache/matplotlib and ~/.config/matplotlib).
+        "MPLCONFIGDIR": str(hf_home.parent / "matplotlib"),
     }
 
 
