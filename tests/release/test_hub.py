@@ -340,7 +340,7 @@ def export_repo(hub, tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) 
     work = hub.repo_dir(EXPORT_REPO_ID)
     for images in ("none", "paths", "full"):
         hub.git(EXPORT_REPO_ID, "checkout", "--quiet", "-b", images, "main")
-        hub.git(EXPORT_REPO_ID, "rm", "-r", "--quiet", "data", "README.md")
+        hub.git(EXPORT_REPO_ID, "rm", "-r", "--quiet", "data", "README.md", "eval.yaml")
         export_release(tiny_root, work, images=images, repo_id=EXPORT_REPO_ID)
         hub.commit(EXPORT_REPO_ID, f"export with --images {images}")
     hub.git(EXPORT_REPO_ID, "checkout", "--quiet", "main")

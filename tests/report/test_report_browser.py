@@ -322,9 +322,10 @@ def test_cost_table_is_labelled_and_rounded_zero_bars_show_and_no_card_is_half_e
     # A 0 % bar is drawn (a stub of its own colour), unlike a value that does not exist (no bar).
     zero_bars = constant.find_elements("css selector", ".bar.zero span")
     assert zero_bars and all(bar.size["width"] >= 3 and bar.is_displayed() for bar in zero_bars)
-    # Every two-column grid holds two cards: none sits beside an empty half.
+    # Every two-column grid holds two cards (or, inside a card, two tables): none sits beside an empty half.
     for grid in browser.find_elements("css selector", ".grid.two"):
-        assert len(grid.find_elements("xpath", "./div[contains(@class, 'card')]")) >= 2, grid.get_attribute("outerHTML")[:300]
+        halves = grid.find_elements("xpath", "./div[contains(@class, 'card')]") or grid.find_elements("xpath", "./table")
+        assert len(halves) >= 2, grid.get_attribute("outerHTML")[:300]
     # ... and no card is stretched to its neighbour's height: below its last line, only its padding.
     slack = browser.execute_script(
         "return [...document.querySelectorAll('.grid > .card')].map(c => c.getBoundingClientRect().bottom"
