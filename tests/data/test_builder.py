@@ -296,6 +296,24 @@ def test_builder_without_data_dir_says_what_it_needs(datasets_cache):
         AgentHorizon(cache_dir=str(datasets_cache), config_name="AH").download_and_prepare()
 
 
+_UNPATCHED_BUILD = """
+import builtins, pathlib, sys
+from agenthorizon.data import builder
+from agenthorizon.data.load import load_dataset
+load_dataset(sys.argv[1], "AH", split="test", cache_dir=sys.argv[2])
+# datasets' streaming patches would swap these globals and import scipy.io (about 0.3 s)
+print(builder.Path is pathlib.Path, "open" not in vars(builder), "scipy.io" in sys.modules)
+"""
+
+
+def test_a_build_leaves_the_builder_module_unpatched_and_imports_no_streaming_readers(tiny_root, datasets_cache):
+    import subprocess
+
+    command = [sys.executable, "-c", _UNPATCHED_BUILD, str(tiny_root), str(datasets_cache)]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+    assert output == ["True", "True", "False"]
+
+
 # --- bad input -------------------------------------------------------------------------------------
 
 
