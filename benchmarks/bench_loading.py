@@ -208,16 +208,21 @@ def fresh_process_build(root: Path, workdir: Path) -> tuple[float, float]:
     ``datasets`` when it instantiates a builder), which the in-process
     builds of claim 1 pay only on their first repeat.
     """
+    output = _build_in_child(_COLD_CHILD, root, workdir)
+    return float(output[0]), float(output[1])
+
+
+def _build_in_child(script: str, release: Path, workdir: Path) -> list[str]:
+    """The printed words of ``script`` run in a fresh process on ``release`` with a fresh cache dir (removed after)."""
     import subprocess
     import sys
 
-    cache = workdir / f"cache-cold-{time.time_ns()}"
+    cache = workdir / f"cache-child-{time.time_ns()}"
     try:
-        command = [sys.executable, "-c", _COLD_CHILD, str(root), str(cache)]
-        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+        command = [sys.executable, "-c", script, str(release), str(cache)]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    return float(output[0]), float(output[1])
 
 
 def build_peak_memory(root: Path, workdir: Path) -> list[tuple[int, int, int]]:
@@ -225,17 +230,9 @@ def build_peak_memory(root: Path, workdir: Path) -> list[tuple[int, int, int]]:
 
     Each build runs in a fresh process so its peak is its own.
     """
-    import subprocess
-    import sys
-
     results = []
     for release in scaled_releases(root, workdir):
-        cache = workdir / f"cache-peak-{time.time_ns()}"
-        try:
-            command = [sys.executable, "-c", _PEAK_CHILD, str(release), str(cache)]
-            output = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
-        finally:
-            shutil.rmtree(cache, ignore_errors=True)
+        output = _build_in_child(_PEAK_CHILD, release, workdir)
         results.append((int(output[0]), int(output[1]), int(output[2])))
     return results
 
