@@ -25,7 +25,10 @@ split="test")`` with its default lazy screenshots (``--root``: a release root,
 e.g. the ``full`` sample preset), so reading rows and building inputs cost what
 they cost on real data; the stub never opens a screenshot (nor reads
 ``JudgeInput.steps``, which are assembled on first access; their cost is
-printed separately).
+printed separately). The ideal leaves out the per-item work no runner can
+skip -- reading each row and building its blind input, one after another on
+the event loop -- so the script also prints that serial floor: when it
+exceeds the ideal (short latencies, a loaded machine) no runner reaches 1.00x.
 
     .venv/bin/agenthorizon sample /tmp/ah-full --preset full --image-size 160x100
     .venv/bin/python benchmarks/bench_runner.py --root /tmp/ah-full                 # all: 1,373 items, 50 ms, concurrency 64
@@ -138,6 +141,20 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+def read_cost(dataset) -> float:
+    """Seconds per item (best of 3) to read every row as the runner does (``RowReader``, slices of a few rows)."""
+    from agenthorizon.judging.runs.rows import RowReader
+
+    best = math.inf
+    for _ in range(3):
+        reader = RowReader(dataset, range(len(dataset)))
+        started = time.perf_counter()
+        while reader.next() is not None:
+            pass  # each row dropped at once, as the runner drops it after its item
+        best = min(best, (time.perf_counter() - started) / len(dataset))
+    return best
+
+
 def build_cost(dataset) -> tuple[float, float]:
     """Seconds per item (best of 5) to build a JudgeInput from a loaded row, and then to read its steps."""
     from agenthorizon.judging.inputs import build_judge_input
@@ -201,9 +218,15 @@ def main() -> None:
     print(f"ideal schedule ceil(n/c)*latency: {ideal:.2f} s")
     print(f"bare asyncio semaphore loop:      {bare:.2f} s  ({bare / ideal:.2f}x ideal)")
     build, steps = build_cost(rows)
+    read = read_cost(rows)
     print(f"build_judge_input: {1000 * build:.3f} ms per item; its steps, assembled on first access: "
           f"{1000 * steps:.3f} ms more (CPU the event loop can spare per item: "
           f"{1000 * args.latency / args.concurrency:.3f} ms)")
+    # Reading each row and building its blind input happen on the one event loop
+    # thread, item after item, whatever the latency: a floor the ideal ignores.
+    floor = args.n * (read + build)
+    print(f"reading the rows as the runner does: {1000 * read:.3f} ms per item; reading + building every input "
+          f"on one thread: {floor:.2f} s ({floor / ideal:.2f}x ideal; the run cannot beat max(ideal, this))")
     from agenthorizon.judging.runs.writer import WRITE_THREADS
 
     threads = min(args.concurrency, WRITE_THREADS)
