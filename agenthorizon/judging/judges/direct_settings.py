@@ -37,9 +37,7 @@ __all__ = [
     "direct_knobs",
     "group_options",
     "option_names",
-    "replace",
     "settings_from_record",
-    "settings_record",
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -238,15 +236,3 @@ def settings_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
             value = "release"
         options[item.option] = value
     return group_options(options)
-
-
-def settings_record(groups: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings objects as flat options (the inverse of :func:`group_options`)."""
-    return {item.option: getattr(groups[name], item.field)
-            for name, cls in DIRECT_SETTINGS.items() for item in knobs(cls)}
-
-
-def replace(groups: Mapping[str, Any], **options: Any) -> dict[str, Any]:
-    """``groups`` with some flat options changed (``replace(groups, max_tokens=512)``)."""
-    return group_options({**settings_record(groups), **options})
-
