@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from agenthorizon.judging.judges.base import DEFAULT_MAX_OUTPUT_BYTES
 from agenthorizon.judging.judges.knobs import CLI_RUN, Knob, json_object, knob, knobs, record_value
 from agenthorizon.judging.judges.openai_images import ImageOptions
+from agenthorizon.judging.judges.openai_protocol import verdict_response_format
 from agenthorizon.schema import DIRECT_LAYOUTS, LAYOUT_MARKDOWN
 
 __all__ = [
@@ -80,6 +81,31 @@ class SamplingSettings:
         object.__setattr__(self, "max_tokens", int(self.max_tokens))
         object.__setattr__(self, "structured_output", bool(self.structured_output))
         object.__setattr__(self, "extra_body", dict(self.extra_body or {}))
+        reserved = sorted({"model", "messages"} & set(self.extra_body))
+        if reserved:
+            raise ValueError(
+                f"openai judge: extra_body may not set {', '.join(reserved)} (the judge builds them from the item)"
+            )
+        if self.structured_output and "response_format" in self.extra_body:
+            raise ValueError(
+                "openai judge: extra_body sets response_format and structured_output is on; use one of the two"
+            )
+
+    def record(self) -> dict[str, Any]:
+        """The request fields besides the item, as a run records them (``sampling``): temperature, token limit,
+        extra fields, response format.
+
+        >>> SamplingSettings(max_tokens=512, extra_body={"seed": 0}).record()
+        {'temperature': 0.0, 'max_tokens': 512, 'seed': 0}
+        """
+        sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body}
+        if self.structured_output:
+            sampling["response_format"] = verdict_response_format()
+        return sampling
+
+    def body(self, model: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The JSON body of one request."""
+        return {"model": model, "messages": messages, **self.record()}
 
 
 @dataclass(frozen=True)
@@ -96,6 +122,10 @@ class TransportSettings:
     Traceback (most recent call last):
     ...
     ValueError: openai judge: base_url must start with http:// or https://, got 'ftp://x'
+    >>> TransportSettings(timeout=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: openai judge: timeout must be a positive number of seconds, got 0
     """
 
     base_url: str = knob(
@@ -121,6 +151,8 @@ class TransportSettings:
             raise ValueError(f"openai judge: base_url must start with http:// or https://, got {self.base_url!r}")
         if not isinstance(self.timeout, (int, float)) or not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError(f"openai judge: timeout must be a positive number of seconds, got {self.timeout!r}")
+        if not isinstance(self.max_output_bytes, int) or isinstance(self.max_output_bytes, bool) or self.max_output_bytes < 1:
+            raise ValueError(f"openai judge: max_output_bytes must be a positive integer, got {self.max_output_bytes!r}")
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
 
 

@@ -185,8 +185,8 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
         return f"{self.base_url}/models/{self.model}:generateContent"
 
     def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        extra = dict(self.request.extra_body)
-        config = {"temperature": self.request.temperature, "maxOutputTokens": self.request.max_tokens,
+        extra = dict(self.sampling.extra_body)
+        config = {"temperature": self.sampling.temperature, "maxOutputTokens": self.sampling.max_tokens,
                   **(extra.pop("generationConfig", None) or {})}
         return {"contents": gemini_contents(messages), "generationConfig": config, **extra}
 
@@ -205,7 +205,7 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
         client = await self._client_for_loop()
         try:
             response = await client.get(f"{self.base_url}/models/{self.model}", headers=headers,
-                                        timeout=min(self.request.timeout, 15.0))
+                                        timeout=min(self.transport.timeout, 15.0))
         except (httpx.TimeoutException, httpx.TransportError) as error:
             detail = scrub(f"{type(error).__name__}: {error}")
             raise PreflightError(f"gemini-direct judge: cannot reach {where} ({detail}); is --base-url right?") from None

@@ -22,7 +22,8 @@ budget), the messages (:mod:`~agenthorizon.judging.judges.direct_messages`:
 layouts, the system prompt), one bounded request
 (:mod:`~agenthorizon.judging.judges.openai_transport`) and its answer
 (:mod:`~agenthorizon.judging.judges.openai_answer`), the wire-protocol
-helpers and request settings (:mod:`~agenthorizon.judging.judges.openai_protocol`).
+helpers (:mod:`~agenthorizon.judging.judges.openai_protocol`) and the
+settings (:mod:`~agenthorizon.judging.judges.direct_settings`).
 This class holds the options and runs one item: plan, send, fall back to
 mosaics when the server says the request is too large.
 """
@@ -49,7 +50,6 @@ from agenthorizon.judging.judges.direct_settings import (
 from agenthorizon.judging.judges.openai_images import MERGE_REASONS, ImageOptions, ImagePlan
 from agenthorizon.judging.judges.openai_protocol import (
     RETRY_STATUSES,
-    RequestSettings,
     is_serving_limit_error,
     parse_retry_after,
     public_url,
@@ -169,10 +169,6 @@ class OpenAICompatibleJudge(BaseJudge):
         self.sampling, self.transport, self.budget, self.message = sampling, transport, budget or BudgetSettings(), message
         self.base_url = transport.base_url
         self.api_key_env = transport.api_key_env
-        self.request = RequestSettings(
-            sampling.temperature, sampling.max_tokens, dict(sampling.extra_body), sampling.structured_output,
-            transport.timeout, transport.max_output_bytes,
-        )
         self.image_options = images or ImageOptions()
         # One concept: sending no image is the screenshots ablation, which the
         # runner applies to the input (no image lines in the Markdown either).
@@ -212,12 +208,12 @@ class OpenAICompatibleJudge(BaseJudge):
 
     @property
     def temperature(self) -> float:
-        return self.request.temperature
+        return self.sampling.temperature
 
     @property
     def timeout(self) -> float:
         """Seconds allowed for one request, end to end."""
-        return self.request.timeout
+        return self.transport.timeout
 
     @property
     def retries(self) -> int:
@@ -238,14 +234,14 @@ class OpenAICompatibleJudge(BaseJudge):
             "model": self.model,
             "base_url": public_url(self.base_url),
             "api_key_env": self.api_key_env,  # the variable's name, never its value
-            "sampling": self.request.sampling(),
+            "sampling": self.sampling.record(),
             "images": self.image_options.record(),
             "prompt": self._prompt_record(),
             "layout": self.layout,
             "timestamps": self.timestamps,
             "retries": self.retry.retries,
-            "timeout_s": self.request.timeout,
-            "max_output_bytes": self.request.max_output_bytes,
+            "timeout_s": self.transport.timeout,
+            "max_output_bytes": self.transport.max_output_bytes,
         }
         spec.update(protocol_record(self.system_prompt, self.preset))
         return spec
@@ -319,7 +315,7 @@ class OpenAICompatibleJudge(BaseJudge):
 
     def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """The JSON body of one request carrying ``messages``."""
-        return self.request.body(self.model, messages)
+        return self.sampling.body(self.model, messages)
 
     def parse_answer(self, body: Any) -> Completion:
         """The completion in a whole answer's body (a :class:`~agenthorizon.judging.judges.output_cap.TailBuffer`)."""
@@ -359,7 +355,7 @@ class OpenAICompatibleJudge(BaseJudge):
             # Every phase limit is the whole timeout, so none fires before the
             # request's own end-to-end bound (openai_transport.post_chat).
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.request.timeout), limits=httpx.Limits(max_connections=None)
+                timeout=httpx.Timeout(self.transport.timeout), limits=httpx.Limits(max_connections=None)
             )
             self._client_loop = loop
         return self._client
@@ -392,7 +388,7 @@ class OpenAICompatibleJudge(BaseJudge):
         headers = self._headers()
         await check_server(
             await self._client_for_loop(), self.base_url, self.model, headers,
-            timeout=min(self.request.timeout, 15.0), key_variable=self.api_key_env,
+            timeout=min(self.transport.timeout, 15.0), key_variable=self.api_key_env,
         )
 
     async def _ajudge(self, judge_input: JudgeInput, headers: dict[str, str]) -> JudgeOutput:
@@ -405,7 +401,7 @@ class OpenAICompatibleJudge(BaseJudge):
             try:
                 completion, used = await post_chat(
                     client, self.endpoint(), self.request_body(messages), headers,
-                    timeout=self.request.timeout, max_output_bytes=self.request.max_output_bytes,
+                    timeout=self.transport.timeout, max_output_bytes=self.transport.max_output_bytes,
                     retry=self.retry, rng=self._rng, parse=self.parse_answer,
                 )
             except ServingLimitExceeded as refused:
@@ -434,8 +430,8 @@ class OpenAICompatibleJudge(BaseJudge):
         """
         started = time.perf_counter()
         completion, used = await post_chat(
-            await self._client_for_loop(), f"{self.base_url}/chat/completions", self.request.body(self.model, messages),
-            self._headers(), timeout=self.request.timeout, max_output_bytes=self.request.max_output_bytes,
+            await self._client_for_loop(), f"{self.base_url}/chat/completions", self.sampling.body(self.model, messages),
+            self._headers(), timeout=self.transport.timeout, max_output_bytes=self.transport.max_output_bytes,
             retry=self.retry, rng=self._rng,
         )
         return self._output(completion, used, time.perf_counter() - started)
@@ -454,7 +450,7 @@ class OpenAICompatibleJudge(BaseJudge):
         if completion.reasoning_chars:
             extra["reasoning_chars"] = completion.reasoning_chars
         if completion.truncated_bytes:  # replaced in place: one copy of a long answer alive, not two
-            completion.text = truncation_note(completion.truncated_bytes, self.request.max_output_bytes) + completion.text
+            completion.text = truncation_note(completion.truncated_bytes, self.transport.max_output_bytes) + completion.text
         return JudgeOutput(
             text=completion.text, input_tokens=input_tokens, output_tokens=output_tokens, latency_s=latency, cost_usd=cost,
             attempts=attempts, extra=extra,
