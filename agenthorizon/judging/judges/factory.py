@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from agenthorizon.judging.judges.base import BaseJudge
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
-from agenthorizon.judging.judges.codex_direct import CodexDirectJudge
+from agenthorizon.judging.judges.codex_direct import CODEX_DIRECT_OPTIONS, CodexDirectJudge
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.direct_preset import direct_preset
 from agenthorizon.judging.judges.direct_settings import option_names
@@ -75,9 +75,8 @@ def judge_option_names(kind: str) -> frozenset[str]:
     if kind == "gemini-direct":  # the OpenAI-compatible judge's options, over another API
         return (judge_option_names("openai") - {"structured_output"}) | {"thinking"}
     if kind == "codex-direct":  # the direct message's options, and the confined CLI's
-        parameters = inspect.signature(CodexDirectJudge.__init__).parameters
-        own = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
-        return frozenset(own) | (judge_option_names("command") - {"nested_userns"}) | _FACTORY_OPTIONS[kind]
+        own = CODEX_DIRECT_OPTIONS | {"program"}
+        return own | (judge_option_names("command") - {"nested_userns"}) | _FACTORY_OPTIONS[kind]
     if kind == "openai":  # declared once per setting, grouped into the judge's settings objects
         return option_names() | _FACTORY_OPTIONS[kind]
     if kind not in _NOT_OPTIONS:
@@ -182,5 +181,5 @@ _BUILDERS: dict[str, Callable[[str, str, dict[str, Any]], BaseJudge]] = {
     "openai": _openai,
     "command": _command,
     "gemini-direct": lambda spec, argument, options: _openai(spec, argument, options, GeminiDirectJudge.from_options),
-    "codex-direct": lambda spec, argument, options: _openai(spec, argument, options, CodexDirectJudge),
+    "codex-direct": lambda spec, argument, options: _openai(spec, argument, options, CodexDirectJudge.from_options),
 }
