@@ -72,10 +72,10 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---|")
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     # Warm-up, unmeasured: the first call imports httpx and builds its client (a few MiB that are not the answer's).
-    OpenAICompatibleJudge("m", base_url=base_url, images="none", api_key_env="BENCH_NO_KEY", max_output_bytes=2**20).judge(item)
+    OpenAICompatibleJudge.from_options("m", base_url=base_url, images="none", api_key_env="BENCH_NO_KEY", max_output_bytes=2**20).judge(item)
     for stream in (False, True):
         for cap in args.caps:
-            judge = OpenAICompatibleJudge(
+            judge = OpenAICompatibleJudge.from_options(
                 "m", base_url=base_url, images="none",
                 api_key_env="BENCH_NO_KEY", max_output_bytes=cap * 2**20, extra_body={"stream": True} if stream else None,
             )

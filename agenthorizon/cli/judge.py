@@ -23,7 +23,6 @@ or when ``--max-cost`` stopped the run (one line names the cap and the spend);
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -37,13 +36,11 @@ from agenthorizon.cli._common import (
     non_negative_int,
 )
 from agenthorizon.judging.judges.direct_preset import DIRECT_PRESETS
-from agenthorizon.judging.judges.openai_images import BUDGET_COVERS
 from agenthorizon.judging.judges.agent_network import AGENT_NETWORKS
 from agenthorizon.judging.judges.presets import AGENT_TOOLS, HARNESSES, harness_specs
 from agenthorizon.judging.runs.reask import REASK_RULES
 from agenthorizon.judging.judges.sandbox import SANDBOX_MODES
 from agenthorizon.judging.runs.loop import DEFAULT_BREAKER
-from agenthorizon.schema import DIRECT_LAYOUTS, JUDGE_IMAGE_MODES
 from agenthorizon.util.terminal_text import printable
 
 HELP = "Run a judge over a config (resumable; one result file per item) and print its score."
@@ -142,14 +139,12 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
-    """The options of model judges (``openai:MODEL``): images, request fields, server, sampling, prices."""
-    model.add_argument(
-        "--images",
-        choices=JUDGE_IMAGE_MODES,
-        help="screenshots: auto (default: per-step, 2x2 mosaics past --max-images or a server limit), "
-        "per-step, mosaic, or none (the same run as --ablate screenshots)",
-    )
-    model.add_argument("--image-budget", type=int, metavar="N", help="most images per request")
+    """The options of model judges (``openai:MODEL``): each declared once as a setting
+    (:mod:`agenthorizon.judging.judges.direct_settings`), then the preset, Gemini's cap and the helper models."""
+    from agenthorizon.judging.judges.direct_settings import direct_knobs
+    from agenthorizon.judging.judges.knobs import add_flags
+
+    add_flags(model, direct_knobs())
     model.add_argument(
         "--preset", choices=tuple(DIRECT_PRESETS),
         help="paper-direct: the benchmark authors' direct judge (paper layout with timestamps, the whole-input "
@@ -157,64 +152,9 @@ def _add_model_arguments(model: argparse._ArgumentGroup) -> None:
         "explicit flags win; run.json records the preset and the effective values",
     )
     model.add_argument(
-        "--image-token-budget", type=int, metavar="N",
-        help="per item, screenshots sized to fit N estimated tokens (85 + w*h/170 per image); what N covers is "
-        "--budget-covers; the size is recorded per item",
-    )
-    model.add_argument(
-        "--budget-covers", choices=BUDGET_COVERS,
-        help="images (default: N is for the images alone; the largest size, same aspect, at most 512x332) or "
-        "input (the authors' rule: N is for the whole input; the text's chars // 4 and 200 come off first, the "
-        "rest is split over the screenshots, width in [64, 512], 64x41 when nothing is left)",
-    )
-    model.add_argument(
-        "--layout", choices=DIRECT_LAYOUTS,
-        help="user message: markdown (default: prompt with the whole Markdown, then the images), interleaved "
-        "(the goal, then each step's action line followed by its screenshot) or paper (the same, in the authors' "
-        "words: ### Step i, **Action:**, **Timestamp:**)",
-    )
-    model.add_argument(
-        "--timestamps", action="store_true", default=None,
-        help="interleaved and paper layouts: each step's text gives its time (ms)",
-    )
-    model.add_argument(
         "--thinking", action="store_true", default=None,
         help="gemini-direct: the output cap of a thinking model (16,384 tokens instead of 1,024)",
     )
-    model.add_argument(
-        "--system-prompt", metavar="FILE",
-        help="a UTF-8 text file sent as the system message (read at run time; its path and sha256 are recorded)",
-    )
-    model.add_argument(
-        "--max-images",
-        type=int,
-        metavar="N",
-        help="the server's image limit per request (vLLM --limit-mm-per-prompt); more screenshots are merged",
-    )
-    model.add_argument(
-        "--structured-output",
-        action="store_true",
-        default=None,
-        help="constrain answers to the verdict JSON schema (response_format json_schema)",
-    )
-    model.add_argument(
-        "--extra-body",
-        type=_json_object,
-        metavar="JSON",
-        help='more request fields as a JSON object, e.g. \'{"top_p": 0.95, "seed": 0}\'',
-    )
-    model.add_argument(
-        "--jpeg-quality",
-        type=int,
-        metavar="Q",
-        help="JPEG quality of the screenshots sent, 1-100 (default 85; the paper's preprocessing used 60)",
-    )
-    model.add_argument("--base-url", metavar="URL", help="OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    model.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the API key (default OPENAI_API_KEY)")
-    model.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default 0)")
-    model.add_argument("--max-tokens", type=int, metavar="N", help="most output tokens (default 2048)")
-    model.add_argument("--price-in", type=float, metavar="USD", help="price per 1M input tokens, to record costs")
-    model.add_argument("--price-out", type=float, metavar="USD", help="price per 1M output tokens, to record costs")
     _add_helper_arguments(model)
 
 
@@ -354,42 +294,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _json_object(text: str) -> dict:
-    """``--extra-body``'s value: a JSON object, or a clear error."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise argparse.ArgumentTypeError(
-            f"not valid JSON ({error.msg} at character {error.pos}); expected an object such as "
-            '\'{"top_p": 0.95, "seed": 0}\''
-        ) from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object ({{...}}), got {type(value).__name__}: {text}")
-    return value
-
-
 # Command-line flag, argparse dest, judge option. Which judge takes which
 # option comes from the judges' own signatures (judge_option_names).
-_JUDGE_FLAGS = (
-    ("--jpeg-quality", "jpeg_quality", "image_quality"),
-    ("--images", "images", "images"),
-    ("--image-budget", "image_budget", "image_budget"),
-    ("--image-token-budget", "image_token_budget", "image_token_budget"),
-    ("--layout", "layout", "layout"),
-    ("--timestamps", "timestamps", "timestamps"),
+def _direct_flags() -> tuple[tuple[str, str, str], ...]:
+    """The model-judge flags made from the settings' declarations, as (flag, dest, option)."""
+    from agenthorizon.judging.judges.direct_settings import direct_knobs
+    from agenthorizon.judging.judges.knobs import CLI_MODEL
+
+    return tuple((k.flag, k.dest, k.option) for k in direct_knobs() if k.flag is not None and k.cli == CLI_MODEL)
+
+
+_JUDGE_FLAGS = _direct_flags() + (
     ("--thinking", "thinking", "thinking"),
-    ("--budget-covers", "budget_covers", "budget_covers"),
     ("--preset", "preset", "preset"),
-    ("--system-prompt", "system_prompt", "system_prompt"),
-    ("--max-images", "max_images", "max_images"),
-    ("--structured-output", "structured_output", "structured_output"),
-    ("--extra-body", "extra_body", "extra_body"),
-    ("--base-url", "base_url", "base_url"),
-    ("--api-key-env", "api_key_env", "api_key_env"),
-    ("--temperature", "temperature", "temperature"),
-    ("--max-tokens", "max_tokens", "max_tokens"),
-    ("--price-in", "price_in", "price_input_per_1m"),
-    ("--price-out", "price_out", "price_output_per_1m"),
     ("--select-steps", "select_steps", "select_steps"),
     ("--step-selector", "step_selector", "step_selector"),
     ("--summarise-with", "summarise_with", "summarise_with"),

@@ -31,7 +31,7 @@ from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES
 from agenthorizon.judging.runs.inspect_log import TASK_METADATA, TASK_NAME, judge_settings
 from agenthorizon.schema import CONFIG_AH, DEV_GROUPS, IMAGE_MODE_AUTO, LAYOUT_MARKDOWN
 
-__all__ = ["agenthorizon", "message_builder"]
+__all__ = ["agenthorizon", "inspect_parameters", "message_builder"]
 
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 2048
@@ -39,34 +39,39 @@ DEFAULT_MAX_TOKENS = 2048
 ``--temperature`` / ``--max-tokens`` override them, and the log records what was used."""
 
 
-def message_builder(
-    *,
-    prompt: str | None = "project",
-    images: str = IMAGE_MODE_AUTO,
-    max_images: int | None = None,
-    image_budget: int | None = None,
-    image_token_budget: int | None = None,
-    budget_covers: str = BUDGET_IMAGES,
-    jpeg_quality: int | None = None,
-    layout: str = LAYOUT_MARKDOWN,
-    timestamps: bool = False,
-    system_prompt: str | None = None,
-) -> Any:
+def inspect_parameters() -> dict[str, Any]:
+    """The task's judge parameters and their defaults, from the settings' declarations (named as the flags' dests).
+
+    >>> inspect_parameters()["jpeg_quality"] is None, inspect_parameters()["images"]
+    (True, 'auto')
+    """
+    from agenthorizon.judging.judges.direct_settings import direct_knobs
+
+    return {item.dest: item.default for item in direct_knobs() if item.inspect}
+
+
+def message_builder(**parameters: Any) -> Any:
     """The OpenAI-compatible judge whose messages the samples hold, built as ``agenthorizon judge`` builds it.
 
-    Every option is the judge's own and is checked by it: an unknown
-    ``layout`` or image mode is refused naming the choices, a missing
-    ``system_prompt`` file naming the file.
+    ``parameters`` are the task's judge parameters (:func:`inspect_parameters`;
+    another name is refused, naming those there are). Every value is checked
+    by the judge: an unknown ``layout`` or image mode is refused naming the
+    choices, a missing ``system_prompt`` file naming the file.
     """
+    from agenthorizon.judging.judges.direct_settings import direct_knobs
     from agenthorizon.judging.judges.factory import make_judge
     from agenthorizon.judging.judges.release_prompt import prompt_option
 
+    declared = {item.dest: item for item in direct_knobs() if item.inspect}
+    unknown = sorted(set(parameters) - set(declared))
+    if unknown:
+        raise ValueError(f"agenthorizon task: unknown parameter(s) {', '.join(unknown)}; expected some of "
+                         f"{', '.join(declared)}")
+    options = {declared[name].option: value for name, value in parameters.items()}
+    if "prompt" in options:
+        options["prompt"] = prompt_option(options["prompt"], "prompt")
     # The model name is Inspect's (--model); the builder never sends a request.
-    return make_judge(
-        f"openai:{TASK_NAME}", prompt=prompt_option(prompt, "prompt"), images=images, max_images=max_images,
-        image_budget=image_budget, image_token_budget=image_token_budget, budget_covers=budget_covers,
-        image_quality=jpeg_quality, layout=layout, timestamps=timestamps, system_prompt=system_prompt,
-    )
+    return make_judge(f"openai:{TASK_NAME}", **options)
 
 
 @task(name=TASK_NAME)
@@ -121,11 +126,9 @@ def agenthorizon(
     from agenthorizon.judging.runs.selection import resolve_references, select_items
     from agenthorizon.judging.runs.shards import parse_shard
 
-    builder = message_builder(
-        prompt=prompt, images=images, max_images=max_images, image_budget=image_budget,
-        image_token_budget=image_token_budget, budget_covers=budget_covers, jpeg_quality=jpeg_quality, layout=layout,
-        timestamps=timestamps, system_prompt=system_prompt,
-    )
+    # The judge parameters, by their declared names (tests/inspect checks this signature against them).
+    given = locals()
+    builder = message_builder(**{name: given[name] for name in inspect_parameters()})
     parsed_shard = parse_shard(shard)
     root = package.resolve_release(
         data, config, images="paths", revision=revision, dev_groups=dev_groups, dev_manifest=dev_manifest,

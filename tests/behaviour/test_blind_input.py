@@ -475,7 +475,7 @@ def test_http_payload_and_command_sandbox_carry_no_hidden_value(full_rows, tiny_
     server = _stub_server()
     monkeypatch.setenv("AH_BLIND_KEY", "sk-blind-test")
     try:
-        judge = OpenAICompatibleJudge("m", base_url=server.base_url, api_key_env="AH_BLIND_KEY", image_budget=3,
+        judge = OpenAICompatibleJudge.from_options("m", base_url=server.base_url, api_key_env="AH_BLIND_KEY", image_budget=3,
                                       cache_dir=str(tmp_path / "cache"), backoff_base=0.01)
         for row in full_rows[:6]:
             judge.judge(build_judge_input(row))

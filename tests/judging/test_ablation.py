@@ -148,12 +148,12 @@ def direct_runs(dataset, tiny_root, tmp_path_factory):
     server = ModelServer({name: lambda body: ANSWER for name in [*models.values(), "m-images-none"]})
     try:
         for (ablation, layout, images), model in models.items():
-            judge = OpenAICompatibleJudge(model, base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY",
+            judge = OpenAICompatibleJudge.from_options(model, base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY",
                                           layout=layout, images=images)
             summary = run_judge(judge, dataset, base / model, ablate=list(ablation), data_root=tiny_root,
                                 progress=False, concurrency=2)
             assert summary.counts.ok == len(dataset) and not summary.errors, (model, summary.errors)
-        judge = OpenAICompatibleJudge("m-images-none", base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY",
+        judge = OpenAICompatibleJudge.from_options("m-images-none", base_url=server.base_url, api_key_env="AH_ABLATION_NO_KEY",
                                       images="none")
         run_judge(judge, dataset, base / "m-images-none", data_root=tiny_root, progress=False, concurrency=2)
     finally:

@@ -192,7 +192,7 @@ def test_reask_stops_at_its_limit_and_the_invalid_answer_counts_as_wrong(tiny_ro
     server.script = [(200, {}, StubServer.completion(f"thinking... {n}"), 0) for n in range(3)]
     dataset = agenthorizon.load_dataset(tiny_root, "all", split="test", images="paths")
     try:
-        judge = OpenAICompatibleJudge("stub-model", base_url=server.base_url, images="none", api_key_env="AH_TEST_UNSET")
+        judge = OpenAICompatibleJudge.from_options("stub-model", base_url=server.base_url, images="none", api_key_env="AH_TEST_UNSET")
         summary = run_judge(judge, dataset.select([0]), tmp_path / "run", progress=False, reask=1, data_root=tiny_root)
     finally:
         server.close()

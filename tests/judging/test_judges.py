@@ -166,7 +166,7 @@ def fast_judge(stub, **kwargs):
     options = dict(base_url=stub.base_url, api_key_env="AH_TEST_KEY", backoff_base=0.01, backoff_max=0.05,
                    timeout=5.0, rng=random.Random(0), cache_dir=None)
     options.update(kwargs)
-    return OpenAICompatibleJudge("stub-model", **options)
+    return OpenAICompatibleJudge.from_options("stub-model", **options)
 
 
 def test_openai_judge_sends_prompt_images_and_key_and_records_usage(stub, screenshot_files, monkeypatch, tmp_path):
@@ -269,14 +269,14 @@ def test_a_key_the_server_quotes_back_never_reaches_result_files_or_messages(stu
 
 def test_openai_judge_retries_connection_errors():
     # Nothing listens on this port: every attempt is a connection error.
-    judge = OpenAICompatibleJudge("m", base_url="http://127.0.0.1:9/v1", images="none", retries=2,
+    judge = OpenAICompatibleJudge.from_options("m", base_url="http://127.0.0.1:9/v1", images="none", retries=2,
                                   backoff_base=0.01, timeout=2.0)
     with pytest.raises(JudgeError, match="gave up after 3 attempts.*Connect"):
         judge.judge(build_judge_input(make_row("x")))
 
 
 def test_backoff_is_exponential_with_jitter_and_capped():
-    judge = OpenAICompatibleJudge("m", base_url="http://h/v1", backoff_base=1.0, backoff_max=8.0, rng=random.Random(1))
+    judge = OpenAICompatibleJudge.from_options("m", base_url="http://h/v1", backoff_base=1.0, backoff_max=8.0, rng=random.Random(1))
     for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (6, 8.0)]:
         delays = [judge.retry.delay(attempt, None, rng=judge._rng) for _ in range(50)]
         assert all(ceiling / 2 <= d <= ceiling for d in delays)
@@ -289,7 +289,7 @@ def test_backoff_is_exponential_with_jitter_and_capped():
 def test_openai_judge_requires_a_key_for_the_hosted_api(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(JudgeError, match="OPENAI_API_KEY is not set"):
-        OpenAICompatibleJudge("gpt-x", images="none").judge(build_judge_input(make_row("x")))
+        OpenAICompatibleJudge.from_options("gpt-x", images="none").judge(build_judge_input(make_row("x")))
 
 
 def test_openai_judge_under_concurrency_reuses_one_client_per_loop(stub):
@@ -424,7 +424,7 @@ def test_auto_images_are_per_step_under_the_limit_and_mosaics_over_it(stub, scre
     spec_images = fast_judge(stub, max_images=4).spec()["images"]
     assert spec_images["mode"] == "auto" and spec_images["max_images"] == 4
     assert spec_images["mosaic"]["size"] == [1024, 664] and "2x2" in spec_images["reading_order"]
-    assert OpenAICompatibleJudge("m", base_url="http://h/v1").image_options.mode == "auto"  # the protocol is the default
+    assert OpenAICompatibleJudge.from_options("m", base_url="http://h/v1").image_options.mode == "auto"  # the protocol is the default
 
 
 def test_a_server_image_limit_answer_is_retried_as_mosaics(screenshot_files, tmp_path):

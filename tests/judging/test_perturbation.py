@@ -117,7 +117,7 @@ def test_a_loopback_server_receives_the_perturbed_input(dataset, row, tiny_root,
     """The direct judge's interleaved layout: the goal after the steps, reworded lines, half the steps."""
     server = ModelServer({"m": lambda body: ANSWER})
     try:
-        judge = OpenAICompatibleJudge("m", base_url=server.base_url, api_key_env="AH_PERTURB_NO_KEY",
+        judge = OpenAICompatibleJudge.from_options("m", base_url=server.base_url, api_key_env="AH_PERTURB_NO_KEY",
                                       layout="interleaved")
         ids = [row["trajectory_id"]]
         one = dataset.filter(lambda r: r["trajectory_id"] in ids)

@@ -82,7 +82,7 @@ def runs(small_root, tmp_path_factory, monkeypatch_module):
         run_judge("lexical", dataset, base / "lexical", config="all", data_root=small_root, progress=False)
         folders["lexical"] = base / "lexical"
         for model, (price_in, price_out) in PRICES.items():
-            judge = OpenAICompatibleJudge(model, base_url=server.base_url, api_key_env="AH_TEST_KEY", images="none",
+            judge = OpenAICompatibleJudge.from_options(model, base_url=server.base_url, api_key_env="AH_TEST_KEY", images="none",
                                           price_input_per_1m=price_in, price_output_per_1m=price_out, cache_dir=None)
             run_judge(judge, dataset, base / model, config="all", data_root=small_root, progress=False)
             folders[model] = base / model

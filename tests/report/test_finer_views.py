@@ -34,7 +34,7 @@ def priced_runs(small_root, tmp_path_factory):
     patch.setenv("AH_TEST_KEY", "sk-test-not-a-real-key")
     try:
         for name, prices in (("priced", {"price_input_per_1m": 3.0, "price_output_per_1m": 15.0}), ("unpriced", {})):
-            judge = OpenAICompatibleJudge("sharp", base_url=server.base_url, api_key_env="AH_TEST_KEY", images="none",
+            judge = OpenAICompatibleJudge.from_options("sharp", base_url=server.base_url, api_key_env="AH_TEST_KEY", images="none",
                                           cache_dir=None, **prices)
             run_judge(judge, dataset, base / name, config="AH", data_root=small_root, progress=False)
     finally:

@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import JudgeOutput
 from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, protocol_record, text_chars
-from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES, ImageOptions, ImagePlan
+from agenthorizon.judging.judges.direct_settings import MessageSettings, group_options
+from agenthorizon.judging.judges.knobs import knobs
+from agenthorizon.judging.judges.openai_images import ImageOptions, ImagePlan
 from agenthorizon.judging.judges.presets import HARNESSES, HarnessJudge
 from agenthorizon.judging.judges.prompts import DIRECT_PROMPT, verdict_json_schema
 from agenthorizon.judging.judges.release_prompt import PROMPT_PROJECT, PROMPT_RELEASE, prompt_record
-from agenthorizon.schema import ABLATE_SCREENSHOTS, IMAGE_MODE_AUTO, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, LAYOUT_MARKDOWN
+from agenthorizon.schema import ABLATE_SCREENSHOTS, IMAGE_MODE_AUTO, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP
 
 if TYPE_CHECKING:
     from agenthorizon.judging.inputs import JudgeInput
@@ -115,6 +117,10 @@ class _Request:
     images: list[Any]
 
 
+CODEX_DIRECT_OPTIONS = frozenset(item.option for item in knobs(ImageOptions, MessageSettings)) - {"max_images"}
+"""The direct judge's options this judge takes: its message and screenshots (no server image limit)."""
+
+
 class CodexDirectJudge(HarnessJudge):
     """The direct judge through ``codex exec --output-schema`` (module docstring).
 
@@ -122,47 +128,57 @@ class CodexDirectJudge(HarnessJudge):
     ----------
     model : str
         The model as Codex names it (``gpt-5.5``), of the provider the user's ``~/.codex/config.toml`` sets.
-    prompt, layout, timestamps, system_prompt, images, image_budget, image_size, image_quality,
-    image_strategy, image_token_budget, budget_covers, cache_dir
-        The direct message and its screenshots, as for
+    images : ImageOptions, optional
+        The screenshots, as for
         :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`;
-        ``images`` is ``per-step`` (default), ``mosaic`` or ``none`` (no server
-        limit to fall back from: ``auto`` is ``per-step`` here).
+        the mode is ``per-step`` (default), ``mosaic`` or ``none`` (no server
+        limit to fall back from: ``auto`` is ``per-step`` here, ``max_images`` unused).
+    message : MessageSettings, optional
+        The prompt (``project`` or a template), layout, step times and system prompt.
     program : str, optional
         The ``codex`` executable, when it is not on ``PATH``.
     **options
         The command judge's (``timeout``, ``sandbox``, ``env``, ``agent_endpoints``...).
 
-    >>> judge = CodexDirectJudge("gpt-5.5", layout="paper")
+    :meth:`from_options` takes flat option names (``layout="paper"``), as ``make_judge`` gives them.
+
+    >>> judge = CodexDirectJudge.from_options("gpt-5.5", layout="paper")
     >>> judge.spec()["spec"], "--output-schema" in judge.spec()["command"]
     ('codex-direct:gpt-5.5', True)
     """
 
     def __init__(
-        self, model: str, *, prompt: str = DIRECT_PROMPT, layout: str = LAYOUT_MARKDOWN, timestamps: bool = False,
-        system_prompt: str | None = None, images: str = IMAGE_MODE_PER_STEP, image_budget: int | None = None,
-        image_size: tuple[int, int] = (512, 332), image_quality: int | None = None, image_strategy: str | None = None,
-        image_token_budget: int | None = None, budget_covers: str = BUDGET_IMAGES, cache_dir: str | None = None,
+        self, model: str, *, images: ImageOptions | None = None, message: MessageSettings | None = None,
         program: str | None = None, **options: Any,
     ) -> None:
-        if prompt == PROMPT_RELEASE:
+        message = message or MessageSettings()
+        if message.prompt == PROMPT_RELEASE:
             raise ValueError("codex-direct judge: prompt must be 'project' or a template; the release's prompt is "
                              "for agents that read the item's files (use codex:MODEL)")
-        images = IMAGE_MODE_PER_STEP if images == IMAGE_MODE_AUTO else images
+        images = images or ImageOptions(IMAGE_MODE_PER_STEP)
+        if images.mode == IMAGE_MODE_AUTO:
+            images = dataclasses.replace(images, mode=IMAGE_MODE_PER_STEP)
         # The command judge's prompt is unused (command_line sends this judge's own text); it must only be valid.
         super().__init__(CODEX_DIRECT, model, prompt="{{TRAJECTORY_ID}}", program=program, **options)
-        self.template = DIRECT_PROMPT if prompt == PROMPT_PROJECT else prompt
-        self.image_options = ImageOptions(images, image_budget, None, tuple(image_size), image_quality, image_strategy,
-                                          image_token_budget, cache_dir, budget_covers)
-        self.ablation = (ABLATE_SCREENSHOTS,) if images == IMAGE_MODE_NONE else ()
-        self.layout = check_layout(layout, bool(timestamps))
-        self.timestamps = bool(timestamps)
-        self.system_prompt = None if system_prompt is None else SystemPrompt.read(system_prompt)
+        self.template = DIRECT_PROMPT if message.prompt == PROMPT_PROJECT else message.prompt
+        self.image_options = images
+        self.ablation = (ABLATE_SCREENSHOTS,) if images.mode == IMAGE_MODE_NONE else ()
+        self.layout = check_layout(message.layout, bool(message.timestamps))
+        self.timestamps = bool(message.timestamps)
+        self.system_prompt = None if message.system_prompt is None else SystemPrompt.read(message.system_prompt)
         self.reports_cost = False
         # Set by make_judge(..., preset=NAME), as for the OpenAI-compatible judge.
         self.preset: dict[str, Any] | None = None
         self.run_defaults: dict[str, Any] = {}
         self._requests: dict[str, _Request] = {}
+
+    @classmethod
+    def from_options(cls, model: str, **options: Any) -> CodexDirectJudge:
+        """The judge from flat options: the direct message's and screenshots' (:data:`CODEX_DIRECT_OPTIONS`) and
+        the command judge's."""
+        own = {name: options.pop(name) for name in list(options) if name in CODEX_DIRECT_OPTIONS}
+        groups = group_options({"images": IMAGE_MODE_PER_STEP, **own})
+        return cls(model, images=groups["images"], message=groups["message"], **options)
 
     # --- description ------------------------------------------------------------
 

@@ -102,7 +102,7 @@ class StepSelectionJudge(HelpedJudge):
         identity: dict[str, Any] = {"k": self.steps, "rule": self.rule}
         if self.helper is not None:
             identity["selector"] = {
-                "model": self.helper.model, "sampling": self.helper.request.sampling(),
+                "model": self.helper.model, "sampling": self.helper.sampling.record(),
                 "prompt_sha256": hashlib.sha256(SELECTOR_PROMPT.encode("utf-8")).hexdigest(),
             }
         return identity
@@ -141,7 +141,7 @@ class StepSelectionJudge(HelpedJudge):
     async def _ask(self, judge_input: JudgeInput, available: list[int], calls: CallTotals) -> tuple[list[int], str, bool]:
         assert self.helper is not None and self.cache is not None
         messages = selector_messages(judge_input, self.steps)
-        request = self.helper.request.body(self.helper.model, messages)
+        request = self.helper.sampling.body(self.helper.model, messages)
         key = cache_key({
             "trajectory_id": judge_input.trajectory_id, "selector": self.helper.model, "k": self.steps,
             "request_sha256": hashlib.sha256(json.dumps(request, sort_keys=True).encode("utf-8")).hexdigest(),

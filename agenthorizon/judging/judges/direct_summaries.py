@@ -128,7 +128,7 @@ class ScreenshotSummaryJudge(HelpedJudge):
         """What decides a summary besides the screenshot: model, prompt sha256, sampling, image settings."""
         return {
             "model": self.summariser.model, "prompt_sha256": hashlib.sha256(SUMMARY_PROMPT.encode("utf-8")).hexdigest(),
-            "sampling": self.summariser.request.sampling(), "images": self.summariser.image_options.record(),
+            "sampling": self.summariser.sampling.record(), "images": self.summariser.image_options.record(),
         }
 
     @property

@@ -1,10 +1,11 @@
 """``make_judge(spec, **options)``: judges from the command line's specs.
 
-The options each kind of judge takes are read from its constructor's
-signature (:func:`judge_option_names`), so a new keyword argument of
+The options each kind of judge takes (:func:`judge_option_names`) are the
+direct judge's declared settings (:mod:`~agenthorizon.judging.judges.direct_settings`)
+and the other judges' constructor keywords, so a new setting of
 :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge` or
-:class:`~agenthorizon.judging.judges.command.CommandJudge` is an option here
-at once, and the CLI asks this module instead of keeping its own list.
+keyword of :class:`~agenthorizon.judging.judges.command.CommandJudge` is an
+option here at once, and the CLI asks this module instead of keeping its own list.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Any, Callable
 
 from agenthorizon.judging.judges.base import BaseJudge
 from agenthorizon.judging.judges.baselines import ConstantJudge, LexicalJudge, RandomJudge
-from agenthorizon.judging.judges.codex_direct import CodexDirectJudge
+from agenthorizon.judging.judges.codex_direct import CODEX_DIRECT_OPTIONS, CodexDirectJudge
 from agenthorizon.judging.judges.command import CommandJudge
 from agenthorizon.judging.judges.direct_preset import direct_preset
+from agenthorizon.judging.judges.direct_settings import option_names
 from agenthorizon.judging.judges.gemini_direct import GeminiDirectJudge
 from agenthorizon.judging.judges.helper_options import HELPER_OPTIONS, with_helper
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
@@ -45,8 +47,8 @@ JUDGE_KINDS: dict[str, type[BaseJudge]] = {
     "codex-direct": CodexDirectJudge,
 }
 """Spec prefix -> judge class (the harness presets all run through :class:`HarnessJudge`)."""
-# Constructor arguments that are not options: set by the spec, or for tests only.
-_NOT_OPTIONS = {"openai": {"model", "rng"}, "command": {"command"}}
+# Constructor arguments that are not options: set by the spec.
+_NOT_OPTIONS = {"command": {"command"}}
 # Options the factory itself takes: a direct judge's preset (direct_preset.py), its helper model (helper_options.py).
 _FACTORY_OPTIONS = {"openai": frozenset({"preset"}) | HELPER_OPTIONS, "gemini-direct": frozenset({"preset"}),
                     "codex-direct": frozenset({"preset"})}
@@ -73,9 +75,10 @@ def judge_option_names(kind: str) -> frozenset[str]:
     if kind == "gemini-direct":  # the OpenAI-compatible judge's options, over another API
         return (judge_option_names("openai") - {"structured_output"}) | {"thinking"}
     if kind == "codex-direct":  # the direct message's options, and the confined CLI's
-        parameters = inspect.signature(CodexDirectJudge.__init__).parameters
-        own = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
-        return frozenset(own) | (judge_option_names("command") - {"nested_userns"}) | _FACTORY_OPTIONS[kind]
+        own = CODEX_DIRECT_OPTIONS | {"program"}
+        return own | (judge_option_names("command") - {"nested_userns"}) | _FACTORY_OPTIONS[kind]
+    if kind == "openai":  # declared once per setting, grouped into the judge's settings objects
+        return option_names() | _FACTORY_OPTIONS[kind]
     if kind not in _NOT_OPTIONS:
         return frozenset()
     parameters = inspect.signature(JUDGE_KINDS[kind].__init__).parameters
@@ -132,14 +135,14 @@ def _random(spec: str, argument: str, options: dict[str, Any]) -> BaseJudge:
     return RandomJudge(seed)
 
 
-def _openai(spec: str, argument: str, options: dict[str, Any], cls: Any = OpenAICompatibleJudge) -> BaseJudge:
+def _openai(spec: str, argument: str, options: dict[str, Any], build: Any = OpenAICompatibleJudge.from_options) -> BaseJudge:
     kind = spec.strip().partition(":")[0].strip().lower()
     if not argument:
         raise ValueError(f"judge spec {spec!r}: expected {kind}:MODEL, e.g. {kind}:{_DIRECT_EXAMPLES[kind]}")
     name = options.pop("preset", None)
     helper = {key: options.pop(key) for key in list(options) if key in HELPER_OPTIONS}
     if name is None:
-        return with_helper(cls(argument, **options), helper)
+        return with_helper(build(argument, **options), helper)
     # A preset's values under the options given (they win); the judge records both.
     preset = direct_preset(name)
     effective = preset.judge_options(options)
@@ -148,7 +151,7 @@ def _openai(spec: str, argument: str, options: dict[str, Any], cls: Any = OpenAI
     for option in _PRESET_KEEPS_OUT.get(kind, ()):
         if option not in options:
             effective.pop(option, None)
-    judge = cls(argument, **effective)
+    judge = build(argument, **effective)
     judge.preset = preset.record(options)
     judge.run_defaults = dict(preset.run)
     return with_helper(judge, helper)
@@ -177,6 +180,6 @@ _BUILDERS: dict[str, Callable[[str, str, dict[str, Any]], BaseJudge]] = {
     "random": _random,
     "openai": _openai,
     "command": _command,
-    "gemini-direct": lambda spec, argument, options: _openai(spec, argument, options, GeminiDirectJudge),
-    "codex-direct": lambda spec, argument, options: _openai(spec, argument, options, CodexDirectJudge),
+    "gemini-direct": lambda spec, argument, options: _openai(spec, argument, options, GeminiDirectJudge.from_options),
+    "codex-direct": lambda spec, argument, options: _openai(spec, argument, options, CodexDirectJudge.from_options),
 }

@@ -21,6 +21,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from agenthorizon.judging.judges.base import PreflightError
+from agenthorizon.judging.judges.direct_settings import SamplingSettings, TransportSettings, group_options
 from agenthorizon.judging.judges.openai_answer import Completion, NotACompletion
 from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
 from agenthorizon.judging.judges.openai_protocol import public_url
@@ -124,6 +125,14 @@ def gemini_completion(body: TailBuffer) -> Completion:
     )
 
 
+GEMINI_KEY_ENV = "GEMINI_API_KEY"
+
+
+def _cap(thinking: bool) -> int:
+    """The output cap of a thinking model, or of another."""
+    return GEMINI_THINKING_MAX_TOKENS if thinking else GEMINI_MAX_TOKENS
+
+
 class GeminiDirectJudge(OpenAICompatibleJudge):
     """The direct judge in Gemini's native request shape (module docstring).
 
@@ -135,14 +144,14 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
         The output cap for a thinking model: 16,384 tokens instead of 1,024
         (``max_tokens`` given explicitly wins). The model's own thinking
         setting is left as it is.
-    base_url : str
-        The API root including its version (default Google's ``.../v1beta``).
-    api_key_env : str
-        The variable holding the key (default ``GEMINI_API_KEY``), sent as ``x-goog-api-key``.
-    **options
-        As for :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`;
+    sampling, images, transport, budget, message, rng
+        As for :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`,
+        but without ``sampling`` the output cap is ``thinking``'s and without
+        ``transport`` the server is Google's (``.../v1beta``) and the key's
+        variable ``GEMINI_API_KEY`` (sent as ``x-goog-api-key``);
         ``extra_body`` fields go at the top of the body, and its ``generationConfig``
-        (if any) is merged into the judge's.
+        (if any) is merged into the judge's. :meth:`from_options` takes flat
+        options (``max_tokens`` given explicitly wins over ``thinking``'s cap).
 
     >>> judge = GeminiDirectJudge("gemini-3.1-pro", thinking=True)
     >>> judge.spec()["spec"], judge.request_body([{"role": "user", "content": "hi"}])["generationConfig"]
@@ -152,16 +161,20 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
     name = "gemini-direct"
     hosted_base_url = GEMINI_BASE_URL
 
-    def __init__(
-        self, model: str, *, thinking: bool = False, max_tokens: int | None = None, base_url: str = GEMINI_BASE_URL,
-        api_key_env: str = "GEMINI_API_KEY", structured_output: bool = False, **options: Any,
-    ) -> None:
-        if structured_output:
+    def __init__(self, model: str, *, thinking: bool = False, **settings: Any) -> None:
+        sampling = settings.pop("sampling", None) or SamplingSettings(max_tokens=_cap(thinking))
+        if sampling.structured_output:
             raise ValueError("gemini-direct judge: structured_output is the OpenAI response_format; "
                              "pass Gemini's responseSchema in --extra-body's generationConfig instead")
-        cap = max_tokens if max_tokens is not None else (GEMINI_THINKING_MAX_TOKENS if thinking else GEMINI_MAX_TOKENS)
-        super().__init__(model, max_tokens=cap, base_url=base_url, api_key_env=api_key_env, **options)
+        transport = settings.pop("transport", None) or TransportSettings(GEMINI_BASE_URL, GEMINI_KEY_ENV)
+        super().__init__(model, sampling=sampling, transport=transport, **settings)
         self.thinking = bool(thinking)
+
+    @classmethod
+    def from_options(cls, model: str, *, rng: Any = None, thinking: bool = False, **options: Any) -> GeminiDirectJudge:
+        """The judge from flat options, Gemini's defaults under them (``max_tokens`` given wins over ``thinking``)."""
+        defaults = {"max_tokens": _cap(thinking), "base_url": GEMINI_BASE_URL, "api_key_env": GEMINI_KEY_ENV}
+        return cls(model, thinking=thinking, rng=rng, **group_options({**defaults, **options}))
 
     def spec(self) -> dict[str, Any]:
         spec = super().spec()
@@ -172,8 +185,8 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
         return f"{self.base_url}/models/{self.model}:generateContent"
 
     def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        extra = dict(self.request.extra_body)
-        config = {"temperature": self.request.temperature, "maxOutputTokens": self.request.max_tokens,
+        extra = dict(self.sampling.extra_body)
+        config = {"temperature": self.sampling.temperature, "maxOutputTokens": self.sampling.max_tokens,
                   **(extra.pop("generationConfig", None) or {})}
         return {"contents": gemini_contents(messages), "generationConfig": config, **extra}
 
@@ -192,7 +205,7 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
         client = await self._client_for_loop()
         try:
             response = await client.get(f"{self.base_url}/models/{self.model}", headers=headers,
-                                        timeout=min(self.request.timeout, 15.0))
+                                        timeout=min(self.transport.timeout, 15.0))
         except (httpx.TimeoutException, httpx.TransportError) as error:
             detail = scrub(f"{type(error).__name__}: {error}")
             raise PreflightError(f"gemini-direct judge: cannot reach {where} ({detail}); is --base-url right?") from None

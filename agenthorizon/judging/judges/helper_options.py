@@ -62,7 +62,7 @@ def with_helper(judge: OpenAICompatibleJudge, options: dict[str, Any]) -> BaseJu
 def _helper(judge: OpenAICompatibleJudge, model: str, given: dict[str, Any], max_tokens: int, **images: Any) -> OpenAICompatibleJudge:
     from agenthorizon.judging.judges.openai_compat import OpenAICompatibleJudge
 
-    return OpenAICompatibleJudge(
+    return OpenAICompatibleJudge.from_options(
         model, base_url=given.get("helper_base_url") or judge.base_url, api_key_env=judge.api_key_env,
         temperature=0.0, max_tokens=max_tokens, retries=judge.retry.retries, backoff_base=judge.retry.backoff_base,
         backoff_max=judge.retry.backoff_max, timeout=judge.timeout, images="per-step",

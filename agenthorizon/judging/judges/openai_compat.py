@@ -1,4 +1,3 @@
-# Over 500 lines: one item's flow (images, request, answer, re-ask) and the hooks gemini-direct and the helper models override; split, the flow reads in three files.
 """A judge that calls any OpenAI-compatible chat-completions server.
 
 vLLM (``vllm serve MODEL``), SGLang, llama.cpp's server, OpenRouter and the
@@ -23,7 +22,8 @@ budget), the messages (:mod:`~agenthorizon.judging.judges.direct_messages`:
 layouts, the system prompt), one bounded request
 (:mod:`~agenthorizon.judging.judges.openai_transport`) and its answer
 (:mod:`~agenthorizon.judging.judges.openai_answer`), the wire-protocol
-helpers and request settings (:mod:`~agenthorizon.judging.judges.openai_protocol`).
+helpers (:mod:`~agenthorizon.judging.judges.openai_protocol`) and the
+settings (:mod:`~agenthorizon.judging.judges.direct_settings`).
 This class holds the options and runs one item: plan, send, fall back to
 mosaics when the server says the request is too large.
 """
@@ -36,12 +36,20 @@ import random
 import time
 from typing import TYPE_CHECKING, Any
 
-from agenthorizon.judging.judges.base import DEFAULT_MAX_OUTPUT_BYTES, BaseJudge, JudgeError, JudgeOutput, PreflightError
+from agenthorizon.judging.judges.base import BaseJudge, JudgeError, JudgeOutput, PreflightError
 from agenthorizon.judging.judges.direct_messages import SystemPrompt, chat_messages, check_layout, protocol_record, text_chars
-from agenthorizon.judging.judges.openai_images import BUDGET_IMAGES, MERGE_REASONS, ImageOptions, ImagePlan
+from agenthorizon.judging.judges.direct_settings import (
+    DEFAULT_BASE_URL,
+    DEFAULT_TIMEOUT,
+    BudgetSettings,
+    MessageSettings,
+    SamplingSettings,
+    TransportSettings,
+    group_options,
+)
+from agenthorizon.judging.judges.openai_images import MERGE_REASONS, ImageOptions, ImagePlan
 from agenthorizon.judging.judges.openai_protocol import (
     RETRY_STATUSES,
-    RequestSettings,
     is_serving_limit_error,
     parse_retry_after,
     public_url,
@@ -62,7 +70,7 @@ from agenthorizon.judging.judges.release_prompt import (
 )
 from agenthorizon.judging.retry import RetryPolicy
 from agenthorizon.judging.secrets import check_secret, register_secret, scrub
-from agenthorizon.schema import ABLATE_SCREENSHOTS, IMAGE_MODE_AUTO, IMAGE_MODE_NONE, JUDGE_IMAGE_MODES, LAYOUT_MARKDOWN
+from agenthorizon.schema import ABLATE_SCREENSHOTS, IMAGE_MODE_AUTO, IMAGE_MODE_NONE, JUDGE_IMAGE_MODES
 
 if TYPE_CHECKING:
     import httpx
@@ -82,10 +90,6 @@ __all__ = [
     "verdict_response_format",
 ]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_TIMEOUT = 900.0
-"""Seconds for one request, from connecting to the end of the answer: room for a long
-trajectory with dozens of images on a busy server (the command line's ``--timeout`` default)."""
 
 
 class OpenAICompatibleJudge(BaseJudge):
@@ -95,88 +99,51 @@ class OpenAICompatibleJudge(BaseJudge):
     ----------
     model : str
         Model name as the server knows it (``Qwen/Qwen3-VL-8B-Instruct``, ``gpt-5``).
-    base_url : str
-        Server root including ``/v1``.
-    api_key_env : str
-        Name of the environment variable holding the key. When it is unset the
-        request carries no ``Authorization`` header (a local vLLM needs none);
-        for the default OpenAI URL a missing key is an error.
-    temperature, max_tokens : sampling parameters sent with every request.
-    images : {"auto", "per-step", "mosaic", "none"}
-        ``per-step`` attaches each selected screenshot downscaled to ``image_size``;
-        ``mosaic`` packs four consecutive screenshots into one 2x2 row-major
-        image (the prompt states the reading order); ``none`` sends text only
-        and is the screenshots ablation: the judge's ``ablation`` names
-        ``screenshots``, so a run withholds them from its inputs altogether
-        and records the ablation (as ``run_judge(ablate="screenshots")``).
-        ``auto`` (the default, the protocol's behaviour) sends per-step images
-        while the item's selected screenshots number at most ``max_images``,
-        and mosaics of the same screenshots otherwise; when the server answers
-        HTTP 400 because the image limit or the context length was exceeded
-        (:func:`is_serving_limit_error`), the item is sent again as mosaics,
-        and if that is still too large, as mosaics under half the image budget.
-    image_budget : int, optional
-        Most images per request (screenshots for per-step, mosaics for mosaic).
-    max_images : int, optional
-        The server's limit on images per request (vLLM's
-        ``--limit-mm-per-prompt '{"image": N}'``); ``None`` when unknown. Used by
-        ``auto``; the other modes never send more images than this either.
-    image_token_budget : int, optional
-        Estimated tokens allowed per item, estimating ``85 + w*h/170`` tokens
-        per image (:mod:`~agenthorizon.judging.judges.openai_images`); what
-        they cover is ``budget_covers``. The size chosen is in each result's
-        telemetry (``image_size``).
-    budget_covers : {"images", "input"}
-        ``images`` (default): the budget is for the images alone, sent at the
-        largest size (aspect of ``image_size``, at most ``image_size``) that
-        fits. ``input`` (the benchmark authors' rule): the budget is for the
-        whole input; the text's estimate (characters // 4, every text of the
-        request) and 200 tokens come off first, and the screenshots get the
-        largest width in [64, 512] whose share fits, height from the
-        1710:1112 aspect; 64x41 thumbnails when nothing is left.
-    structured_output : bool
-        Send ``response_format`` with the verdict JSON schema
-        (:func:`verdict_response_format`) so the server constrains decoding to it.
-    extra_body : dict, optional
-        More request fields, sent as given (``top_p``, ``seed``,
-        ``chat_template_kwargs``, ``stream``...) and recorded with the sampling
-        parameters. With ``{"stream": true}`` the answer is read as a stream.
-    retries : int
-        Extra attempts after a transient failure (HTTP 408/409/425/429/5xx, a
-        timeout, a connection error); ``0`` means one attempt. With
-        ``backoff_base`` and ``backoff_max`` this is the judge's
-        :class:`~agenthorizon.judging.retry.RetryPolicy` (``retry``), the
-        only retry layer for this judge: the runner does not retry it again.
-    timeout : float
-        Seconds allowed for one request, from connecting to the end of the
-        answer (the whole stream, for a streamed one); no shorter limit
-        applies to any phase. Each retry gets the full time again.
-    max_output_bytes : int
-        Most bytes of one answer kept (:data:`~agenthorizon.judging.judges.base.DEFAULT_MAX_OUTPUT_BYTES`):
-        the answer is read in chunks and only its end is held in memory; a cut
-        answer starts with a line saying how many bytes were dropped, and the
-        result's telemetry has ``truncated_bytes``.
-    prompt : str
-        ``"project"`` (this project's :data:`~agenthorizon.judging.judges.prompts.DIRECT_PROMPT`,
-        the default), ``"release"`` (the release's own ``sandbox/AGENTS.md`` and
-        ``sandbox/prompt.md``, read at run time: see
-        :mod:`agenthorizon.judging.judges.release_prompt`), or a template of
-        your own with ``{{...}}`` placeholders.
-    layout : {"markdown", "interleaved", "paper"}
-        The user message: the prompt with the whole Markdown then the images
-        (``markdown``), or the goal then each step's text followed by its
-        screenshot, in this project's words (``interleaved``) or the
-        authors' (``paper``; :mod:`~agenthorizon.judging.judges.direct_messages`).
-    timestamps : bool
-        Each step's text also gives its time (interleaved layouts).
-    system_prompt : path, optional
-        A UTF-8 text file whose text is sent as the system message; read when
-        the judge is made, recorded by path and sha256.
-    image_quality : int, optional
-        JPEG quality of the screenshots sent (1-100; default 85, see
-        :data:`agenthorizon.data.images.DEFAULT_QUALITY`).
-    price_input_per_1m, price_output_per_1m : float, optional
+    sampling : SamplingSettings, optional
+        Temperature, output tokens, extra request fields (``top_p``, ``seed``,
+        ``{"stream": true}`` reads the answer as a stream), and
+        ``structured_output``: the verdict JSON schema as ``response_format``
+        (:func:`verdict_response_format`).
+    images : ImageOptions, optional
+        The screenshots (:class:`~agenthorizon.judging.judges.openai_images.ImageOptions`).
+        Mode ``auto`` (the default) sends per-step images while the item's
+        selected screenshots number at most ``max_images``, and 2x2 mosaics
+        otherwise; when the server answers HTTP 400 because the image limit or
+        the context length was exceeded (:func:`is_serving_limit_error`), the
+        item is sent again as mosaics, then as mosaics under half the image
+        budget. Mode ``none`` is the screenshots ablation: the judge's
+        ``ablation`` names ``screenshots``, so a run withholds them from its
+        inputs altogether. A token budget (``token_budget``) sizes the
+        screenshots per item, covering the images alone or the whole input
+        (``budget_covers``).
+    transport : TransportSettings, optional
+        Server root including ``/v1``; the *name* of the environment variable
+        holding the key (read at request time; when unset the request carries
+        no ``Authorization`` header, an error only for the default OpenAI URL);
+        retries after a transient failure (HTTP 408/409/425/429/5xx, a timeout,
+        a connection error) with backoff, the judge's
+        :class:`~agenthorizon.judging.retry.RetryPolicy` (``retry``), the only
+        retry layer for this judge; the seconds one request may take end to
+        end (each retry gets them again); the most bytes of one answer kept
+        (a cut answer starts with a line saying how many bytes were dropped).
+    budget : BudgetSettings, optional
         US dollars per million input / output tokens, to record a cost.
+    message : MessageSettings, optional
+        The prompt (``"project"``, this project's
+        :data:`~agenthorizon.judging.judges.prompts.DIRECT_PROMPT`; ``"release"``,
+        the release's own texts read at run time, see
+        :mod:`agenthorizon.judging.judges.release_prompt`; or a template with
+        ``{{...}}`` placeholders), the layout of the user message
+        (:mod:`~agenthorizon.judging.judges.direct_messages`), step times, and
+        a system prompt file (read when the judge is made, recorded by path
+        and sha256).
+
+    Each setting is declared once in :mod:`~agenthorizon.judging.judges.direct_settings`;
+    :meth:`from_options` builds the judge from flat option names (``temperature=0.5``).
+
+    >>> judge = OpenAICompatibleJudge("m", sampling=SamplingSettings(temperature=0.5))
+    >>> judge.spec()["sampling"]
+    {'temperature': 0.5, 'max_tokens': 2048}
     """
 
     name = "openai"
@@ -186,67 +153,40 @@ class OpenAICompatibleJudge(BaseJudge):
         self,
         model: str,
         *,
-        base_url: str = DEFAULT_BASE_URL,
-        api_key_env: str = "OPENAI_API_KEY",
-        temperature: float = 0.0,
-        max_tokens: int = 2048,
-        images: str = IMAGE_MODE_AUTO,
-        image_budget: int | None = None,
-        max_images: int | None = None,
-        image_size: tuple[int, int] = (512, 332),
-        image_quality: int | None = None,
-        image_strategy: str | None = None,
-        image_token_budget: int | None = None,
-        budget_covers: str = BUDGET_IMAGES,
-        cache_dir: str | None = None,
-        retries: int = 5,
-        backoff_base: float = 1.0,
-        backoff_max: float = 60.0,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        prompt: str = DIRECT_PROMPT,
-        layout: str = LAYOUT_MARKDOWN,
-        timestamps: bool = False,
-        system_prompt: str | os.PathLike[str] | None = None,
-        price_input_per_1m: float | None = None,
-        price_output_per_1m: float | None = None,
-        extra_body: dict[str, Any] | None = None,
-        structured_output: bool = False,
+        sampling: SamplingSettings | None = None,
+        images: ImageOptions | None = None,
+        transport: TransportSettings | None = None,
+        budget: BudgetSettings | None = None,
+        message: MessageSettings | None = None,
         rng: random.Random | None = None,
     ) -> None:
         if not model:
             raise ValueError("openai judge: a model name is required (openai:MODEL)")
-        if retries < 0:
-            raise ValueError(f"openai judge: retries must be >= 0, got {retries}")
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"openai judge: base_url must start with http:// or https://, got {base_url!r}")
+        sampling = sampling or SamplingSettings()
+        transport = transport or TransportSettings()
+        message = message or MessageSettings()
         self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.api_key_env = api_key_env
-        self.request = RequestSettings(
-            float(temperature), int(max_tokens), dict(extra_body or {}), bool(structured_output), timeout,
-            max_output_bytes,
-        )
-        self.image_options = ImageOptions(
-            images, image_budget, max_images, tuple(image_size), image_quality, image_strategy, image_token_budget,
-            cache_dir, budget_covers,
-        )
+        self.sampling, self.transport, self.budget, self.message = sampling, transport, budget or BudgetSettings(), message
+        self.base_url = transport.base_url
+        self.api_key_env = transport.api_key_env
+        self.image_options = images or ImageOptions()
         # One concept: sending no image is the screenshots ablation, which the
         # runner applies to the input (no image lines in the Markdown either).
-        self.ablation = (ABLATE_SCREENSHOTS,) if images == IMAGE_MODE_NONE else ()
-        self.layout = check_layout(layout, bool(timestamps))
-        self.timestamps = bool(timestamps)
-        self.system_prompt = None if system_prompt is None else SystemPrompt.read(system_prompt)
-        self.retry = RetryPolicy(int(retries), float(backoff_base), float(backoff_max))
+        self.ablation = (ABLATE_SCREENSHOTS,) if self.image_options.mode == IMAGE_MODE_NONE else ()
+        self.layout = check_layout(message.layout, bool(message.timestamps))
+        self.timestamps = bool(message.timestamps)
+        self.system_prompt = None if message.system_prompt is None else SystemPrompt.read(message.system_prompt)
+        self.retry = RetryPolicy(transport.retries, float(transport.backoff_base), float(transport.backoff_max))
         # prompt="release": the release's own texts, read when the judge is
         # bound to the release it judges (bind_release); "project": the default.
+        prompt = message.prompt
         self.prompt_source = prompt if prompt in PROMPT_SOURCES else None
         if prompt == PROMPT_PROJECT:
             prompt = DIRECT_PROMPT
         self.prompt: str | None = None if prompt == PROMPT_RELEASE else prompt
         self.release: ReleaseFiles | None = None
-        self.price_input_per_1m = price_input_per_1m
-        self.price_output_per_1m = price_output_per_1m
+        self.price_input_per_1m = self.budget.price_input_per_1m
+        self.price_output_per_1m = self.budget.price_output_per_1m
         # Set by make_judge(..., preset=NAME): the preset's record and its run options (reask, reask_when).
         self.preset: dict[str, Any] | None = None
         self.run_defaults: dict[str, Any] = {}
@@ -254,14 +194,26 @@ class OpenAICompatibleJudge(BaseJudge):
         self._client: httpx.AsyncClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
+    @classmethod
+    def from_options(cls, model: str, *, rng: random.Random | None = None, **options: Any) -> OpenAICompatibleJudge:
+        """The judge from flat options (``temperature=0.5, image_budget=8``), each grouped into its settings object.
+
+        The names are those :func:`~agenthorizon.judging.judges.direct_settings.option_names`
+        declares (a preset's keys, ``make_judge``'s options); another raises ``TypeError`` naming it.
+
+        >>> OpenAICompatibleJudge.from_options("m", image_budget=8).image_options.budget
+        8
+        """
+        return cls(model, rng=rng, **group_options(options))
+
     @property
     def temperature(self) -> float:
-        return self.request.temperature
+        return self.sampling.temperature
 
     @property
     def timeout(self) -> float:
         """Seconds allowed for one request, end to end."""
-        return self.request.timeout
+        return self.transport.timeout
 
     @property
     def retries(self) -> int:
@@ -271,7 +223,7 @@ class OpenAICompatibleJudge(BaseJudge):
     @property
     def reports_cost(self) -> bool:
         """Whether answers carry a cost: only with both prices (``--price-in``, ``--price-out``)."""
-        return self.price_input_per_1m is not None and self.price_output_per_1m is not None
+        return self.budget.reports_cost
 
     # --- description ------------------------------------------------------------
 
@@ -282,14 +234,14 @@ class OpenAICompatibleJudge(BaseJudge):
             "model": self.model,
             "base_url": public_url(self.base_url),
             "api_key_env": self.api_key_env,  # the variable's name, never its value
-            "sampling": self.request.sampling(),
+            "sampling": self.sampling.record(),
             "images": self.image_options.record(),
             "prompt": self._prompt_record(),
             "layout": self.layout,
             "timestamps": self.timestamps,
             "retries": self.retry.retries,
-            "timeout_s": self.request.timeout,
-            "max_output_bytes": self.request.max_output_bytes,
+            "timeout_s": self.transport.timeout,
+            "max_output_bytes": self.transport.max_output_bytes,
         }
         spec.update(protocol_record(self.system_prompt, self.preset))
         return spec
@@ -363,7 +315,7 @@ class OpenAICompatibleJudge(BaseJudge):
 
     def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """The JSON body of one request carrying ``messages``."""
-        return self.request.body(self.model, messages)
+        return self.sampling.body(self.model, messages)
 
     def parse_answer(self, body: Any) -> Completion:
         """The completion in a whole answer's body (a :class:`~agenthorizon.judging.judges.output_cap.TailBuffer`)."""
@@ -403,7 +355,7 @@ class OpenAICompatibleJudge(BaseJudge):
             # Every phase limit is the whole timeout, so none fires before the
             # request's own end-to-end bound (openai_transport.post_chat).
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.request.timeout), limits=httpx.Limits(max_connections=None)
+                timeout=httpx.Timeout(self.transport.timeout), limits=httpx.Limits(max_connections=None)
             )
             self._client_loop = loop
         return self._client
@@ -436,7 +388,7 @@ class OpenAICompatibleJudge(BaseJudge):
         headers = self._headers()
         await check_server(
             await self._client_for_loop(), self.base_url, self.model, headers,
-            timeout=min(self.request.timeout, 15.0), key_variable=self.api_key_env,
+            timeout=min(self.transport.timeout, 15.0), key_variable=self.api_key_env,
         )
 
     async def _ajudge(self, judge_input: JudgeInput, headers: dict[str, str]) -> JudgeOutput:
@@ -449,7 +401,7 @@ class OpenAICompatibleJudge(BaseJudge):
             try:
                 completion, used = await post_chat(
                     client, self.endpoint(), self.request_body(messages), headers,
-                    timeout=self.request.timeout, max_output_bytes=self.request.max_output_bytes,
+                    timeout=self.transport.timeout, max_output_bytes=self.transport.max_output_bytes,
                     retry=self.retry, rng=self._rng, parse=self.parse_answer,
                 )
             except ServingLimitExceeded as refused:
@@ -478,8 +430,8 @@ class OpenAICompatibleJudge(BaseJudge):
         """
         started = time.perf_counter()
         completion, used = await post_chat(
-            await self._client_for_loop(), f"{self.base_url}/chat/completions", self.request.body(self.model, messages),
-            self._headers(), timeout=self.request.timeout, max_output_bytes=self.request.max_output_bytes,
+            await self._client_for_loop(), f"{self.base_url}/chat/completions", self.sampling.body(self.model, messages),
+            self._headers(), timeout=self.transport.timeout, max_output_bytes=self.transport.max_output_bytes,
             retry=self.retry, rng=self._rng,
         )
         return self._output(completion, used, time.perf_counter() - started)
@@ -498,7 +450,7 @@ class OpenAICompatibleJudge(BaseJudge):
         if completion.reasoning_chars:
             extra["reasoning_chars"] = completion.reasoning_chars
         if completion.truncated_bytes:  # replaced in place: one copy of a long answer alive, not two
-            completion.text = truncation_note(completion.truncated_bytes, self.request.max_output_bytes) + completion.text
+            completion.text = truncation_note(completion.truncated_bytes, self.transport.max_output_bytes) + completion.text
         return JudgeOutput(
             text=completion.text, input_tokens=input_tokens, output_tokens=output_tokens, latency_s=latency, cost_usd=cost,
             attempts=attempts, extra=extra,

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from agenthorizon.judging.judges.base import JudgeError
+from agenthorizon.judging.judges.knobs import knob
 from agenthorizon.schema import IMAGE_MODE_AUTO, IMAGE_MODE_MOSAIC, IMAGE_MODE_NONE, IMAGE_MODE_PER_STEP, JUDGE_IMAGE_MODES
 
 if TYPE_CHECKING:
@@ -240,15 +241,40 @@ def _min_budget(*budgets: int | None) -> int | None:
 class ImageOptions:
     """A direct judge's screenshot settings (the judge's ``images``, ``image_*`` and ``max_images`` options)."""
 
-    mode: str = IMAGE_MODE_AUTO
-    budget: int | None = None
-    max_images: int | None = None
-    size: tuple[int, int] = (512, 332)
-    quality: int | None = None
-    strategy: str | None = None
-    token_budget: int | None = None
-    cache_dir: str | None = None
-    budget_covers: str = BUDGET_IMAGES
+    mode: str = knob(
+        IMAGE_MODE_AUTO, option="images", flag="--images", choices=JUDGE_IMAGE_MODES, inspect=True,
+        record=("images", "mode"),
+        help="screenshots: auto (default: per-step, 2x2 mosaics past --max-images or a server limit), "
+        "per-step, mosaic, or none (the same run as --ablate screenshots)",
+    )
+    budget: int | None = knob(
+        None, option="image_budget", flag="--image-budget", type=int, metavar="N", inspect=True,
+        record=("images", "budget"), help="most images per request",
+    )
+    max_images: int | None = knob(
+        None, flag="--max-images", type=int, metavar="N", inspect=True, record=("images", "max_images"),
+        help="the server's image limit per request (vLLM --limit-mm-per-prompt); more screenshots are merged",
+    )
+    size: tuple[int, int] = knob((512, 332), option="image_size", record=("images", "size"))
+    quality: int | None = knob(
+        None, option="image_quality", flag="--jpeg-quality", type=int, metavar="Q", inspect=True,
+        record=("images", "quality"),
+        help="JPEG quality of the screenshots sent, 1-100 (default 85; the paper's preprocessing used 60)",
+    )
+    strategy: str | None = knob(None, option="image_strategy", record=("images", "strategy"))
+    token_budget: int | None = knob(
+        None, option="image_token_budget", flag="--image-token-budget", type=int, metavar="N", inspect=True,
+        record=("images", "token_budget"),
+        help="per item, screenshots sized to fit N estimated tokens (85 + w*h/170 per image); what N covers is "
+        "--budget-covers; the size is recorded per item",
+    )
+    cache_dir: str | None = knob(None)  # where encoded screenshots are cached: not part of the run's identity
+    budget_covers: str = knob(
+        BUDGET_IMAGES, flag="--budget-covers", choices=BUDGET_COVERS, inspect=True, record=("images", "budget_covers"),
+        help="images (default: N is for the images alone; the largest size, same aspect, at most 512x332) or "
+        "input (the authors' rule: N is for the whole input; the text's chars // 4 and 200 come off first, the "
+        "rest is split over the screenshots, width in [64, 512], 64x41 when nothing is left)",
+    )
 
     def __post_init__(self) -> None:
         if self.mode not in JUDGE_IMAGE_MODES:

@@ -4,18 +4,14 @@ Pure helpers over what a server sends and expects: which HTTP answers are
 worth retrying, which say the request was too large for the server (so the
 judge merges screenshots and asks again instead of failing the item), the
 ``Retry-After`` header, the structured-output ``response_format`` and the
-base URL a run record may show, and :class:`RequestSettings`: the request
-fields a judge sends with every item (sampling, token limit, extra fields,
-structured output) and the bounds on one request (time, answer size).
+base URL a run record may show.
 """
 
 from __future__ import annotations
 
 import email.utils
-import math
 import re
 import time
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,7 +19,6 @@ from agenthorizon.judging.judges.prompts import verdict_json_schema
 
 __all__ = [
     "RETRY_STATUSES",
-    "RequestSettings",
     "is_serving_limit_error",
     "parse_retry_after",
     "public_url",
@@ -115,56 +110,3 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     if moment is None:
         return None
     return max(0.0, moment.timestamp() - (time.time() if now is None else now))
-
-
-@dataclass(frozen=True)
-class RequestSettings:
-    """What every request of a direct judge carries besides the item, and the bounds on one request.
-
-    ``temperature``, ``max_tokens``, ``extra_body`` (more request fields, sent
-    as given) and ``structured_output`` (the verdict schema as
-    ``response_format``) are the sampling settings a run records and the
-    judge key counts; ``timeout`` (seconds for one request, from connecting to
-    the end of the answer) and ``max_output_bytes`` (most bytes of one answer
-    kept) bound a request and change nothing the model is asked.
-
-    >>> RequestSettings(temperature=0.0, max_tokens=2048).sampling()
-    {'temperature': 0.0, 'max_tokens': 2048}
-    >>> RequestSettings(timeout=0)
-    Traceback (most recent call last):
-    ...
-    ValueError: openai judge: timeout must be a positive number of seconds, got 0
-    """
-
-    temperature: float = 0.0
-    max_tokens: int = 2048
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    structured_output: bool = False
-    timeout: float = 900.0
-    max_output_bytes: int = 16 * 2**20
-
-    def __post_init__(self) -> None:
-        reserved = sorted({"model", "messages"} & set(self.extra_body))
-        if reserved:
-            raise ValueError(
-                f"openai judge: extra_body may not set {', '.join(reserved)} (the judge builds them from the item)"
-            )
-        if self.structured_output and "response_format" in self.extra_body:
-            raise ValueError(
-                "openai judge: extra_body sets response_format and structured_output is on; use one of the two"
-            )
-        if not isinstance(self.timeout, (int, float)) or not (math.isfinite(self.timeout) and self.timeout > 0):
-            raise ValueError(f"openai judge: timeout must be a positive number of seconds, got {self.timeout!r}")
-        if not isinstance(self.max_output_bytes, int) or isinstance(self.max_output_bytes, bool) or self.max_output_bytes < 1:
-            raise ValueError(f"openai judge: max_output_bytes must be a positive integer, got {self.max_output_bytes!r}")
-
-    def sampling(self) -> dict[str, Any]:
-        """The sampling settings a run records: temperature, token limit, extra fields, response format."""
-        sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body}
-        if self.structured_output:
-            sampling["response_format"] = verdict_response_format()
-        return sampling
-
-    def body(self, model: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The JSON body of one request."""
-        return {"model": model, "messages": messages, **self.sampling()}
