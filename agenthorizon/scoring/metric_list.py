@@ -77,11 +77,20 @@ def success_f1_counts(outcomes: ItemOutcomes) -> Counts:
     return 2 * tp, tp + fp + positives
 
 
+def failure_precision_counts(outcomes: ItemOutcomes) -> Counts:
+    """TN / (TN + FN): the share of the items the judge rejects that are negatives; an invalid verdict is no rejection."""
+    rejected = outcomes.valid & ~outcomes.predicted_success
+    tn, rejections = _per_cluster(outcomes, ~outcomes.positive & rejected, rejected)
+    return tn, rejections
+
+
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("success_precision", "success precision", success_precision_counts,
                lambda report: report.confusion["tp"] + report.confusion["fp"]),
     MetricSpec("success_recall", "success recall", success_recall_counts, lambda report: report.n_positive),
     MetricSpec("success_f1", "success F1", success_f1_counts, lambda report: ""),
+    MetricSpec("failure_precision", "failure precision", failure_precision_counts,
+               lambda report: report.confusion["tn"] + report.confusion["fn"]),
 )
 """The declared rate metrics, in the order the report's JSON and tables list them."""
 
@@ -97,6 +106,6 @@ def metric_values(counts: dict[str, Counts]) -> dict[str, float | None]:
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> outcomes = item_outcomes([True, None, True, False], ["positive", "positive", "negative", "negative"])
     >>> metric_values(metric_counts(outcomes))
-    {'success_precision': 0.5, 'success_recall': 0.5, 'success_f1': 0.5}
+    {'success_precision': 0.5, 'success_recall': 0.5, 'success_f1': 0.5, 'failure_precision': 1.0}
     """
     return {name: ratio(int(numerator.sum()), int(denominator.sum())) for name, (numerator, denominator) in counts.items()}
