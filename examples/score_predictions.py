@@ -14,6 +14,7 @@ from pathlib import Path
 
 import agenthorizon
 from agenthorizon.report import render_comparison, render_report
+from agenthorizon.scoring.metric_list import METRICS
 
 with tempfile.TemporaryDirectory() as tmp:
     root = Path(tmp) / "release"
@@ -35,6 +36,8 @@ with tempfile.TemporaryDirectory() as tmp:
     report = agenthorizon.score(careful, rows, bootstrap=2000, seed=0, slices=["os", "step_bucket"])
     print(render_report(report, "markdown", title="careful judge on AH (sample corpus)"))
     print("sloppy balanced accuracy:", agenthorizon.score(sloppy, rows).balanced_accuracy)
+    # The declared rate metrics (scoring/metric_list.METRICS), each under its JSON name.
+    print("declared rates:", {spec.name: report.rates[spec.name] for spec in METRICS})
     print("sloppy invalid reasons:", {k: v for k, v in agenthorizon.score(sloppy, rows).invalid_by_reason.items() if v})
 
     comparison = agenthorizon.compare(careful, sloppy, rows, bootstrap=2000, seed=0)

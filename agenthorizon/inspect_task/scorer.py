@@ -24,12 +24,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value,
 from inspect_ai.solver import TaskState
 
 from agenthorizon.schema import NEGATIVE, POSITIVE, STATUS_OK
+from agenthorizon.scoring.metric_list import METRICS
 from agenthorizon.scoring.metrics import ScoreReport, score
 from agenthorizon.scoring.predictions import result_prediction
 from agenthorizon.scoring.verdicts import Verdict, parse_verdict
 
 __all__ = [
     "balanced_accuracy",
+    "declared_rates",
     "expected_counts",
     "invalid_rate",
     "metrics",
@@ -128,18 +130,32 @@ def mistake_type_recall(expected: dict[str, int] | None = None) -> Metric:
     })
 
 
+@metric
+def declared_rates(expected: dict[str, int] | None = None) -> Metric:
+    """Each rate of :data:`~agenthorizon.scoring.metric_list.METRICS` marked ``inspect``, under its name, in [0, 1].
+
+    One value per metric (Inspect shows each as a metric of its own); a rate
+    whose denominator is 0 (e.g. success precision of a judge that accepts
+    nothing) has no value and is left out (not 0).
+    """
+    return _from_report(expected, lambda report: {
+        spec.name: report.rates[spec.name] for spec in METRICS if spec.inspect and report.rates[spec.name] is not None
+    })
+
+
 def metrics(expected: Mapping[str, int]) -> list[Metric]:
     """The task's Inspect metrics, each computed by :func:`report_of` over every scored sample.
 
     ``balanced_accuracy``, ``positive_accuracy``, ``negative_accuracy`` and
-    ``invalid_rate`` (floats in [0, 1]), and ``mistake_type_recall`` (a value
-    per mistake type that has negatives among the items); ``expected`` is
+    ``invalid_rate`` (floats in [0, 1]), ``mistake_type_recall`` (a value
+    per mistake type that has negatives among the items) and
+    :func:`declared_rates` (the declared metrics, each by name); ``expected`` is
     :func:`expected_counts` of the task's items.
     """
     given = dict(expected)
     return [
         balanced_accuracy(given), positive_accuracy(given), negative_accuracy(given), invalid_rate(given),
-        mistake_type_recall(given),
+        mistake_type_recall(given), declared_rates(given),
     ]
 
 
@@ -149,7 +165,8 @@ def _score_value(verdict: Verdict, label: str) -> float:
     return 1.0 if verdict.success == (label == POSITIVE) else 0.0
 
 
-@scorer(metrics=[balanced_accuracy(), positive_accuracy(), negative_accuracy(), invalid_rate(), mistake_type_recall()])
+@scorer(metrics=[balanced_accuracy(), positive_accuracy(), negative_accuracy(), invalid_rate(), mistake_type_recall(),
+                 declared_rates()])
 def verdict_scorer() -> Scorer:
     """The Inspect scorer: the one parse rule against the target's label.
 

@@ -73,6 +73,25 @@ class RunScore:
         return None if found is None else (found[0], found[1])
 
 
+def _as_recorded(values: dict[str, Any], recorded: Any) -> dict[str, Any]:
+    """``values`` without the declared metrics a bundle made before they existed lacks (its own numbers all stay compared).
+
+    >>> _as_recorded({"n": 2, "failure_precision": 1.0, "intervals": {"failure_precision": [1, 1]}},
+    ...              {"n": 2, "intervals": {}})
+    {'n': 2, 'intervals': {}}
+    """
+    from agenthorizon.scoring.metric_list import METRICS  # rescoring loaded scoring already
+
+    if not isinstance(recorded, dict):
+        return values
+    added = {spec.name for spec in METRICS} - recorded.keys()
+    kept = {key: value for key, value in values.items() if key not in added}
+    if isinstance(kept.get("intervals"), dict) and isinstance(recorded.get("intervals"), dict):
+        kept["intervals"] = {key: value for key, value in kept["intervals"].items()
+                             if key not in added or key in recorded["intervals"]}
+    return kept
+
+
 def _canonical(values: Any) -> str:
     # allow_nan: a rate may be NaN in no case, but should one appear it must still compare as text.
     return json.dumps(values, sort_keys=True, allow_nan=True)
@@ -233,9 +252,10 @@ def verify_bundle(bundle: str | os.PathLike[str], data_root: str | os.PathLike[s
                 f"{entry['label_manifest_sha256'][:12]}..., {data_root} has {found.label_manifest_sha256[:12]}...; "
                 "verify it with --data pointing at the release it was made on"
             )
-        if _canonical(found.values) != _canonical(entry["scores"]):
-            differ = sorted(key for key in found.values.keys() | entry["scores"].keys()
-                            if _canonical(found.values.get(key)) != _canonical(entry["scores"].get(key)))
+        values = _as_recorded(found.values, entry["scores"])
+        if _canonical(values) != _canonical(entry["scores"]):
+            differ = sorted(key for key in values.keys() | entry["scores"].keys()
+                            if _canonical(values.get(key)) != _canonical(entry["scores"].get(key)))
             raise BundleError(f"{where}: rescoring gives other numbers for {', '.join(differ)}; the bundle's scores were altered")
         checked.runs.append({"path": entry["path"], "label": entry["label"], "config": found.config,
                              "balanced_accuracy": found.balanced_accuracy, "interval": found.interval})

@@ -205,6 +205,8 @@ def manifest_note(manifest: Mapping[str, Any] | None) -> list[str]:
 
 def report_table(report: ScoreReport, *, title: str = "AgentHorizon score", notes: Sequence[str] = ()) -> Table:
     """The main metrics of a :class:`~agenthorizon.scoring.metrics.ScoreReport` as a table."""
+    from agenthorizon.scoring.metric_list import METRICS  # here: a ScoreReport's table, so scoring is loaded already
+
     rows: list[list[Any]] = [
         ["balanced accuracy", _rate(report, "balanced_accuracy"), report.n],
         ["positive accuracy", _rate(report, "positive_accuracy"), report.n_positive],
@@ -216,10 +218,7 @@ def report_table(report: ScoreReport, *, title: str = "AgentHorizon score", note
         rows.append([f"recall: {name}", Rate(value["recall"]), value["total"]])
     rows.append(["recall: macro mean", Rate(report.mistake_type_recall_macro), ""])
     rows += paired_rows(report)
-    confusion = report.confusion
-    rows += [["success precision", _rate(report, "success_precision"), confusion["tp"] + confusion["fp"]],
-             ["success recall", _rate(report, "success_recall"), report.n_positive],
-             ["success F1", _rate(report, "success_f1"), ""]]
+    rows += [[spec.label, _rate(report, spec.name), spec.denominator(report)] for spec in METRICS]
     notes = list(notes)
     reasons = ", ".join(f"{reason} {count}" for reason, count in report.invalid_by_reason.items() if count)
     notes.append(f"Invalid predictions: {report.n_invalid} of {report.n}" + (f" ({reasons})" if reasons else ""))

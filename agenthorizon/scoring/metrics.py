@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from agenthorizon.scoring.bootstrap import bootstrap_accuracies, check_bootstrap
-from agenthorizon.scoring.classification import success_class_scores
+from agenthorizon.scoring.metric_list import METRICS, metric_counts, metric_values
 from agenthorizon.scoring.outcomes import OUTCOMES, ItemOutcomes, item_outcomes, outcomes_from_records, ratio
 from agenthorizon.scoring.paired import instruction_sensitivity, paired_scores
 from agenthorizon.scoring.predictions import warn_shapes
@@ -68,11 +68,9 @@ class ScoreReport:
     rejection_rate_by_type: dict[str, dict[str, Any]] = field(default_factory=dict)
     instruction_sensitivity: float | None = None
     pair_group_accuracy: float | None = None
-    success_precision: float | None = None
-    success_recall: float | None = None
-    success_f1: float | None = None
     n_instruction_pairs: int = 0
     n_pair_groups: int = 0
+    rates: dict[str, float | None] = field(default_factory=dict)
     cost: dict[str, dict[str, Any]] | None = None
     runtime: dict[str, dict[str, Any]] | None = None
     intervals: dict[str, tuple[float, float] | None] | None = None
@@ -87,6 +85,13 @@ class ScoreReport:
     )
     """Fields that describe the items, the resampling or a breakdown rather than being a metric:
     every other field is one, and :meth:`metric_values` reports it."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A declared metric (:data:`~agenthorizon.scoring.metric_list.METRICS`) read as an attribute."""
+        rates = self.__dict__.get("rates")
+        if rates is not None and name in rates:
+            return rates[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def invalid_rate(self) -> float:
@@ -105,6 +110,7 @@ class ScoreReport:
         ['accuracy', 'balanced_accuracy', 'cost']
         """
         values = {item.name: getattr(self, item.name) for item in fields(self) if item.name not in self.DETAIL_FIELDS}
+        values.update(values.pop("rates"))
         values["invalid_rate"] = self.invalid_rate
         values["invalid_by_reason"] = dict(self.invalid_by_reason)
         values["mistake_type_recall"] = {name: value["recall"] for name, value in self.mistake_type_recall.items()}
@@ -139,9 +145,7 @@ class ScoreReport:
             "n_instruction_pairs": self.n_instruction_pairs,
             "pair_group_accuracy": self.pair_group_accuracy,
             "n_pair_groups": self.n_pair_groups,
-            "success_precision": self.success_precision,
-            "success_recall": self.success_recall,
-            "success_f1": self.success_f1,
+            **{spec.name: self.rates.get(spec.name) for spec in METRICS},
             "cost": self.cost,
             "runtime": self.runtime,
             "intervals": intervals,
@@ -176,13 +180,13 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
         recall[mistake_type] = {"correct": hits, "total": total, "recall": ratio(hits, total)}
     defined = [value["recall"] for value in recall.values() if value["recall"] is not None]
     paired, paired_totals = paired_scores(outcomes)
-    success_class, success_totals = success_class_scores(outcomes)
+    rate_counts = metric_counts(outcomes)
     intervals = None
     bootstrap_info = None
     if n_bootstrap:
         intervals = bootstrap_accuracies(
             outcomes.positive, outcomes.correct, outcomes.clusters, n_resamples=n_bootstrap, seed=seed,
-            level=CONFIDENCE_LEVEL, ratios={**paired_totals, **success_totals},
+            level=CONFIDENCE_LEVEL, ratios={**paired_totals, **{spec.name: rate_counts[spec.name] for spec in METRICS if spec.interval}},
         )
         bootstrap_info = {
             "n_resamples": n_bootstrap,
@@ -218,7 +222,7 @@ def _report(outcomes: ItemOutcomes, n_bootstrap: int, seed: int, telemetry: list
         n_untyped_negatives=int((negative & (reference_types == UNTYPED)).sum()),
         n_unmatched_mistake_types=int(outcomes.unmatched_type.sum()),
         **paired,
-        **success_class,
+        rates=metric_values(rate_counts),
         cost=None if aggregates is None else aggregates["cost"],
         runtime=None if aggregates is None else aggregates["runtime"],
         intervals=intervals,
@@ -259,7 +263,8 @@ def score(
     - success precision, recall and F1 = the success class's TP / (TP + FP),
       TP / positives and their harmonic mean, an invalid prediction never
       counting as success
-      (:func:`~agenthorizon.scoring.classification.success_class_scores`).
+      (declared with every other rate in
+      :data:`~agenthorizon.scoring.metric_list.METRICS`).
 
     See :mod:`agenthorizon.scoring.paired` for the paired scores and
     :func:`agenthorizon.scoring.telemetry.telemetry_aggregates` for ``cost``

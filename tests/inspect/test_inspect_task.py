@@ -238,6 +238,11 @@ def test_inspect_metrics_agree_with_agenthorizon_score_of_the_log_and_of_the_run
         assert of_log["mistake_type_recall"][mistake_type] == recall
         if recall["recall"] is not None:
             assert inspect_metrics[f"{mistake_type} recall"] == recall["recall"]
+    from agenthorizon.scoring.metric_list import METRICS as DECLARED
+
+    for spec in DECLARED:  # the declared rates reach Inspect by name, equal to the score JSON's
+        if spec.inspect and of_run[spec.name] is not None:
+            assert inspect_metrics[spec.name] == of_log[spec.name] == of_run[spec.name], spec.name
     assert of_log["manifest"] == of_run["manifest"]
     # Item by item, not only in total.
     from_log = read_results([routes["log"]]).predictions()

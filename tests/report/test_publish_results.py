@@ -156,6 +156,24 @@ def test_changed_scores_are_refused(published: Path, tiny_root: Path, tmp_path: 
     assert "rescoring gives other numbers for balanced_accuracy" in capsys.readouterr().err
 
 
+def test_a_bundle_made_before_a_declared_metric_existed_still_verifies(published: Path, tiny_root: Path, tmp_path: Path,
+                                                                       capsys):
+    from agenthorizon.scoring.metric_list import METRICS
+
+    bundle = _bundle_copy(published, tmp_path)
+    document = json.loads((bundle / "bundle.json").read_text(encoding="utf-8"))
+    newest = METRICS[-1].name
+    for run in document["runs"]:
+        del run["scores"][newest]
+        (run["scores"].get("intervals") or {}).pop(newest, None)
+    (bundle / "bundle.json").write_text(json.dumps(document), encoding="utf-8")
+    assert main(["verify-results", str(bundle), "--data", str(tiny_root)]) == 0
+    document["runs"][0]["scores"]["balanced_accuracy"] += 1e-15  # its own numbers are still all compared
+    (bundle / "bundle.json").write_text(json.dumps(document), encoding="utf-8")
+    assert main(["verify-results", str(bundle), "--data", str(tiny_root)]) == 1
+    assert "rescoring gives other numbers for balanced_accuracy" in capsys.readouterr().err
+
+
 def test_a_bundle_of_another_release_is_refused(published: Path, tiny_copy: Path, capsys):
     # Same items, one negative's mistake type changed: another label manifest, so another release.
     labels = tiny_copy / "AgentHorizon.jsonl"

@@ -60,3 +60,16 @@ def test_intervals_resample_whole_pair_groups():
         assert (low, high) == pytest.approx(tuple(np.nanpercentile(values, [2.5, 97.5])))
         assert low <= getattr(report, name) <= high
     assert report.to_dict()["success_f1"] == report.success_f1
+
+
+@pytest.mark.filterwarnings("ignore::agenthorizon.scoring.predictions.PredictionShapeWarning")
+@settings(max_examples=120, deadline=None)
+@given(items)
+def test_failure_precision_equals_scikit_learn_with_invalid_never_a_rejection(rows):
+    report = score([prediction for _, prediction in rows], ["positive" if p else "negative" for p, _ in rows])
+    failed = np.array([not positive for positive, _ in rows])
+    rejected = np.array([prediction is False for _, prediction in rows])  # None and "true" reject nothing
+    if rejected.any():
+        assert report.failure_precision == pytest.approx(precision_score(failed, rejected, zero_division=0))
+    else:
+        assert report.failure_precision is None

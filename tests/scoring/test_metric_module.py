@@ -8,6 +8,7 @@ import pytest
 
 import agenthorizon
 from agenthorizon.schema import BAD_SIDE_EFFECT, CRITICAL_MISTAKE, MISUNDERSTANDING
+from agenthorizon.scoring.metric_list import METRICS
 from agenthorizon.scoring.metrics import score
 
 # These tests pass wrong shapes on purpose; the warning itself is tested in tests/cli/test_runs_across_commands.py.
@@ -41,7 +42,7 @@ PREDICTIONS = [
 def _expected(predictions, references):
     values = score(predictions, references).to_dict()
     headline = ("balanced_accuracy", "positive_accuracy", "negative_accuracy", "accuracy", "invalid_rate", "n_invalid",
-                "invalid_by_reason", "n", "success_precision", "success_recall", "success_f1")
+                "invalid_by_reason", "n", *(spec.name for spec in METRICS))
     paired = ("instruction_sensitivity", "pair_group_accuracy", "cost", "runtime")
     expected = {key: values[key] for key in (*headline, "mistake_type_recall_macro", *paired)}
     expected["mistake_type_recall"] = {name: cell["recall"] for name, cell in values["mistake_type_recall"].items()}
