@@ -1,15 +1,10 @@
 """Information ablations: the parts of a judge input a run withholds (paper Table 9).
 
-A run may withhold the instruction, the actions and/or the screenshots from
-every item its judge sees (``run_judge(ablate=...)``, ``agenthorizon judge
---ablate``). This module names and checks an ablation, and says it in words;
-*what* each part removes from an input is decided in one place only,
-:func:`agenthorizon.judging.inputs.build_judge_input`. The ablation is part of
-the judge's identity (:func:`agenthorizon.judging.runs.records.judge_key`), so
-ablated and complete runs never share a leaderboard row or a run folder.
-
-An ablation is a tuple of names from :data:`agenthorizon.schema.ABLATION_PARTS`
-in that order, without repeats; ``()`` is the complete input.
+An ablation is a tuple of :data:`agenthorizon.schema.ABLATION_PARTS` in that
+order, without repeats (``()``: the complete input). This module names, checks
+and describes it; what each part removes is decided only by
+:func:`agenthorizon.judging.inputs.build_judge_input`. It is part of the judge
+key, so ablated and complete runs never share a row or a folder.
 """
 
 from __future__ import annotations
@@ -22,29 +17,10 @@ __all__ = ["ABLATION_PARTS", "describe_ablation", "parse_ablation"]
 
 
 def parse_ablation(value: str | Iterable[str] | None, where: str = "ablate") -> tuple[str, ...]:
-    """The ablation ``value`` names, in canonical order: a comma-separated string or names.
+    """The ablation ``value`` names (``"instruction,actions"``, ``["screenshots"]``; ``None`` / ``""``: none), in canonical order, repeats once.
 
-    Parameters
-    ----------
-    value : str, iterable of str or None
-        ``"instruction,actions"``, ``["screenshots"]``; ``None`` or ``""``:
-        nothing withheld. Repeats are allowed and counted once.
-    where : str
-        What gave the value, for the error (``"--ablate"``, ``"run.json: field 'ablation'"``).
+    ValueError names ``where``, the unknown part and the accepted ones.
 
-    Returns
-    -------
-    tuple of str
-        The parts, each one of :data:`~agenthorizon.schema.ABLATION_PARTS`, in
-        that order.
-
-    Raises
-    ------
-    ValueError
-        Naming ``where``, the unknown part and the accepted ones.
-
-    Examples
-    --------
     >>> parse_ablation("screenshots, instruction")
     ('instruction', 'screenshots')
     >>> parse_ablation(None), parse_ablation(["actions", "actions"])

@@ -1,39 +1,11 @@
 """Blind judge inputs: the one place where a dataset row becomes what a judge sees.
 
-:func:`build_judge_input` copies a *whitelist* of fields from a dataset row
-(full or blind) into a frozen :class:`JudgeInput`. Nothing outside the
-whitelist can reach a judge, so a field added to the rows later stays hidden
-until someone decides otherwise here. Two further guards:
-
-* keys named in :data:`agenthorizon.schema.HIDDEN_FIELDS` are removed from every
-  nested mapping that is copied (action parameters, task metadata, ...);
-* screenshot references never carry the ``steps_id`` folder name: the release
-  stores screenshots under ``media/images/<steps_id>/``, and the steps id is a
-  pairing field (it is what links a negative to its sibling), so the blind
-  Markdown and step records point at ``media/images/<trajectory_id>/`` instead,
-  and :class:`BlindScreenshots` never shows a path.
-
-Information ablations (paper Table 9) are decided here too, and only here:
-``build_judge_input(row, ablate=...)`` withholds the instruction, the actions
-and/or the screenshots (:mod:`~agenthorizon.judging.ablation`), and every
-form a judge reads -- :attr:`JudgeInput.instruction`, :attr:`JudgeInput.markdown`,
-:meth:`JudgeInput.trajectory_json`, :attr:`JudgeInput.steps` and
-:attr:`JudgeInput.screenshots` -- is made without them (see
-:func:`build_judge_input` for what stays).
-
-The pieces live beside it: :mod:`~agenthorizon.judging.blinding` (hidden keys,
-deliverable ids), :mod:`~agenthorizon.judging.steps` (step columns) and
-:mod:`~agenthorizon.judging.blind_screenshots`; this module is the only place
-they are put together into a judge input.
-
-This module does no I/O when building an input; :class:`BlindScreenshots` reads
-a file only when one of its items is accessed.
-
-Building is cheap because the runner builds one input per item on its event
-loop: every row is validated and filtered when the input is built (so bad rows
-fail there, naming the item, and the input holds no hidden data from the
-start), but the release-shaped step records of :attr:`JudgeInput.steps` are
-assembled from the filtered columns only when a judge first reads them.
+:func:`build_judge_input` copies a whitelist of fields into a frozen
+:class:`JudgeInput`, strips :data:`agenthorizon.schema.HIDDEN_FIELDS` from
+nested mappings, re-points screenshots from the ``steps_id`` folder to the
+``trajectory_id`` and applies the information ablations and perturbations. No
+I/O while building; why it is built this way: docs/architecture.md, "Design
+notes by module".
 """
 
 from __future__ import annotations
@@ -73,13 +45,11 @@ __all__ = ["JudgeInput", "StepColumns", "BlindScreenshots", "build_judge_input",
 
 @dataclass(frozen=True)
 class StepColumns:
-    """The blind step data of one trajectory, column by column (one entry per step).
+    """The blind step data of one trajectory, one entry per step: what :attr:`JudgeInput.steps` is made from.
 
-    What :attr:`JudgeInput.steps` is assembled from: ``step_ids`` (0-based
-    ints), ``action_types``, ``parameters`` (decoded JSON objects with every
-    hidden key already removed) and ``timestamps_us`` (int or ``None``).
-    ``action_types`` and ``parameters`` are empty when the actions are
-    ablated. Built only by :func:`build_judge_input`.
+    ``step_ids`` (0-based ints), ``action_types``, ``parameters`` (JSON objects,
+    hidden keys removed), ``timestamps_us`` (int or ``None``); the action columns
+    are empty when the actions are ablated.
     """
 
     step_ids: tuple[int, ...]
@@ -92,23 +62,17 @@ class StepColumns:
 class JudgeInput:
     """Everything a judge may see about one benchmark item, and nothing else.
 
-    ``steps`` (assembled on first access, then cached) are release-shaped step
-    records::
+    ``steps`` (built on first access, then cached) are release-shaped records::
 
         {"step_id": 0, "action": {"type": "click", "parameters": {...}},
          "timestamp_us": 1200 or None, "screenshot": "../media/images/<trajectory_id>/step_1.png" or None}
 
-    ``markdown`` is the release Markdown with image references re-pointed from
-    the steps-id folder to ``../media/images/<trajectory_id>/``.
-    ``environment`` holds ``os`` and ``screen_resolution``; ``task`` holds
-    ``category``, ``subcategory``, ``task_type`` and ``applications``.
-    ``step_columns`` is the already filtered data ``steps`` is made from; two
-    inputs are equal when their ids, texts, environment, task, step data and
-    ablation are. ``ablation`` names the parts withheld
-    (:data:`agenthorizon.schema.ABLATION_PARTS`; ``()``: none): their
-    content is absent from every field (see :func:`build_judge_input`).
-    ``perturbation`` names how the item is shown differently
-    (:mod:`~agenthorizon.judging.perturbation`; ``()``: as released).
+    ``markdown`` is the release Markdown with images under
+    ``../media/images/<trajectory_id>/``; ``environment`` holds ``os`` and
+    ``screen_resolution``; ``task`` ``category``, ``subcategory``, ``task_type``
+    and ``applications``. ``ablation`` names the withheld parts
+    (:data:`agenthorizon.schema.ABLATION_PARTS`, absent from every field),
+    ``perturbation`` how the item is shown differently; ``()`` for none.
     """
 
     trajectory_id: str
@@ -123,10 +87,7 @@ class JudgeInput:
 
     @cached_property
     def steps(self) -> tuple[Mapping[str, Any], ...]:
-        """The release-shaped step records (see the class docstring), built once on first access.
-
-        With the actions ablated a record has no ``"action"`` key.
-        """
+        """The release-shaped step records (class docstring), built on first access; no ``action`` key when actions are ablated."""
         columns = self.step_columns
         folder = f"{SCREENSHOT_REF_PREFIX}{self.trajectory_id}/"  # steps re-pointed to <prefix><trajectory_id>/step_N.png
         present = set(self.screenshots.present)
@@ -207,78 +168,25 @@ def _require(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
 def build_judge_input(
     row: Mapping[str, Any], *, ablate: str | Iterable[str] | None = None, perturb: str | Iterable[str] | None = None
 ) -> JudgeInput:
-    """Build the blind :class:`JudgeInput` of one dataset row.
+    """The blind :class:`JudgeInput` of one dataset row (full or blind, any ``images`` mode).
 
-    The one function through which a judge sees an item: it copies a
-    whitelist of fields (trajectory id, instruction, steps, Markdown,
-    screenshots, environment and task metadata), so the label, the mistake
-    type and the pairing fields (``schema.HIDDEN_FIELDS``) never reach a
-    judge. Hidden keys are also removed from nested mappings (action
-    parameters), and screenshot references are re-pointed from the
-    ``steps_id`` folder to the item's own ``trajectory_id``, because the steps
-    id would link a negative to its sibling. Screenshots are not decoded here.
+    Required: ``trajectory_id`` (non-empty str), ``instruction`` (str), ``steps``
+    (each with a str ``action_type`` or an ``action`` object with ``type``).
+    ``ablate`` (comma-separated or names of :data:`agenthorizon.schema.ABLATION_PARTS`)
+    withholds parts (paper Table 9):
 
-    Parameters
-    ----------
-    row : mapping
-        A row of :func:`agenthorizon.load_dataset` (full or blind, any
-        ``images`` mode), or a mapping with the same fields. Required:
-        ``trajectory_id`` (non-empty str), ``instruction`` (str) and ``steps``
-        (list of step mappings, each with a str ``action_type`` or a
-        release-shaped ``action`` object holding ``type``; an int
-        ``step_id`` defaults to the step's position).
-    ablate : str or iterable of str, optional
-        Parts to withhold (the information ablations of the paper's Table 9),
-        comma-separated or as names from
-        :data:`agenthorizon.schema.ABLATION_PARTS`:
+    - ``"instruction"``: empty ``instruction``, no ``task.instruction``, empty
+      ``## Goal``; the task metadata stays.
+    - ``"actions"``: no step ``action``, no ``**Action:**`` line, empty
+      ``typed_text()``; step ids, timestamps and screenshots stay.
+    - ``"screenshots"``: no screenshots, references or image lines.
 
-        - ``"instruction"``: ``instruction`` is ``""``, the trajectory JSON
-          has no ``task.instruction`` and the Markdown's ``## Goal`` section is
-          empty (as the release renders a trajectory without instruction).
-          The task metadata (category, applications...) stays.
-        - ``"actions"``: no step has an ``action`` (JSON, ``steps``) and the
-          Markdown has no ``**Action:**`` line; ``typed_text()`` is empty.
-          What stays is each step's id, its timestamp and its screenshot, so
-          screenshots still come in order, named by step, and the step count
-          is still stated.
-        - ``"screenshots"``: ``screenshots`` holds none (nothing is sent,
-          copied or linked), the steps have no ``screenshot`` reference and
-          the Markdown no image line.
+    ``perturb`` names :data:`agenthorizon.judging.perturbation.PERTURBATIONS`.
+    With either, the Markdown is rendered again from the changed JSON
+    (:func:`agenthorizon.release.render.to_markdown`), so nothing withheld
+    survives. Raises ValueError naming the item (and step) for a malformed row or
+    an unknown part.
 
-        With any ablation the Markdown is rendered from the ablated
-        trajectory JSON (:func:`agenthorizon.release.render.to_markdown`),
-        not taken from the release, so nothing withheld can survive in it.
-    perturb : str or iterable of str, optional
-        How to show the item differently
-        (:data:`agenthorizon.judging.perturbation.PERTURBATIONS`): steps cut
-        to a half, screenshots shuffled within windows, the goal after the
-        steps, action lines reworded. The Markdown is then rendered from the
-        perturbed JSON, as for an ablation, and reworded or reordered after.
-
-    Returns
-    -------
-    JudgeInput
-        A frozen record with ``trajectory_id``, ``instruction``, ``markdown``
-        (blind image references), ``steps`` (release-shaped, built on first
-        access), ``screenshots`` (decoded on access, no paths shown),
-        ``environment``, ``task`` and ``ablation``.
-
-    Raises
-    ------
-    ValueError
-        Naming the item (and step) when ``row`` is not a mapping, a required
-        field is missing or has the wrong type, a step's parameters are not
-        a JSON object, the screenshots do not give one entry per step, or
-        ``ablate`` names an unknown part.
-
-    See Also
-    --------
-    strip_hidden : removes hidden keys from nested data.
-    agenthorizon.judging.runs.runner.run_judge : builds one input per item with this.
-    agenthorizon.release.render.to_markdown : the release Markdown a judge reads.
-
-    Examples
-    --------
     >>> row = {"trajectory_id": "t1", "instruction": "Open the file", "label": "positive",
     ...        "steps_id": "0123456789-abcdef", "os": "linux",
     ...        "steps": [{"step_id": 0, "action_type": "click", "parameters": '{"x": 1, "y": 2}',
@@ -385,13 +293,10 @@ def _perturbed(trajectory_id: str, perturbation: tuple[str, ...], columns: tuple
 
 
 def only_screenshots_of(judge_input: JudgeInput, step_ids: Iterable[int]) -> JudgeInput:
-    """``judge_input`` with the screenshots of ``step_ids`` alone: every other step keeps its text, not its image.
+    """``judge_input`` with the screenshots of ``step_ids`` alone; the other steps keep their text.
 
-    What a judge shown only some steps' screenshots gets (step selection,
-    :mod:`agenthorizon.judging.judges.direct_selection`): the steps lose
-    their ``screenshot`` reference and the Markdown its image line, rendered
-    again from the narrowed JSON as the ablations are. Step ids that have no
-    screenshot raise a ``ValueError`` naming the item.
+    Used by step selection (:mod:`agenthorizon.judging.judges.direct_selection`).
+    A step id without a screenshot raises ValueError naming the item.
 
     >>> row = {"trajectory_id": "t1", "instruction": "Open it", "markdown": "",
     ...        "steps": [{"step_id": i, "action_type": "wait", "parameters": "{}", "timestamp_us": None,

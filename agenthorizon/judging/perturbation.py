@@ -1,26 +1,14 @@
 """Presentation perturbations: the same item shown another way (issue 34, section 6).
 
-AgentHorizon is pointwise, so the order-swap checks of pairwise benchmarks
-become perturbations of one item. A run may apply some of these to every
-input its judge sees (``run_judge(perturb=...)``, ``agenthorizon judge
---perturb``):
+- ``shuffle-screenshots``: screenshots permuted within windows of
+  :data:`SHUFFLE_WINDOW`, seeded by the trajectory id;
+- ``instruction-last``: the goal after the steps;
+- ``first-half`` / ``last-half``: the first ``ceil(n/2)`` or last
+  ``floor(n/2)`` steps (ids unchanged); not both;
+- ``paraphrase``: action lines reworded (:func:`paraphrase_action`).
 
-- ``shuffle-screenshots``: the screenshots are permuted within windows of
-  :data:`SHUFFLE_WINDOW` consecutive screenshots (a step keeps its action
-  and shows a nearby step's screen), by a permutation drawn from the
-  trajectory id, so a rerun shows the same order;
-- ``instruction-last``: the goal comes after the steps (Markdown, JSON, the
-  direct layouts);
-- ``first-half`` / ``last-half``: only the first ``ceil(n/2)`` or the last
-  ``floor(n/2)`` steps are shown (step ids unchanged); not both;
-- ``paraphrase``: each step's action line is reworded by one fixed rule
-  (:func:`paraphrase_action`); the JSON's structured actions stay.
-
-This module names, checks and describes a perturbation and holds the pure
-rules; *applying* them is done in one place only,
-:func:`agenthorizon.judging.inputs.build_judge_input`. A perturbation is part
-of the judge's identity (its own judge key), recorded in ``run.json`` as the
-judge's ``perturbation``.
+Pure rules; applying them is :func:`agenthorizon.judging.inputs.build_judge_input`'s
+job. A perturbation is part of the judge key (``run.json``'s ``perturbation``).
 """
 
 from __future__ import annotations
@@ -52,15 +40,8 @@ INSTRUCTION_ELSEWHERE = "(The instruction is given after the recording, under it
 
 
 def parse_perturbation(value: str | Iterable[str] | None, where: str = "perturb") -> tuple[str, ...]:
-    """The perturbation ``value`` names, in canonical order: a comma-separated string or names.
+    """The perturbation ``value`` names (comma-separated or names), in canonical order; ValueError naming ``where`` otherwise.
 
-    Raises
-    ------
-    ValueError
-        Naming ``where`` and the unknown name, or ``first-half`` with ``last-half``.
-
-    Examples
-    --------
     >>> parse_perturbation("paraphrase, first-half")
     ('first-half', 'paraphrase')
     >>> parse_perturbation(None), parse_perturbation([])

@@ -1,22 +1,11 @@
 """Secrets (API keys) the package must never write: validation and scrubbing.
 
-A judge that reads a secret registers it with :func:`register_secret`; every
-text the package writes (result files, run records, console messages, the HTML
-report built from them) goes through :func:`scrub`, which replaces each
-*representation* of each registered secret by ``[API key]``. Representations
-matter because a key rarely leaks verbatim: an HTTP library quotes a header
-value with ``repr`` (``'sk-...\\n'``), a server echoes it inside JSON
-(``"sk-...\\n"``), a URL carries it percent-encoded (``sk-...%0A``).
-
-The package also registers the secret-looking variables of its own
-environment (:func:`register_environment`: a name holding ``KEY``, ``TOKEN``,
-``SECRET``, ``PASSWORD``, ``CREDENTIAL``...), so that an agent that got a key,
-or guessed one, cannot have it written into a result, ``run.json`` or the report.
-
-A key holding whitespace or control characters (a trailing newline from a
-secrets file, a ``\\r`` from a Windows-edited ``.env``) is refused up front by
-:func:`check_secret`, with a message that says how to fix it and never echoes
-the key.
+Judges register the secrets they read (:func:`register_secret`), the package
+the secret-looking variables of its environment (:func:`register_environment`);
+every written text goes through :func:`scrub`, which replaces each
+representation of each secret (raw, ``repr``, JSON, percent-encoded) by
+``[API key]``. :func:`check_secret` refuses a key with whitespace or control
+characters without echoing it. See docs/security.md, "Secrets".
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """Confinement: a file read from a release must really lie inside it, and be a regular file.
 
-A release is downloaded data, so a symbolic link inside it may lead anywhere
-(``media/images/<id>/step_1.png -> ~/.ssh/id_rsa``). These helpers ask the
-kernel where an opened file really is (``/proc/self/fd``, one syscall instead
-of ``os.path.realpath``'s walk) and refuse anything outside the release's real
-roots; a Hub snapshot's ``blobs/`` folder counts as inside, because
-huggingface_hub's snapshot files are links into it. Every reader of
-:mod:`agenthorizon.release.files` and the image opener go through them.
-
-A release can also hold a file that is not a regular file: a FIFO (opening
-it for reading blocks until a writer comes, forever), a socket or a device
-(a tarball or a shared folder can carry them). :func:`open_regular`, the one
-way a release file is opened (:func:`open_confined` calls it), refuses them
-without blocking: it checks the file it would open (``stat``, so a device is
-not even opened), opens it with ``O_NONBLOCK`` and checks again what it
-opened (``fstat``: nothing can be swapped in between), and names the file
-and what it is, also when a link led to it.
+The kernel is asked where an opened file really is (``/proc/self/fd``) and
+anything outside the release's real roots (a Hub snapshot's ``blobs/``
+counts as inside) is refused; :func:`open_regular` refuses a FIFO, socket or
+device without blocking. Every reader of :mod:`agenthorizon.release.files` and
+the image opener go through here (docs/security.md).
 """
 
 from __future__ import annotations
@@ -135,22 +124,11 @@ def _check_regular(mode: int, path: str, what: str) -> None:
 def open_regular(path: str | os.PathLike[str], what: str, mode: str = "rb", **kwargs: Any) -> Any:
     """``open(path, mode)`` for reading, refused at once unless ``path`` is a regular file (links followed).
 
-    ``what`` names the file in the error (``"label file"``). The file is
-    checked before it is opened (a device is never opened), opened with
-    ``O_NONBLOCK`` (a FIFO swapped in meanwhile cannot block) and checked
-    again on the open descriptor, then handed back as ``open`` would
-    (``mode`` ``"rb"`` or ``"r"``, with ``open``'s keyword arguments).
+    Checked with ``stat`` (a device is never opened), opened ``O_NONBLOCK`` and
+    checked again with ``fstat``. ``what`` names the file; the error is
+    :class:`NotRegularFileError` (a ValueError) naming what it is and the link
+    that led there; missing files raise as ``open`` does.
 
-    Raises
-    ------
-    NotRegularFileError
-        (a ``ValueError``) naming the file, what it is (a FIFO, a socket, a
-        device) and the link that led to it, if one did.
-    FileNotFoundError, IsADirectoryError
-        As ``open`` does.
-
-    Examples
-    --------
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
     >>> fifo = os.path.join(folder, "labels.jsonl")
@@ -217,13 +195,9 @@ def escaping_screenshots(
 ) -> list[tuple[int, str, str]]:
     """Every screenshot of ``paths`` that is a link out of the release: ``(index, path, real path)``.
 
-    Screenshots are checked folder by folder: each folder is opened once, the
-    kernel says where it really is, and it is listed (``os.scandir``, whose
-    entries say whether they are links without another system call); only
-    the entries that are links are followed (:func:`_link_target`). Missing
-    files are not reported here (loading reports them when a screenshot is
-    indexed). ``listings`` keeps folder listings between calls of one build:
-    a negative shows its sibling's folder, so each folder is listed once.
+    Each folder is opened and listed once (``listings`` keeps listings across
+    calls of one build) and only link entries are followed; missing files are
+    not reported here.
     """
     roots = release_real_roots(os.fspath(root))
     if _all_folders_clean(paths, roots, listings):
@@ -261,14 +235,7 @@ def escaping_screenshots(
 def _all_folders_clean(
     paths: Sequence[str | None], roots: Sequence[str], listings: dict[str, tuple[str, set[str]]] | None
 ) -> bool:
-    """Whether every folder of ``paths`` is a real folder of the release without links (the common case).
-
-    The folders are found with C-level string operations instead of a
-    ``dirname`` call per path (a build checks about 176,000 screenshots):
-    ``rpartition`` gives ``dirname``'s answer for the normalised absolute
-    paths of a build, and any other path makes this say ``False`` so that
-    :func:`escaping_screenshots` looks path by path.
-    """
+    """Whether every folder of ``paths`` is a real folder of the release without links; string operations, not ``dirname`` per path (a build checks ~176,000)."""
     if os.sep != "/" or os.altsep:
         return False
     present = [path for path in paths if path is not None] if None in paths else paths
@@ -306,14 +273,7 @@ def _list_folder(folder: str) -> tuple[str, set[str]]:
 
 
 def _link_target(path: str, real_folder: str, real_parents: dict[str, str]) -> str:
-    """Where the link at ``path`` (in the real folder ``real_folder``) really leads.
-
-    A Hub snapshot holds thousands of links ``../../../blobs/<hash>``: a target
-    that only climbs with leading ``..`` and then descends is joined to the
-    real folder (``..`` of a real folder is its real parent), the real path of
-    the folder it lands in is looked up once per folder, and only a target that
-    is itself a link is resolved in full.
-    """
+    """Where the link at ``path`` (in the real folder ``real_folder``) really leads; a plain ``../``-climbing target (a Hub blob link) is joined without a full resolve."""
     target = os.readlink(path)
     parts = target.split("/")
     climb = 0

@@ -1,39 +1,16 @@
 """Reading a release's files on disk, confined to the release.
 
-A *release root* is the directory that holds the two label files and the
-``sandbox/`` folder (SPEC section 2)::
+A release root holds the two label files and ``sandbox/`` (SPEC section 2)::
 
     <root>/AgentHorizon.jsonl
     <root>/AgentHorizon-Simple.jsonl
     <root>/sandbox/data/{jsons,markdowns,media/images}/...
 
-Every file the package reads from a release goes through this module, and a
-release is downloaded data: a file whose *real* path (symbolic links
-followed) leaves the release is refused, so a link such as
-``media/images/<id>/step_1.png -> ~/.ssh/id_rsa`` is never read, exported or
-handed to a judge, and a file that is not a regular file (a FIFO, a socket,
-a device: reading one could block forever) is refused by name without being
-read (:func:`open_regular`). The one exception is a Hub snapshot
-(``<cache>/datasets--<owner>--<name>/snapshots/<commit>/``), whose files are
-huggingface_hub's own links into the repo's ``blobs/`` folder: that folder
-counts as inside. A screenshot reference must moreover stay under
-``sandbox/data/media/images/``: ``../../../AgentHorizon.jsonl`` is inside the
-release but is not a screenshot.
-
-:func:`read_labels` reads and validates both label files;
-:func:`read_config_rows` reads them once and picks a :class:`Selection`'s rows
-with :func:`agenthorizon.release.splits.select_rows` (what ``load_dataset``
-and the builder share); :func:`load_references` gives the label rows of a
-config (with ``difficulty``, ``pair_group_id`` and ``in_dev``) without reading
-any trajectory file, which is what scoring needs; :func:`read_trajectory` and
-:func:`read_markdown` read an item's files the one way loading and ``verify``
-both use (they live in :mod:`agenthorizon.release.item_files`, which imports
-no label code, and are re-exported here).
-
-Every read of a release goes through this module (an item's own files through
-the one it re-exports), so the confinement rule is applied in one place. Its
-sections: the root; label files, dev manifests and the rows of a selection;
-the stat fingerprint of a build.
+Every read of a release goes through here: a file whose real path leaves the
+release (a Hub snapshot's ``blobs/`` counts as inside), or that is not a
+regular file, is refused by name; screenshots must stay under
+``sandbox/data/media/images/``. Sections: the root; label files, dev manifests
+and a selection's rows; the stat fingerprint of a build.
 """
 
 from __future__ import annotations
@@ -129,12 +106,7 @@ def check_images(images: str | None) -> None:
 
 
 def local_root(path: str | os.PathLike[str]) -> Path:
-    """The release root at ``path``, checked; absolute but with symlinks kept.
-
-    Symlinks are kept (no ``resolve()``) because a Hub snapshot is a tree of
-    symlinks into a blob store: the paths the package builds stay under the
-    root as given, and :func:`confined` checks where each one really leads.
-    """
+    """The release root at ``path``, checked; absolute with symlinks kept (a Hub snapshot is a tree of links; :func:`confined` checks each)."""
     root = Path(os.path.normpath(Path(path).expanduser().absolute()))
     if root.is_file():
         if root.name in LABEL_FILES:
@@ -227,13 +199,11 @@ def dev_manifest_identity(path: str | os.PathLike[str]) -> tuple[str, str]:
 
 
 def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None) -> list[str]:
-    """Trajectory ids listed in a dev manifest file (the user's own file, not the release's).
+    """Trajectory ids listed in a dev manifest (the user's file): one id a line (blanks and ``#`` comments ignored), or JSON.
 
-    Two forms are accepted: a text file with one trajectory id per line
-    (blank lines and ``#`` comments ignored), or a JSON file holding a list of
-    ids or an object with a ``trajectory_ids`` list. With ``sha256`` (the
-    hash a run recorded), a file whose bytes hash otherwise is refused: it
-    would define another AH-D than the one the run was made on.
+    JSON is a list of ids or an object with a ``trajectory_ids`` list. With
+    ``sha256`` (as a run recorded), a file hashing otherwise is refused: it would
+    define another AH-D.
     """
     path = Path(path)
     try:
@@ -270,25 +240,10 @@ def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None
 
 @dataclass(frozen=True)
 class ConfigRows:
-    """A selection's rows as read from a release, and the labels they were picked from.
+    """A selection's rows as read from a release (``root``, ``selection``, ``rows``), and every label row (``labels``).
 
-    Made by :func:`read_config_rows`; ``load_dataset`` hands it to the
-    builder, which uses it when it was made for the builder's own root and
+    Made by :func:`read_config_rows`; the builder reuses it for its own root and
     selection, so one load reads the label files once.
-
-    Attributes
-    ----------
-    root : str
-        The release root the labels were read from.
-    selection : Selection
-        The selection the rows are of.
-    rows : list of dict
-        :func:`agenthorizon.release.splits.select_rows` of the labels: the
-        config's rows in release order, with ``difficulty``, ``location``,
-        ``pair_group_id`` and ``in_dev``.
-    labels : list of dict
-        Every label row of the release (both files), as :func:`read_labels`
-        gives them.
     """
 
     root: str
@@ -343,11 +298,9 @@ def load_references(
 def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> str:
     """A sha256 of the size and modification time (ns) of every file a build of ``rows`` reads.
 
-    Covers each row's trajectory json and Markdown and its screenshot folder
-    (whose modification time changes when a screenshot is added, removed or
-    replaced, by a link for instance); a missing file counts as absent. The
-    label files are covered by the label manifest. One ``os.stat`` a file,
-    not a read: ``docs/performance.md`` measures it on the full sample.
+    Covers each row's JSON, Markdown and screenshot folder (its mtime changes
+    when a screenshot is added, removed or replaced); a missing file counts as
+    absent. One ``os.stat`` a file, no read.
 
     >>> import tempfile
     >>> root = tempfile.mkdtemp()

@@ -1,13 +1,8 @@
 """Where a release comes from: a local root, or a Hub dataset repo fetched file by file.
 
-:func:`resolve_release` turns a local path or a Hub dataset repo id into a
-release root, fetching from the Hub only the files a config needs, into the
-huggingface_hub cache. The fetching is split along its three seams: naming
-the files (:func:`item_files`,
-:func:`screenshot_files`), planning which of them
-to request (:func:`plan_fetch`), and requesting them (:class:`_HubRepo`);
-:func:`_report_missing_items` / :func:`_report_missing_screenshots` turn what
-the repo lacks into an error or a warning.
+:func:`resolve_release` gives a release root; fetching is split into naming
+the files (:func:`item_files`, :func:`screenshot_files`), planning the
+requests (:func:`plan_fetch`) and making them (:class:`_HubRepo`).
 """
 
 from __future__ import annotations
@@ -68,47 +63,18 @@ def resolve_release(
 ) -> Path:
     """The local release root holding what ``config`` needs.
 
-    ``path`` is either a local release root (the directory with
-    ``AgentHorizon.jsonl``, ``AgentHorizon-Simple.jsonl`` and ``sandbox/``) or
-    a Hub dataset repo id such as ``"ServiceNow/AgentHorizon"``. A repo is
-    fetched file by file with ``huggingface_hub.hf_hub_download``, never by
-    listing the repo (about 110,000 files):
-
-    1. both label files (AH-D and ``in_dev`` are defined on the whole
-       release). The first is asked for at ``revision``; huggingface_hub
-       resolves the branch or tag to a commit and returns
-       ``<cache>/datasets--<owner>--<name>/snapshots/<commit>/AgentHorizon.jsonl``,
-       so that folder is the release root and its name the commit. Everything
-       else, the second label file included, is fetched at that commit, so
-       labels and trajectories come from one revision even if the branch
-       moves meanwhile.
-    2. :func:`item_files` of the config's rows, 8
-       at a time. A markdown the repo lacks is skipped (loading renders it
-       from the json, with a warning); a missing json raises
-       ``FileNotFoundError`` naming the trajectory and its label row.
-    3. unless ``images`` is None, :func:`screenshot_files`:
-       every screenshot those jsons reference. One the repo lacks is only
-       counted in a warning; indexing it later raises ``FileNotFoundError``
-       with its path.
-
-    Files already in the snapshot folder (one commit, so they are the right
-    ones) are not requested again, nor files huggingface_hub has recorded as
-    absent at that commit: loading a config again costs the two label requests
-    only. With ``HF_HUB_OFFLINE=1`` everything comes from the cache.
-    ``token`` and ``cache_dir`` (the huggingface_hub cache) are passed through;
-    ``dev_groups`` and ``dev_manifest`` decide which items AH-D fetches.
-    ``labels_only`` stops after step 1: what scoring needs (the label rows
-    alone), so ``score`` and ``leaderboard`` of a Hub repo cost two requests.
-
-    A path that exists on disk is always local. One that does not exist but
-    is spelled ``owner/name`` is tried as a repo id; if the Hub has no such
-    repo, or cannot be reached (one request, no retries: ``data/release`` may
-    be a mistyped relative folder, and waiting for the Hub would not help),
-    or, offline, the cache has no snapshot of it, the error says that it is
-    neither.
-
-    Raises ``FileNotFoundError`` / ``ValueError`` saying what a release root
-    must contain when ``path`` is a local path that is not one.
+    ``path`` is a local release root or a Hub dataset repo id
+    (``"ServiceNow/AgentHorizon"``), fetched into the huggingface_hub cache file
+    by file, never by listing: both label files (the first at ``revision``; its
+    snapshot folder is the root and everything else is fetched at that commit),
+    then :func:`item_files` of the config's rows, then (unless ``images`` is
+    None) :func:`screenshot_files`. ``labels_only`` stops after the labels. Files
+    already in the snapshot, or recorded as absent, are not requested again;
+    ``HF_HUB_OFFLINE=1`` reads the cache only. A missing json raises
+    FileNotFoundError naming the item; a missing markdown or screenshot is a
+    warning. A path that exists is always local; a missing ``owner/name`` is tried
+    on the Hub once, and the error says it is neither. Details:
+    docs/architecture.md, "Design notes by module".
     """
     check_config(config)
     check_images(images)
@@ -158,14 +124,11 @@ def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
 
 
 def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
-    """Repo paths of the screenshots the json files of ``rows`` under ``root`` reference.
+    """Repo paths (``/``-separated, relative to ``root``) of the screenshots the json files of ``rows`` reference, in step order, each once.
 
-    Each reference is resolved by :func:`screenshot_paths` (so a path that
-    would leave the screenshot folder is refused exactly as loading refuses
-    it) and given relative to ``root`` with ``/`` separators, in step order,
-    each path once. Every row's json must be in ``root``; a json that does not
-    parse, or whose references are refused, contributes nothing here: loading
-    that row raises the error with its label row.
+    References are resolved by :func:`screenshot_paths`, so a path leaving the
+    screenshot folder is refused as loading refuses it; a json that does not
+    parse contributes nothing (loading that row raises).
 
     >>> import json, pathlib, tempfile
     >>> root = pathlib.Path(tempfile.mkdtemp())

@@ -1,24 +1,11 @@
 """Open an image file from a release, safely: the one way the package decodes a screenshot.
 
-A release is downloaded data. A PNG of 0.6 MB may declare 13000x13000 pixels
-and decode to 645 MiB; a truncated or renamed file may hold anything. Every
-consumer (lazy rows, judge inputs, model-ready images, the report, export,
-``verify``) opens screenshots through :func:`open_image`, which
-
-- reads the header first and refuses an image over the pixel budget
-  (:data:`DEFAULT_MAX_PIXELS`, or ``$AGENTHORIZON_MAX_PIXELS``) before a
-  single pixel is decoded, so the memory a decode takes is bounded by the
-  budget (4 bytes a pixel at most for the RGBA screenshots of a release);
-- decodes at reduced size when the caller only needs a small image and the
-  format can (JPEG's DCT scaling through ``Image.draft``);
-- raises one error type, :class:`ScreenshotError` (a ``ValueError``), whose
-  message names the file and what was expected; a missing file raises
-  :class:`ScreenshotNotFoundError`, which is both a ``ScreenshotError`` and a
-  ``FileNotFoundError``; a FIFO, socket or device is refused by name without
-  being read (:func:`~agenthorizon.release.confine.open_regular`).
-
-It lives in ``release/`` (the lowest stage) because ``verify`` checks images
-too; :mod:`agenthorizon.data.images` re-exports it for the pixel stages.
+:func:`open_image` reads the header first and refuses an image over the pixel
+budget (:data:`DEFAULT_MAX_PIXELS` or ``$AGENTHORIZON_MAX_PIXELS``) before
+decoding (a 0.6 MB PNG may decode to 645 MiB), decodes JPEG at reduced size
+when asked, and raises :class:`ScreenshotError` (a ValueError naming the file)
+or :class:`ScreenshotNotFoundError`. In ``release/`` because ``verify`` checks
+images too; :mod:`agenthorizon.data.images` re-exports it.
 """
 
 from __future__ import annotations
@@ -165,39 +152,13 @@ def open_image(
     reduce_to: tuple[int, int] | None = None,
     name: str | None = None,
 ) -> Any:
-    """Decode an image file into a fully loaded ``PIL.Image.Image``, within a pixel budget.
+    """Decode an image (path, bytes or binary file) into a loaded ``PIL.Image.Image`` in its own mode, within a pixel budget.
 
-    Parameters
-    ----------
-    source : path, bytes or binary file
-        The image file, its bytes, or an open binary file.
-    max_pixels : int, optional
-        Most pixels (width x height) accepted, checked from the header before
-        decoding. Default :func:`max_pixels_budget` (50 MP unless
-        ``$AGENTHORIZON_MAX_PIXELS`` says otherwise).
-    reduce_to : (int, int), optional
-        A box the caller will downscale the image to fit. Formats that can
-        decode at a fraction of their size (JPEG: 1/2, 1/4, 1/8) then do so,
-        never below the box; other formats decode at full size.
-    name : str, optional
-        How error messages name the image (default: the path). Judges see
-        blind screenshots by step, so their errors must not carry the path.
+    ``max_pixels`` defaults to :func:`max_pixels_budget`. ``reduce_to`` is the box
+    the caller will downscale to: JPEG then decodes at 1/2, 1/4 or 1/8, never below
+    it. ``name`` replaces the path in errors (blind screenshots are named by
+    step). Raises :class:`ScreenshotNotFoundError` or :class:`ScreenshotError`.
 
-    Returns
-    -------
-    PIL.Image.Image
-        Loaded (the file is closed), in the file's own mode.
-
-    Raises
-    ------
-    ScreenshotNotFoundError
-        The path is not an existing file.
-    ScreenshotError
-        The image is over the budget, truncated, or not an image; the message
-        names it and what was expected.
-
-    Examples
-    --------
     >>> from PIL import Image
     >>> buffer = io.BytesIO()
     >>> Image.new("RGB", (4000, 3000)).save(buffer, format="JPEG")

@@ -1,11 +1,8 @@
-"""An item's own files in a release: its trajectory json, its Markdown and its screenshot paths.
+"""An item's own files in a release: its trajectory json, its Markdown and its screenshot paths, read confined.
 
-Read confined to the release root, as every read of a release is
-(:mod:`agenthorizon.release.confine`). These readers live apart from
-:mod:`agenthorizon.release.files`, which reads the label files and selections
-and re-exports them, because blind screenshots use them to find an item's
-files when a judge reads one: what a judge can reach must not import the label
-code (the import contract in ``pyproject.toml``).
+Apart from :mod:`agenthorizon.release.files` (which re-exports them) because
+blind screenshots use these readers, and what a judge can reach must not
+import the label code (the import contract in ``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -74,20 +71,10 @@ _LONG_DIGIT_RUN = b"0" * 19
 def parse_json_bytes(raw: bytes, name: str, expected: str) -> Any:
     """Exactly :func:`_parse_json` of ``raw`` (values, and errors), about twice as fast.
 
-    ``orjson`` parses when it gives the standard parser's values: it reads an
-    integer beyond 64 bits as a float without a word, so a text with a run of
-    19 digits or more (``2**63`` has 19; any shorter integer fits) goes to the
-    standard parser, as does every text orjson refuses, so that what the
-    standard parser accepts and orjson does not (``NaN``, a lone surrogate,
-    UTF-16, a byte order mark, very deep nesting) reads as before and every
-    error is the standard parser's own. orjson never yields a value the
-    standard parser would not (its floats are correctly rounded; a duplicate
-    key keeps its last value in the first key's place, as ``dict`` does),
-    but it reads 1,024 levels of nesting, and the standard parser fewer (about
-    1,000 less the caller's stack, which it refuses as too deep): so orjson's
-    value is kept only when ``orjson.dumps`` takes it back, which it does up
-    to 255 levels (a C pass, a fraction of the parse), and deeper documents
-    go to the standard parser too.
+    ``orjson`` is used only where it gives the standard parser's values: texts
+    with a run of 19 or more digits, texts orjson refuses, and documents nested
+    deeper than ``orjson.dumps`` takes back (255 levels) go to the standard
+    parser, whose errors are then the ones raised.
 
     >>> parse_json_bytes(b'{"t": 18446744073709551616, "x": 1.5}', "t.json", "an object")
     {'t': 18446744073709551616, 'x': 1.5}
@@ -183,12 +170,9 @@ def screenshot_paths(
 ) -> list[str | None]:
     """:func:`screenshot_path` of each reference of one trajectory; ``None`` stays ``None``.
 
-    The result, and every error, is the one :func:`screenshot_path` gives
-    (``at`` names the json file; `` step <index>`` is appended in errors), but
-    references of the release's own form ``../media/images/<folder>/step_N.png``
-    are joined to the images directory by concatenation: the json's images
-    directory is checked to be the release's once, and such a reference cannot
-    leave it. This runs once per trajectory of a build, over about 130 steps each.
+    Same results and errors (`` step <index>`` appended), but references of the
+    release's own form are joined by concatenation after one check of the images
+    directory (a build runs this over ~130 steps per trajectory).
 
     >>> screenshot_paths("/r", "/r/sandbox/data/jsons/t.json", ["../media/images/s/step_1.png", None], "t.json")
     ['/r/sandbox/data/media/images/s/step_1.png', None]
@@ -222,13 +206,7 @@ _CANONICAL_FILE_NAMES = re.compile(r"step_[0-9]+\.png(?:\nstep_[0-9]+\.png)*")
 
 
 def _in_one_canonical_folder(references: Sequence[Any]) -> bool:
-    """Whether every reference is ``../media/images/<folder>/step_N.png`` with one same folder (the common case).
-
-    The same test as ``_CANONICAL_REFERENCE`` on each, in a few C-level passes
-    over the trajectory: the first reference is matched in full, the others
-    must start with its folder, and their file names, joined by newlines,
-    must match as a whole (a name holding a newline shows as one line too many).
-    """
+    """Whether every reference is ``../media/images/<folder>/step_N.png`` with one same folder: ``_CANONICAL_REFERENCE`` in a few C-level passes."""
     if not references or type(references[0]) is not str or not _CANONICAL_REFERENCE.fullmatch(references[0]):
         return False
     head = references[0][: references[0].rindex("/") + 1]  # "../media/images/<folder>/"

@@ -1,11 +1,6 @@
-"""Which items a run or a score is about: the :class:`Selection`, its checks, and reconciling runs with given options.
+"""Which items a run or a score is about: :class:`Selection`, its checks, and reconciling runs with given options.
 
-Pure: no I/O. :func:`check_selection` is the one validator of a selection's
-parameters; :class:`Selection` is the validated value a run records;
-:func:`resolve_selection` rebuilds the selection of some runs and checks the
-options a user gave against it, raising :class:`SelectionConflict` (a field,
-the recorded and the given value: callers word it their own way). Which
-rows a selection picks is :func:`agenthorizon.release.splits.select_rows`.
+Pure. Which rows a selection picks is :func:`agenthorizon.release.splits.select_rows`.
 """
 
 from __future__ import annotations
@@ -63,31 +58,15 @@ def check_selection(config: Any, *, dev_groups: Any = DEV_GROUPS, exclude_dev: A
 
 @dataclass(frozen=True)
 class Selection:
-    """Which items a run or a score is about: one config of one release, exactly.
+    """Which items a run or a score is about: one config of one release, validated on construction.
 
-    Recorded in every run record and rebuilt from it by every reader, so
-    ``score``, ``leaderboard``, ``report`` and ``plot`` see the items the run
-    was made on. Validated once, on construction (:func:`check_selection`).
+    Recorded in every run record and rebuilt by every reader. ``dev_groups``: pair
+    groups in AH-D; ``dev_manifest`` / ``dev_manifest_sha256``: a file of ids
+    defining AH-D instead, and the sha256 of its bytes; ``exclude_dev``: AH-D left
+    out of AH, AH-S or all; ``label_manifest_sha256``:
+    :func:`agenthorizon.release.labels.manifest_sha256` of the items (``None`` for
+    a blind run).
 
-    Attributes
-    ----------
-    config : {"AH", "AH-S", "AH-D", "all"}
-        The config name.
-    dev_groups : int, default=50
-        Pair groups in AH-D (used by AH-D and ``exclude_dev``).
-    dev_manifest : str or None
-        A file of trajectory ids defining AH-D instead of the derivation.
-    dev_manifest_sha256 : str or None
-        sha256 of that file's bytes, so a changed manifest is noticed.
-    exclude_dev : bool, default=False
-        AH-D items left out of AH, AH-S or all.
-    label_manifest_sha256 : str or None
-        sha256 of the selected items' label manifest
-        (:func:`agenthorizon.release.labels.manifest_sha256`); ``None`` for a
-        blind run scored without labels.
-
-    Examples
-    --------
     >>> Selection("AH").to_dict()["config"]
     'AH'
     >>> Selection.from_dict({"config": "AH-D", "exclude_dev": True}, "run.json")
@@ -142,27 +121,12 @@ class Selection:
 
 
 class SelectionConflict(ValueError):
-    """An item selection option that contradicts the runs' recorded selection, or a config no one names.
+    """A ValueError: a given option contradicts the runs' recorded selection, or no config is named.
 
-    Raised by :func:`resolve_selection`; a ``ValueError``, so callers that
-    catch bad input catch it. The attributes let a caller say it in its own
-    words (the command line names its ``--config`` flag, for instance).
+    ``field`` (a :class:`Selection` field), ``given`` and ``recorded`` (``None``
+    when absent) and ``run`` (the folder recording it) let callers word it
+    their own way.
 
-    Attributes
-    ----------
-    field : str
-        The :class:`Selection` field, e.g. ``"config"`` or ``"exclude_dev"``.
-    given : object
-        The value given (``None`` when none was: no run records a config and
-        none was given).
-    recorded : object
-        The value the run records (``None`` when no run records one).
-    run : str or None
-        The run (its folder) that records ``recorded``; ``None`` when no run
-        records a selection.
-
-    Examples
-    --------
     >>> error = SelectionConflict("config", "AH-S", "AH", "runs/a")
     >>> str(error)
     "config 'AH-S' contradicts the recorded config 'AH' of runs/a; leave config unset to use the run's"
@@ -186,38 +150,14 @@ class SelectionConflict(ValueError):
 def resolve_selection(
     recorded: Mapping[str, Selection | None], given: Mapping[str, Any], *, default_config: str | None
 ) -> Selection:
-    """The one selection of some runs, checked against options given by the user.
+    """The one selection of some runs (folder -> recorded selection or ``None``), checked against ``given`` options.
 
-    Parameters
-    ----------
-    recorded : mapping of str to Selection or None
-        Each run (its folder) and its recorded selection (``None`` when it
-        has no record). The recorded selections must agree.
-    given : mapping of str to object
-        The options the user passed (``config``, ``exclude_dev``,
-        ``dev_groups``, ``dev_manifest``; ``None`` for not given), compared
-        as they are: a ``dev_manifest`` must already be in its recorded form
-        (:func:`agenthorizon.release.files.dev_manifest_path`). Each must
-        agree with the runs, and fills in when no run records a selection.
-    default_config : str or None
-        The config when neither a run nor ``given`` names one (``None``: that
-        is an error).
+    ``given`` holds ``config``, ``exclude_dev``, ``dev_groups``, ``dev_manifest``
+    (``None``: not given; a manifest already in its recorded form). Each must
+    agree with the runs and fills in when none records a selection;
+    ``default_config`` is used when no one names a config. Raises
+    :class:`SelectionConflict`, or ValueError when two runs disagree.
 
-    Returns
-    -------
-    Selection
-        The runs' recorded selection, else one built from ``given``.
-
-    Raises
-    ------
-    SelectionConflict
-        A given option differs from the recorded one, or no config is named
-        anywhere and there is no default.
-    ValueError
-        Two runs record different selections (naming both and the fields).
-
-    Examples
-    --------
     >>> runs = {"runs/a": Selection("AH"), "runs/b": None}
     >>> resolve_selection(runs, {"config": None}, default_config="AH-D").config
     'AH'

@@ -1,12 +1,8 @@
 """Label rows: parsing, validation, pair groups and the manifest hash.
 
-Pure logic: callers hand in the lines (or the text) of a label file and the
-name to use in error messages; reading files is
-:mod:`agenthorizon.release.files`' job. Lines are validated as they come, so
-a reader that streams a file stops at its first bad line having read no
-further; a line longer than :data:`LINE_LIMIT` is refused without being
-parsed, and ids must have their shape (a UUID; a deliverable id,
-:data:`~agenthorizon.schema.DELIVERABLE_ID_PATTERN`).
+Pure logic over the lines (or text) of a label file; reading files is
+:mod:`agenthorizon.release.files`' job. Lines are validated as they come, so a
+streaming reader stops at the first bad line.
 """
 
 from __future__ import annotations
@@ -141,21 +137,16 @@ def parse_label_lines(lines: Iterable[str], name: str, *, digest: str | None = N
 def parse_label_file(text: str, name: str) -> LabelFile:
     """Parse and validate the text of a label file (JSON Lines).
 
-    Every non-blank line must be a JSON object with exactly the seven label
-    fields, all strings, consistent with its label: a positive shows its own
-    trajectory (``instruction_id == steps_id``, empty sources and type); a
-    negative shows a sibling's trajectory (different ids, opposite
-    ``parent``/``child`` sources, a known mistake type or ``""``). Mistake types
-    are stored in their canonical label-file spelling. ``trajectory_id`` is a
-    UUID; ``instruction_id`` and ``steps_id`` are deliverable ids
-    (:data:`~agenthorizon.schema.DELIVERABLE_ID_PATTERN`); a line is at most
-    :data:`LINE_LIMIT` characters.
-
-    Raises ``ValueError`` naming ``name``, the line and what was expected, at
-    the first bad line (:func:`check_label_file` reports every one), or
-    naming ``name`` when it holds no label line at all.
-    The same text as the last one parsed under ``name`` is not validated
-    again; each call gets its own copies of the rows.
+    Each non-blank line is a JSON object with exactly the seven label fields, all
+    strings: a positive shows its own trajectory (``instruction_id == steps_id``,
+    empty sources and type), a negative a sibling's (different ids, opposite
+    ``parent``/``child`` sources, a known mistake type or ``""``, stored in its
+    canonical spelling). ``trajectory_id`` is a UUID, the other ids match
+    :data:`~agenthorizon.schema.DELIVERABLE_ID_PATTERN`, a line is at most
+    :data:`LINE_LIMIT` characters. ValueError names ``name``, the line and what
+    was expected at the first bad line (:func:`check_label_file` reports all), or
+    ``name`` for a file without label lines. A text identical to the last one
+    parsed under ``name`` is not validated again; each call gets its own rows.
     """
     digest = text_digest([text])
     return cached_parse(name, digest) or parse_label_lines(text.splitlines(), name, digest=digest)
@@ -203,12 +194,7 @@ def check_label_file(text: str | Iterable[str], name: str) -> tuple[LabelFile | 
 
 
 def label_file_problems(text: str, name: str) -> list[str]:
-    """Every problem of a label file's text, one message per bad line.
-
-    :func:`parse_label_file` stops at the first bad line; this reports all of
-    them (with the same messages). An empty list means
-    :func:`parse_label_file` succeeds.
-    """
+    """Every problem of a label file's text, one message per bad line (as :func:`parse_label_file` words them); empty when it parses."""
     return check_label_file(text, name)[1]
 
 def _validate_row(line: str, where: str) -> LabelRow:
@@ -292,8 +278,8 @@ class LabelCounts:
     """How many items, positives and negatives some label rows hold, and negatives per mistake type.
 
     ``mistake_types`` maps each canonical name of ``schema.MISTAKE_TYPES`` (in
-    that order) and then ``schema.UNTYPED`` (``""``, a negative without a type)
-    to its number of negatives; its values add up to ``negatives``.
+    order) and then ``schema.UNTYPED`` (``""``) to its count; the values add up to
+    ``negatives``.
     """
 
     positives: int
@@ -307,38 +293,13 @@ class LabelCounts:
 
 
 def count_labels(rows: Iterable[Mapping[str, str]]) -> LabelCounts:
-    """Count positives, negatives and negatives per mistake type in label rows.
+    """Count positives, negatives and negatives per mistake type (types of negatives only).
 
-    Mistake types are counted over negatives only; a positive's type is not
-    looked at. Every count is an integer between 0 and the number of rows.
+    Every count is between 0 and the number of rows. A row whose label is neither
+    positive nor negative, or a negative with a non-canonical type, raises
+    ValueError naming the row (counting it nowhere would make the counts
+    disagree with the rows).
 
-    Parameters
-    ----------
-    rows : iterable of mapping
-        Rows with at least ``label`` (``"positive"`` / ``"negative"``) and
-        ``mistake_type`` (a canonical name of ``schema.MISTAKE_TYPES`` or
-        ``""``), as :func:`parse_label_file` returns them; ``trajectory_id``,
-        when present, names the row in errors.
-
-    Returns
-    -------
-    LabelCounts
-        ``positives``, ``negatives``, ``items`` and ``mistake_types``.
-
-    Raises
-    ------
-    ValueError
-        If a row's label is neither positive nor negative, or a negative's
-        mistake type is not a canonical name: counting it nowhere would make
-        the counts disagree with the number of rows.
-
-    See Also
-    --------
-    parse_label_file : validates rows and canonicalises mistake types.
-    agenthorizon.data.export.config_counts : the same counts in the dataset card's keys.
-
-    Examples
-    --------
     >>> counts = count_labels([
     ...     {"label": "positive", "mistake_type": ""},
     ...     {"label": "negative", "mistake_type": "Bad Side Effect"},
@@ -381,10 +342,9 @@ def _row_name(row: Mapping[str, str], index: int) -> str:
 def pair_groups(rows: Iterable[Mapping[str, str]]) -> dict[str, tuple[str, ...]]:
     """Connected pair group of every item, as its sorted deliverable ids.
 
-    Deliverables are linked by negatives (a negative joins the deliverable whose
-    instruction it shows with the one whose trajectory it shows); positives only
-    add their own deliverable. Groups are connected components rather than fixed
-    pairs because one group of the release joins three deliverables.
+    A negative links the deliverable whose instruction it shows with the one
+    whose trajectory it shows; positives add only their own. Connected
+    components, not fixed pairs: one group of the release joins three.
 
     >>> rows = [
     ...     {"trajectory_id": "t1", "instruction_id": "a", "steps_id": "a"},
@@ -444,11 +404,7 @@ def manifest_lines(rows: Iterable[Mapping[str, str]]) -> list[str]:
 
 
 def manifest_sha256(rows: Iterable[Mapping[str, str]]) -> str:
-    """sha256 of the label manifest: the canonical lines, each ending in a newline.
-
-    Independent of row order and of any extra fields the rows carry, so the same
-    labels always give the same hash.
-    """
+    """sha256 of the label manifest (the canonical lines, each ending in a newline); independent of row order and extra fields."""
     digest = hashlib.sha256()
     for line in manifest_lines(rows):
         digest.update(line.encode("utf-8"))

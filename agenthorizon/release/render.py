@@ -1,65 +1,7 @@
-"""Trajectory JSON -> the release's Markdown layout, byte for byte.
+"""Trajectory JSON -> the release's Markdown (``sandbox/data/markdowns/<id>.md``), byte for byte.
 
-The release ships every trajectory twice: structured
-(``sandbox/data/jsons/<id>.json``) and as the Markdown a judge reads
-(``sandbox/data/markdowns/<id>.md``). :func:`to_markdown` reproduces the
-second from the first, so a corpus without Markdown files (or a modified
-trajectory) can still be shown to a judge exactly as the release shows it.
-
-Layout (lines joined by ``\\n``, one blank line between blocks)::
-
-    # Trajectory Report
-
-    ## Goal
-
-    <instruction, stripped of surrounding white space>
-
-    ## Steps
-
-    Total steps: **<number of steps>**
-
-    ---
-
-    ### Step 0
-
-    ![Step 0 screenshot](../media/images/<steps_id>/step_1.png)
-
-    **Action:** `left-click (512, 300)`
-
-    **Timestamp:** 1718000000123 ms
-
-and so on for every step. The rules are SPEC section "Trajectory Markdown"
-(the release's own renderer), kept exactly:
-
-* The file ends with exactly one newline after the last line.
-* A missing instruction is an empty line; a step without ``step_id`` is
-  ``Step ?``. The image line appears only when the step's ``screenshot`` is
-  non-empty (printed as stored in the JSON), the timestamp line only when
-  ``timestamp_us`` is present and not null.
-* Milliseconds are ``format(int(timestamp_us) / 1000, ".0f")``: float
-  division, then rounding half to even on the float (``1500`` us -> ``2``,
-  ``2500`` us -> ``2``).
-* An action without ``type`` is ``unknown``; a click is ``left-click``
-  unless its ``button`` is ``"right"`` (a missing, null or any other button
-  is a left click); a ``type`` without ``text`` is ``type ""``, a
-  ``press`` / ``hotkey`` without ``keys`` is ``press `` / ``hotkey `` (nothing
-  after the space).
-* A parameter that is absent prints as ``?`` (:data:`MISSING`); one that is
-  present prints as Python's ``str`` prints it: integers as integers
-  (``512``), floats as floats (``512.5``), null as ``None``, strings
-  verbatim (typed text is not escaped).
-* ``move``, ``wait`` and unknown action types print as their bare type name.
-
-Inputs the SPEC has no rule for, on which the release's own renderer fails
-(issue 14 names a null ``text`` and a ``keys`` string), are rendered
-sensibly instead: a null ``text`` prints as ``type "?"``; a null ``keys``
-as ``press ?``; ``keys`` given as one string prints that string; a null key
-inside ``keys`` as ``?``; a ``num_clicks`` that is not a number adds no
-`` x{n}``; a null instruction is an empty line and a non-string one its
-``str``, stripped; an ``action`` or ``parameters`` that is not an object
-counts as absent. A ``timestamp_us`` that ``int()`` cannot read is an
-error naming the trajectory and step.
-
+The rules are SPEC section "Trajectory Markdown"; inputs the SPEC has no rule
+for are rendered as docs/architecture.md ("Design notes by module") lists.
 Pure logic: no I/O.
 """
 
@@ -123,10 +65,7 @@ def _typed(parameters: Mapping[str, Any]) -> str:
 
 
 def action_string(action: Mapping[str, Any] | None) -> str:
-    """The one-line description of an action, as the release Markdown prints it.
-
-    This is the text between backticks on a step's ``**Action:**`` line of
-    :func:`to_markdown`. Strings by action type:
+    """The one-line description of an action: the text between backticks on a step's ``**Action:**`` line.
 
     ========== ==================================================
     type       string
@@ -143,28 +82,9 @@ def action_string(action: Mapping[str, Any] | None) -> str:
     other      the bare type name (``move``, ``wait``, unknown types)
     ========== ==================================================
 
-    An absent parameter prints as ``?`` (:data:`MISSING`), a null one as
-    ``None``. An ``action`` that is not a mapping renders as an action
-    without type, ``unknown``.
+    An absent parameter prints as ``?`` (:data:`MISSING`), a null one as ``None``;
+    a non-mapping action or ``parameters`` counts as absent. Never raises.
 
-    Parameters
-    ----------
-    action : mapping or None
-        A step's action object, ``{"type": str, "parameters": {...}}``, as in
-        ``sandbox/data/jsons/<id>.json``. A ``parameters`` value that is not a
-        mapping is treated as empty.
-
-    Returns
-    -------
-    str
-        One line, no trailing newline; never raises.
-
-    See Also
-    --------
-    to_markdown : the whole trajectory in the release layout.
-
-    Examples
-    --------
     >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "middle"}})
     'left-click (10, 20)'
     >>> action_string({"type": "click", "parameters": {"x": 10, "y": 20, "button": "right", "num_clicks": 2}})
@@ -205,32 +125,12 @@ def action_string(action: Mapping[str, Any] | None) -> str:
 
 
 def timestamp_ms(timestamp_us: Any) -> str:
-    """A step's ``timestamp_us`` as the milliseconds the release prints.
+    """A step's ``timestamp_us`` as the milliseconds the release prints: ``format(int(t) / 1000, ".0f")``.
 
-    ``format(int(timestamp_us) / 1000, ".0f")``, as the release's renderer
-    computes it: ``int()`` first (a float loses its fraction, a numeric
-    string is read), then float division, then rounding half to even on the
-    float. Above 2**53 microseconds (about 285 years) the float division is
-    not exact; the release's files carry that error, so this does too.
+    ``int()`` first, then float division, then rounding half to even (above 2**53
+    us the division is inexact, as in the release's files). ValueError when
+    ``int()`` cannot read the value.
 
-    Parameters
-    ----------
-    timestamp_us : int, float or str
-        Microseconds since the epoch, anything ``int()`` accepts.
-
-    Returns
-    -------
-    str
-        The digits printed before `` ms``.
-
-    Raises
-    ------
-    ValueError
-        When ``int()`` cannot read ``timestamp_us`` (text, NaN, infinity,
-        a list...).
-
-    Examples
-    --------
     >>> timestamp_ms(1_718_000_000_123_456), timestamp_ms(1500), timestamp_ms(2500), timestamp_ms(2501)
     ('1718000000123', '2', '2', '3')
     >>> timestamp_ms(2500.9), timestamp_ms(-1500)
@@ -263,50 +163,16 @@ def _instruction(task: Mapping[str, Any]) -> str:
 
 
 def to_markdown(trajectory: Mapping[str, Any], *, actions: bool = True) -> str:
-    """Render a trajectory JSON object in the release's Markdown layout, byte for byte.
+    """A trajectory JSON object in the release's Markdown layout, ending in exactly one newline.
 
-    The result is the text of the ``sandbox/data/markdowns/<id>.md`` that
-    matches ``sandbox/data/jsons/<id>.json`` (layout and rounding rules in the
-    module docstring): a title, the goal, the step count, then per step a
-    heading, the screenshot reference (when the step has one), the action
-    line (:func:`action_string`) and the timestamp in milliseconds (when the
-    step has one). A missing instruction is an empty line, a missing step id
-    ``?``, a missing parameter ``?`` and a null one ``None``.
+    Title, goal, step count, then per step a heading, the screenshot reference
+    (when non-empty), the :func:`action_string` line and the timestamp (when
+    present), blocks separated by one blank line. ``actions=False`` leaves out the
+    action lines (the actions ablation of
+    :func:`agenthorizon.judging.inputs.build_judge_input`). Raises ValueError
+    naming the trajectory (and step) for a malformed ``task``, ``steps``, step or
+    timestamp.
 
-    Parameters
-    ----------
-    trajectory : mapping
-        The parsed trajectory JSON: ``task`` (a mapping holding
-        ``instruction``), ``steps`` (a list of step mappings with ``step_id``,
-        ``action``, optional ``screenshot`` and ``timestamp_us``) and,
-        optionally, ``trajectory_id`` (used in error messages).
-    actions : bool, default=True
-        ``False`` leaves out every ``**Action:**`` line (and its blank line):
-        the actions ablation of :func:`agenthorizon.judging.inputs.build_judge_input`.
-        The release always has them; without them the layout is otherwise
-        unchanged (step headings, images, timestamps).
-
-    Returns
-    -------
-    str
-        The Markdown text, blocks separated by one blank line, ending in
-        exactly one newline.
-
-    Raises
-    ------
-    ValueError
-        Naming the trajectory (and step) when ``trajectory`` is not a mapping,
-        ``task`` is not a mapping, ``steps`` is not a list, a step is not a
-        mapping, or a ``timestamp_us`` is something ``int()`` cannot read.
-
-    See Also
-    --------
-    action_string : the one-line action description.
-    timestamp_ms : microseconds to the printed milliseconds.
-    agenthorizon.judging.inputs.build_judge_input : uses this Markdown for blind judge inputs.
-
-    Examples
-    --------
     >>> md = to_markdown({"trajectory_id": "t", "task": {"instruction": "Save it."},
     ...     "steps": [{"step_id": 0, "action": {"type": "hotkey", "parameters": {"keys": ["ctrl", "s"]}},
     ...                "timestamp_us": 2500}]})

@@ -1,13 +1,9 @@
-"""Config membership: AH, AH-S, AH-D and all, and the AH-D derivation.
+"""Config membership (AH, AH-S, AH-D, all) and the AH-D derivation, over label rows.
 
-Pure logic over label rows. Rows passed here carry the seven label fields plus
-``difficulty`` (``hard`` / ``easy``, from the file they came from).
-:func:`select_rows` is the one function that turns the release's label rows
-and a :class:`Selection` into a config's rows; every route (the builder,
-``load_dataset``, the references of ``score`` and the reports, ``info``, the
-Hub fetch plan, the export) calls it, through
-:func:`agenthorizon.release.files.read_config_rows` where the rows come from
-disk.
+Rows carry the seven label fields plus ``difficulty`` (``hard`` / ``easy``).
+:func:`select_rows` is the single definition of a config's rows; every route
+calls it (through :func:`agenthorizon.release.files.read_config_rows` when the
+rows come from disk).
 """
 
 from __future__ import annotations
@@ -78,45 +74,12 @@ def dev_groups(
 ) -> list[tuple[str, ...]]:
     """The pair groups of AH-D, in the authors' order.
 
-    The authors' harness forms groups as connected components of deliverable
-    ids linked by negatives, keeps those that join exactly two deliverables,
-    sorts them by ``"::".join(sorted(ids))``, shuffles that list with
-    ``random.Random(42).shuffle`` and takes the first ``n_groups`` (all of them
-    when there are fewer).
-
-    Parameters
-    ----------
-    rows : iterable of mapping
-        Label rows with ``instruction_id`` and ``steps_id``. Must be the whole
-        release (both label files): the derivation is defined on it, and a
-        subset would draw different groups.
-    n_groups : int, default=50
-        How many groups to take (``schema.DEV_GROUPS``, the paper's 50); 0
-        gives an empty list.
-    groups : mapping, optional
-        :func:`~agenthorizon.release.labels.pair_groups` of ``rows``, when the
-        caller has it already (computed here otherwise).
-
-    Returns
-    -------
-    list of tuple of str
-        Each group as its sorted deliverable ids, in the shuffled order; at
-        most ``n_groups`` long.
-
-    Raises
-    ------
-    ValueError
-        If ``n_groups`` is negative.
-
-    See Also
-    --------
-    derive_dev_set : the items of these groups.
-    agenthorizon.release.labels.pair_groups : the connected groups of every item.
-
-    Examples
-    --------
-    Three two-deliverable groups and a one-deliverable item (never in AH-D);
-    the order is the seeded shuffle's, not the sorted one:
+    Groups are connected components of deliverable ids linked by negatives; those
+    joining exactly two deliverables are sorted by ``"::".join(sorted(ids))``,
+    shuffled with ``random.Random(42)`` and the first ``n_groups`` kept (all when
+    fewer). ``rows`` must be the whole release: a subset draws different groups.
+    ``groups`` is :func:`~agenthorizon.release.labels.pair_groups` of ``rows`` when
+    the caller has it. Raises ValueError for a negative ``n_groups``.
 
     >>> rows = [{"trajectory_id": f"n{i}", "instruction_id": a, "steps_id": b}
     ...         for i, (a, b) in enumerate([("a", "b"), ("c", "d"), ("e", "f"), ("g", "g")])]
@@ -141,39 +104,10 @@ def derive_dev_set(
     *,
     groups: Mapping[str, tuple[str, ...]] | None = None,
 ) -> DevSet:
-    """AH-D: every item (from either label file) whose pair group is a dev group.
+    """AH-D: every item (of either label file) whose pair group is a dev group.
 
-    Parameters
-    ----------
-    rows : iterable of mapping
-        The whole release's label rows (``trajectory_id``,
-        ``instruction_id``, ``steps_id``), both label files.
-    n_groups : int, default=50
-        Number of dev groups, as in :func:`dev_groups`.
-    groups : mapping, optional
-        :func:`~agenthorizon.release.labels.pair_groups` of ``rows``, when the
-        caller has it already.
+    On the full release, 50 groups give 162 items.
 
-    Returns
-    -------
-    DevSet
-        ``groups``: the chosen groups in the authors' order;
-        ``trajectory_ids``: every item of those groups (positives and
-        negatives). On the full release, 50 groups give 162 items.
-
-    Raises
-    ------
-    ValueError
-        If ``n_groups`` is negative (from :func:`dev_groups`).
-
-    See Also
-    --------
-    dev_groups : which groups are chosen, and how.
-    dev_set_from_manifest : AH-D given as a list of ids instead.
-    select_config : the rows of a config, AH-D included.
-
-    Examples
-    --------
     >>> rows = [
     ...     {"trajectory_id": "p", "instruction_id": "a", "steps_id": "a"},
     ...     {"trajectory_id": "n1", "instruction_id": "a", "steps_id": "b"},
@@ -199,44 +133,12 @@ def dev_set_from_manifest(
     *,
     groups: Mapping[str, tuple[str, ...]] | None = None,
 ) -> DevSet:
-    """AH-D given by a list of trajectory ids (a dev manifest), validated against the labels.
+    """AH-D given as a list of trajectory ids (a dev manifest), checked against the labels.
 
-    Use it when a dev set was fixed elsewhere (e.g. a file shipped with a
-    paper) instead of derived by :func:`derive_dev_set`.
+    Ids are stripped and blanks skipped; ``groups`` of the result are the items'
+    pair groups sorted by group key. An id no label row has raises ValueError
+    naming ``where`` (a silently ignored id would shrink the dev set).
 
-    Parameters
-    ----------
-    rows : sequence of mapping
-        The whole release's label rows (``trajectory_id``,
-        ``instruction_id``, ``steps_id``).
-    manifest_ids : iterable of str
-        The dev items' trajectory ids, e.g. the lines of a manifest file;
-        surrounding white space is stripped and blank entries are skipped.
-    where : str
-        What to call the manifest in errors (usually its file path).
-    groups : mapping, optional
-        :func:`~agenthorizon.release.labels.pair_groups` of ``rows``, when the
-        caller has it already.
-
-    Returns
-    -------
-    DevSet
-        ``trajectory_ids``: exactly the manifest's ids; ``groups``: the pair
-        groups those items belong to, sorted by group key.
-
-    Raises
-    ------
-    ValueError
-        Naming ``where`` and up to five offending ids when the manifest names
-        an id that no label row has, because a silently ignored id would
-        shrink the dev set.
-
-    See Also
-    --------
-    derive_dev_set : AH-D derived the authors' way.
-
-    Examples
-    --------
     >>> rows = [
     ...     {"trajectory_id": "p", "instruction_id": "a", "steps_id": "a"},
     ...     {"trajectory_id": "n", "instruction_id": "a", "steps_id": "b"},
@@ -272,40 +174,12 @@ def select_config(
     *,
     exclude_dev: bool = False,
 ) -> list[Mapping[str, str]]:
-    """The rows of ``config``, in release order.
+    """The rows of ``config`` (the input objects, in input order).
 
-    ``AH`` and ``AH-S`` are the two label files (rows with ``difficulty``
-    ``hard`` and ``easy``), ``all`` is both, ``AH-D`` the items of ``dev``.
+    ``AH`` / ``AH-S`` are the ``hard`` / ``easy`` rows, ``all`` both, ``AH-D`` the
+    items of ``dev``; ``exclude_dev`` drops the dev items (ValueError with AH-D or
+    an unknown config).
 
-    Parameters
-    ----------
-    rows : iterable of mapping
-        Label rows carrying ``trajectory_id`` and ``difficulty``.
-    config : {"AH", "AH-S", "AH-D", "all"}
-        A name of ``schema.CONFIG_NAMES``.
-    dev : DevSet
-        The dev set (from :func:`derive_dev_set` or
-        :func:`dev_set_from_manifest`), used for ``AH-D`` and ``exclude_dev``.
-    exclude_dev : bool, default=False
-        Remove the dev items from AH, AH-S or all, to evaluate without them.
-
-    Returns
-    -------
-    list of mapping
-        The selected rows themselves (not copies), in their input order.
-
-    Raises
-    ------
-    ValueError
-        If ``config`` is unknown, or ``exclude_dev`` is combined with
-        ``AH-D`` (which has no meaning).
-
-    See Also
-    --------
-    derive_dev_set : the AH-D items.
-
-    Examples
-    --------
     >>> rows = [
     ...     {"trajectory_id": "h1", "difficulty": "hard"},
     ...     {"trajectory_id": "e1", "difficulty": "easy"},
@@ -360,49 +234,14 @@ def select_rows(
     *,
     dev_manifest_ids: Iterable[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The rows of a selection's config, annotated: the one definition every route uses.
+    """The rows of a selection's config, copied, in release order, with ``pair_group_id`` and ``in_dev``.
 
-    AH-D (for ``AH-D`` itself, ``in_dev`` and ``exclude_dev``) is drawn from
-    the whole release, from the dev manifest's ids when the selection names a
-    manifest and by :func:`derive_dev_set` otherwise; then the config's rows
-    are picked (:func:`select_config`) and annotated (:func:`annotate`). Pair
-    groups are computed once.
+    ``rows`` is the whole release (both label files). AH-D comes from
+    ``dev_manifest_ids`` when the selection names a dev manifest (then required),
+    from :func:`derive_dev_set` otherwise. ``label_manifest_sha256`` is not checked
+    here. Raises ValueError for unknown manifest ids or manifest ids given or
+    missing against the selection.
 
-    Parameters
-    ----------
-    rows : iterable of mapping
-        The whole release's label rows (both label files), in release order,
-        each with the seven label fields and ``difficulty`` (as
-        :func:`agenthorizon.release.files.read_labels` gives them; other
-        keys, such as ``location``, are kept).
-    selection : Selection
-        Which items. Its ``label_manifest_sha256`` is not checked here:
-        whether the labels are the ones a run recorded is a note for the
-        reader of the run, not a different selection.
-    dev_manifest_ids : iterable of str, optional
-        The ids listed in ``selection.dev_manifest`` (required when it names
-        one; :func:`agenthorizon.release.files.read_config_rows` reads them).
-
-    Returns
-    -------
-    list of dict
-        Copies of the selected rows, in release order, each with
-        ``pair_group_id`` (12 hex digits) and ``in_dev`` (bool) added.
-
-    Raises
-    ------
-    ValueError
-        A dev manifest naming an id no label row has, or
-        ``dev_manifest_ids`` missing for a selection with a manifest (or
-        given for one without).
-
-    See Also
-    --------
-    agenthorizon.release.files.read_config_rows : the same, reading the release.
-    derive_dev_set, select_config, annotate : the steps.
-
-    Examples
-    --------
     >>> rows = [
     ...     {"trajectory_id": "p", "instruction_id": "a", "steps_id": "a", "difficulty": "hard"},
     ...     {"trajectory_id": "n", "instruction_id": "a", "steps_id": "b", "difficulty": "hard"},

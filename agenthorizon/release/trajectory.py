@@ -1,13 +1,10 @@
 """What a valid trajectory JSON holds: the checks loading and ``verify`` share.
 
-:func:`agenthorizon.release.files.read_trajectory` checks the shape every
-reader needs (a ``task.instruction`` string, a ``steps`` list). The dataset
-rows need more (typed task and environment fields, well-formed steps); this
-module states those checks once. The table builder
-(:mod:`agenthorizon.data.table`) runs them per field as it builds a row, with
-a fast column-wise path for steps that falls back to :func:`check_steps` to
-name the first bad step; ``verify`` runs :func:`trajectory_problem` on every
-item, so it never says OK for a release that does not load.
+Beyond the shape :func:`agenthorizon.release.files.read_trajectory` checks,
+rows need typed task and environment fields and well-formed steps; the table
+builder (:mod:`agenthorizon.data.table`) and ``verify``
+(:func:`trajectory_problem`) run these checks, so ``verify`` never says OK for
+a release that does not load.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Check a release on disk: everything loading reads, plus what only a whole-release check can see.
 
-:func:`verify_release` walks every label row of both label files and reads
-the files the row refers to with the readers loading uses
-(:func:`~agenthorizon.release.files.read_trajectory`,
-:func:`~agenthorizon.release.files.read_markdown`, the row checks of
-:mod:`agenthorizon.release.trajectory`), so it never says OK for a release
-that does not load. It adds the checks of a release as a whole: no empty
-label file, no file that is a link out of the release or not a regular file
-(a FIFO, a socket, a device: each one reported, none read),
-every screenshot in the folder of its row's ``steps_id``, every image header
-readable and within the pixel budget. Unlike loading, which stops at the
-first bad item, it collects *all* problems so a broken download or a
-hand-edited release can be fixed in one pass.
+:func:`verify_release` reads every row's files with the readers loading uses,
+so it never says OK for a release that does not load, adds whole-release
+checks, and collects all problems instead of stopping at the first.
 """
 
 from __future__ import annotations
@@ -56,52 +47,18 @@ class Problem:
 
 
 def verify_release(root: str | os.PathLike[str], *, progress: bool = False) -> list[Problem]:
-    """All problems of the release at ``root`` (an empty list when it is sound).
+    """All problems of the release at ``root`` (an empty list when it is sound), in label-file, row, step order.
 
-    Label files are validated line by line first (not empty, UTF-8, each
-    line a valid label object with a UUID ``trajectory_id``), and checked
-    not to share ids; rows of a bad label file are not followed further,
-    since their ids cannot be trusted. Then, for every label row, with the
-    readers loading uses: the json exists, is UTF-8 JSON and a trajectory
-    object whose fields and steps the row build accepts; the markdown exists
-    and is UTF-8; every step's screenshot reference stays under
-    ``sandbox/data/media/images/``, lies in the folder of the row's
-    ``steps_id``, exists, is no link out of the release, and its image header
-    reads and fits the pixel budget (:func:`~agenthorizon.release.image_files.check_image`:
-    no pixel decoding). The sandbox prompt files, when present, must not be
-    links out of the release either. Unlike loading, it does not stop at the
-    first problem.
+    Label files first (not empty, UTF-8, valid label lines, no shared ids; rows
+    of a bad file are not followed). Then per row: the json exists and builds a
+    row, the markdown exists and is UTF-8, every screenshot stays under
+    ``sandbox/data/media/images/`` in its ``steps_id`` folder, exists, is no link
+    out of the release, and has a readable header within the pixel budget
+    (:func:`~agenthorizon.release.image_files.check_image`). Non-regular files
+    are reported, never read. ``progress`` shows a bar on a terminal's standard
+    error. Raises FileNotFoundError without a root or label file, ValueError for
+    a file or the ``sandbox/`` folder given as root.
 
-    Parameters
-    ----------
-    root : str or path-like
-        A local release root: the folder holding ``AgentHorizon.jsonl``,
-        ``AgentHorizon-Simple.jsonl`` and ``sandbox/``.
-    progress : bool, default False
-        Show a progress bar of the label rows checked (:func:`agenthorizon.util.progress.progress_bar`:
-        on standard error, a terminal only, after a second).
-
-    Returns
-    -------
-    list of Problem
-        One entry per problem, in label-file then row then step order; each
-        names the label row (``file:line``) or label file, the file concerned
-        and what was expected. Empty when the release is sound.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``root`` does not exist or lacks a label file.
-    ValueError
-        If ``root`` is a file, or the ``sandbox/`` folder instead of its parent.
-
-    See Also
-    --------
-    agenthorizon.release.labels.check_label_file : the per-line label checks.
-    agenthorizon.release.sample.generate : writes a sound sample release.
-
-    Examples
-    --------
     >>> import tempfile
     >>> from pathlib import Path
     >>> from agenthorizon.release.sample import generate

@@ -1,22 +1,10 @@
 """Which items some results are about, against a config's items: matched, unknown, missing.
 
-A score is only meaningful when the results are about the config's items.
-Three cases are told apart, before any number is computed:
-
-- **wrong items**: no result matches an item of the config, or some results
-  are for trajectories the release does not hold at all (a run made on
-  another release, a predictions file of another benchmark). Scoring them
-  would print zeros (every item "missing"), so :func:`check_coverage`
-  refuses, with the counts and an example of each kind;
-- **partial**: every result is an item of the release, but some items of
-  the config have none (an unfinished run, one shard). It is scored
-  strictly, missing items counted wrong, and labelled partial;
-- **complete**: every item has a result. Results for other items of the
-  same release (a predictions file of ``all`` scored on ``AH``) are left
-  out and listed, as before.
-
-:func:`infer_config` names the config a predictions file is about when
-neither a run record nor ``--config`` does. Everything here is pure.
+Told apart before any number is computed: *wrong items* (no result matches
+the config, or some are for no item of the release) are refused by
+:func:`check_coverage`; *partial* (items without a result) is scored strictly
+and labelled; *complete* leaves out and lists results for other items of the
+release. :func:`infer_config` names the config of a predictions file. Pure.
 """
 
 from __future__ import annotations
@@ -33,25 +21,12 @@ class WrongItemsError(ValueError):
 
 @dataclass(frozen=True)
 class Coverage:
-    """The results' ids against a config's items.
+    """The results' ids against a config's ``n_items`` items, each group sorted.
 
-    Attributes
-    ----------
-    config : str
-        The config the results are checked against.
-    n_items : int
-        Items of the config (the denominator of every rate).
-    matched : tuple of str
-        Ids with a result that are items of the config, sorted.
-    outside : tuple of str
-        Ids with a result that are items of the release but not of the config, sorted.
-    unknown : tuple of str
-        Ids with a result that are no item of the release at all, sorted.
-    missing : tuple of str
-        Items of the config without a result, sorted.
+    ``matched``: items of the config; ``outside``: of the release but not the
+    config; ``unknown``: of no item of the release; ``missing``: config items
+    without a result.
 
-    Examples
-    --------
     >>> c = coverage({"a", "x"}, {"a", "b"}, {"a", "b", "c"}, config="AH")
     >>> c.matched, c.unknown, c.missing, c.is_wrong
     (('a',), ('x',), ('b',), True)
@@ -105,25 +80,8 @@ def _example(ids: tuple[str, ...]) -> str:
 def coverage(
     result_ids: Iterable[str], config_ids: AbstractSet[str], release_ids: AbstractSet[str], *, config: str
 ) -> Coverage:
-    """Split ``result_ids`` by where they belong: the config, the rest of the release, nowhere.
+    """Split ``result_ids`` by where they belong: ``config_ids``, the rest of ``release_ids`` (both label files), nowhere.
 
-    Parameters
-    ----------
-    result_ids : iterable of str
-        Trajectory ids that have a result (readable or not).
-    config_ids : set of str
-        The config's items.
-    release_ids : set of str
-        Every item of the release (both label files).
-    config : str
-        The config's name, for messages.
-
-    Returns
-    -------
-    Coverage
-
-    Examples
-    --------
     >>> coverage(["b", "z"], {"a", "b"}, {"a", "b", "z"}, config="AH").outside
     ('z',)
     """
@@ -163,15 +121,8 @@ def check_coverage(found: Coverage, what: str, *, advice: str = "") -> Coverage:
 
 
 def infer_config(result_ids: Iterable[str], config_ids: Mapping[str, AbstractSet[str]]) -> str:
-    """The config whose items are exactly ``result_ids``; else ``ValueError`` listing the candidates.
+    """The config whose items are exactly ``result_ids``; else ValueError listing the configs holding every id, with their coverage.
 
-    A candidate is a config holding every id. One whose items the ids are
-    exactly is chosen; otherwise (a subset of several configs, or of none)
-    the choice is the user's, and the error lists each candidate with how
-    many of its items the ids cover.
-
-    Examples
-    --------
     >>> infer_config({"a", "b"}, {"AH": {"a", "b"}, "all": {"a", "b", "c"}})
     'AH'
     >>> infer_config({"a"}, {"AH": {"a", "b"}, "all": {"a", "b", "c"}})

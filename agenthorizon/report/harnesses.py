@@ -1,15 +1,10 @@
 """One model through several harnesses: each harness's scores and every harness-vs-harness paired difference.
 
-``agenthorizon leaderboard RUNS... --harnesses`` groups the leaderboard's rows
-by the model each run records (``--model-alias NAME=MODEL`` merges names that
-differ between CLIs, such as ``openai/gpt-5.5`` and ``gpt-5.5``) and, for
-each model judged through two harnesses or more, gives every harness's
-balanced accuracy on AH and AH-S and, for each pair of harnesses, the
-difference in balanced accuracy on the items both scored with its
-pair-clustered paired bootstrap interval and exact McNemar p -- the numbers of
-:func:`agenthorizon.scoring.compare.compare`, from the predictions the
-leaderboard scored. A harness is the judge kind of the run's spec (``codex``,
-``opencode``, ``pi``...).
+``agenthorizon leaderboard RUNS... --harnesses``: rows grouped by the model
+each run records (``--model-alias NAME=MODEL`` merges names), and for each
+model with two harnesses or more each pair compared by
+:func:`agenthorizon.scoring.compare.compare` on the items both scored. A
+harness is the judge kind of the run's spec (``codex``, ``pi``...).
 """
 
 from __future__ import annotations
@@ -112,36 +107,14 @@ def harness_comparison(
     board: Leaderboard, *, aliases: Mapping[str, str] | None = None, bootstrap: int = 1000, seed: int = 0,
     level: float = CONFIDENCE_LEVEL,
 ) -> dict[str, Any]:
-    """Every model of ``board`` judged through several harnesses, with each harness pair's paired comparison.
+    """Every model of ``board`` (a :func:`agenthorizon.leaderboard`) judged through several harnesses, with each pair's paired comparison.
 
-    Parameters
-    ----------
-    board : Leaderboard
-        :func:`agenthorizon.leaderboard`'s rows (their predictions and references are reused).
-    aliases : mapping, optional
-        Recorded model name -> the model it counts as.
-    bootstrap : int, default 1000
-        Pair-clustered bootstrap resamples of each difference (0: no interval).
-    seed : int, default 0
-    level : float
-        Coverage of the intervals.
-
-    Returns
-    -------
-    dict
-        ``models``: one entry per model with two harnesses or more, each
-        with ``harnesses`` (harness, judge label and key, balanced accuracy
-        per config, ``None`` where not run) and ``pairs`` (harness A and B,
-        the configs compared -- those both ran --, and
-        :class:`~agenthorizon.scoring.compare.Comparison`'s numbers:
-        ``difference`` = A - B in [-1, 1], ``interval``, ``p_value`` in
-        (0, 1]); ``single``: models judged through one harness only;
-        ``bootstrap``: resamples, seed and level.
-
-    Raises
-    ------
-    ValueError
-        Two rows of one model and harness (say, two prompts): the message names them.
+    Returns ``models`` (per model: ``harnesses`` with balanced accuracy per config,
+    ``None`` where not run, and ``pairs`` with the configs both ran and
+    :class:`~agenthorizon.scoring.compare.Comparison`'s ``difference`` (A - B, in
+    [-1, 1]), ``interval`` and ``p_value``), ``single`` (models with one harness)
+    and ``bootstrap`` (resamples, seed, level). ValueError names two rows of one
+    model and harness.
     """
     runs = []
     for row in board:

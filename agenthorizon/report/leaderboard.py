@@ -1,16 +1,7 @@
 """The leaderboard: judge runs ranked in one table shaped like the paper's Table 2.
 
-:func:`leaderboard` is what ``agenthorizon leaderboard`` prints, as a
-library function: :func:`agenthorizon.score_runs` (one row per judge key,
-shards merged, one selection, the release check, partial judges marked),
-then the ranks. Each row gets balanced, positive and negative accuracy on
-AH and AH-S (``None`` where the judge was not run) and, over all its scored
-items, mistake-type recall, the paired scores and the cost and runtime
-aggregates; rows are ranked by AH balanced accuracy. A partial row (an
-interrupted run, ``--limit``, an Inspect log made with ``-T limit``, a
-missing shard) is marked (:attr:`LeaderboardRow.partial`) in every format
-and left out of the ranks and the rank correlation, listed after the ranked
-rows, unless ``include_partial``.
+:func:`leaderboard` is ``agenthorizon leaderboard`` as a library function:
+:func:`agenthorizon.score_runs`, then the ranks.
 """
 
 from __future__ import annotations
@@ -28,17 +19,13 @@ RECALL_NOTE = "Mistake-type recall is over all of a judge's scored items (AH and
 
 
 class Leaderboard(list[LeaderboardRow]):
-    """The rows of a leaderboard (:class:`~agenthorizon.report.tables.LeaderboardRow`), best first, and their provenance.
+    """The rows (:class:`~agenthorizon.report.tables.LeaderboardRow`), best first, as a ``list`` with provenance attributes.
 
-    A ``list`` of rows, with attributes more: ``manifests``, the label
-    manifest of each config of :data:`~agenthorizon.report.scored_runs.LEADERBOARD_CONFIGS`
-    (``{"config", "n_items", "sha256"}``), ``notes``, provenance lines
-    (result files missing, unreadable, untrusted or unexpected per judge; runs
-    whose recorded label manifest differs from the release's), and what the
-    rows were scored from: ``references`` (config -> label rows) and
-    ``predictions`` (judge key -> trajectory id -> prediction), which
-    :func:`agenthorizon.report.ranking.rank_correlation` re-reads, and
-    ``selection``, the runs' shared dev-set options.
+    ``manifests``: the label manifest of each of
+    :data:`~agenthorizon.report.scored_runs.LEADERBOARD_CONFIGS`; ``notes``:
+    provenance lines; ``references`` (config -> rows) and ``predictions`` (judge
+    key -> id -> prediction) for :func:`agenthorizon.report.ranking.rank_correlation`;
+    ``selection``: the runs' shared dev-set options.
     """
 
     def __init__(
@@ -62,52 +49,17 @@ def leaderboard(
     seed: int = 0,
     include_partial: bool = False,
 ) -> Leaderboard:
-    """Judge runs in one table shaped like the paper's Table 2, best first.
+    """Judge runs (folders on AH, AH-S or all) in one table shaped like the paper's Table 2, best first.
 
-    Parameters
-    ----------
-    run_dirs : sequence of path
-        Run folders (each holds ``run.json`` or ``run-shard-*.json``) of runs
-        on AH, AH-S or all, grouped by the rules of :func:`agenthorizon.score_runs`.
-    data_root : path
-        The release root the runs are scored against (holds the label files).
-    bootstrap : int, default=0
-        Pair-clustered bootstrap resamples for the intervals of each config's
-        rates (0: none).
-    seed : int, default=0
-        Bootstrap seed.
-    include_partial : bool, default=False
-        Rank partial rows (still marked) with the others; by default they
-        get no rank (``rank`` ``None``) and are listed after the ranked rows.
+    One row per judge key (grouped by :func:`agenthorizon.score_runs`):
+    ``reports`` maps AH and AH-S to a :class:`~agenthorizon.ScoreReport` (``None``
+    where not run), ``recall`` covers all its items. Ranked by AH balanced
+    accuracy, then label; partial rows are marked and listed unranked after the
+    others unless ``include_partial``. Rates are in [0, 1], strict (no valid
+    verdict counts as wrong). ``bootstrap`` resamples (0: none) give intervals.
+    Raises FileNotFoundError (no run record, no release) or ValueError naming the
+    folders.
 
-    Returns
-    -------
-    Leaderboard
-        One :class:`~agenthorizon.report.tables.LeaderboardRow` per judge
-        key: ``reports`` maps AH and AH-S to a
-        :class:`~agenthorizon.ScoreReport` (``None`` where not run),
-        ``recall`` is the report over all its scored items, ``runs`` its
-        folders, ``partial`` its mark when its runs lack results for some of
-        its items, ``rank`` its place (1 the best). Ranked by AH balanced
-        accuracy (higher first; rows without AH last), then label; partial
-        rows unranked after them unless ``include_partial``. ``manifests`` and ``notes`` state what it was
-        scored against. Every rate is in [0, 1], strict: an item without a
-        valid verdict counts as wrong and stays in its denominator.
-
-    Raises
-    ------
-    FileNotFoundError
-        A folder without a run record, or a missing release.
-    ValueError
-        Runs that break the rules above (the message names the folders).
-
-    See Also
-    --------
-    agenthorizon.score : the scoring of each cell.
-    agenthorizon.report.render_leaderboard : the table as text, CSV, LaTeX or JSON.
-
-    Examples
-    --------
     >>> import tempfile, agenthorizon
     >>> work = tempfile.mkdtemp()
     >>> root = agenthorizon.generate_sample(work + "/release", preset="tiny").root

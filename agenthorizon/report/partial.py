@@ -1,13 +1,9 @@
 """What an unfinished run says first: how many items were judged, why it stopped, how to resume.
 
-A run that was interrupted, stopped by its budget, killed, limited or
-sharded has results for only some of its config's items. It is still
-scored strictly (every missing item is invalid, so wrong), but a bare
-balanced accuracy would read as the judge's: the report and ``score`` put
-:meth:`PartialRun.lines` before anything else and mark the headline with
-:meth:`PartialRun.headline`. The reason comes from the typed run record
-(``status`` and its :class:`~agenthorizon.judging.runs.records.Interruption`).
-Pure: the records are read by the caller.
+Such a run is scored strictly (missing items are wrong), so ``score`` and the
+report put :meth:`PartialRun.lines` first and mark the headline with
+:meth:`PartialRun.headline`; the reason comes from the run record's
+``status`` and :class:`~agenthorizon.judging.runs.records.Interruption`. Pure.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """Re-partition the release by difficulty from a pool of one's own judge runs, written as a loadable release.
 
-``agenthorizon partition RUNS... --threshold K --out DIR`` counts, per item,
-how many of the pooled judges judged it correctly
-(:func:`agenthorizon.scoring.partition.difficulty_partition`): at most ``K``
-correct is hard, the rest easy. :func:`write_partition` writes ``DIR`` as a
-release of its own: ``AgentHorizon.jsonl`` (hard) and
-``AgentHorizon-Simple.jsonl`` (easy) in the release's format (the seven label
-fields, in order, one JSON object a line), ``partition.json`` (per item the
-number of judges correct, the threshold, the judges, the agreement with the
-shipped split), and ``sandbox/`` as hard links to the release's own files
-(same bytes, no copy), so ``load_dataset(DIR, "AH")``, ``agenthorizon judge
---data DIR`` and ``score --data DIR`` read the new split with the release's
-trajectories and screenshots. With ``sandbox=False`` only the label files
-are written.
-
-Counting rules, stated in every output: runs are grouped and scored into
-judges by :func:`agenthorizon.score_runs`, as the leaderboard's are (a judge
-key's runs on AH and AH-S, one run on ``all``, or shards in separate
-folders are one judgment per item; the same run given twice is refused);
-an item a judge has no valid verdict for (no result, a failed or
-unparseable answer) counts as *not* correct for that judge, never as left
-out, and the count of such items per judge is reported. Items outside the
-runs' selection (AH-D when the runs were made with ``exclude_dev``, AH-S
-when every judge ran on AH alone) are not re-judged: they keep their
-shipped side.
+Per item, the number of pooled judges correct
+(:func:`agenthorizon.scoring.partition.difficulty_partition`): at most
+``threshold`` is hard. :func:`write_partition` writes ``AgentHorizon.jsonl``
+(hard), ``AgentHorizon-Simple.jsonl`` (easy), ``partition.json`` and
+``sandbox/`` as hard links, so the folder loads, judges and scores as a
+release. Judges are grouped by :func:`agenthorizon.score_runs`; an item
+without a valid verdict counts as not correct; items outside the runs'
+selection keep their shipped side.
 """
 
 from __future__ import annotations
@@ -103,21 +87,10 @@ def partition_runs(
 ) -> Partition:
     """Count per item how many judges judged it correctly and split at ``threshold``.
 
-    Runs are grouped into judges and scored by :func:`agenthorizon.score_runs`,
-    the leaderboard's own rules: one judge per judge key; its runs on AH and
-    AH-S, or one run on ``all``, or shards of one run in separate folders,
-    are one judgment per item; two runs of one key on one config (a copy or
-    a link of one run) are refused. Every judge must cover the same configs;
-    their items are re-split, under the runs' shared dev-set choice.
-
-    Raises
-    ------
-    FileNotFoundError
-        A folder without a run record.
-    ValueError
-        No run, a bad threshold, runs that cannot be grouped (the message
-        names the folders), judges on different configs, or runs of
-        different selections.
+    Runs are grouped into judges by :func:`agenthorizon.score_runs` (the
+    leaderboard's rules); every judge must cover the same configs, under one dev
+    set choice. Raises FileNotFoundError for a folder without a run record and
+    ValueError (naming the folders) for runs that cannot be grouped or pooled.
     """
     if not run_dirs:
         raise ValueError("no run directory given; expected the runs to pool")
@@ -175,18 +148,7 @@ def _link_tree(root: Path, source: Path, target: Path) -> int:
 
 
 def check_out_dir(out_dir: str | os.PathLike[str], data_root: str | os.PathLike[str] | None = None) -> Path:
-    """``out_dir`` as an absolute path, checked before any work: a new folder, or an empty one, outside the release.
-
-    Refused: a symbolic link (at ``out_dir``; in it nothing may be, so no
-    file is ever written through a link), a file, a folder that holds
-    anything, and (given ``data_root``, a local release root) a folder in
-    the release.
-
-    Raises
-    ------
-    ValueError
-        Naming ``out_dir`` and what was expected.
-    """
+    """``out_dir`` as an absolute path, checked before any work: new or empty, not a link, not a file, not inside the release at ``data_root``; ValueError otherwise."""
     out = Path(os.path.normpath(Path(out_dir).expanduser().absolute()))
     expected = "expected a new folder, or an empty one (the split is written whole, then moved into place)"
     if out.is_symlink():
@@ -211,21 +173,12 @@ def _write_new(path: Path, text: str) -> None:
 def write_partition(
     partition: Partition, data_root: str | os.PathLike[str], out_dir: str | os.PathLike[str], *, sandbox: bool = True
 ) -> dict[str, Any]:
-    """Write the split as a release at ``out_dir``; returns what was written.
+    """Write the split as a release at ``out_dir`` (checked by :func:`check_out_dir`), atomically; returns what was written.
 
-    Items the runs did not judge keep their shipped side. Rows keep the
-    release's order within each file. ``out_dir`` must be new or an empty
-    folder, not a link, outside the release (:func:`check_out_dir`). The
-    release is written into a fresh temporary folder beside ``out_dir`` and
-    renamed into place only when complete: a failure halfway (a sandbox
-    that cannot be hard-linked, a full disk) leaves nothing at ``out_dir``.
-
-    Returns
-    -------
-    dict
-        ``hard``, ``easy`` (items per file), ``kept`` (items not judged,
-        left on their shipped side), ``sandbox_files`` (files linked; 0
-        without ``sandbox``), ``files`` (paths written).
+    Rows keep release order; unjudged items keep their shipped side. Written in
+    a temporary folder beside ``out_dir`` and renamed when complete. Returns
+    ``hard``, ``easy``, ``kept`` (counts), ``sandbox_files`` (0 without
+    ``sandbox``) and ``files``.
     """
     root = local_root(data_root)
     out = check_out_dir(out_dir, root)

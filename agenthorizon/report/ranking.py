@@ -1,12 +1,9 @@
 """Ranking agreement of a leaderboard's judges between two item sets (configs or slices).
 
-``agenthorizon leaderboard RUNS... --rank-correlation A,B`` asks whether the
-judges rank the same on item set A as on item set B (the paper: rho =
-0.963-0.975 between subsets defined by different model pools). A set is a
-leaderboard config (``AH``, ``AH-S``) or a slice value (``difficulty=hard``,
-``os=linux``, ``mistake_type=Bad Side Effect``; names as in
-:data:`agenthorizon.scoring.slices.SLICES`) over the leaderboard's items.
-The numbers are :func:`agenthorizon.scoring.ranking.rank_agreement`'s.
+``agenthorizon leaderboard RUNS... --rank-correlation A,B``: a set is a config
+(``AH``) or a slice value (``os=linux``; names of
+:data:`agenthorizon.scoring.slices.SLICES`); the numbers are
+:func:`agenthorizon.scoring.ranking.rank_agreement`'s.
 """
 
 from __future__ import annotations
@@ -84,37 +81,16 @@ def rank_correlation(
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Spearman's rho and Kendall's tau-b between the judges' balanced accuracies on two item sets.
+    """Spearman's rho and Kendall's tau-b between the judges' balanced accuracies on two item sets of ``board``.
 
-    Only judges run on every config the two sets draw items from take part
-    (a judge never run on AH would otherwise score 0 there), and of partial
-    rows only those the leaderboard ranked (``include_partial``); the others
-    are listed in ``excluded``. Invalid predictions are wrong, as everywhere.
-
-    Parameters
-    ----------
-    board : Leaderboard
-        What :func:`agenthorizon.leaderboard` returned.
-    sets : (str, str)
-        The item sets A and B (:func:`parse_item_sets`).
-    data_root, selection
-        The release and the runs' shared selection options, read again only
-        when a slice needs trajectory fields.
-    bootstrap, seed
-        Pair-clustered resamples over the items of A and B (0: no intervals).
-
-    Returns
-    -------
-    dict
-        ``a``, ``b``, ``n_items_a``, ``n_items_b``, ``judges`` (labels),
-        ``balanced_a``, ``balanced_b``, ``spearman_rho``, ``kendall_tau``
-        (in [-1, 1] or ``None``), ``intervals``, ``bootstrap``, ``excluded``.
-
-    Raises
-    ------
-    ValueError
-        A set with no items, two sets of the same items, or fewer than two
-        judges covering both sets.
+    Only judges run on every config the sets draw from take part, and of partial
+    rows only ranked ones; the rest are in ``excluded``. ``data_root`` and
+    ``selection`` are read again only when a slice needs trajectory fields;
+    ``bootstrap`` resamples pair groups over A and B. Returns ``a``, ``b``,
+    ``n_items_a``, ``n_items_b``, ``judges``, ``balanced_a``, ``balanced_b``,
+    ``spearman_rho``, ``kendall_tau`` (in [-1, 1] or ``None``), ``intervals``,
+    ``bootstrap``, ``excluded``. ValueError for an empty set, two identical sets
+    or fewer than two judges covering both.
     """
     check_bootstrap(bootstrap)
     rows = _rows(board, sets, data_root, selection or {})

@@ -1,18 +1,8 @@
-"""The references a set of runs is scored against, loaded one way for every command.
+"""The references a set of runs is scored against, loaded one way for ``score``, ``leaderboard``, ``report`` and ``plot``.
 
-``score``, ``leaderboard``, ``report`` and ``plot`` all start from the same
-question: these runs recorded a selection; which rows of the release at
-``data_root`` are they scored against, what is those rows' label manifest,
-and do the runs' recorded manifests agree with it?
-:func:`run_selection` rebuilds the selection (the runs' recorded one,
-checked against options a user gave), and :func:`load_run_references`
-answers the rest, reading only what the caller's ``fields`` need: the label
-files alone for scoring, the dataset (without images unless asked) when a
-field comes from the trajectory files.
-
-``data_root`` is a release root on disk or a Hub dataset repo id, resolved
-by :func:`agenthorizon.resolve_release` (the label files alone when only
-label fields are read).
+:func:`run_selection` rebuilds the runs' selection, :func:`load_run_references`
+reads its rows (only the label files when only label fields are needed),
+their label manifest and notes on runs recorded against other labels.
 """
 
 from __future__ import annotations
@@ -68,19 +58,11 @@ def run_selection(
 ) -> Selection:
     """The selection some runs were made on, checked against the options a user gave.
 
-    :func:`agenthorizon.release.item_selection.resolve_selection` after putting a
-    given ``dev_manifest`` in the form runs record it
-    (:func:`agenthorizon.release.files.dev_manifest_path`), so a relative or
-    ``~`` path names the same file a run recorded.
+    A given ``dev_manifest`` is first put in the form runs record it, so a
+    relative or ``~`` path names the same file. Raises
+    :class:`~agenthorizon.release.item_selection.SelectionConflict` when an option
+    contradicts a run's, or no config is named and ``default_config`` is ``None``.
 
-    Raises
-    ------
-    agenthorizon.release.item_selection.SelectionConflict
-        A given option contradicts a run's, or no config is named anywhere
-        and ``default_config`` is ``None``.
-
-    Examples
-    --------
     >>> run_selection({"runs/a": Selection("AH")}, {"config": None}).config
     'AH'
     >>> run_selection({}, {"exclude_dev": True}, default_config="AH").to_dict()["exclude_dev"]
@@ -111,11 +93,8 @@ def manifest_notes(
 ) -> list[str]:
     """A note for each run whose recorded label manifest differs from ``manifest``, the one scored against.
 
-    Such a run was judged on other labels than the release at ``data_root``
-    holds now (another release version, or labels edited since), so its
-    numbers are not comparable with published ones; it is scored all the
-    same, and the note says so. A run that records no manifest (a blind run
-    scored without labels) gets no note.
+    Such a run is scored all the same, but its numbers are not comparable with
+    published ones. A run that records no manifest gets no note.
 
     >>> manifest = {"config": "AH", "n_items": 2, "sha256": "b" * 64}
     >>> manifest_notes({"runs/a": Selection("AH", label_manifest_sha256="a" * 64)}, manifest, "release")
@@ -136,20 +115,10 @@ def manifest_notes(
 class RunReferences:
     """What runs of one selection are scored against.
 
-    Attributes
-    ----------
-    selection : Selection
-        The items.
-    rows : list of dict
-        One row per item, in release order, with the fields asked for (the
-        references :func:`agenthorizon.score` takes).
-    manifest : dict
-        :func:`label_manifest` of the items' labels.
-    notes : list of str
-        :func:`manifest_notes` of the runs.
-    release_ids : frozenset of str
-        Every item of the release (both label files): what tells a result
-        for another config from one for no item of this release at all.
+    ``rows``: one per item, in release order, with the fields asked for;
+    ``manifest``: :func:`label_manifest` of their labels; ``notes``:
+    :func:`manifest_notes`; ``release_ids``: every item of the release, which
+    tells a result for another config from one for no item at all.
     """
 
     selection: Selection
@@ -173,36 +142,13 @@ def load_run_references(
 ) -> RunReferences:
     """The rows ``selection`` picks from the release at ``data_root``, their label manifest, and notes on the runs.
 
-    Parameters
-    ----------
-    data_root : str or os.PathLike
-        A local release root; for a read of the dataset also a Hub repo id,
-        as :func:`agenthorizon.load_dataset` takes it.
-    selection : Selection
-        The runs' selection (:func:`run_selection`). A dev manifest it records
-        must still hash to its recorded sha256.
-    recorded : mapping of str to Selection or None, optional
-        The runs (their folders) and their recorded selections, for
-        :func:`manifest_notes`; their config must be ``selection.config``.
-    fields : sequence of str or None, default LABEL_ROW_FIELDS
-        The fields the caller reads. Within :data:`LABEL_ROW_FIELDS` only
-        the label files are read; otherwise the dataset is loaded
-        (:func:`agenthorizon.load_dataset`) and only these columns are
-        kept, or every column for ``None``.
-    images : {None, "paths", "lazy", "eager"}, default None
-        The ``images`` mode of that load (``None``: no screenshots).
+    ``data_root`` is a release root (or, when the dataset is read, a Hub repo id).
+    ``recorded`` maps run folders to their selections, for :func:`manifest_notes`.
+    ``fields`` within :data:`LABEL_ROW_FIELDS` read only the label files; others
+    load the dataset (``images`` mode, ``None``: no screenshots) and keep those
+    columns (all for ``None``). A recorded dev manifest must still hash to its
+    recorded sha256. Reading errors name the file.
 
-    Returns
-    -------
-    RunReferences
-
-    Raises
-    ------
-    ValueError, FileNotFoundError
-        What reading the release raises, naming the file.
-
-    Examples
-    --------
     >>> import tempfile, agenthorizon
     >>> root = agenthorizon.generate_sample(tempfile.mkdtemp() + "/release", preset="tiny").root
     >>> references = load_run_references(root, Selection("AH"))
@@ -251,13 +197,7 @@ _ITEM_FILE_FIELDS = frozenset((*LABEL_ROW_FIELDS, *TRAJECTORY_FIELDS, "screensho
 
 
 def _item_file_rows(root: str, config_rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:
-    """The rows of ``config_rows`` with only ``fields`` (and ``trajectory_id``), their item fields read from the files.
-
-    The values are the dataset's own: each item's files are read by
-    :func:`agenthorizon.data.item_fields.read_item`, the reading behind every
-    dataset row, and the label fields are the selection's rows, the ones a
-    build is given. A bad item raises what loading the dataset would.
-    """
+    """The rows of ``config_rows`` with only ``fields`` (and ``trajectory_id``), item fields read by :func:`agenthorizon.data.item_fields.read_item`."""
     from agenthorizon.data.item_fields import read_item
 
     names = list(dict.fromkeys(("trajectory_id", *fields)))
@@ -274,10 +214,8 @@ def _item_file_rows(root: str, config_rows: Sequence[Mapping[str, Any]], fields:
 def _columns(dataset: Any, fields: Sequence[str]) -> list[dict[str, Any]]:
     """The rows of ``dataset`` with only ``fields`` (and ``trajectory_id``), read column by column from Arrow.
 
-    ``step_ids`` (:data:`STEP_IDS`) is the ``step_id`` of every step: the
-    one nested field read out of ``steps``, whose other columns (every
-    action parameter of about 100 steps an item) would cost far more to
-    turn into Python.
+    ``step_ids`` is the one nested field read out of ``steps``; the other step
+    columns would cost far more to turn into Python.
     """
     names = list(dict.fromkeys(("trajectory_id", *fields)))
     read = [name for name in names if name != STEP_IDS]

@@ -192,24 +192,12 @@ class Agreement:
 
 
 def agreement(predictions: Mapping[str, Any], references: Any, *, alpha: bool = True) -> Agreement:
-    """Agreement of several judges' verdicts on the same items, and their majority vote.
+    """Agreement of several judges' (or runs') verdicts on the same items, and their majority vote.
 
-    Parameters
-    ----------
-    predictions : mapping of str to predictions
-        Judge (or run) name -> predictions in any form :func:`agenthorizon.score`
-        accepts. Repeated runs of one judge measure its self-agreement.
-    references : sequence
-        As for :func:`agenthorizon.score`.
-    alpha : bool, default True
-        Also compute Krippendorff's alpha (needs the ``krippendorff`` package).
+    Predictions and references are as :func:`agenthorizon.score` takes them;
+    repeated runs of one judge measure its self-agreement. ``alpha`` also
+    computes Krippendorff's alpha (the ``krippendorff`` package).
 
-    Returns
-    -------
-    Agreement
-
-    Examples
-    --------
     >>> refs = ["positive", "negative", "negative", "positive"]
     >>> result = agreement({"r1": [True, False, True, True], "r2": [True, False, False, True],
     ...                     "r3": [True, False, False, None]}, refs, alpha=False)

@@ -133,32 +133,16 @@ def _ratio_interval(clusters: np.ndarray, kept: np.ndarray, hits: np.ndarray, n_
 def calibration(
     predictions: Any, references: Any, *, bins: int = 10, bootstrap: int = 1000, seed: int = 0, level: float = 0.95,
 ) -> Calibration:
-    """Calibration of the confidence a judge states with its verdicts.
+    """Calibration of the confidence a judge states with its verdicts (each verdict's ``confidence``, :func:`parse_confidence`).
 
-    Parameters
-    ----------
-    predictions, references
-        As for :func:`agenthorizon.score`; the confidence is read from each
-        verdict's ``confidence`` (:func:`parse_confidence`).
-    bins : int, default 10
-        Equal-width bins of [0, 1] for the reliability table of numeric confidences.
-    bootstrap, seed, level
-        Pair-clustered resamples for every accuracy's interval (0: none).
+    For levels: accuracy per level and selective accuracy (abstain below
+    ``low``, ``medium``, ``high``) with coverage in [0, 1]. For numbers: a
+    reliability table of ``bins`` equal-width bins, expected calibration error
+    (sum of n_b / n * |accuracy_b - mean confidence_b|, in [0, 1]) and Brier score
+    (mean (confidence - correct)^2, in [0, 1]). AUROC in [0, 1] over the items
+    stating one kind of confidence (``None`` when kinds mix or one class is
+    missing). ``bootstrap`` resamples pair groups for every accuracy's interval.
 
-    Returns
-    -------
-    Calibration
-        For levels: accuracy per level and selective accuracy (abstain below
-        ``low``, ``medium``, ``high``), with coverage in [0, 1]. For numbers:
-        the reliability table, expected calibration error (sum over bins of
-        n_b / n times |accuracy_b - mean confidence_b|, in [0, 1]) and Brier
-        score (mean of (confidence - correct)^2, in [0, 1]), both over the
-        items with a numeric confidence. AUROC in [0, 1] over the items with
-        a confidence of the one kind they state (``None`` when they mix kinds
-        or lack both right and wrong items).
-
-    Examples
-    --------
     >>> refs = ["positive", "negative", "positive", "negative"]
     >>> preds = [{"success": True, "confidence": "high"}, {"success": False, "confidence": "high"},
     ...          {"success": False, "confidence": "low"}, {"success": False, "confidence": "medium"}]

@@ -1,10 +1,8 @@
 """Paired comparison of two judges on the same items.
 
-Built on :class:`agenthorizon.scoring.metrics.ItemOutcomes`: each judge's
-per-item correctness comes from the one strict validation, and balanced
-accuracy from :meth:`ItemOutcomes.accuracies`, so a comparison can never
-disagree with the scores it compares. The uncertainty (pair-clustered paired
-bootstrap, exact McNemar test) comes from the numpy-only
+Per-item correctness and balanced accuracy come from
+:class:`agenthorizon.scoring.metrics.ItemOutcomes`, so a comparison never
+disagrees with the scores it compares; intervals and the McNemar test from
 :mod:`agenthorizon.scoring.bootstrap`.
 """
 
@@ -63,42 +61,13 @@ class Comparison:
 
 
 def compare(a: Any, b: Any, references: Any, *, bootstrap: int = 10000, seed: int = 0, level: float = 0.95) -> Comparison:
-    """Compare two judges on the same items, pairing their per-item outcomes.
+    """Compare two judges' predictions ``a`` and ``b`` on the same ``references`` (as :func:`agenthorizon.score` takes them).
 
-    The difference in balanced accuracy (A - B) gets a pair-clustered paired
-    bootstrap interval: each resample draws whole pair groups and recomputes
-    both judges' balanced accuracy on the same draw, so the interval reflects
-    the correlation between judges. Per-item correctness (an invalid
-    prediction is incorrect) is tested with an exact McNemar test.
+    ``difference`` (balanced accuracy A - B) is in [-1, 1], positive when A is
+    better, with a pair-clustered paired bootstrap interval (whole pair groups
+    drawn, both judges rescored on the same draw; ``bootstrap=0``: none).
+    ``p_value`` is the exact McNemar test on per-item correctness, in (0, 1].
 
-    Parameters
-    ----------
-    a, b : sequence or mapping
-        Predictions of judges A and B, in any form :func:`agenthorizon.score`
-        accepts.
-    references : sequence
-        As for :func:`agenthorizon.score`; must hold both labels.
-    bootstrap : int, default 10000
-        Number of resamples; 0 computes no interval.
-    seed : int, default 0
-    level : float, default 0.95
-        Coverage of the interval.
-
-    Returns
-    -------
-    Comparison
-        ``difference`` (A - B) is in [-1, 1], positive when A is better;
-        ``p_value`` is in (0, 1], small when the judges differ.
-
-    References
-    ----------
-    .. [1] Q. McNemar, "Note on the sampling error of the difference between
-       correlated proportions or percentages", Psychometrika 12(2), 1947.
-    .. [2] C. A. Field and A. H. Welsh, "Bootstrapping clustered data",
-       JRSS B 69(3), 2007.
-
-    Examples
-    --------
     >>> refs = ["positive", "negative"] * 20
     >>> a = [True, False] * 20
     >>> b = [True, True] * 20
@@ -107,6 +76,13 @@ def compare(a: Any, b: Any, references: Any, *, bootstrap: int = 10000, seed: in
     (0.5, 20, 0)
     >>> result.p_value < 1e-5
     True
+
+    References
+    ----------
+    .. [1] Q. McNemar, "Note on the sampling error of the difference between
+       correlated proportions or percentages", Psychometrika 12(2), 1947.
+    .. [2] C. A. Field and A. H. Welsh, "Bootstrapping clustered data",
+       JRSS B 69(3), 2007.
     """
     check_bootstrap(bootstrap)
     outcomes_a = item_outcomes(a, references)

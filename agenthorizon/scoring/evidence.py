@@ -149,26 +149,13 @@ def evidence_summary(
     seed: int = 0,
     level: float = 0.95,
 ) -> EvidenceSummary:
-    """Aggregate the evidence of a run's items (one entry per item in each sequence).
+    """Aggregate the evidence of a run's items (one entry per item in each sequence) into an :class:`EvidenceSummary`.
 
-    Parameters
-    ----------
-    evidence : sequence of ItemEvidence or None
-        ``None``: unknown for that item (left out of every rate, counted in
-        ``n_items - n_known``).
-    num_steps : sequence of int
-        Each item's step count: the denominator of its fraction viewed.
-    correct : sequence of bool
-        Each item's verdict was valid and right.
-    clusters : sequence
-        Each item's pair group: the unit the bootstrap resamples.
-    mistake_steps : sequence of int or None, optional
-        Where each item's mistake is, when known.
-    bootstrap, seed, level
-        Pair-clustered percentile intervals (0 resamples: none).
+    ``None`` evidence is unknown (left out of every rate); ``num_steps`` is the
+    denominator of each item's fraction viewed; ``correct`` whether its verdict
+    was valid and right; ``clusters`` the pair groups the bootstrap resamples;
+    ``mistake_steps`` where each mistake is, when known.
 
-    Examples
-    --------
     >>> shown = [ItemEvidence({0: 1, 9: 1}), ItemEvidence({}), None]
     >>> summary = evidence_summary(shown, [10, 4, 5], [True, False, True], ["g1", "g1", "g2"])
     >>> summary.n_known, summary.mean_fraction_viewed, summary.first_decile_share, summary.last_decile_share

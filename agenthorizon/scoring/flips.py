@@ -1,12 +1,8 @@
 """Flip rate of a perturbed run against the unperturbed run of the same judge (issue 34, section 6).
 
-A presentation perturbation (:mod:`agenthorizon.judging.perturbation`)
-should not change a judge's verdict. For each item of the references the
-verdict of each run is one of ``success``, ``failure`` or ``invalid`` (no
-valid verdict, a missing result included: nothing is dropped); an item
-*flips* when the two differ. Intervals are pair-clustered percentile
-bootstrap intervals (the pair groups resampled whole), as every interval of
-the package.
+Per item each run's verdict is ``success``, ``failure`` or ``invalid`` (a
+missing result included); an item flips when they differ. Intervals are
+pair-clustered percentile bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -62,24 +58,10 @@ class FlipRate:
 
 def flip_rate(base: ItemOutcomes, perturbed: ItemOutcomes, *, bootstrap: int = 0, seed: int = 0,
               level: float = 0.95) -> FlipRate:
-    """The flip rate of ``perturbed`` against ``base``: two runs scored on the same references, in the same order.
+    """The flip rate of ``perturbed`` against ``base``: :func:`~agenthorizon.scoring.outcomes.item_outcomes` of two runs on the same references, in the same order.
 
-    Parameters
-    ----------
-    base, perturbed : ItemOutcomes
-        :func:`~agenthorizon.scoring.outcomes.item_outcomes` of each run's
-        predictions against the same references (same items, same order).
-    bootstrap : int, default=0
-        Pair-clustered resamples for the intervals (0: none).
-    seed : int, default=0
-    level : float, default=0.95
+    ``bootstrap`` resamples (0: none) give the intervals.
 
-    Returns
-    -------
-    FlipRate
-
-    Examples
-    --------
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> refs = ["positive", "negative", "positive", "negative"]
     >>> result = flip_rate(item_outcomes([True, False, True, True], refs), item_outcomes([True, True, None, True], refs))

@@ -1,20 +1,12 @@
 """Scores of the paired design: instruction sensitivity, pair-group accuracy, rejection by type.
 
-AgentHorizon's negatives are built from sibling pairs: a negative shows a
-recording that is a correct execution of its sibling's instruction, and the
-same recording (the same ``steps_id``) appears as a positive under its own
-instruction. Balanced accuracy cannot tell whether a judge reads the
-instruction at all; the scores here can.
-
-Each function takes the per-item facts of
-:func:`agenthorizon.scoring.outcomes.item_outcomes` and returns a
-:class:`ClusterCounts`: the numerator and denominator of the score per
-bootstrap cluster (pair group), so the score is ``hits.sum() / totals.sum()``
-and its pair-clustered interval resamples those clusters
-(``ratios`` of :func:`agenthorizon.scoring.bootstrap.bootstrap_accuracies`). An invalid
-prediction is never a hit and never leaves a denominator.
-
-Pure: numpy only, no I/O.
+A negative shows a recording that correctly executes its sibling's
+instruction, and the same recording (``steps_id``) is a positive under its
+own; these scores show whether a judge reads the instruction at all. Each
+takes :func:`agenthorizon.scoring.outcomes.item_outcomes` and returns
+:class:`ClusterCounts` per pair group, resampled by
+:func:`agenthorizon.scoring.bootstrap.bootstrap_accuracies`. An invalid
+prediction is never a hit and never leaves a denominator. Pure numpy.
 """
 
 from __future__ import annotations
@@ -40,15 +32,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClusterCounts:
-    """A ratio of counts, kept per bootstrap cluster.
-
-    Attributes
-    ----------
-    hits : ndarray of int
-        Numerator per cluster.
-    totals : ndarray of int
-        Denominator per cluster.
-    """
+    """A ratio of counts kept per bootstrap cluster: ``hits`` (numerator) and ``totals`` (denominator), int arrays."""
 
     hits: np.ndarray
     totals: np.ndarray
@@ -202,14 +186,12 @@ def rejection_by_type(outcomes: ItemOutcomes, mistake_type: str) -> ClusterCount
 def paired_scores(outcomes: ItemOutcomes) -> tuple[dict[str, Any], dict[str, tuple[np.ndarray, np.ndarray]]]:
     """The paired scores of a report, and their per-cluster counts for the intervals.
 
-    Returns the :class:`~agenthorizon.scoring.metrics.ScoreReport` fields
+    Values: the :class:`~agenthorizon.scoring.metrics.ScoreReport` fields
     ``rejection_rate_by_type`` (type -> ``{"rejected", "total", "rate"}``),
-    ``instruction_sensitivity``, ``n_instruction_pairs``,
-    ``pair_group_accuracy`` and ``n_pair_groups``, and the interval names
-    ``instruction_sensitivity``, ``pair_group_accuracy`` and
-    ``rejection_rate_by_type/<type>`` -> (numerator, denominator) per
-    cluster, which :func:`~agenthorizon.scoring.bootstrap.bootstrap_accuracies`
-    resamples together with the accuracies.
+    ``instruction_sensitivity``, ``n_instruction_pairs``, ``pair_group_accuracy``
+    and ``n_pair_groups``. Totals: interval name (``instruction_sensitivity``,
+    ``pair_group_accuracy``, ``rejection_rate_by_type/<type>``) -> per-cluster
+    (numerator, denominator).
 
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> values, totals = paired_scores(item_outcomes([True, False], ["positive", "negative"]))

@@ -1,15 +1,9 @@
 """Re-partitioning by difficulty: which items a pool of judges finds hard.
 
-The release splits its items into AH (hard: the paper's pooled model
-judgments disagreed with the label) and AH-S (easy: they agreed). The paper
-puts an item in AH when at most 18 of 24 pooled judgments are correct. With
-a pool of one's own, :func:`difficulty_partition` redoes this: per item, the
-number of runs that judged it correctly; at most ``threshold`` correct is
-hard, the rest easy. :func:`partition_agreement` compares the result with
-the shipped split.
-
-Pure: numpy only, no I/O. Writing the split as label files is
-:mod:`agenthorizon.report.partition`'s job.
+The release puts an item in AH (hard) when at most 18 of 24 pooled judgments
+are correct, else AH-S. :func:`difficulty_partition` redoes this for a pool of
+one's own, :func:`partition_agreement` compares with the shipped split. Pure
+numpy; writing label files is :mod:`agenthorizon.report.partition`'s job.
 """
 
 from __future__ import annotations
@@ -22,28 +16,11 @@ __all__ = ["difficulty_partition", "partition_agreement"]
 
 
 def difficulty_partition(corrects: Sequence[np.ndarray], threshold: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per item, how many runs judged it correctly, and whether that makes it hard.
+    """Per item, how many runs judged it correctly (in [0, runs]), and whether that is at most ``threshold`` (hard).
 
-    Parameters
-    ----------
-    corrects : sequence of array of bool
-        Per run, per item: the run's prediction is valid and agrees with the
-        label. An item a run has no valid verdict for (missing, failed,
-        unparseable) is *not* correct for that run: it counts towards
-        neither side's agreement, exactly as an invalid prediction scores.
-    threshold : int
-        ``K >= 0``: an item with at most ``K`` correct runs is hard.
+    ``corrects`` holds per run per item whether the prediction is valid and
+    right; an item without a valid verdict is not correct for that run.
 
-    Returns
-    -------
-    n_correct : ndarray of int
-        Per item, the number of runs that judged it correctly, in
-        [0, number of runs].
-    hard : ndarray of bool
-        Per item, ``n_correct <= threshold``.
-
-    Examples
-    --------
     >>> runs = [np.array([True, True, False]), np.array([True, False, False])]
     >>> n_correct, hard = difficulty_partition(runs, threshold=1)
     >>> n_correct.tolist(), hard.tolist()

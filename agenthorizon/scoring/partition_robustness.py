@@ -1,11 +1,8 @@
 """Is a difficulty partition robust? Re-partition per threshold and leaving one pool run out, rank the judges on each.
 
-The paper's A.3 re-partitions with three model-defined pools and finds the
-judges ranked alike on the resulting subsets (Spearman rho 0.963-0.975).
-:func:`partition_robustness` does this for a pool of one's own: each pool
-run is one rater (the authors' rule "one model, 8 runs, at least 7 of 8
-correct is easy" is a pool of 8 runs at threshold 6), an item with at most
-K correct raters is hard. Pure: numpy only.
+Each pool run is one rater; an item with at most K correct raters is hard
+(the authors' "one model, 8 runs, at least 7 of 8 correct is easy" is a pool
+of 8 at K = 6). The paper's A.3 finds Spearman rho 0.963-0.975. Pure numpy.
 """
 
 from __future__ import annotations
@@ -84,32 +81,13 @@ def _on(judges: dict[str, np.ndarray], positive: np.ndarray, members: np.ndarray
 def partition_robustness(
     pool: dict[str, np.ndarray], judges: dict[str, np.ndarray], positive: np.ndarray, *, threshold: int | None = None,
 ) -> tuple[list[SubsetRanking], list[SubsetRanking]]:
-    """Rankings of ``judges`` on the hard subset of every re-partition of ``pool``.
+    """Rankings of ``judges`` on the hard subset of every re-partition of ``pool`` (name -> per item valid and right).
 
-    Parameters
-    ----------
-    pool : mapping of str to array of bool
-        Rater name -> per item, its verdict is valid and right (invalid is not right).
-    judges : mapping of str to array of bool
-        The judges to rank, the same way; often the pool itself.
-    positive : array of bool
-        Per item, the label is positive.
-    threshold : int, optional
-        K for the leave-one-out rows: the whole pool at K is the reference,
-        and with one of m raters left out an item is hard with at most
-        floor(K (m - 1) / m) correct (the same share). ``None``: no
-        leave-one-out rows.
+    Returns ``(per_threshold, leave_one_out)``: one :class:`SubsetRanking` per K in
+    0..m-1, ``rho`` against balanced accuracy on every item; and, with
+    ``threshold``, one per left-out rater (hard at most floor(K (m - 1) / m)
+    correct), ``rho`` against the whole pool's hard subset at K.
 
-    Returns
-    -------
-    per_threshold : list of SubsetRanking
-        One per K in 0..m-1 (K = m would make every item hard), ``rho``
-        against the judges' balanced accuracy on every item.
-    leave_one_out : list of SubsetRanking
-        One per pool rater, ``rho`` against the whole pool's hard subset at ``threshold``.
-
-    Examples
-    --------
     >>> right = np.array([True, True, False, False])
     >>> pool = {"a": right, "b": np.array([True, False, True, False])}
     >>> per_k, _ = partition_robustness(pool, pool, np.array([True, False, True, False]))

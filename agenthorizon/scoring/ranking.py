@@ -1,15 +1,9 @@
 """Do two item sets rank the judges alike? Spearman's rho and Kendall's tau-b, with a bootstrap interval.
 
-The paper reports rho = 0.963-0.975 between the rankings of its judges on
-subsets defined by different model pools. :func:`rank_agreement` computes
-both coefficients between the judges' balanced accuracies on item set A and
-on item set B (two configs, or two slices), and percentile intervals from a
-pair-clustered bootstrap: each resample draws whole pair groups over the
-union of A and B, recomputes every judge's balanced accuracy on the A items
-and the B items drawn, then both coefficients.
-
-Pure: numpy only (scipy is not a dependency; the tests check these against
-it). Ties are handled as scipy does: average ranks for rho, tau-b for tau.
+:func:`rank_agreement` compares the judges' balanced accuracies on item set A
+and on B (two configs or slices); each resample draws whole pair groups over
+A and B. Pure numpy; ties as scipy handles them (average ranks, tau-b), which
+the tests check against scipy.
 """
 
 from __future__ import annotations
@@ -100,33 +94,14 @@ def rank_agreement(
     seed: int = 0,
     level: float = 0.95,
 ) -> dict[str, Any]:
-    """Rank agreement of judges between item sets A and B.
+    """Rank agreement of judges between item sets A and B (boolean masks ``in_a``, ``in_b``; they may overlap).
 
-    Parameters
-    ----------
-    positive : array of bool
-        Per item: the reference label is positive.
-    corrects : sequence of array of bool
-        Per judge, per item: the prediction is valid and right (an invalid
-        prediction is wrong).
-    clusters : array
-        Per item: its pair group; whole groups are resampled.
-    in_a, in_b : array of bool
-        Per item: it belongs to set A / set B (the sets may overlap).
-    n_resamples, seed, level
-        Bootstrap resamples (0: no intervals), seed and coverage.
+    ``corrects`` holds per judge per item whether the prediction is valid and
+    right; ``clusters`` the pair groups resampled whole. Returns ``balanced_a`` /
+    ``balanced_b`` per judge, ``spearman_rho`` and ``kendall_tau`` (in [-1, 1] or
+    ``None``) and ``intervals`` (``(low, high)`` or ``None``; resamples where a
+    coefficient is undefined are left out).
 
-    Returns
-    -------
-    dict
-        ``balanced_a`` / ``balanced_b`` (per judge, balanced accuracy on A /
-        on B), ``spearman_rho`` and ``kendall_tau`` (each in [-1, 1] or
-        ``None``), and ``intervals`` (``spearman_rho``, ``kendall_tau`` ->
-        ``(low, high)`` or ``None``; ``None`` without resamples).
-        Resamples in which a coefficient is undefined are left out.
-
-    Examples
-    --------
     >>> positive = np.array([True, False] * 4)
     >>> in_a = np.arange(8) < 4
     >>> corrects = [np.ones(8, bool), np.array([1, 0, 1, 1, 1, 0, 1, 1], bool), np.zeros(8, bool)]

@@ -199,33 +199,15 @@ def significance(
     predictions: Mapping[str, Any], references: Any, *, bootstrap: int = 2000, seed: int = 0, level: float = 0.95,
     alpha: float = 0.05,
 ) -> Significance:
-    """Compare every pair of judges on the same items, adjusted for the number of pairs.
+    """Compare every pair of judges (name -> predictions, at least two) on the same ``references``, adjusted for the number of pairs.
 
-    Parameters
-    ----------
-    predictions : mapping of str to predictions
-        Judge name -> its predictions, in any form :func:`agenthorizon.score`
-        accepts, all on the same ``references``. At least two judges.
-    references : sequence
-        As for :func:`agenthorizon.score`; must hold both labels. Pair
-        groups, where the references carry them, are the bootstrap clusters.
-    bootstrap : int, default 2000
-        Resamples for the difference intervals (0: no interval).
-    seed : int, default 0
-    level : float, default 0.95
-        Coverage of the intervals.
-    alpha : float, default 0.05
-        Family-wise error rate of the Holm-adjusted tests.
+    Predictions and references are as :func:`agenthorizon.score` takes them
+    (both labels present; pair groups are the bootstrap clusters). ``bootstrap``
+    resamples (0: no interval) give intervals of coverage ``level``; ``alpha`` is
+    the family-wise error rate of the Holm-adjusted tests. Judges are ranked by
+    balanced accuracy (ties by name), the higher-ranked one is ``a`` of each
+    :class:`PairComparison`.
 
-    Returns
-    -------
-    Significance
-        Judges ranked by balanced accuracy (ties by name), one
-        :class:`PairComparison` per pair (the higher-ranked judge as ``a``),
-        the group tied with the best and the letter display.
-
-    Examples
-    --------
     >>> refs = ["positive", "negative"] * 30
     >>> good, fair = [True, False] * 30, [True, False] * 20 + [True, True] * 10
     >>> result = significance({"good": good, "fair": fair, "yes": [True] * 60}, refs, bootstrap=0)

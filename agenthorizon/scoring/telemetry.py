@@ -1,16 +1,9 @@
 """What judging a set of items cost and how long it took: the paper's Table 6, from per-item telemetry.
 
-:func:`telemetry_aggregates` summarises, per quantity, the values that the
-judge reported for each scored item: mean, median and maximum per
-trajectory, and the total. A value the judge did not report is *unknown*,
-never 0 (a harness that cannot price a model says nothing about its cost).
-
-Pure: numpy only, no I/O. It reads plain per-item values: an object with
-the quantities as attributes (the runner's typed
-:class:`~agenthorizon.judging.runs.records.Telemetry`), a mapping with them
-as keys (a result file's flat ``telemetry`` object), or ``None`` for an
-item with no telemetry at all. Scoring sits below judging in the import
-order, so it never imports the record type itself.
+A value the judge did not report is unknown, never 0. Items are objects with
+the quantities as attributes (the runner's
+:class:`~agenthorizon.judging.runs.records.Telemetry`, never imported: scoring
+sits below judging), mappings, or ``None``. Pure numpy.
 """
 
 from __future__ import annotations
@@ -49,26 +42,12 @@ def _value(item: Any, name: str) -> float | None:
 
 
 def quantity_summary(values: Sequence[float | None]) -> dict[str, Any]:
-    """Per-trajectory statistics of one quantity, unknown values kept apart.
+    """Per-trajectory statistics of one quantity (``None``: unknown for that item).
 
-    Parameters
-    ----------
-    values : sequence of float or None
-        One value per scored item; ``None`` where it is unknown.
+    ``n_items``, ``n_known``, ``n_unknown``; ``mean``, ``median``, ``max`` over the
+    known values (``None`` when none); ``total`` over every item (``None`` as
+    soon as one is unknown); ``known_total`` over the known ones.
 
-    Returns
-    -------
-    dict
-        ``n_items`` (every item), ``n_known`` and ``n_unknown`` (items
-        without the value); ``mean``, ``median`` and ``max`` over the items
-        whose value is known (``None`` when none is); ``total``, the sum over
-        every item, which is ``None`` as soon as one item's value is
-        unknown; ``known_total``, the sum over the known items alone.
-        An unknown value is never counted as 0: it is left out of the
-        statistics, counted in ``n_unknown``, and makes ``total`` unknown.
-
-    Examples
-    --------
     >>> summary = quantity_summary([0.25, None, 0.75])
     >>> summary["mean"], summary["max"], summary["total"], summary["known_total"], summary["n_unknown"]
     (0.5, 0.75, None, 1.0, 1)
@@ -118,35 +97,14 @@ def telemetry_aggregates(
     seed: int = 0,
     level: float = 0.95,
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Cost and runtime of judging the scored items, per trajectory and in total.
+    """Cost and runtime of judging the scored items: ``{"cost": {...}, "runtime": {...}}`` of :func:`quantity_summary`.
 
-    Parameters
-    ----------
-    telemetry : sequence
-        One entry per scored item: an object with the telemetry fields as
-        attributes (:class:`~agenthorizon.judging.runs.records.Telemetry`),
-        a mapping with them as keys, or ``None`` when the item has no
-        telemetry (no result, or a result that is not a runner's). A field
-        that is ``None``, absent, negative, not finite or not a number is
-        unknown for that item.
+    Quantities: ``input_tokens``, ``output_tokens``, ``cost_usd`` (US dollars);
+    ``wall_time_s`` (seconds), ``turns``, ``tool_calls``. A field that is absent,
+    ``None``, negative, not finite or not a number is unknown. With
+    ``n_resamples``, each quantity gets ``mean_interval``: the percentile interval
+    of its known mean, resampling whole ``clusters`` with the accuracy draws.
 
-    Returns
-    -------
-    dict
-        ``{"cost": {"input_tokens", "output_tokens", "cost_usd"},
-        "runtime": {"wall_time_s", "turns", "tool_calls"}}``, each quantity a
-        :func:`quantity_summary`: mean, median and max per trajectory over
-        the items that report it, ``total`` over all items (``None`` when
-        any item does not report it), and the counts of known and unknown
-        items. Costs are US dollars, wall time seconds. With
-        ``n_resamples``, each quantity also has ``mean_interval``: the
-        percentile interval of its mean over the known items, resampling
-        whole ``clusters`` (pair groups; one per item) with the draws of the
-        accuracy intervals; ``None`` otherwise, or when no resample has a
-        known value.
-
-    Examples
-    --------
     >>> items = [{"cost_usd": 0.1, "latency_s": 2.0, "turns": 3}, {"cost_usd": 0.3, "latency_s": 4.0}, None]
     >>> aggregates = telemetry_aggregates(items)
     >>> round(aggregates["cost"]["cost_usd"]["mean"], 6), aggregates["cost"]["cost_usd"]["n_unknown"]

@@ -1,36 +1,16 @@
 """Judge output text -> :class:`Verdict` with a parse status.
 
-A judge is asked to answer with a JSON object such as::
+A judge answers with a JSON object such as::
 
     {"success": false, "mistake_type": "Bad Side Effect",
      "confidence": "high", "reasoning": "..."}
 
-Models wrap that object in prose, fence it in Markdown, emit several objects,
-or get cut off. :func:`parse_verdict` finds the verdict and types it strictly,
-because the protocol counts every invalid prediction as incorrect (SPEC
-section 3): ``"true"``, ``1`` and ``null`` are *not* Booleans.
-
-The one rule: **the verdict is the last top-level JSON object in the answer
-that has a ``"success"`` key**, wherever it stands (alone, after prose, in a
-Markdown fence). Top-level means not inside another JSON object that parses:
-``{"verdict": {"success": false}}`` is an object *without* ``success``
-(``missing_success``), alone or after prose, and objects nested in a
-verdict (a per-step ``{"success": true}`` in a list of checks) are never
-taken for it. Objects are found by a brace-matching scan that understands
-JSON strings and escapes, so braces inside the reasoning do not confuse it.
-
-Nothing before the first ``{`` changes the result: for any answer ``A`` (not blank) and
-any prose ``P`` without braces, ``parse_verdict(P + A)`` has the status and
-verdict of ``parse_verdict(A)`` (a property test states it). Hence a bare JSON
-value that is not an object (``true``, ``42``, ``[1, 2]``) holds no verdict
-object and is ``no_json`` (its detail says what it was), as it would be after
-any prose. ``not_object`` stays in the vocabulary because result files
-written before this rule hold it; the parser no longer produces it.
-
-The parser never raises, and its work is linear in the length of the text
-(every JSON parse attempt is charged to a budget proportional to the input),
-because judges emit long reasoning and a parser must not be the slow part of a
-sweep. This module does no I/O.
+The verdict is the last top-level JSON object in the answer that has a
+``"success"`` key, wherever it stands (alone, after prose, in a Markdown
+fence); objects nested in another parsing object are never taken for it.
+Typing is strict (SPEC section 3): ``"true"``, ``1`` and ``null`` are not
+Booleans. Prose before the first ``{`` never changes the result. The parser
+never raises and runs in time linear in the text. No I/O.
 """
 
 from __future__ import annotations
@@ -124,52 +104,23 @@ class Verdict:
 
 
 def parse_verdict(text: object) -> Verdict:
-    """Parse a judge's answer into a :class:`Verdict`; never raises.
+    """Parse a judge's answer into a :class:`Verdict`; never raises, linear in ``len(text)``.
 
-    Finds the verdict object in the answer (the last top-level JSON object
-    holding ``"success"``; see the module docstring for the one rule) and
-    types it strictly:
-    ``success`` must be a JSON Boolean, ``mistake_type`` is mapped to its
-    canonical spelling when it names a known type, ``confidence`` is
-    lower-cased when it is ``low``/``medium``/``high``. Time is linear in the
-    length of ``text``.
+    ``text`` may be str, bytes (UTF-8, invalid bytes replaced), an already parsed
+    mapping, or anything else (parsed as its ``str()``). ``status`` is one of
+    ``schema.PARSE_STATUSES``:
 
-    Parameters
-    ----------
-    text : str, bytes, mapping or None
-        The judge's raw output. ``bytes`` are decoded as UTF-8 (invalid bytes
-        replaced); an already-parsed mapping is typed as the verdict object;
-        any other object is parsed as its ``str()``.
+    - ``ok``: a verdict object whose ``success`` is ``true`` or ``false``;
+    - ``missing``: no text (``None``, empty or white space);
+    - ``no_json``: no JSON object (a bare array, number, string or ``true`` included);
+    - ``malformed_json``: a ``{`` before a ``"success":`` key that does not parse
+      (e.g. truncated output);
+    - ``missing_success``: top-level objects, none with ``"success"``;
+    - ``non_boolean``: ``success`` present but not a Boolean.
 
-    Returns
-    -------
-    Verdict
-        ``status`` is one of ``schema.PARSE_STATUSES``:
+    (``error`` marks a judge that failed, :meth:`Verdict.error`.) Any status but
+    ``ok`` is an invalid prediction, scored as incorrect; ``detail`` explains it.
 
-        - ``ok``: a verdict object whose ``success`` is ``true`` or ``false``;
-        - ``missing``: no text at all (``None``, empty or white space);
-        - ``no_json``: text without any JSON object in it (a bare JSON
-          array, number, string or ``true`` included);
-        - ``malformed_json``: something that looks like the verdict object
-          (a ``{`` before a ``"success":`` key) but does not parse, e.g.
-          truncated output;
-        - ``missing_success``: top-level JSON objects, none with a
-          ``"success"`` key;
-        - ``non_boolean``: ``success`` is present but not a Boolean
-          (``"true"``, ``1``, ``null``, ...).
-
-        (``error`` is never returned here: it marks a judge that failed, see
-        :meth:`Verdict.error`.) Any status but ``ok`` is an invalid prediction,
-        which scoring counts as incorrect for its item. ``detail`` explains a
-        status other than ``ok``.
-
-    See Also
-    --------
-    Verdict : the parsed fields and their normalisation.
-    agenthorizon.scoring.metrics.score : strict metrics over verdicts.
-
-    Examples
-    --------
     >>> parse_verdict('Looks done. {"success": true, "confidence": "High"}').confidence
     'high'
     >>> parse_verdict('```json\\n{"success": "false"}\\n```').status

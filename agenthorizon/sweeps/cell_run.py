@@ -59,14 +59,7 @@ def shard_manifest(cell: Cell, items: ConfigItems) -> ShardManifest:
 
 
 def check_cell_folder(cell: Cell) -> None:
-    """Refuse a run folder that holds anything but the shards of this cell's run.
-
-    Raises
-    ------
-    CellFolderError
-        The folder holds ``run.json`` (an unsharded run), a shard record or
-        manifest of another shard count, or one of another judge key.
-    """
+    """Refuse (:class:`CellFolderError`) a run folder holding anything but this cell's run's shards: a ``run.json``, another shard count or judge key."""
     folder = cell.folder
     if not folder.is_dir():
         return
@@ -95,28 +88,11 @@ def check_cell_folder(cell: Cell) -> None:
 
 
 def run_cell(cell: Cell, items: ConfigItems, judge: Callable[[Sequence[str]], int]) -> int:
-    """Run ``cell``: folder check, manifest, server (if any), then ``judge(argv)``; its exit status.
+    """Run ``cell``: folder check, manifest, model server (if any), then ``judge(argv)`` (the ``agenthorizon judge`` command).
 
-    Parameters
-    ----------
-    cell : Cell
-        The cell of the grid.
-    items : ConfigItems
-        Its config's items (the manifest's id-set hash and label manifest).
-    judge : callable
-        ``judge(argv) -> exit status``: the ``agenthorizon judge`` command.
-
-    Returns
-    -------
-    int
-        The judge command's exit status (0: every item of the shard has a result).
-
-    Raises
-    ------
-    CellFolderError
-        The folder holds another run.
-    ServerError
-        The judge's model server did not come up (its log is in the cell folder).
+    ``items`` are its config's items (for the manifest). Returns the judge
+    command's exit status (0: every item of the shard has a result). Raises
+    :class:`CellFolderError` or ``ServerError`` (its log is in the cell folder).
     """
     check_cell_folder(cell)
     cell.folder.mkdir(parents=True, exist_ok=True)

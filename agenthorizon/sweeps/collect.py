@@ -1,16 +1,12 @@
 """``sweep collect``: the grid's leaderboard, once its shards are proven to merge cleanly.
 
-:func:`check_shards` holds the merge rules (as strict as Inspect's
-``inspect log merge-shards``): in each run folder, every shard ``1..N`` of
-the sweep's ``N`` has its manifest and run record; nothing of another shard
-count or an unsharded ``run.json`` is there (they would overlap); every
-manifest and record names the planned judge key; the manifests agree on the
-release's label manifest and the package version; each manifest's id set is
-the shard's planned id set (so the shards are disjoint and cover the
-config). A re-run of a shard replaces its manifest and record. Any breach is
-a :class:`SweepCollectError` naming the cells. The leaderboard itself is
-:func:`agenthorizon.report.leaderboard.leaderboard`'s (grouping, scoring, one
-result file per item: no item counted twice).
+:func:`check_shards` holds the merge rules (as strict as ``inspect log
+merge-shards``): per run folder every planned shard has its manifest and
+record, nothing of another shard count or an unsharded ``run.json``, one judge
+key, one label manifest and package version, and each shard's id set as
+planned (disjoint, covering the config). A breach is a
+:class:`SweepCollectError` naming the cells. Ranking is
+:func:`agenthorizon.report.leaderboard.leaderboard`'s.
 """
 
 from __future__ import annotations
@@ -57,13 +53,7 @@ def _record(path: Path) -> RunRecord:
 
 
 def check_shards(grid: Grid, items: Mapping[str, ConfigItems]) -> list[Cell]:
-    """Apply the merge rules to every run folder of ``grid``; the partial cells (finished or not, items missing).
-
-    Raises
-    ------
-    SweepCollectError
-        One line per cell or folder at fault.
-    """
+    """Apply the merge rules to every run folder of ``grid``; the partial cells. :class:`SweepCollectError`: one line per cell or folder at fault."""
     problems: list[str] = []
     partial: list[Cell] = []
     for folder, cells in _folders(grid).items():
@@ -134,15 +124,7 @@ def _cell_problems(folder: Path, cells: Sequence[Cell], items: Mapping[str, Conf
 
 
 def collect(grid: Grid, items: Mapping[str, ConfigItems], *, bootstrap: int = 0, seed: int = 0) -> Collected:
-    """Check the shards (:func:`check_shards`) and rank the grid's runs with :func:`~agenthorizon.report.leaderboard.leaderboard`.
-
-    Returns
-    -------
-    Collected
-        One leaderboard row per judge key (a judge's runs on AH and AH-S
-        form one row; each ablation is a row of its own), rates in [0, 1],
-        strict: a partial cell's missing items count as wrong.
-    """
+    """Check the shards (:func:`check_shards`) and rank the grid's runs with :func:`~agenthorizon.report.leaderboard.leaderboard` (strict: a partial cell's missing items are wrong)."""
     partial = check_shards(grid, items)
     folders = list(_folders(grid))
     board = leaderboard(folders, grid.sweep.data, bootstrap=bootstrap, seed=seed)

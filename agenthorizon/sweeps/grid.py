@@ -132,25 +132,11 @@ def shard_sizes(n_items: int, shards: int) -> list[int]:
 
 
 def plan_grid(sweep: Sweep, items: Mapping[str, int], key_of: Callable[[JudgeEntry, tuple[str, ...]], str]) -> Grid:
-    """Every cell of ``sweep``, numbered judge-major.
+    """Every cell of ``sweep``: ``len(judges) * len(configs) * len(ablations) * shards``, numbered judge-major.
 
-    Parameters
-    ----------
-    sweep : Sweep
-        The parsed sweep file.
-    items : mapping of str to int
-        Items per config of the sweep.
-    key_of : callable
-        ``key_of(judge, ablation)``: the judge key its runs record; called
-        once per judge and ablation.
+    ``items`` gives the items per config; ``key_of(judge, ablation)`` the judge
+    key its runs record (called once per judge and ablation).
 
-    Returns
-    -------
-    Grid
-        ``len(judges) * len(configs) * len(ablations) * shards`` cells.
-
-    Examples
-    --------
     >>> from agenthorizon.sweeps.sweep_file import parse_sweep
     >>> sweep = parse_sweep('data = "r"\\nconfigs = ["AH", "AH-S"]\\nshards = 2\\n[[judge]]\\nspec = "lexical"\\n', "/s/x.toml")
     >>> grid = plan_grid(sweep, {"AH": 5, "AH-S": 4}, lambda judge, ablation: "k")

@@ -40,19 +40,10 @@ def memory_mib(text: str) -> int:
 
 
 def indexed_job(grid: Grid, command: Sequence[str] = ("agenthorizon",), parallelism: int | None = None) -> dict[str, Any]:
-    """The Job manifest (a mapping, to dump as JSON or YAML) that runs every cell of ``grid`` once.
+    """The Job manifest (a mapping, to dump as JSON or YAML) that runs every cell of ``grid`` once, ``command`` in each pod.
 
-    Parameters
-    ----------
-    grid : Grid
-        The sweep's cells; ``completions`` is their number.
-    command : sequence of str
-        How the pod calls the command line.
-    parallelism : int, optional
-        Pods at once (default: the sweep's ``throttle``, else every cell).
+    ``parallelism`` defaults to the sweep's ``throttle``, else every cell.
 
-    Examples
-    --------
     >>> from agenthorizon.sweeps.sweep_file import parse_sweep
     >>> from agenthorizon.sweeps.grid import plan_grid
     >>> sweep = parse_sweep('data = "/r"\\nconfigs = ["AH"]\\nshards = 3\\n[[judge]]\\nspec = "lexical"\\n', "/s/x.toml")

@@ -66,23 +66,10 @@ def _stop(process: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def model_server(command: str, port: int, log_path: str | os.PathLike[str], timeout: float) -> Iterator[str]:
-    """Run ``command`` (``{port}`` filled in) for the duration of the block; yields its base URL ``…/v1``.
+    """Run ``command`` (shell-quoted, run without a shell; ``{port}`` filled in) for the duration of the block; yields its base URL ``…/v1``.
 
-    Parameters
-    ----------
-    command : str
-        A shell-quoted command line; run without a shell.
-    port : int
-        The port it is told to listen on.
-    log_path : path
-        Its standard output and error are appended here (kept after the cell).
-    timeout : float
-        Seconds to wait for ``/v1/models`` to answer 200.
-
-    Raises
-    ------
-    ServerError
-        The server exited before answering, or did not answer within ``timeout``.
+    Output is appended to ``log_path``; ``/v1/models`` must answer 200 within
+    ``timeout`` seconds, else :class:`ServerError` (also when it exits first).
     """
     words = [word.replace("{port}", str(port)) for word in shlex.split(command)]
     if not words:

@@ -21,7 +21,7 @@ import json
 import os
 import socket
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from agenthorizon.judging.runs.folder import read_result, record_name
 from agenthorizon.judging.runs.records import FINISHED, RUNNING, RunRecord, needs_judging
@@ -113,8 +113,3 @@ def describe_status(statuses: Iterable[CellStatus], changed: Iterable[str] = (),
                      f"submitted: {', '.join(changed)}")
     lines += list(notes)
     return "\n".join(lines) + "\n"
-
-
-def scheduler_states(states: Mapping[tuple[str, int], str], jobs: Mapping[int, tuple[str, int]]) -> dict[int, str]:
-    """Cell index -> scheduler state, from ``(job id, array index) -> state`` and cell -> ``(job id, array index)``."""
-    return {cell: states[key] for cell, key in jobs.items() if key in states}

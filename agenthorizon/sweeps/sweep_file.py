@@ -171,15 +171,7 @@ class _Reader:
 
 
 def read_sweep(path: str | os.PathLike[str], check_options: OptionCheck | None = None) -> Sweep:
-    """Read and check the sweep file at ``path`` (see :func:`parse_sweep`).
-
-    Raises
-    ------
-    FileNotFoundError
-        No such file.
-    SweepFileError
-        The file is not TOML of the expected shape; the message names the line.
-    """
+    """Read and check the sweep file at ``path`` (:func:`parse_sweep`); FileNotFoundError, or :class:`SweepFileError` naming the line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -189,32 +181,13 @@ def read_sweep(path: str | os.PathLike[str], check_options: OptionCheck | None =
 
 
 def parse_sweep(text: str, path: str | os.PathLike[str], check_options: OptionCheck | None = None) -> Sweep:
-    """The :class:`Sweep` a sweep file's ``text`` describes; ``path`` names it and anchors relative paths.
+    """The :class:`Sweep` a sweep file's ``text`` describes; ``path`` names it in errors and anchors ``data`` and ``out``.
 
-    Parameters
-    ----------
-    text : str
-        The TOML text.
-    path : path
-        The file's path: errors name it, ``data`` and ``out`` are relative to its folder.
-    check_options : callable, optional
-        ``check_options(spec, options)`` returns the problems of one judge's
-        options as ``(option name or None, message)`` pairs; each is raised
-        with the option's line. ``None``: options are not checked.
+    ``check_options(spec, options)``, when given, returns a judge's option
+    problems as ``(option name or None, message)`` pairs, each raised with the
+    option's line. Raises :class:`SweepFileError` naming the line for bad TOML, an
+    unknown key, config, ablation part, judge or option, or a wrong type.
 
-    Returns
-    -------
-    Sweep
-
-    Raises
-    ------
-    SweepFileError
-        Not TOML, a key this format does not know, a value of the wrong type,
-        an unknown config, ablation part, judge or option: the message names
-        the line.
-
-    Examples
-    --------
     >>> sweep = parse_sweep('data = "r"\\nconfigs = ["AH"]\\n[[judge]]\\nspec = "lexical"\\n', "/tmp/s.toml")
     >>> sweep.configs, sweep.shards, [judge.name for judge in sweep.judges], str(sweep.out)
     (('AH',), 1, ['lexical'], '/tmp/sweep-runs')

@@ -25,28 +25,10 @@ _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*")
 
 
 def parse_size(value: int | str, what: str = "size") -> int:
-    """The positive number of bytes a size flag's value means.
+    """The positive number of bytes a size flag's value means (an int, or a number and a unit).
 
-    Parameters
-    ----------
-    value
-        A whole number of bytes, or text: a number and a unit (module
-        docstring: ``MB`` = 10^6, ``MiB`` = ``M`` = 2^20).
-    what
-        The flag or option the value came from, named in the error.
+    ValueError names ``what`` (the flag), the value and the accepted form.
 
-    Returns
-    -------
-    int
-        Bytes, at least 1.
-
-    Raises
-    ------
-    ValueError
-        Naming ``what``, the value and the accepted form.
-
-    Examples
-    --------
     >>> parse_size("500MB"), parse_size("500MiB"), parse_size("1G"), parse_size(4096)
     (500000000, 524288000, 1073741824, 4096)
     """
@@ -68,21 +50,8 @@ def parse_size(value: int | str, what: str = "size") -> int:
 
 
 def size_text(size: int) -> str:
-    """A number of bytes as people read it, in binary units.
+    """A number of bytes (>= 0) in binary units: ``"<n> GiB"``, ``MiB``, ``KiB`` (``:g``) or ``"<n> bytes"``.
 
-    Parameters
-    ----------
-    size
-        Bytes, 0 or more.
-
-    Returns
-    -------
-    str
-        ``"<n> GiB"``, ``"<n> MiB"``, ``"<n> KiB"`` (six significant
-        figures, ``:g``) or ``"<n> bytes"``.
-
-    Examples
-    --------
     >>> size_text(8 * 2**30), size_text(3 * 2**19), size_text(1000)
     ('8 GiB', '1.5 MiB', '1000 bytes')
     """

@@ -1,15 +1,8 @@
 """Untrusted text made safe to print: control characters escaped, long values cut with their length shown.
 
-Text that reaches a terminal from outside the package -- a server's error
-body, an agent's output, a release's file names and label values -- may hold
-escape sequences that rewrite the screen (``ESC [ 2 J``), move the cursor
-back over what was printed (``CR``), ring the bell, change the window title,
-or smuggle a C1 control (``U+009B``, a one-character ``ESC [``) or a
-bidirectional override that reorders what is shown. And a value may be huge:
-a 50 MB ``trajectory_id`` echoed in an error message is a 50 MB line.
-:func:`printable` is the one function every error and warning path applies
-to such text before showing it. It is pure (a leaf module, importable from
-every stage).
+:func:`printable` is the one function every error and warning path applies to
+outside text (server bodies, agent output, release names and values) before
+showing it (docs/security.md, "Text printed to the terminal"). Pure leaf module.
 """
 
 from __future__ import annotations

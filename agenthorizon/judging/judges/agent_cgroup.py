@@ -1,29 +1,13 @@
 """A cgroup (v2) per agent where the machine offers one: memory and processes bounded for the agent as a whole.
 
-``prlimit``'s limits (:mod:`~agenthorizon.judging.judges.agent_limits`) are
-per process: an agent within its process limit can hold its memory limit in
-every process. A cgroup bounds the total: each agent runs in a cgroup of its
-own, a child of the harness's cgroup, with ``memory.max`` (the memory limit,
-``--agent-max-memory``, for all its processes together), ``memory.swap.max``
-0 where swap is accounted (so the bound is memory, not swap), and
-``pids.max`` (the process limit); the kernel kills it for memory rather
-than the machine's OOM killer picking a victim, and counts what it refused
-(``memory.events``, ``pids.events``), which :func:`AgentCgroup.events` reads
-back as the facts of :func:`~agenthorizon.judging.judges.agent_limits.limit_reached`.
-The cgroup is removed after the agent (``cgroup.kill`` first: nothing in it
-survives).
-
-It needs a cgroup v2 file system the harness can write with the ``memory``
-and ``pids`` controllers enabled for the harness's cgroup's children
-(``cgroup.subtree_control``): a root harness on a pure cgroup v2 host, or a
-harness in a delegated cgroup (``systemd-run --user --scope -p Delegate=yes``).
-:func:`find_cgroup_parent` says plainly why not otherwise (no cgroup v2,
-controllers held by cgroup v1 hierarchies on a hybrid host, a cgroup that is
-not writable, the no-internal-process rule), and agents then run without one.
-
-The agent enters its cgroup before it starts, through a shell that writes its
-own pid to ``cgroup.procs`` and then becomes the agent (:meth:`AgentCgroup.join_argv`),
-so nothing it starts is outside it.
+``prlimit`` bounds each process; a child cgroup of the harness's bounds them
+together (``memory.max``, ``memory.swap.max`` 0, ``pids.max``), and its
+``memory.events`` / ``pids.events`` are the facts
+:func:`~agenthorizon.judging.judges.agent_limits.limit_reached` reads. The agent
+joins before it starts (:meth:`AgentCgroup.join_argv`); the cgroup is killed
+and removed after it. It needs a writable cgroup v2 with the ``memory`` and
+``pids`` controllers delegated; :func:`find_cgroup_parent` says why not
+otherwise, and agents then run without one.
 """
 
 from __future__ import annotations

@@ -1,32 +1,14 @@
 """A private home per item for an agentic CLI: read-only copies of its login and settings, nothing else.
 
-Agentic CLIs keep session transcripts next to their login: ``~/.codex/sessions``,
-``~/.claude/projects``, ``~/.gemini/tmp``, ``~/.local/share/opencode``. Had
-every item of a run shared the user's config folders, a later item's agent
-could read an earlier item's transcript -- and paired items share one
-recording, so it would no longer be judging one item. Instead each item gets
-its own home, made empty before the item and removed after it:
-
-* the few files a harness names (:class:`ConfigFolder`: its login and
-  settings, such as ``~/.codex/config.toml`` and ``auth.json``) are copied in,
-  read-only -- copied from where the CLI would read them (``CODEX_HOME``,
-  ``CLAUDE_CONFIG_DIR``, ``XDG_CONFIG_HOME``... are honoured) and placed where
-  the CLI will look in the private home;
-* everything else the CLI writes (sessions, caches, logs) lands in that home
-  and is gone with it;
-* the user's own instruction files (``~/.claude/CLAUDE.md``,
-  ``~/.codex/AGENTS.md``...) are not copied: the judge reads only the
-  release's framework in its working directory.
-
-:func:`make_agent_home` returns the environment that points the CLI there
-(``HOME``, the ``XDG_*`` folders, and a harness's own variables such as
-``CODEX_HOME``) and the paths the sandbox must mount read-only on top of the
-writable home, so that not even root inside it can change the copies.
-
+CLIs keep session transcripts beside their login (``~/.codex/sessions``,
+``~/.claude/projects``...); a shared home would let a later item's agent read
+an earlier item's, and paired items share one recording. Each item's home is
+made empty before the item and removed after it: the files a
+:class:`ConfigFolder` names are copied in read-only from where the CLI would
+read them (``CODEX_HOME``, ``XDG_CONFIG_HOME``... honoured), the user's own
+instruction files are not, and whatever the CLI writes goes with the home.
 The home is a sibling of the item's temporary folder, never inside it: Codex
-refuses to create its sandbox helper under the temporary folder, and without
-that helper none of its shell commands runs (``bwrap: execvp
-codex-linux-sandbox: No such file or directory``).
+refuses to create its sandbox helper under the temporary folder.
 """
 
 from __future__ import annotations
@@ -54,25 +36,11 @@ _COPY_MODE = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH  # 0o444: readable by th
 class ConfigFolder:
     """One folder where a CLI keeps its login or settings, and the files of it an item gets.
 
-    Parameters
-    ----------
-    path : str
-        The folder relative to the home, where the CLI looks by default
-        (``.codex``; ``""`` for the home itself).
-    files : tuple of str
-        The files copied, read-only, when the user has them.
-    env : str, optional
-        The variable that moves the folder (``CODEX_HOME``): read to find the
-        user's files, and set to the private copy.
-    xdg : str, optional
-        The XDG base the folder lives under (``XDG_CONFIG_HOME`` for
-        ``.config/opencode``), honoured when the user sets it.
-    read_only : bool
-        The folder itself is read-only in the sandbox, not only the copies
-        (OpenCode installs npm packages into a writable config folder at start).
-    made : mapping of str to str
-        Files the CLI would otherwise write into a read-only folder at start,
-        written there beforehand (file name -> text).
+    ``path`` is relative to the home (``""``: the home itself); ``files`` are
+    copied read-only when the user has them; ``env`` (``CODEX_HOME``) or ``xdg``
+    (``XDG_CONFIG_HOME``) move the folder and are honoured; ``read_only`` makes
+    the folder itself read-only; ``made`` maps file names to text written
+    beforehand (files the CLI would write there at start).
 
     >>> ConfigFolder(".codex", ("config.toml",), env="CODEX_HOME").source({"CODEX_HOME": "/x"}, Path("/home/u"))
     PosixPath('/x')

@@ -1,51 +1,10 @@
-"""What one agent may use: processes, memory, open files, file size, and how much of its output is kept.
+"""What one agent may use (processes, memory, open files, file size) and how much of its output is kept.
 
-Each command agent runs under resource limits set in the sandbox, just before
-its command starts (``prlimit`` from util-linux, on the command line the
-sandbox runs; :class:`AgentLimits`):
-
-* **processes** (``RLIMIT_NPROC``, processes *and threads*, default 1024). The
-  kernel counts it per user *within a user namespace*: in the sandbox every
-  agent has a user namespace of its own, so the count is the agent's own
-  processes, not the host user's, and concurrent items do not share it. It is
-  not set for ``sandbox="none"``, where it would count every process of the
-  user running the harness (and where root is exempt from it anyway).
-* **memory** (``RLIMIT_DATA``, default 8 GiB per process): the heap and every
-  private writable mapping. Not the address space (``RLIMIT_AS``): Node.js
-  reserves address space it never uses (Gemini CLI 0.61 does not start under
-  32 GiB of address space, for its WebAssembly reservations), while what it
-  writes stays near its real use. Measured at start (``--version``): Codex
-  needs 128 MiB of data, Gemini CLI 256 MiB, Claude Code and OpenCode
-  (Bun-built) 1 GiB.
-* **open files** (``RLIMIT_NOFILE``, default 4096 per process).
-* **file size** (``RLIMIT_FSIZE``): the disk budget
-  (:data:`~agenthorizon.judging.judges.agent_disk.DEFAULT_DISK_BYTES`, 1 GiB),
-  the largest file the agent may write anywhere; in the sandbox the budget
-  also bounds all it writes (:mod:`~agenthorizon.judging.judges.agent_disk`).
-
-Where the machine offers a cgroup v2, the memory and process limits also
-hold for the agent's processes together
-(:mod:`~agenthorizon.judging.judges.agent_cgroup`).
-
-An agent that hits a limit is an item error naming the limit and the flag
-that raises it. :func:`limit_reached` names it from facts first (its
-cgroup's counters, the signal that killed it, its disk budget left full, a
-file at the file-size limit, in :class:`AgentEnd`), and only then from the
-error the kernel gave it and it printed (``Resource temporarily
-unavailable`` for a fork, ``Cannot allocate memory``, ``Too many open
-files``: a refusal under ``prlimit`` leaves no counter), said as "likely".
-
-**Output.** An agent's stdout and stderr are read as they come and only their
-last ``max_output_bytes`` (default
-:data:`~agenthorizon.judging.judges.base.DEFAULT_MAX_OUTPUT_BYTES`) are kept
-(:class:`~agenthorizon.judging.judges.output_cap.TailBuffer`, the one tail
-every judge kind reads an answer into): verdicts stand at the end of an
-answer, and the harness's memory stays bounded whatever the agent prints.
-
-**Answer file.** Harnesses that write their final message to a file leave
-it in the item's answer folder, which the agent could write: the harness
-reads it with :func:`read_tail`, which reads a regular file only and refuses
-a symbolic link, a FIFO or a device, naming it.
+:class:`AgentLimits` becomes a ``prlimit`` prefix on the command the sandbox
+runs; :func:`limit_reached` names the limit a failed agent hit;
+:func:`run_agent` runs it keeping the tails of its output; :func:`read_tail`
+reads its answer file safely. The limits and flags: docs/judges.md
+("Limits"); why these limits: docs/architecture.md, "Design notes by module".
 """
 
 from __future__ import annotations
@@ -99,7 +58,7 @@ def _positive(value: int, what: str) -> int:
 
 @dataclass(frozen=True)
 class AgentLimits:
-    """The resource limits of one agent (module docstring).
+    """The resource limits of one agent: ``RLIMIT_NPROC`` (only when sandboxed), ``RLIMIT_DATA``, ``RLIMIT_NOFILE``, ``RLIMIT_FSIZE``.
 
     >>> limits = AgentLimits(processes=64, memory="512M", open_files=256, disk="1M")
     >>> limits.prlimit_argv(sandboxed=True)
@@ -129,12 +88,7 @@ class AgentLimits:
         return argv
 
     def record(self, *, sandboxed: bool) -> dict[str, int | None]:
-        """The limits as the judge's spec records them (``None``: not set).
-
-        ``disk_bytes`` is the disk budget (sandboxed: the in-memory file
-        system of the agent's private folders) and the largest file the agent
-        may write anywhere (``RLIMIT_FSIZE``; the one bound when unconfined).
-        """
+        """The limits as the judge's spec records them (``None``: not set); ``disk_bytes`` is both the disk budget and ``RLIMIT_FSIZE``."""
         return {"processes": self.processes if sandboxed else None, "memory_bytes": int(self.memory),
                 "open_files": self.open_files, "disk_bytes": int(self.disk)}
 
@@ -198,16 +152,13 @@ _FULL_SLACK = 2**20  # a budget with less than this free is full: the failed wri
 
 
 def limit_reached(stderr: str, limits: AgentLimits, *, sandboxed: bool, end: AgentEnd | int = 1) -> str | None:
-    """What a failed agent's end says of its limits, in words naming the limit and its flag; ``None``: nothing.
+    """What a failed agent's end says of its limits, naming the limit and its flag; ``None``: nothing.
 
-    Facts first (``end``, :class:`AgentEnd`): its cgroup's counters (a kill
-    for memory, a fork refused at ``pids.max``), the signal that killed it
-    (``SIGXFSZ``: a file over the file-size limit), a disk budget left full,
-    a host-visible file at the file-size limit. Failing those, what it printed
-    (``stderr``): the error a program gives when the kernel refuses it a
-    process, memory or a file descriptor under ``prlimit`` (no counter keeps
-    those refusals), said as "likely"; then a signal a runtime refused memory
-    dies of. The process limit is only named when it was set (``sandboxed``).
+    Facts first (:class:`AgentEnd`: cgroup counters, a killing signal such as
+    ``SIGXFSZ``, a full disk budget, a file at the size limit), then what the
+    agent printed when the kernel refused it a process, memory or a file
+    descriptor (said as "likely"), then a signal a runtime refused memory dies
+    of. The process limit is named only when ``sandboxed``.
 
     >>> limits = AgentLimits(processes=64, memory="512M", disk="1G")
     >>> limit_reached("", limits, sandboxed=True, end=AgentEnd(128 + 25))
@@ -328,15 +279,10 @@ def _refused(path: str, mode: int) -> JudgeError:
 def read_tail(path: str, cap: int) -> TailBuffer | None:
     """The last ``cap`` bytes of an agent's answer file ``path``, read without loading the rest; ``None``: no file.
 
-    The agent wrote the file, and the harness reads it outside the sandbox
-    (as root, when the harness is): a symbolic link would make it read a host
-    file (a release's labels, a private key) into the result; a FIFO would
-    block its open forever; a device could be anything. So the file must be a
-    regular file, checked before it is opened (``lstat``: nothing else is even
-    opened), opened without following a link (``O_NOFOLLOW``) nor waiting
-    (``O_NONBLOCK``), and checked again once open (``fstat``). Anything else
-    raises :class:`~agenthorizon.judging.judges.base.JudgeError` naming what
-    the file is. A huge (or sparse) file costs one read of its last ``cap`` bytes.
+    The agent wrote it and the harness (maybe root) reads it: only a regular file
+    is read (``lstat`` first, ``O_NOFOLLOW | O_NONBLOCK``, ``fstat`` once open), so
+    a link, FIFO or device raises
+    :class:`~agenthorizon.judging.judges.base.JudgeError` naming what it is.
     """
     try:
         mode = os.lstat(path).st_mode

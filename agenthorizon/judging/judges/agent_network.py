@@ -1,27 +1,13 @@
 """What an agent may reach over the network: its endpoints, and how each gets into its namespace.
 
-Under bubblewrap every agent has a network namespace of its own
-(``--unshare-net``): a loopback interface and nothing else, so two agents
-running at once cannot meet over TCP or an abstract unix socket, and no
-service of the host (a model server on ``127.0.0.1``, a database) is in reach,
-nor are the host's sockets in ``/proc/net/tcp``. The endpoints it may reach
-are data, a :class:`NetworkPlan`:
-
-- a **loopback** endpoint (``http://127.0.0.1:8000/v1``, ``localhost``) is
-  forwarded: inside the namespace a listener on the same address and port
-  (:mod:`~agenthorizon.judging.judges.agent_relay`) relays each connection to
-  a unix socket in the item's folder, and the harness relays that socket to
-  the endpoint (:mod:`~agenthorizon.judging.judges.agent_forwarder`);
-- a **remote** ``https`` endpoint (``https://api.anthropic.com``) is reached
-  through an allow-listed ``CONNECT`` proxy: the agent gets
-  ``HTTPS_PROXY=http://127.0.0.1:3128`` and the harness tunnels only to the
-  listed host and port, refusing every other ``CONNECT`` with ``403``.
-
-``agent_network="host"`` (``--agent-network host``) is the explicit opt-out:
-no namespace, the host's network, recorded and warned about.
-
-This module is pure: it parses URLs and builds argv and records; the I/O lives
-in the two modules above.
+Each sandboxed agent has its own network namespace with loopback only. A
+:class:`NetworkPlan` lists what it may reach: a loopback endpoint is forwarded
+at its own address and port through a unix socket
+(:mod:`~agenthorizon.judging.judges.agent_relay`,
+:mod:`~agenthorizon.judging.judges.agent_forwarder`); a remote ``https`` one
+goes through an allow-listed ``CONNECT`` proxy (``HTTPS_PROXY``). ``"host"`` is
+the opt-out. Pure: URLs in, argv and records out (docs/security.md, "Items
+are blind to each other over the network").
 """
 
 from __future__ import annotations

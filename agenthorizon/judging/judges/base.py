@@ -1,17 +1,10 @@
 """The judge contract: every hook the runner calls, declared on :class:`BaseJudge` with its default.
 
 A judge turns one blind :class:`~agenthorizon.judging.inputs.JudgeInput` into a
-:class:`JudgeOutput`: the raw text it produced plus telemetry. It does not
-parse its own text; the runner does that with
-:func:`agenthorizon.scoring.verdicts.parse_verdict`, so every judge is held to
-the same strict verdict rules.
-
-Write a judge by subclassing :class:`BaseJudge` and implementing *either*
-``judge`` (blocking code: a local model, a subprocess) *or* ``ajudge``
-(asyncio code: HTTP clients); the base class derives the other one, and its
-docstring lists the other hooks, which have working defaults. Objects that
-do not derive from it but have ``ajudge`` and ``spec`` are wrapped once by
-:func:`as_judge`, so the runner only ever calls :class:`BaseJudge` methods.
+:class:`JudgeOutput` (raw text plus telemetry); the runner parses the text
+with :func:`agenthorizon.scoring.verdicts.parse_verdict`, so every judge is held
+to the same verdict rules. Objects with only ``ajudge`` and ``spec`` are
+wrapped by :func:`as_judge`.
 """
 
 from __future__ import annotations
@@ -44,9 +37,8 @@ __all__ = [
 def run_sync(coroutine: Any) -> Any:
     """Run ``coroutine`` to completion from synchronous code, even inside a running event loop.
 
-    ``asyncio.run`` refuses to start when the calling thread already runs a
-    loop -- which is always the case in Jupyter -- so there the coroutine gets
-    its own loop in a helper thread, and the caller blocks until it finishes.
+    Inside a running loop (always so in Jupyter, where ``asyncio.run`` refuses) the
+    coroutine gets its own loop in a helper thread.
     """
     try:
         asyncio.get_running_loop()
@@ -79,11 +71,7 @@ class TransientJudgeError(JudgeError):
 
 
 class TransportError(TransientJudgeError):
-    """The judge could not reach its model at all (connection refused, 5xx after every retry).
-
-    The runner counts these across items: ``breaker`` of them in a row stop
-    the run (a dead server), instead of failing every remaining item.
-    """
+    """The judge could not reach its model at all; ``breaker`` of them in a row stop the run."""
 
 
 class PreflightError(JudgeError):
@@ -294,22 +282,10 @@ class BaseJudge:
         """Release resources bound to the running event loop (HTTP connections); default: nothing."""
 
     def preflight(self) -> None:
-        """Check the judge's local prerequisites once, before the run record is written (default: none).
-
-        The runner calls it before anything else: a missing program (a command
-        judge, a harness preset, which also records its version here) or a
-        sandbox that cannot be built fails the run at once. Raise
-        :class:`PreflightError` (or ``ValueError`` for bad settings).
-        """
+        """Blocking checks of local prerequisites before the run record is written (default: none); raise :class:`PreflightError`."""
 
     async def apreflight(self) -> None:
-        """Check, before the first item that needs judging, that the judge's model answers (default: nothing).
-
-        The runner awaits it once per run, only when there is something to
-        judge (a finished run resumes offline), so that a dead server, a
-        refused key or an unknown model fails the run within seconds with one
-        clear message instead of failing every item: raise :class:`PreflightError`.
-        """
+        """Awaited once before the first item that needs judging: does the model answer (default: nothing); raise :class:`PreflightError`."""
 
     def spec(self) -> dict[str, Any]:
         """A JSON-able description of the judge, without secrets."""
@@ -320,13 +296,7 @@ class BaseJudge:
 
 
 class _Adapted(BaseJudge):
-    """An object with ``ajudge`` and ``spec`` that does not derive from :class:`BaseJudge`, seen through the contract.
-
-    Its own members are used where it has them (``name``, ``judge``,
-    ``needs_release``, ``bind_release``, ``preflight``, ``apreflight``,
-    ``retry``, ``ablation``, ``reports_cost``, ``aclose``), :class:`BaseJudge`'s defaults otherwise; its
-    ``ajudge`` runs on the event loop.
-    """
+    """An object with ``ajudge`` and ``spec`` seen through the contract: its own members where it has them, :class:`BaseJudge`'s defaults otherwise."""
 
     def __init__(self, wrapped: Any) -> None:
         self.wrapped = wrapped
@@ -382,15 +352,8 @@ class _Adapted(BaseJudge):
 
 
 def as_judge(judge: Any) -> BaseJudge:
-    """``judge`` as a :class:`BaseJudge`: itself, or wrapped once when it only has ``ajudge`` and ``spec``.
+    """``judge`` as a :class:`BaseJudge`: itself, or wrapped once when it only has ``ajudge`` and ``spec`` (ValueError otherwise).
 
-    Raises
-    ------
-    ValueError
-        If ``judge`` has no callable ``ajudge`` and ``spec``.
-
-    Examples
-    --------
     >>> class Duck:
     ...     async def ajudge(self, judge_input):
     ...         return JudgeOutput(text='{"success": false}')

@@ -1,8 +1,8 @@
 # Over 500 lines: CommandJudge's per-item lifecycle (workdir, spawn, limits, parse, clean-up) is one state machine.
-"""A judge that pipes a prompt into any command: agentic CLIs, scripts, local tools.
+"""A judge that pipes a prompt into any command (agentic CLIs, scripts, local tools), one confined working folder per item.
 
-For each item the judge builds a private working directory laid out like the
-release sandbox, holding only that item's files::
+Each item gets a private folder laid out like the release sandbox, holding
+only that item's files::
 
     <workdir>/
       AGENTS.md, CLAUDE.md, GEMINI.md      (the release's judge framework)
@@ -11,35 +11,11 @@ release sandbox, holding only that item's files::
       data/jsons/<trajectory_id>.json
       data/media/images/<trajectory_id>/step_N.png
 
-then runs the command there with the filled prompt on stdin and takes its
-stdout as the answer. The framework files are the release's
-``sandbox/AGENTS.md`` (and ``CLAUDE.md``; ``GEMINI.md`` holds the same text),
-present once the judge is bound to the release it judges
-(:meth:`CommandJudge.bind_release`; the runner does it), whatever the prompt.
-Label files are never placed in it, nor any other item.
-Images sit in a folder named after the trajectory id, not the release's
-steps-id folder (a pairing field), and are copies (or, on request, hard links), never symbolic
-links, so not even a link target reveals where they came from.
-
-Examples of commands: ``claude -p``, ``codex exec -``, ``gemini``, or
-``python my_judge.py``. The command line is split with :func:`shlex.split` and
-run without a shell.
-
-The command runs confined (:mod:`agenthorizon.judging.judges.sandbox`): under
-bubblewrap by default when it is installed, as an unprivileged user with no
-capability, in a private PID namespace and a file system holding only the
-system folders (read-only), its program, this working directory, the
-private answer and temporary folders, and for harness presets a private home
-(:mod:`agenthorizon.judging.judges.agent_home`); within limits on processes,
-memory and open files, its output read into bounded tails
-(:mod:`agenthorizon.judging.judges.agent_limits`). The end of the command, a timeout, or a cancelled item
-(the runner's own timeout, Ctrl-C, SIGTERM) kills the whole sandbox,
-grandchildren included, and both folders are removed.
-
-One class and the working-folder layout it writes share the per-item
-lifecycle (lay out, confine, run, read, remove); running the agent, bounding
-it and its network live in ``agent_limits``, ``agent_disk``,
-``agent_cgroup``, ``sandbox``, ``agent_network`` and ``agent_forwarder``.
+The command (split with :func:`shlex.split`, no shell) runs there confined
+(:mod:`~agenthorizon.judging.judges.sandbox`) with the prompt on stdin; its
+stdout is the answer. Images are copies or hard links under the trajectory id,
+never symbolic links; no label file or other item is placed. The sandbox and
+folders go when the command ends, times out or is cancelled.
 """
 
 from __future__ import annotations
@@ -182,66 +158,22 @@ def write_framework(root: Path, files: ReleaseFiles) -> None:
 class CommandJudge(BaseJudge):
     """Run a command per item, prompt on stdin, answer on stdout.
 
-    Parameters
-    ----------
-    command : str or list of str
-        The command line (split with ``shlex`` when a string).
-    prompt : str
-        ``"project"`` (:data:`~agenthorizon.judging.judges.prompts.COMMAND_PROMPT`,
-        the default: it tells an agent where the files are), ``"release"``
-        (the release's ``sandbox/prompt.md``, read at run time), or a template
-        with ``{{TRAJECTORY_ID}}`` and/or ``{{MARKDOWN}}`` (and ``{{INSTRUCTION}}``).
-    timeout : float
-        Seconds before the command is killed (its whole sandbox, or process
-        group); the item is then recorded as an error and retried on the next
-        run. The CLI sets it from ``--timeout``.
-    link : {"copy", "hardlink"}
-        How screenshots reach the working directory: copies (default), or hard
-        links, which are faster but let a command that edits a screenshot in
-        place change the release file itself.
-    workdir_root : str, optional
-        Where per-item working directories are created (default: the system
-        temporary directory). They are removed afterwards unless ``keep_workdir``.
-    env : mapping, optional
-        Variables the command gets besides :data:`~agenthorizon.judging.judges.agent_env.COMMAND_ENV`
-        (``PATH``, locale, ``HOME``...): nothing else of the harness's environment reaches it
-        (:mod:`~agenthorizon.judging.judges.agent_env`). The CLI's ``--env NAME`` passes the
-        harness's own value of ``NAME``, ``--env NAME=VALUE`` a value.
-    agent_endpoints : sequence of str
-        URLs the agent may reach from its network namespace (``--agent-endpoint``): a loopback one
-        is forwarded at its own address and port, a remote ``https`` one reached through an
-        allow-listed ``CONNECT`` proxy (:mod:`~agenthorizon.judging.judges.agent_network`). None
-        by default: a command agent reaches no network at all.
-    agent_network : {"isolated", "host"}
-        ``isolated`` (default): a network namespace per agent; ``host``: the host's network, with
-        a warning (every service on ``127.0.0.1`` and the other items' agents are then in reach).
-    sandbox : {"auto", "bwrap", "none"}
-        ``auto`` (default): bubblewrap when installed, else unconfined with a
-        warning; ``bwrap``: bubblewrap or an error; ``none``: unconfined, with
-        a warning (see :mod:`agenthorizon.judging.judges.sandbox`).
-    config_dirs : sequence of str
-        The harness's own config folders or files (``~/.claude``, ``~/.codex``...),
-        passed into the sandbox read-write so that its login works (writable
-        by ``nobody``, uid 65534, the agent's user when the harness is root).
-    read_only_paths : sequence of str
-        More paths the command needs, passed in read-only (the program's own
-        installation and absolute file arguments are found automatically).
-    max_output_bytes : int
-        The last bytes kept of stdout (and of stderr, of an answer file); the
-        telemetry's ``truncated_bytes`` and a first line of the text say what was dropped.
-    agent_max_processes, agent_max_memory, agent_max_files : int
-        Processes and threads (sandboxed only), heap and writable bytes per process
-        (``"8G"`` works too), open files per process
-        (:mod:`~agenthorizon.judging.judges.agent_limits`); one hit is an error naming it.
-        Where the machine offers a cgroup v2 the harness can write, the agent's
-        processes together are held to the memory and process limits too
-        (:mod:`~agenthorizon.judging.judges.agent_cgroup`).
-    agent_max_disk : int or str
-        The disk budget (``"1G"``): what the agent may write in the sandbox,
-        all its private folders together (an in-memory file system), and the
-        largest file it may write anywhere (``RLIMIT_FSIZE``).
-    nested_userns : bool
-        Let the agent create user namespaces in the sandbox (the Codex preset's own sandbox needs them).
+    ``prompt``: ``"project"`` (:data:`~agenthorizon.judging.judges.prompts.COMMAND_PROMPT`),
+    ``"release"`` (``sandbox/prompt.md``) or a template with ``{{TRAJECTORY_ID}}``,
+    ``{{MARKDOWN}}``, ``{{INSTRUCTION}}``. ``timeout``: seconds before the whole
+    sandbox is killed (an error, retried next run). ``link``: ``"copy"`` or
+    ``"hardlink"`` (faster, but an agent editing a screenshot in place changes
+    the release file). ``env``: variables besides
+    :data:`~agenthorizon.judging.judges.agent_env.COMMAND_ENV`; nothing else of the
+    harness's environment reaches the agent. ``agent_endpoints``: URLs it may
+    reach (:mod:`~agenthorizon.judging.judges.agent_network`; none by default);
+    ``agent_network``: ``"isolated"`` or ``"host"``. ``sandbox``: ``"auto"``,
+    ``"bwrap"`` or ``"none"``. ``config_dirs``: the harness's login folders,
+    read-write; ``read_only_paths``: more paths read-only.
+    ``max_output_bytes``, ``agent_max_processes``, ``agent_max_memory``,
+    ``agent_max_files``, ``agent_max_disk``: the limits of
+    :mod:`~agenthorizon.judging.judges.agent_limits` (docs/judges.md, "Limits").
+    ``nested_userns``: let the agent create user namespaces (the Codex preset).
     """
 
     name = "command"
@@ -345,12 +277,10 @@ class CommandJudge(BaseJudge):
         return self.prompt_source == PROMPT_RELEASE
 
     def bind_release(self, root: str | os.PathLike[str]) -> None:
-        """Read the release's judge texts under ``root``: framework files for every item's directory,
-        and with ``prompt="release"`` the prompt (``sandbox/prompt.md``).
+        """Read the release's judge texts under ``root``: framework files, and with ``prompt="release"`` the prompt.
 
-        The runner calls this with the release it judges before the first
-        item. A release without the texts is an error for ``prompt="release"``;
-        otherwise items are judged without framework files, with a warning.
+        Missing texts are an error for ``prompt="release"``; otherwise items are
+        judged without framework files, with a warning.
         """
         try:
             release = read_release_files(root)
@@ -373,23 +303,11 @@ class CommandJudge(BaseJudge):
             self.prompt = template
 
     def command_line(self, prompt: str, scratch: Path, workdir: Path, trajectory_id: str) -> tuple[list[str], str | None]:
-        """The argv to run for one item and the text for its stdin (``None``: no stdin).
-
-        ``scratch`` is a private directory outside the working directory for
-        files the command writes (an answer file); ``workdir`` is the item's
-        working directory. This judge: its command, the prompt on stdin.
-        Presets (:mod:`agenthorizon.judging.judges.presets`) override it.
-        """
+        """The argv to run for one item and its stdin (``None``: none); ``scratch`` is a private folder for files the command writes. Presets override it."""
         return list(self.argv), prompt
 
     def agent_setup(self, base: Path, workdir: Path) -> AgentSetup:
-        """The environment and extra mounts of one item's agent, made under its private folder ``base``.
-
-        This judge: a private temporary folder (``TMPDIR``; the sandbox's own
-        ``/tmp`` is empty and private too) and ``PWD`` naming the working
-        directory (CLIs that read ``PWD`` instead of asking the kernel would
-        otherwise work in the runner's folder). Presets add a private home.
-        """
+        """The environment and extra mounts of one item's agent under its private folder ``base``: ``TMPDIR`` and ``PWD`` here; presets add a home."""
         tmp = base / "tmp"
         tmp.mkdir()
         return AgentSetup(env={"TMPDIR": str(tmp), "PWD": str(workdir)}, read_write=[tmp])
@@ -477,13 +395,11 @@ class CommandJudge(BaseJudge):
                 *relay, *argv]
 
     def exposure(self) -> dict[str, Any] | None:
-        """Which host paths an item's agent gets, read from the very argv it runs under (``None``: unconfined).
+        """Which host paths an item's agent gets, read from the argv it runs under (``None``: unconfined).
 
-        The item's own folders are shown under ``<item>`` (a new temporary
-        folder per item): ``<item>/work`` (working directory), ``<item>/out``
-        (answer folder), ``<item>/tmp``, ``<item>/net`` (the endpoints' sockets) and, for presets,
-        ``<item>/home``; ``<item>/usage`` is the sandbox's reading of the disk budget.
-        ``agenthorizon judge --dry-run`` prints it; the run record keeps it.
+        The item's folders show as ``<item>/work``, ``<item>/out``, ``<item>/tmp``,
+        ``<item>/net``, ``<item>/home`` (presets) and ``<item>/usage``. Printed by
+        ``agenthorizon judge --dry-run``, kept in the run record.
         """
         if self.sandbox != SANDBOX_BWRAP:
             return None
@@ -586,12 +502,7 @@ class CommandJudge(BaseJudge):
         output.text = truncation_note(dropped, self.max_output_bytes) + output.text  # as the OpenAI judge says it
 
     def read_answer_file(self, path: Path) -> tuple[str, int] | None:
-        """The end of an answer file the agent wrote (at most ``max_output_bytes``) and the bytes of it not
-        kept (its start); ``None`` when there is none.
-
-        Raises :class:`JudgeError` naming what the file is when it is not a regular file (a symbolic link,
-        a FIFO, a device: :func:`~agenthorizon.judging.judges.agent_limits.read_tail`); no link is followed.
-        """
+        """The end of the agent's answer file (at most ``max_output_bytes``) and the bytes not kept; ``None``: no file. A non-regular file raises :class:`JudgeError`."""
         tail = read_tail(str(path), self.max_output_bytes)
         if tail is None:
             return None
@@ -611,13 +522,11 @@ class CommandJudge(BaseJudge):
 
 @dataclass(frozen=True)
 class AgentSetup:
-    """What one item's agent gets besides its working directory: variables, and folders in the sandbox.
+    """What one item's agent gets besides its working directory: ``env``, ``read_write`` folders and ``read_only`` mounts.
 
-    ``env`` overrides the inherited environment; ``read_write`` are the
-    item's own folders the agent writes (``TMPDIR``, a private home): in the
-    sandbox they are rebuilt on its disk budget, their files read-only
-    (:func:`~agenthorizon.judging.judges.agent_disk.seed_argv`); then ``read_only``
-    paths are mounted read-only on top of them.
+    In the sandbox the ``read_write`` folders are rebuilt on the disk budget
+    (:func:`~agenthorizon.judging.judges.agent_disk.seed_argv`); the ``read_only``
+    paths are mounted on top.
     """
 
     env: dict[str, str] = field(default_factory=dict)

@@ -1,31 +1,12 @@
-"""What an agentic CLI printed, read into the answer and honest telemetry.
+"""What an agentic CLI printed, read into the answer and telemetry in one vocabulary.
 
-Each reader takes the CLI's stdout (and the text of its answer file, for a
-harness that writes one) and returns a :class:`Reading`: the answer text the
-verdict parser will see, and the telemetry the CLI reported, in one
-vocabulary for every CLI:
-
-* ``input_tokens``: every prompt token the model read, cached ones included
-  (cache reads and cache writes are also given apart);
-* ``output_tokens``: every token the model generated, reasoning included
-  (``reasoning_tokens`` apart);
-* ``cost_usd``: the cost the CLI reported, and ``cost_source`` saying what it
-  is. ``"cli_estimate"``: the CLI's own price table applied to the tokens,
-  not a bill (Claude Code prices any model, one behind a proxy included, at
-  its own table, and counts a title request it makes on the side in the
-  cost but not in the tokens). ``"unknown"``: the CLI reports no cost
-  (Codex, Gemini CLI, OpenHands), or reports 0 for tokens it has no price for
-  (OpenCode with a model outside its table, pi with a model whose
-  ``models.json`` entry has no ``cost``) -- ``cost_usd`` is then
-  ``None``, never 0, so a spending limit cannot mistake it for free;
-* ``turns`` and ``tool_calls``: model turns and tool calls, where the CLI's
-  output shows them.
-
-The answer is the CLI's final message as the authors' harness read it
-(SPEC section 5): Codex's last agent message, Claude Code's ``result``,
-Gemini CLI's ``response``, OpenCode's *last* text part (an earlier part is a
-draft the authors never scored), pi's last assistant text, OpenHands' final
-agent message.
+Each reader takes the CLI's stdout (and its answer file's text) and returns a
+:class:`Reading`: the answer as the authors' harness read it (SPEC section 5)
+and ``input_tokens`` (cached included), ``output_tokens`` (reasoning
+included), ``cost_usd`` with ``cost_source`` (``"cli_estimate"``: the CLI's
+price table, not a bill; ``"unknown"``: ``None``, never 0, so a spending limit
+cannot take it for free), ``turns`` and ``tool_calls`` where shown. The
+per-CLI details: docs/judges.md.
 """
 
 from __future__ import annotations

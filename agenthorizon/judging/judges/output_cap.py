@@ -1,19 +1,10 @@
 """Bounded judge answers: keep the end of an answer, count what was dropped.
 
-A judge's answer comes from an untrusted program or server, and a hostile or
-broken one can send gigabytes. Every judge kind keeps at most
-``max_output_bytes`` of one answer
-(:data:`~agenthorizon.judging.judges.base.DEFAULT_MAX_OUTPUT_BYTES` unless
-set): :class:`TailBuffer` takes the answer chunk by chunk as it is read and
-holds only its last ``limit`` bytes, so memory stays bounded however long the
-answer is. The end is what is kept because verdicts stand at the end of an
-answer; :func:`truncation_note` is the line put before a cut answer, which
-says how much was dropped. The note holds no brace, so by the one parse rule
-(:func:`agenthorizon.scoring.verdicts.parse_verdict`: prose without braces
-before an answer never changes its verdict) the verdict is read from what
-was kept exactly as if the note were not there.
-
-This module does no I/O.
+Every judge kind keeps at most ``max_output_bytes`` of an untrusted answer in
+a :class:`TailBuffer` (the end, where verdicts stand); :func:`truncation_note`
+opens a cut answer. The note holds no brace, so
+:func:`agenthorizon.scoring.verdicts.parse_verdict` reads the kept text as if
+it were not there. No I/O.
 """
 
 from __future__ import annotations
@@ -24,32 +15,14 @@ __all__ = ["TailBuffer", "truncation_note"]
 
 
 class TailBuffer:
-    """The last ``limit`` bytes of a byte stream, and how many bytes came in all.
+    """The last ``limit`` (>= 1) bytes of a byte stream, and how many came in all.
 
-    Every judge kind reads an untrusted answer through one: the direct
-    judge's HTTP body or event-stream text, an agent's stdout and stderr as
-    they come, the end of an agent's answer file. Chunks are kept as they
-    came, whole ones dropped from the front once the rest holds ``limit``
-    bytes, so memory stays within ``limit`` plus one chunk and nothing is
-    copied until the end is taken, once (:meth:`take`, :meth:`take_text`).
+    Whole chunks are dropped from the front once the rest holds ``limit`` bytes
+    (memory: ``limit`` plus one chunk); the end is copied once, by :meth:`take`
+    or :meth:`take_text`. ``total``: bytes in; ``kept``: the last
+    ``min(total, limit)`` (fewer when :meth:`take_text` drops a partial first
+    line); ``dropped``: ``total - kept``.
 
-    Parameters
-    ----------
-    limit : int
-        Most bytes kept, >= 1.
-
-    Attributes
-    ----------
-    total : int
-        Bytes that came in, >= 0.
-    kept : int
-        Bytes kept (or taken): the last ``min(total, limit)``, fewer when
-        :meth:`take_text` dropped a partial first line.
-    dropped : int
-        ``total - kept``: bytes dropped from the start of the stream (0 when it fitted).
-
-    Examples
-    --------
     >>> tail = TailBuffer(4)
     >>> for chunk in (b"abc", b"defg", b"h"):
     ...     tail.add(chunk)
@@ -57,10 +30,6 @@ class TailBuffer:
     (b'efgh', 8, 4)
     >>> tail.take(), tail.kept, tail.dropped
     (b'efgh', 4, 4)
-
-    Text from whole lines: a cut stream starts at the first line that begins
-    inside what was kept, and the partial line counts as dropped.
-
     >>> log = TailBuffer(8)
     >>> log.add(b"first line\\nsecond\\n")
     >>> log.take_text(whole_lines=True), log.dropped

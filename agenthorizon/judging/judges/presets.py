@@ -2,54 +2,16 @@
 """Ready presets for the paper's agentic harnesses: ``codex:MODEL``, ``claude:MODEL``,
 ``gemini:MODEL``, ``opencode:MODEL``, ``pi:PROVIDER/MODEL`` and ``openhands:MODEL``.
 
-Each preset is one :class:`Harness` entry of :data:`HARNESSES` -- data, not
-code: the CLI's argv template, how the prompt reaches it, which
-:data:`~agenthorizon.judging.judges.harness_readers.READERS` entry turns its
-output into the answer and telemetry, the permission flags of each
-``agent_tools`` setting, the login and settings files an item's private home
-gets (:mod:`agenthorizon.judging.judges.agent_home`), the package (npm, or
-PyPI for OpenHands) and the version the test suite runs. A new harness is one more entry (and a
-reader only if its output format is new). :class:`HarnessJudge` runs an entry
-through :class:`~agenthorizon.judging.judges.command.CommandJudge`: per item a
-private working directory laid out like the release sandbox, a private home,
-the release's prompt (``prompt.md`` stripped, as the authors ran it), no
-label or pairing data.
-
-``agent_tools`` says what the agent may do:
-
-* ``"paper"`` (default): the authors' settings (SPEC section 5). Claude Code
-  runs with every tool, Bash included (``--dangerously-skip-permissions``);
-  Gemini CLI approves every tool (``--approval-mode yolo``) and reads the
-  screenshots folder (``--include-directories``); OpenCode and Codex run with
-  their own defaults (Codex's shell commands in its own read-only sandbox;
-  OpenCode's tools as its default permissions allow, with a 65,536-token
-  output limit); pi runs its default tools (read, bash, edit, write: it has
-  no permission prompts); OpenHands headless approves every action. Shell
-  tools are safe here only because the whole CLI runs
-  inside this project's sandbox (:mod:`agenthorizon.judging.judges.sandbox`):
-  the agent sees its item's files, its private home and the system folders,
-  nothing else.
-* ``"read-only"``: tools that read files only, where the CLI can say so
-  (Claude Code: ``Read``, ``Glob``, ``Grep``; Gemini CLI: its default
-  approval mode, in which a headless run offers no shell or editing tool;
-  OpenCode: editing, shell and web tools denied; Codex: ``--sandbox
-  read-only``, its default made explicit; pi: ``--tools read,grep,find,ls``,
-  its own read-only set). OpenHands has no such setting: it offers
-  ``paper`` only.
-
-Argv templates use ``{model}``, ``{prompt}``, ``{answer_file}`` (a path in a
-private directory outside the working directory), ``{screenshots}`` (the
-item's screenshots folder) and ``{tools}`` (replaced by the arguments of the
-``agent_tools`` setting) and ``{effort}`` (replaced by the arguments of
-``reasoning_effort`` when one is set, by nothing otherwise). Session persistence is off where the CLI has a flag
-(``codex exec --ephemeral``, ``claude --no-session-persistence``, ``pi
---no-session``); the private home makes it moot everywhere else.
-
-``preflight()`` (run by the runner before the first item) finds the
-executable (``program``, else on ``PATH``) -- a missing one fails with its install command -- and
-records its ``--version``; the run record's judge block holds the harness
-name, version, argv template, the tools setting, the environment variables
-it sets (names only) and the files an item's home gets.
+Each preset is one :class:`Harness` entry of :data:`HARNESSES` (data, not
+code); a new harness is one more entry, and a reader in
+:mod:`~agenthorizon.judging.judges.harness_readers` only if its output format
+is new. :class:`HarnessJudge` runs an entry through
+:class:`~agenthorizon.judging.judges.command.CommandJudge` with a private home
+and the release's prompt. Argv placeholders: ``{model}``, ``{prompt}``,
+``{answer_file}`` (outside the working directory), ``{screenshots}``,
+``{tools}`` (the ``agent_tools`` setting's arguments) and ``{effort}`` (the
+reasoning effort's, or nothing). What ``agent_tools`` ``"paper"`` and
+``"read-only"`` allow per CLI: docs/judges.md, "What the agent may do".
 """
 
 from __future__ import annotations
@@ -100,73 +62,26 @@ _OPENCODE_GITIGNORE = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n
 class Harness:
     """One agentic CLI as data.
 
-    Parameters
-    ----------
-    name : str
-        The preset's spec prefix (``codex`` in ``codex:MODEL``).
-    title : str
-        The CLI's name for people (``Codex CLI``).
-    package : str
-        The package that installs the CLI (npm, or PyPI when ``installer`` is ``"pip"``).
-    tested_version : str
-        The version this project's test suite runs (the one place it is
-        written: the tests install it and docs/judges.md's install command
-        is checked against it).
-    argv : tuple of str
-        The command line; ``argv[0]`` is the executable. Placeholders: see the module docstring.
-    stdin : str or None
-        What goes on stdin: ``"{prompt}"`` for the prompt, ``None`` for nothing.
-    reader : str
-        Key of :data:`READERS`: how the answer, tokens and cost are read.
-    tools : mapping of str to tuple of str
-        The arguments ``{tools}`` stands for, per :data:`AGENT_TOOLS` setting.
-    env : mapping of str to str
-        Environment variables the CLI always gets.
-    tools_env : mapping of str to mapping
-        More variables per :data:`AGENT_TOOLS` setting.
-    sandboxed_env : mapping of str to str
-        Variables set only when the CLI runs inside the sandbox (they tell it so).
-    home : tuple of ConfigFolder
-        The login and settings files an item's private home gets.
-    answer_file : bool
-        The CLI writes its final message to ``{answer_file}``; the reader gets its text.
-    reports_cost : bool or None
-        Whether its output states each item's cost: ``True`` always (Claude
-        Code's own estimate), ``False`` never (Codex, Gemini CLI: a
-        ``--max-cost`` run is refused), ``None`` for some models only
-        (OpenCode: models in its price table).
-    nested_userns : bool
-        The CLI needs user namespaces inside the sandbox (its own sandbox is built of them).
-    effort : tuple of str
-        The arguments ``{effort}`` stands for when a reasoning effort is set
-        (``{value}`` is the effort); empty when the CLI has no such setting.
-    efforts : tuple of str
-        The reasoning efforts the CLI accepts.
-    model_env : str, optional
-        The variable the model name goes in, for a CLI that reads it from the
-        environment (OpenHands' ``LLM_MODEL``).
-    installer : {"npm", "pip"}
-        Where the CLI comes from: the npm registry, or PyPI (into a virtual
-        environment of ``python``).
-    python : str, optional
-        The Python version a ``pip`` CLI requires (``"3.12"``).
-    passed_env : tuple of str
-        The harness's variables the CLI gets besides
-        :data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`: names, or prefixes ending in ``*``
-        (``ANTHROPIC_*``); every other variable stays out of its sandbox.
-    config_env : tuple of str
-        Regular expressions whose first group, found in the user's config files of ``home``, names one
-        more variable the CLI reads (Codex's ``env_key = "NAME"``, OpenCode's ``{env:NAME}``).
-    endpoint_env : tuple of str
-        Variables holding the URL of the CLI's model server (``ANTHROPIC_BASE_URL``).
-    endpoint_keys : tuple of str
-        Keys of the user's config files of ``home`` holding such a URL (``base_url``, ``baseURL``).
-    default_endpoints : tuple of str
-        The endpoints the CLI reaches when neither its variables nor its config name one.
-    example_model : str
-        A model the CLI runs, shown in help and error messages (``codex:gpt-5.5``).
-    model_form : str
-        What follows ``name:`` in a spec, for people (``MODEL``; pi's ``PROVIDER/MODEL``).
+    ``name``: the spec prefix; ``title``: the CLI's name for people; ``package`` /
+    ``installer`` (``"npm"`` or ``"pip"``, with ``python`` its version) /
+    ``tested_version``: what installs it, at the version the suite runs (the one
+    place it is written). ``argv``: the command line (placeholders in the module
+    docstring); ``stdin``: ``"{prompt}"`` or ``None``; ``reader``: a key of
+    :data:`READERS`; ``answer_file``: the CLI writes its final message to
+    ``{answer_file}``. ``tools`` / ``tools_env``: arguments and variables per
+    :data:`AGENT_TOOLS` setting; ``env``: variables always set;
+    ``sandboxed_env``: only inside the sandbox; ``model_env``: the variable the
+    model goes in, for a CLI that reads it so. ``home``: the login and settings
+    files a private home gets; ``passed_env``: the harness's variables passed on
+    (names or ``PREFIX_*``) besides
+    :data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`; ``config_env``:
+    regular expressions whose first group, found in ``home``'s config files, names
+    one more. ``endpoint_env`` / ``endpoint_keys`` / ``default_endpoints``: where
+    the CLI's model server URL is found, and its default. ``reports_cost``:
+    ``True``, ``False`` (a ``--max-cost`` run is refused) or ``None`` (some models).
+    ``nested_userns``: the CLI needs user namespaces in the sandbox. ``effort`` /
+    ``efforts``: the ``{effort}`` arguments (``{value}`` is the effort) and the
+    accepted values. ``example_model`` / ``model_form``: for help and errors.
     """
 
     name: str
@@ -402,31 +317,14 @@ def install_command(names: tuple[str, ...] | None = None) -> str:
 
 
 class HarnessJudge(CommandJudge):
-    """Run one of :data:`HARNESSES` non-interactively in each item's working directory.
+    """Run one of :data:`HARNESSES` (a key or a :class:`Harness`) non-interactively in each item's working directory.
 
-    Parameters
-    ----------
-    harness : str or Harness
-        A key of :data:`HARNESSES` (``codex``, ``claude``, ``gemini``,
-        ``opencode``, ``pi``, ``openhands``) or a :class:`Harness` of your own.
-    model : str
-        The model as the CLI names it (``gpt-5.5``, ``claude-opus-4-7``,
-        ``gemini-3.1-pro``, ``provider/model`` for OpenCode and pi, LiteLLM's
-        ``provider/model`` for OpenHands).
-    prompt : str
-        ``"release"`` (default: the release's ``sandbox/prompt.md``, as the
-        paper ran these harnesses), ``"project"`` or a template.
-    agent_tools : {"paper", "read-only"}
-        What the agent may do (module docstring); part of the judge's identity.
-    reasoning_effort : str, optional
-        The CLI's reasoning effort (pi: ``--thinking``, one of ``Harness.efforts``);
-        ``None`` keeps the CLI's default. Part of the judge's identity.
-    program : str, optional
-        The CLI's executable, when it is not on ``PATH`` under its own name
-        (OpenHands in a virtual environment of its own).
-    **options
-        ``timeout``, ``link``, ``workdir_root``, ``keep_workdir``, ``env``, ``sandbox``, ``config_dirs``, ``read_only_paths``:
-        as for :class:`~agenthorizon.judging.judges.command.CommandJudge`.
+    ``model`` is as the CLI names it (``provider/model`` for OpenCode, pi and
+    OpenHands). ``prompt``: ``"release"`` (default, as the paper ran these),
+    ``"project"`` or a template. ``agent_tools`` (``"paper"`` / ``"read-only"``)
+    and ``reasoning_effort`` (``None``: the CLI's default) are part of the judge's
+    identity. ``program``: the executable when not on ``PATH`` under its name.
+    Other ``options`` are :class:`~agenthorizon.judging.judges.command.CommandJudge`'s.
 
     >>> judge = HarnessJudge("codex", "gpt-5.5")
     >>> judge.spec()["spec"], judge.spec()["harness"]["install"]

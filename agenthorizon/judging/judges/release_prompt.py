@@ -1,28 +1,12 @@
-"""The release's own judge texts: ``sandbox/prompt.md`` and ``sandbox/AGENTS.md``.
+"""The release's own judge texts, ``sandbox/prompt.md`` and ``sandbox/AGENTS.md``, composed into judge prompts.
 
-The benchmark's authors judged with the prompt and framework shipped in the
-release's sandbox (SPEC section 2): ``AGENTS.md`` (with an identical
-``CLAUDE.md``) holds the judge framework -- mistake taxonomy and verdict
-rules -- and ``prompt.md`` the per-trajectory request, templated on
-``{{TRAJECTORY_ID}}``. Scores are like-for-like with the paper only with these
-texts, so judges can use them instead of this project's prompt
-(``prompt="release"``, ``--prompt release``).
-
-They are read at run time from the release being judged (a local root, or the
-Hub snapshot the loader fetched them into), never copied into this package,
-each confined to the release and refused unless it is a regular file (a FIFO
-would block the run: :func:`~agenthorizon.release.confine.open_confined`):
-:func:`read_release_files` returns them with their sha256, and
-
-* :func:`direct_template` composes the prompt of a direct (model) judge: the
-  framework, the request, then the trajectory Markdown inline, since a model
-  behind an API cannot open files;
-* :func:`command_template` is the request alone, for agentic command-line
-  judges, which read the framework themselves from their working directory
-  (:func:`framework_files` lays it out as the sandbox does).
-
-:func:`prompt_record` is what run records keep: the composed template's
-sha256 and text, the source (``release``) and each file's sha256.
+With these texts (``prompt="release"``) scores are like-for-like with the
+paper. They are read at run time from the release judged (never copied into
+the package), confined and regular files only. :func:`direct_template` puts
+framework, request and the inline Markdown together for a model behind an
+API; :func:`command_template` is the request alone, for agentic judges that
+read the framework from their working directory (:func:`framework_files`);
+:func:`prompt_record` is what run records keep.
 """
 
 from __future__ import annotations

@@ -1,48 +1,11 @@
-# Over 500 lines: the whole confinement of one agent (bubblewrap argv, user, program files, kill), reviewed as one unit.
 """Confinement for command agents: bubblewrap argv, the agent's user, the program's own files, and killing everything.
 
-A command agent is a program with the user's rights. Under bubblewrap
-(Debian/Ubuntu package ``bubblewrap``, the sandbox agentic coding CLIs use on
-Linux) it runs:
-
-- as an unprivileged user in a user namespace of its own, with no capability
-  (effective, permitted, bounding) and ``no_new_privs``: ``nobody``
-  (:data:`AGENT_UID`) on the host when the harness is root, the harness's own
-  user otherwise; it may not create further user namespaces unless asked
-  (``nested_userns``: Codex's own sandbox is built of them). Root without a
-  user namespace would hand the agent every capability, and with
-  ``CAP_DAC_READ_SEARCH`` ``open_by_handle_at`` reaches any file of a mounted
-  file system, outside every mount;
-- in a private PID namespace with its own ``/proc``: the harness's command line
-  (``--data``, the release path) and every other process are invisible, and
-  when the namespace's first process dies the kernel kills everything left in
-  it, including grandchildren that started their own session;
-- in a new root made of the system directories read-only (:data:`SYSTEM_DIRS`),
-  a private ``/dev``, the program read-only (its file, and its installation
-  when it belongs to one: :func:`program_paths`), the harness's config
-  folders (its login) and the answer folder read-write; nothing else of the
-  file system exists there (no home, no release, no other item);
-- on one disk budget (:mod:`~agenthorizon.judging.judges.agent_disk`): a single in-memory file system of
-  ``disk_bytes`` holds ``/tmp``, ``/var/tmp``, ``/run`` and the item's own
-  folders (working directory, ``TMPDIR``, a preset's home), whose files the
-  harness made are bound in read-only, so what the agent writes there is
-  memory bounded by the budget, never the host's disk;
-- in a network namespace of its own (``unshare_net``) holding only a loopback
-  interface, into which the item's endpoints are forwarded
-  (:mod:`~agenthorizon.judging.judges.agent_network`); or, with
-  ``--agent-network host``, the host's network.
-
-Two bubblewrap processes make that work as root: the first, as the harness's
-user, builds the file system (it can reach every folder it mounts); the
-second, started as the agent's user (``setpriv``), enters the user namespace
-and drops every capability before the agent's command starts.
-:func:`exposure` reads back which host paths an argv mounts, for
-``agenthorizon judge --dry-run`` and the run record.
-
-With ``sandbox="none"`` the agent runs as a plain child process in its own
-process group; :func:`kill_agent` still kills the group and, on Linux, every
-process carrying the run's marker variable (a ``setsid`` grandchild keeps its
-environment), but nothing stops it from reading files.
+Under bubblewrap an agent runs as an unprivileged user with no capability, in
+private PID, user and (unless ``--agent-network host``) network namespaces,
+on a root of read-only system folders, its program, its item's folders and
+one in-memory disk budget. :func:`exposure` reads back what an argv mounts.
+With ``sandbox="none"`` it is a plain child in its own process group, which
+:func:`kill_agent` still kills. What is confined and why: docs/security.md.
 """
 
 from __future__ import annotations
@@ -164,13 +127,9 @@ def _shebang(path: Path) -> str | None:
 def program_paths(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
     """Paths outside :data:`SYSTEM_DIRS` the command needs read-only: its program's installation and file arguments.
 
-    The program (``argv[0]`` looked up on ``PATH``) contributes the program
-    file, its real path (symbolic links resolved) and, for each, the
-    installation it belongs to (:func:`_install_dir`: a prefix with ``bin/``
-    and ``lib/``, or a virtual environment), never a plain folder; then the
-    same for its ``#!`` interpreter. Arguments that are absolute paths of
-    existing *files* (a judge script) are exposed as those files; directories
-    never are.
+    The program (on ``PATH``) and its ``#!`` interpreter give their file, real
+    path and installation (:func:`_install_dir`), never a plain folder; absolute
+    paths of existing files among the arguments are exposed as those files.
     """
     found: list[Path] = []
 
@@ -243,27 +202,17 @@ def bwrap_argv(
     limits: Sequence[str] = (),
     unshare_net: bool = False,
 ) -> list[str]:
-    """The ``bwrap ...`` prefix that runs a command confined to ``workdir`` (see the module docstring).
+    """The ``bwrap ...`` prefix that runs a command confined to ``workdir``.
 
-    ``read_write`` are host folders mounted writable (the answer folder, a
-    ``--config-dir``); ``workdir`` and the ``private`` folders are rebuilt on
-    the disk budget of ``disk_bytes`` (:mod:`~agenthorizon.judging.judges.agent_disk`);
-    ``read_only_over`` are mounted read-only last, on top of the folders that
-    hold them (a preset's login copies in its private home). ``nested_userns`` lets the
-    agent create user namespaces of its own (Codex's own sandbox needs them);
-    ``limits`` is a ``prlimit ... --`` prefix for the agent's command
-    (:mod:`~agenthorizon.judging.judges.agent_limits`). With ``usage`` (an
-    empty host file the agent's user cannot write), the sandbox's own shell
-    writes there, once the agent has ended, how full each budget's file system
-    is (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`): a fact
-    the harness cannot read from outside.
-    ``unshare_net`` gives it a network namespace of its own (loopback only).
-
-    Two bubblewrap processes run: the first builds the file system (as the
-    harness's user, which can reach every folder it mounts); the second, run as
-    the agent's user (:func:`agent_user`), enters a user namespace of its own,
-    drops every capability and, unless ``nested_userns``, forbids further user
-    namespaces. Only then does the agent's command start.
+    ``read_write``: host folders mounted writable; ``workdir`` and ``private``:
+    rebuilt on the ``disk_bytes`` budget; ``read_only_over``: mounted read-only
+    last, on top; ``limits``: a ``prlimit ... --`` prefix; ``usage``: a host file
+    the sandbox's shell fills with the budget's use once the agent ended
+    (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`);
+    ``unshare_net``: loopback-only network; ``nested_userns``: allow user
+    namespaces (Codex's own sandbox). A first bubblewrap builds the file system
+    as the harness's user; a second, as :func:`agent_user`, enters the user
+    namespace and drops every capability before the command starts.
     """
     read_only, read_write, read_only_over = list(read_only), list(read_write), list(read_only_over)
     private = [workdir, *private]
@@ -329,15 +278,10 @@ _MOUNT_OPTIONS = {"--ro-bind": "read_only", "--ro-bind-try": "read_only", "--bin
 def exposure(argv: Sequence[str]) -> dict[str, Any]:
     """What a sandboxed command line exposes of the host, read from the argv itself.
 
-    From the first bubblewrap of ``argv`` (the one that builds the file
-    system): ``read_only`` and ``read_write`` host paths, in mount order (a
-    later read-only mount over a writable folder is listed in both: the later
-    one wins), ``private`` folders made empty for the agent (in-memory file
-    systems, the folders the second bubblewrap binds from them, and the item's
-    folders rebuilt on them) and ``disk_bytes``, the size of each such file
-    system (``None``: no bound); from the rest, ``user`` (the host user the
-    agent runs as), ``nested_user_namespaces`` and ``network_namespace`` (the
-    agent has a network of its own).
+    ``read_only`` / ``read_write`` host paths in mount order (a later read-only
+    mount over a writable one is in both), ``private`` folders (in-memory),
+    ``disk_bytes`` (``None``: no bound), ``user``, ``nested_user_namespaces`` and
+    ``network_namespace``.
 
     >>> shown = exposure(["bwrap", "--ro-bind", "/usr", "/usr", "--bind", "/w/out", "/w/out", "--size", "1024",
     ...                   "--tmpfs", "/tmp", "--perms", "1777", "--dir", "/w/work", "--chdir", "/w/work", "setpriv",

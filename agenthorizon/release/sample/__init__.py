@@ -55,31 +55,13 @@ _PARALLEL_MIN_DELIVERABLES = 64  # below this, starting worker processes costs m
 
 @dataclass(frozen=True)
 class SampleSummary:
-    """What :func:`generate` wrote: where, from which preset and seed, and its counts.
+    """What :func:`generate` wrote: ``root``, ``preset`` and ``seed``, and its counts.
 
-    Attributes
-    ----------
-    root : Path
-        The release root written.
-    preset, seed : str, int
-        What the corpus was generated from (same pair, same bytes).
-    labels : dict of str to dict of str to int
-        Per label file, ``{"positive": n, "negative": n}``.
-    mistake_types : dict of str to int
-        Negatives per mistake type over both files, types present only, in
-        ``schema.MISTAKE_TYPES`` order with ``""`` (untyped negatives) last.
-    n_items, n_deliverables, n_groups : int
-        Label rows, distinct trajectories, and connected pair groups.
-    n_steps : int
-        Steps over all deliverables (each trajectory counted once).
-    n_images : int
-        Screenshot files written (0 with ``images=False``).
-    dev_items : int
-        Items of AH-D by the authors' derivation with 50 groups.
-    label_paths : tuple of Path
-        The two label files, hard first.
-    seconds : float
-        Wall time of the generation (ignored when comparing summaries).
+    ``labels``: per label file ``{"positive": n, "negative": n}``;
+    ``mistake_types``: negatives per type present (``schema.MISTAKE_TYPES`` order,
+    ``""`` last); ``n_items``, ``n_deliverables``, ``n_groups``, ``n_steps`` (each
+    trajectory once), ``n_images`` (0 with ``images=False``), ``dev_items`` (AH-D,
+    50 groups); ``label_paths`` (hard first); ``seconds`` (ignored in comparisons).
     """
 
     root: Path
@@ -189,52 +171,17 @@ def generate(
     overwrite: bool = False,
     progress: bool = False,
 ) -> SampleSummary:
-    """Write a deterministic sample corpus in the exact release layout.
+    """Write a deterministic sample corpus in the exact release layout; same preset and seed, same bytes.
 
-    Parameters
-    ----------
-    root : path
-        Release root to create; must be new or empty unless ``overwrite``
-        (then only the release's own paths are replaced, other files kept).
-    preset : {"tiny", "small", "full"}
-        ``tiny``: 5 pair groups (one a triangle), 5-15 steps, for unit tests;
-        ``small``: 65 groups, 20-60 steps, the demo; ``full``: the release's
-        shape (1,373 items, 605 / 768 per file, median 121 steps).
-    seed : int
-        Same preset and seed give byte-identical files.
-    image_size : (width, height)
-        Screenshot size in pixels (screen coordinates in the JSON keep the
-        recorded resolution). Small by default so ``full`` fits a laptop disk.
-    images : bool
-        ``False`` writes no PNG files (the JSON and Markdown still reference
-        them); for tests that need labels and trajectories only.
-    workers : int, optional
-        Processes that draw screenshots; default: the CPUs this process may
-        use (:func:`agenthorizon.util.system.available_cpus`).
-        Small corpora are drawn in this process whatever the value.
-    overwrite : bool, default=False
-        Replace a corpus already at ``root`` (its label files and
-        ``sandbox/`` only; other files there are left alone).
+    ``preset``: ``tiny`` (5 pair groups, 5-15 steps, unit tests), ``small`` (65
+    groups, 20-60 steps, the demo) or ``full`` (the release's shape: 1,373 items,
+    605 / 768 per file, median 121 steps). ``root`` must be new or empty unless
+    ``overwrite`` (then only the release's own paths are replaced).
+    ``image_size`` is the screenshot size (at least 64x48; JSON coordinates keep
+    the recorded resolution); ``images=False`` writes no PNG; ``workers`` draw
+    screenshots (default: the available CPUs). ValueError for a bad argument or a
+    non-empty ``root``.
 
-    Returns
-    -------
-    SampleSummary
-        Counts per label file, label and mistake type, and where the files are.
-
-    Raises
-    ------
-    ValueError
-        If ``root`` is not empty and ``overwrite`` is false, ``preset`` is unknown, ``seed`` is not an
-        integer, or ``image_size`` is not at least 64x48 pixels.
-
-    See Also
-    --------
-    agenthorizon.release.sample.presets.PRESETS : the presets' exact numbers.
-    agenthorizon.release.verify.verify_release : checks a corpus like this one.
-    agenthorizon.load_dataset : loads it as a ``datasets.Dataset``.
-
-    Examples
-    --------
     >>> import tempfile
     >>> summary = generate(tempfile.mkdtemp() + "/release", preset="tiny")
     >>> summary.labels["AgentHorizon.jsonl"]["positive"] + summary.labels["AgentHorizon.jsonl"]["negative"]

@@ -1,24 +1,9 @@
-# Over 500 lines: one plan built in one pass (deliverables, pair groups, labels, trajectories); split, each part would need the others' state.
 """The sample corpus in memory: deliverables, pair groups, label rows, trajectories.
 
-Built in the order the release was: sibling deliverables (pairs and one
-triangle), both swapped negatives for every sibling link, the AH-D groups
-(which depend only on deliverable ids), then which positives survived review,
-the mistake types of the negatives, how each trajectory shows its detail (its
-evidence mode), the split into the two label files by how hard each item is
-to judge, and finally trajectories whose step counts give the release's
-statistics. Choosing survivors and types after the dev groups is what lets the
-``full`` preset reproduce the paper's AH-D counts exactly.
-
-The release split its items by whether pooled model judges agreed with the
-label (AgentHorizon.jsonl: they did not). The sample has no model judges, so
-it uses what makes an item hard to judge, the evidence of the trajectory it
-shows (:func:`item_hardness`), plus noise: each file gets its exact quota of
-positives and negatives, the hardest items (with noise) going to the hard
-file.
-
-Just over 500 lines on purpose: the construction is one ordered recipe (each step
-depends on the previous ones' draws), split into named steps below.
+:func:`build_plan` runs the construction in the order the release was built,
+one named step per function, all drawing from one random stream; why this
+order and how items are split by hardness: docs/architecture.md, "Design
+notes by module".
 """
 
 from __future__ import annotations
@@ -182,12 +167,10 @@ def _assign_evidence(
 ) -> dict[str, Evidence]:
     """An evidence mode (and, now and then, a distractor) for every deliverable.
 
-    Deliverables are visited in random order and each gets the supported mode
-    furthest behind its share of ``_MODE_WEIGHTS`` so far (ties broken at
-    random): the corpus-wide mix follows the weights closely instead of
-    varying from seed to seed, which keeps the files' difficulty stable. Then
-    every mode that did not come up is given to one typed trajectory whose task
-    supports it, so even the tiny corpus shows each mode.
+    Each deliverable, in random order, gets the supported mode furthest behind
+    its share of ``_MODE_WEIGHTS`` (ties at random), so the mix follows the
+    weights closely whatever the seed; every mode that did not come up is then
+    given to one typed trajectory supporting it, so even ``tiny`` shows each.
     """
     members = [member for group in order for member in group]
     visit = list(members)
@@ -222,14 +205,11 @@ def _assign_evidence(
 def item_hardness(label: str, shown_detail: str, evidence: Evidence) -> float:
     """How hard an item is to judge from its text, in [0, 1.3] (0: the typed text settles it).
 
-    A negative is hard when the text holds no contradiction of its
-    instruction: the sibling's value was picked (``selected``) or typed in
-    another form (``reformatted``), or the instruction's own value was typed
-    before being overwritten (``corrected``). A positive is hard when its
-    value has to be confirmed from the screenshots or recognised in another
-    form, or when another value was typed on the way. A document mentioning
-    the instruction's value (negatives) or another value (positives) adds to
-    either.
+    A negative is hard when its text holds no contradiction of its instruction
+    (the sibling's value ``selected``, typed ``reformatted``, or the instruction's
+    own value ``corrected`` away); a positive when its value must be confirmed
+    from screenshots, recognised in another form, or another value was typed on
+    the way. A document mentioning the other value adds to either.
 
     >>> item_hardness("negative", "PNG", Evidence("selected"))
     1.0
@@ -304,10 +284,8 @@ def _release_steps(
 def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
     """Build the whole sample corpus in memory (deterministic in ``preset`` and ``seed``).
 
-    The steps run in the order the release was built (module docstring), each
-    a function below, all drawing from one random stream in this order: the
-    corpus for a preset and seed depends on that order, and
-    ``tests/release/test_sample.py`` pins its bytes.
+    The corpus depends on the order of the steps' draws; ``tests/release/test_sample.py``
+    pins its bytes.
 
     >>> plan = build_plan("tiny", seed=0)
     >>> len(plan.rows()) == plan.preset.items
