@@ -43,7 +43,9 @@ USAGE = {"input": 1000, "cached": 400, "cache_write": 100, "output": 50, "reason
 # path goes into. The shell tools come first: a CLI that offers one runs the
 # whole command; one that offers only file tools gets a read of the path.
 SHELL_TOOLS = {
-    "exec_command": lambda command: {"cmd": command},  # Codex
+    # Codex returns "Process running" after yield_time_ms (10 s unless asked, at most 30 s):
+    # a search of the sandbox's whole tree can take longer than 10 s on a loaded machine.
+    "exec_command": lambda command: {"cmd": command, "yield_time_ms": 30_000},  # Codex
     "shell": lambda command: {"command": ["bash", "-lc", command]},  # older Codex
     "Bash": lambda command: {"command": command, "description": "look around"},  # Claude Code
     "run_shell_command": lambda command: {"command": command, "description": "look around"},  # Gemini CLI
