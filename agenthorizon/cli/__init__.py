@@ -15,8 +15,6 @@ import contextlib
 import importlib
 import importlib.util
 import os
-import pkgutil
-import signal
 import sys
 from typing import Any, Iterator, Sequence
 
@@ -27,6 +25,8 @@ def command_names() -> list[str]:
     if os.path.isdir(folder):  # listed directly: pkgutil's listing imports `inspect` (tens of ms at start-up)
         names = [name[:-3] for name in os.listdir(folder) if name.endswith(".py")]
     else:  # a zipped install
+        import pkgutil
+
         names = [info.name for info in pkgutil.iter_modules(__path__)]
     return [name.replace("_", "-") for name in sorted(names) if not name.startswith("_")]
 
@@ -182,6 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # already stopped the agents and recorded why in run.json). The stop is
         # complete: a further Ctrl-C from here on would only interrupt the
         # interpreter's exit handlers and print their traceback.
+        import signal  # here: the interpreter starts faster without it, and only an interrupt needs it
+
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         name = getattr(stop, "signal_name", "SIGINT")
         resume = "; results written so far are kept, re-run the same command to resume" if args.command == "judge" else ""

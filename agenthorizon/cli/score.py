@@ -79,7 +79,7 @@ def parse_slices(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from agenthorizon.cli._data import resolve_data
-    from agenthorizon.judging.runs.folder import read_results
+    from agenthorizon.judging.runs.folder import read_results, run_records
     from agenthorizon.report.coverage import check_coverage, coverage
     from agenthorizon.report.notes import (
         ignored_files, predictions_from_results, result_notes, score_noting_shapes, telemetry_from_results,
@@ -89,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.scoring.slices import SLICES
 
     slices = parse_slices(args.slices)
-    recorded = recorded_selections(args.results)
     result_set = read_results(args.results)
+    records = run_records(args.results, result_set)  # each run's record, read once
+    recorded = recorded_selections(records)
     # The label files alone (a Hub repo id fetches just those): they decide which items the results must be about.
     root = resolve_data(args.data, "all", labels_only=True)
     selection, chosen = _selection(args, recorded, root, result_set.ids())
@@ -109,11 +110,10 @@ def run(args: argparse.Namespace) -> int:
     if args.prices:
         from agenthorizon.report.prices import add_estimated_costs
 
-        notes_from_prices = add_estimated_costs(report, args.prices, _records(recorded),
+        notes_from_prices = add_estimated_costs(report, args.prices, records,
                                                 telemetry_from_results(result_set, wanted) or {}, references.rows)
     else:
         notes_from_prices = []
-    records = _records(recorded) if found.is_partial else None
     partial = _partial(found, records)
     notes = [
         *(partial.lines() if partial else []), *chosen,
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     from agenthorizon.report.partial import rerun_advice
 
     # An Inspect log is made again by its own `inspect eval` command, not resumed by `agenthorizon judge`.
-    advice = rerun_advice(records if records is not None else _records(recorded))
+    advice = rerun_advice(records)
     return incomplete(unresolved, "`agenthorizon judge` into the same --out",
                       advice=None if advice is None else f"To judge them again: {advice}.")
 
@@ -209,16 +209,9 @@ def _advice(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]
     return f"their ids are exactly the items of {config}: pass --config {config}" if config != args.config else ""
 
 
-def _records(recorded: dict) -> dict:
-    """Each result path with a run record (a run folder, an Inspect log) -> its record (``None``: it has none)."""
-    from agenthorizon.judging.runs.folder import read_run_record
-
-    return {path: read_run_record(path) for path in recorded}
-
-
-def _partial(found: Any, records: dict | None) -> Any:
+def _partial(found: Any, records: dict) -> Any:
     """The :class:`~agenthorizon.report.partial.PartialRun` when some items have no result, else ``None``."""
-    if not found.is_partial or records is None:
+    if not found.is_partial:
         return None
     from agenthorizon.report.partial import partial_run
 

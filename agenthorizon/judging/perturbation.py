@@ -14,7 +14,6 @@ job. A perturbation is part of the judge key (``run.json``'s ``perturbation``).
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -105,6 +104,8 @@ def shuffled_order(present: Sequence[int], trajectory_id: str, window: int = SHU
     (True, True)
     """
     seed = int.from_bytes(hashlib.sha256(trajectory_id.encode("utf-8")).digest()[:8], "big")
+    import random  # here: reading a run record needs this module's names, not its shuffles
+
     rng = random.Random(seed)
     order = {}
     for start in range(0, len(present), window):

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from agenthorizon.judging.runs.folder import read_run_record
-from agenthorizon.judging.runs.inspect_log import is_inspect_log
+from agenthorizon.judging.runs.records import RunRecord
 from agenthorizon.release.files import dev_manifest_path, read_config_rows
 from agenthorizon.release.hub import resolve_release
 from agenthorizon.release.labels import manifest_sha256
@@ -36,18 +34,15 @@ LABEL_ROW_FIELDS = (*LABEL_FIELDS, "difficulty", "pair_group_id", "in_dev")
 what can be scored and sliced without reading a trajectory file."""
 
 
-def recorded_selections(paths: Iterable[str | os.PathLike[str]]) -> dict[str, Selection | None]:
-    """Each run's recorded selection (folders and Inspect logs; ``None`` without a record); JSONL result files have none.
+def recorded_selections(records: Mapping[str, RunRecord | None]) -> dict[str, Selection | None]:
+    """Each run's recorded selection, from its record (:func:`~agenthorizon.judging.runs.folder.run_records`).
 
-    >>> recorded_selections([])
-    {}
+    ``None`` for a run without a record.
+
+    >>> recorded_selections({"runs/a": None})
+    {'runs/a': None}
     """
-    recorded: dict[str, Selection | None] = {}
-    for path in paths:
-        if Path(path).is_dir() or is_inspect_log(path):
-            record = read_run_record(path)
-            recorded[os.fspath(path)] = None if record is None else record.selection
-    return recorded
+    return {path: None if record is None else record.selection for path, record in records.items()}
 
 
 def run_selection(

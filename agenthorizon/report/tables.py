@@ -10,7 +10,6 @@ program can read them back.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from dataclasses import dataclass, field
@@ -145,6 +144,8 @@ def _render_csv(table: Table, extra: Mapping[str, Any]) -> str:
             header += [f"{name} low", f"{name} high"]
     header += list(extra)
     buffer = io.StringIO()
+    import csv  # here: only --format csv writes one
+
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
     for row in table.rows:

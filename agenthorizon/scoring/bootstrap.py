@@ -15,7 +15,6 @@ The paired comparison of two judges built on it is
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -262,6 +261,8 @@ def mcnemar_exact(a_correct: np.ndarray, b_correct: np.ndarray) -> tuple[int, in
     tail = sum(math.comb(n, k) for k in range(min(n_a, n_b) + 1))
     # Exact rational arithmetic, rounded once: 2**-n underflows floats for the
     # item counts of the full release, but a Fraction does not.
+    from fractions import Fraction  # here: only the sign test needs it, and `score` starts without it
+
     return n_a, n_b, float(min(Fraction(1), Fraction(2 * tail, 2**n)))
 
 

@@ -8,7 +8,7 @@ sits below judging), mappings, or ``None``. Pure numpy.
 
 from __future__ import annotations
 
-import statistics
+import math
 from collections.abc import Mapping
 from typing import Any, Sequence
 
@@ -33,12 +33,28 @@ wall-clock seconds of the judge call, retries included)."""
 def _value(item: Any, name: str) -> float | None:
     if item is None:
         return None
-    value = item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+    value = item.get(name) if type(item) is dict or isinstance(item, Mapping) else getattr(item, name, None)
+    if type(value) is float or type(value) is int:  # what records hold: no numpy scalar checks per value
+        return float(value) if math.isfinite(value) and value >= 0 else None
     # A Boolean is not a count; anything not a finite non-negative number is unknown.
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         return None
     value = float(value)
     return value if np.isfinite(value) and value >= 0 else None
+
+
+def _median(known: np.ndarray) -> float:
+    """The median as ``statistics.median`` computes it (the mean of the middle two of an even count).
+
+    Not ``np.median``, which imports ``numpy.ma``, nor ``statistics``: neither is otherwise
+    imported by ``agenthorizon score``, and this is its start-up.
+
+    >>> _median(np.array([3.0, 1.0, 2.0])), _median(np.array([4.0, 1.0, 2.0, 3.0]))
+    (2.0, 2.5)
+    """
+    ordered = np.sort(known)
+    middle = ordered.size // 2
+    return float(ordered[middle] if ordered.size % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
 
 
 def quantity_summary(values: Sequence[float | None]) -> dict[str, Any]:
@@ -63,8 +79,7 @@ def quantity_summary(values: Sequence[float | None]) -> dict[str, Any]:
         "n_known": n_known,
         "n_unknown": n_items - n_known,
         "mean": None if empty else float(known.mean()),
-        # statistics.median, not np.median: the same value, without importing numpy.ma at start-up.
-        "median": None if empty else float(statistics.median(known.tolist())),
+        "median": None if empty else _median(known),
         "max": None if empty else float(known.max()),
         "total": float(known.sum()) if n_known == n_items and n_items else None,
         "known_total": float(known.sum()),

@@ -72,6 +72,7 @@ __all__ = [
     "record_name",
     "record_paths",
     "result_path",
+    "run_records",
     "write_json_atomic",
 ]
 
@@ -86,6 +87,7 @@ RECORD_LIMIT = 64 * 2**20
 """The largest run record read: 64 MiB (a record of every item of ``all`` is under 1 MiB)."""
 _LOCK_LIMIT = 64 * 1024
 _SHARD_RECORD = re.compile(r"^run-shard-(\d+)-of-(\d+)\.json$")
+_RESULT_NAME = re.compile(UUID_PATTERN.pattern + r"\.json")
 
 
 # --- file names and the listing -----------------------------------------------------------
@@ -105,9 +107,13 @@ def is_record_name(name: str) -> bool:
     return name == RUN_RECORD_NAME or bool(_SHARD_RECORD.match(name))
 
 
-def is_result_name(path: Path) -> bool:
-    """True when ``path`` is named ``<uuid>.json``: a per-item result file."""
-    return path.suffix == ".json" and bool(UUID_PATTERN.fullmatch(path.stem))
+def is_result_name(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is named ``<uuid>.json``: a per-item result file.
+
+    >>> is_result_name("runs/a/0c9bd8c4-5f5e-4d1a-9a59-2d7f1b2b8f10.json"), is_result_name("run.json")
+    (True, False)
+    """
+    return bool(_RESULT_NAME.fullmatch(os.path.basename(path)))
 
 
 def result_path(run_dir: str | os.PathLike[str], trajectory_id: str) -> Path:
@@ -118,7 +124,9 @@ def result_path(run_dir: str | os.PathLike[str], trajectory_id: str) -> Path:
 def record_paths(run_dir: str | os.PathLike[str]) -> list[Path]:
     """The run records of a folder, sorted: ``run.json`` and every shard's record (the one listing of them)."""
     directory = Path(run_dir)
-    return sorted(path for path in directory.iterdir() if is_record_name(path.name) and path.is_file())
+    # scandir: names and file types from the listing, no Path and no stat per result file (a run has thousands).
+    with os.scandir(directory) as scan:
+        return sorted(directory / entry.name for entry in scan if is_record_name(entry.name) and entry.is_file())
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -169,13 +177,13 @@ def _overwrite_in_place(path: Path, text: str) -> bool:
 # --- reading ------------------------------------------------------------------------------
 
 
-def _read_text(path: Path, limit: int) -> str:
+def _read_text(path: str | os.PathLike[str], limit: int) -> str:
     """The text of ``path``, at most ``limit`` bytes: a larger (or sparse) file is refused before it is read."""
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         return read_bounded(handle, limit, path, "a file of a run").decode("utf-8")
 
 
-def _read_json(path: Path, what: str, limit: int = RESULT_LIMIT) -> Any:
+def _read_json(path: str | os.PathLike[str], what: str, limit: int = RESULT_LIMIT) -> Any:
     try:
         return json.loads(_read_text(path, limit))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -244,7 +252,9 @@ class ResultSet:
     ``(reason, message)`` for results that are not what their name claims
     (reason ``id_mismatch`` or ``judge_mismatch``); ``sources`` maps
     trajectory id to the file (and line) it came from; ``ignored`` lists the
-    files of a folder that are not ``<uuid>.json``.
+    files of a folder that are not ``<uuid>.json``; ``run_records`` maps each
+    folder read (as it was named) to its run record, ``None`` when it has none
+    (read once, for the judge-key check; :func:`run_records` passes them on).
     """
 
     records: dict[str, ResultRecord] = field(default_factory=dict)
@@ -253,6 +263,7 @@ class ResultSet:
     untrusted: dict[str, tuple[str, str]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
+    run_records: dict[str, RunRecord | None] = field(default_factory=dict)
 
     def _claim(self, trajectory_id: str, where: str) -> None:
         if trajectory_id in self.sources:
@@ -306,7 +317,7 @@ def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:
     for raw_path in paths:
         path = Path(raw_path)
         if path.is_dir():
-            _read_directory(path, found)
+            found.run_records[os.fspath(raw_path)] = _read_directory(path, found)
         elif is_inspect_log(path):
             for trajectory_id, result in read_log_results(path).items():
                 found._claim(trajectory_id, f"{path}#{trajectory_id}")
@@ -318,7 +329,8 @@ def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:
     return found
 
 
-def _read_directory(path: Path, found: ResultSet) -> None:
+def _read_directory(path: Path, found: ResultSet) -> RunRecord | None:
+    """Add the results of the run folder ``path`` to ``found``; its run record (``None``: it has none)."""
     record = read_run_record(path)
     expected_key = None if record is None else record.judge_key
     # scandir: a folder's listing says which entries are files without a stat each (links are still followed).
@@ -327,30 +339,55 @@ def _read_directory(path: Path, found: ResultSet) -> None:
     for entry in entries:
         if not entry.is_file():
             continue
-        child = path / entry.name
-        if not is_result_name(child):
-            found.ignored.append(str(child))
+        # Plain strings from here: a Path per result file costs more than reading it.
+        child, name = entry.path, entry.name
+        if not _RESULT_NAME.fullmatch(name):
+            found.ignored.append(child)
             continue
-        found._claim(child.stem, str(child))
+        stem = name[:-len(".json")]
+        found._claim(stem, child)
         try:
             value = _read_json(child, "a result object")
             if not isinstance(value, dict):
                 raise ValueError(f"{child}: expected a JSON object, got {type(value).__name__}")
-            result = ResultRecord.from_dict(value, str(child)) if is_result_record(value) else None
+            result = ResultRecord.from_dict(value, child) if is_result_record(value) else None
         except ValueError as error:
-            found.unreadable[child.stem] = str(error)
+            found.unreadable[stem] = str(error)
             continue
-        claimed = value.get("trajectory_id", child.stem) if result is None else result.trajectory_id
-        if claimed != child.stem:
-            found.untrusted[child.stem] = (STATUS_ID_MISMATCH, f"{child}: holds the result of {claimed}")
+        claimed = value.get("trajectory_id", stem) if result is None else result.trajectory_id
+        if claimed != stem:
+            found.untrusted[stem] = (STATUS_ID_MISMATCH, f"{child}: holds the result of {claimed}")
         elif result is None:
-            found.values[child.stem] = value  # a bare verdict ({"success": ...}): the scorer judges it
-        elif result.trust_problem(child.stem, expected_key) == STATUS_JUDGE_MISMATCH:
-            found.untrusted[child.stem] = (
+            found.values[stem] = value  # a bare verdict ({"success": ...}): the scorer judges it
+        elif result.trust_problem(stem, expected_key) == STATUS_JUDGE_MISMATCH:
+            found.untrusted[stem] = (
                 STATUS_JUDGE_MISMATCH, f"{child}: written by judge key {result.judge_key}, the run's is {expected_key}"
             )
         else:
-            found.records[child.stem] = result
+            found.records[stem] = result
+    return record
+
+
+def run_records(
+    paths: Iterable[str | os.PathLike[str]], results: ResultSet | None = None
+) -> dict[str, RunRecord | None]:
+    """Each run folder or Inspect log among ``paths`` (as named) -> its run record; ``None``: a folder without one.
+
+    JSONL files have no record and are left out. A folder whose results are in
+    ``results`` is not read again: its record is the one they were checked against.
+
+    >>> run_records([])
+    {}
+    """
+    known = {} if results is None else results.run_records
+    found: dict[str, RunRecord | None] = {}
+    for path in paths:
+        name = os.fspath(path)
+        if name in known:
+            found[name] = known[name]
+        elif Path(path).is_dir() or is_inspect_log(path):
+            found[name] = read_run_record(path)
+    return found
 
 
 def _read_jsonl(path: Path, found: ResultSet) -> None:

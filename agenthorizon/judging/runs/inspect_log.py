@@ -40,9 +40,7 @@ is refused naming the file and the member (:func:`check_log_size`).
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
-import zipfile
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -145,6 +143,8 @@ def check_log_size(path: str | os.PathLike[str]) -> None:
     ...
     ValueError: no-such.eval: not a readable Inspect log (FileNotFoundError: No such file or directory)
     """
+    import zipfile  # here, not at the top: every run folder reader imports this module, few read a log
+
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
@@ -248,6 +248,8 @@ def _status(log: Any) -> tuple[str, Interruption | None]:
 
 
 def _seconds(start: str | None, end: str | None) -> float | None:
+    import datetime as _dt  # here: only an Inspect log has times to subtract
+
     try:
         return (_dt.datetime.fromisoformat(end) - _dt.datetime.fromisoformat(start)).total_seconds()
     except (TypeError, ValueError):
