@@ -30,10 +30,18 @@ TELEMETRY_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
 wall-clock seconds of the judge call, retries included)."""
 
 
-def _value(item: Any, name: str) -> float | None:
+def _quantities(item: Any, fields: Sequence[str]) -> list[float | None]:
+    """The numbers ``item`` holds under ``fields``; ``None`` where one is unknown."""
     if item is None:
+        return [None] * len(fields)
+    get = item.get if isinstance(item, Mapping) else (lambda name: getattr(item, name, None))
+    return [_number(get(name)) for name in fields]
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite non-negative number, else ``None`` (unknown)."""
+    if value is None:
         return None
-    value = item.get(name) if type(item) is dict or isinstance(item, Mapping) else getattr(item, name, None)
     if type(value) is float or type(value) is int:  # what records hold: no numpy scalar checks per value
         return float(value) if math.isfinite(value) and value >= 0 else None
     # A Boolean is not a count; anything not a finite non-negative number is unknown.
@@ -128,11 +136,10 @@ def telemetry_aggregates(
     (3.0, None)
     """
     items = list(telemetry)
-    columns = {
-        (group, name): [_value(item, field) for item in items]
-        for group, quantities in TELEMETRY_GROUPS.items()
-        for name, field in quantities
-    }
+    keys = [(group, name) for group, quantities in TELEMETRY_GROUPS.items() for name, _ in quantities]
+    fields = [field for quantities in TELEMETRY_GROUPS.values() for _, field in quantities]
+    rows = [_quantities(item, fields) for item in items]
+    columns = {key: [row[i] for row in rows] for i, key in enumerate(keys)}
     intervals = {}
     if n_resamples and items:
         clusters = np.arange(len(items)) if clusters is None else clusters
