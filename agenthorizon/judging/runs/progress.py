@@ -51,9 +51,9 @@ class Progress:
         if not enabled:
             return
         stream = sys.stderr if stream is None else stream
-        if _is_terminal(stream) or "TQDM_DISABLE" in os.environ:
-            from agenthorizon.util.progress import progress_bar
+        from agenthorizon.util.progress import is_terminal, progress_bar
 
+        if is_terminal(stream) or "TQDM_DISABLE" in os.environ:
             self.bar = progress_bar(total, description, "item", initial=initial, file=stream)
         else:
             self.lines = stream
@@ -92,10 +92,3 @@ class Progress:
             self.bar.close()
         elif self.lines is not None and self.done % self.line_every:
             self._line()
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # closed, or not a real file
-        return False
