@@ -39,16 +39,24 @@ def _quantities(item: Any, fields: Sequence[str]) -> list[float | None]:
 
 
 def _number(value: Any) -> float | None:
-    """``value`` as a float when it is a finite non-negative number, else ``None`` (unknown)."""
+    """``value`` as a float when it is a finite non-negative number, else ``None`` (unknown).
+
+    An integer too large for a float (a hand-made result file's ``10**400`` tokens) is unknown too.
+
+    >>> _number(3), _number(-1), _number(True), _number(float("nan")), _number(10**400)
+    (3.0, None, None, None, None)
+    """
     if value is None:
         return None
-    if type(value) is float or type(value) is int:  # what records hold: no numpy scalar checks per value
-        return float(value) if math.isfinite(value) and value >= 0 else None
     # A Boolean is not a count; anything not a finite non-negative number is unknown.
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if type(value) is not float and type(value) is not int:  # plain numbers skip numpy's scalar checks
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            return None
+    try:
+        number = float(value)
+    except OverflowError:
         return None
-    value = float(value)
-    return value if np.isfinite(value) and value >= 0 else None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def _median(known: np.ndarray) -> float:

@@ -341,7 +341,7 @@ def _read_directory(path: Path, found: ResultSet) -> RunRecord | None:
             continue
         # Plain strings from here: a Path per result file costs more than reading it.
         child, name = entry.path, entry.name
-        if not _RESULT_NAME.fullmatch(name):
+        if not is_result_name(name):
             found.ignored.append(child)
             continue
         stem = name[:-len(".json")]
