@@ -53,7 +53,9 @@ def card_metadata(summary: ExportSummary, features: Any) -> Any:
     for name, export in summary.configs.items():
         entry: dict[str, Any] = {
             "config_name": name,
-            "data_files": [{"split": SPLIT_NAME, "path": f"data/{name}/{SPLIT_NAME}-*.parquet"}],
+            # The exact files, not a glob: their names carry their contents' tag, and datasets keys
+            # its cache of a local folder on this entry, so new rows get a new cache entry.
+            "data_files": [{"split": SPLIT_NAME, "path": list(export.files)}],
         }
         if name == CONFIG_AH:
             entry["default"] = True

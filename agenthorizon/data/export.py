@@ -4,8 +4,12 @@ Since ``datasets`` 4.0, ``load_dataset`` refuses loading scripts; the no-code
 way to publish a dataset is Parquet files named in the ``configs:`` block of
 the dataset card's YAML header. :func:`export_release` writes exactly that::
 
-    OUT/README.md                                   dataset card (YAML + prose)
-    OUT/data/<config>/test-00000-of-0000N.parquet   sized shards, one folder per config
+    OUT/README.md                                         dataset card (YAML + prose)
+    OUT/data/<config>/test-00000-of-0000N-<tag>.parquet   sized shards, one folder per config
+
+(``<tag>``: a digest of the config's shards, so that ``datasets``' cache of
+the local folder, keyed on its name and the card rather than the files,
+cannot serve the rows of an earlier export; see :mod:`agenthorizon.util.digests`)
 
 after which ``datasets.load_dataset(OUT, "AH", split="test")`` (or the same
 call on a Hub repository holding ``OUT``) returns the rows of
@@ -286,7 +290,7 @@ def export_release(
     """Write Parquet shards per config and a dataset card to ``out``.
 
     Each config's rows (those of :func:`agenthorizon.load_dataset`) are
-    written to ``out/data/<config>/test-IIIII-of-NNNNN.parquet`` with the
+    written to ``out/data/<config>/test-IIIII-of-NNNNN-<tag>.parquet`` with the
     features in the Parquet schema metadata, and ``out/README.md`` declares
     the configs, features, counts, partitions, blind-evaluation rules and
     citation, so ``datasets.load_dataset(out, config, split="test")`` loads
@@ -367,7 +371,7 @@ def export_release(
     >>> root = generate(tmp / "release", preset="tiny").root  # doctest: +SKIP
     >>> summary = export_release(root, tmp / "out", configs=["AH"], images="none")  # doctest: +SKIP
     >>> summary.configs["AH"].files  # doctest: +SKIP
-    ['data/AH/test-00000-of-00001.parquet']
+    ['data/AH/test-00000-of-00001-268e62b844e7395e.parquet']
     >>> summary.configs["AH"].counts["n"]  # doctest: +SKIP
     8
     >>> datasets.load_dataset(str(tmp / "out"), "AH", split="test").num_rows  # doctest: +SKIP

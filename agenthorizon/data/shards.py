@@ -1,4 +1,9 @@
-"""Parquet shards of exported rows, no larger than a size, named as ``push_to_hub`` names them."""
+"""Parquet shards of exported rows, no larger than a size, named ``test-IIIII-of-NNNNN-<tag>.parquet``.
+
+The tag is a digest of the shards' contents (:func:`agenthorizon.util.digests.content_tag`),
+the form ``push_to_hub`` of ``datasets`` 2.x used: a folder exported again with other rows
+then has other file names, so ``datasets``' cache of the local folder cannot serve the old rows.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agenthorizon.schema import SPLIT_NAME
+from agenthorizon.util.digests import content_tag
 
 __all__ = ["ROW_GROUP_BYTES", "ROW_GROUP_ROWS", "ShardWriter"]
 
@@ -20,8 +26,9 @@ ROW_GROUP_ROWS = 1000
 class ShardWriter:
     """Write encoded rows to Parquet shards no larger than about ``max_bytes``.
 
-    The final names ``test-IIIII-of-NNNNN.parquet`` need the shard count, known
-    only at the end, so shards are written under temporary names and renamed.
+    The final names ``test-IIIII-of-NNNNN-<tag>.parquet`` need the shard count
+    and the contents, known only at the end, so shards are written under
+    temporary names and renamed.
     """
 
     def __init__(self, directory: Path, features: Any, max_bytes: int) -> None:
@@ -106,9 +113,10 @@ class ShardWriter:
             pq.write_table(self.schema.empty_table(), path)
             self.paths.append(path)
         total = len(self.paths)
+        tag = content_tag(self.paths)
         final = []
         for index, path in enumerate(self.paths):
-            target = self.directory / f"{SPLIT_NAME}-{index:05d}-of-{total:05d}.parquet"
+            target = self.directory / f"{SPLIT_NAME}-{index:05d}-of-{total:05d}-{tag}.parquet"
             os.replace(path, target)
             final.append(target)
         return final

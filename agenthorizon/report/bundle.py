@@ -12,7 +12,6 @@ compares the numbers' JSON text, so they agree bit for bit or not at all.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from agenthorizon.report.notes import telemetry_from_results
 from agenthorizon.report.references import LABEL_ROW_FIELDS
 from agenthorizon.report.runs import JudgedRun, load_runs
 from agenthorizon.scoring.metrics import score
+from agenthorizon.util.digests import sha256_of_file
 
 __all__ = [
     "BUNDLE_FILE",
@@ -114,14 +114,6 @@ def score_run(path: str | os.PathLike[str], data_root: str | os.PathLike[str], *
                     values=json.loads(_canonical(values)))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _run_files(run_dir: Path) -> list[Path]:
     """The files a run folder is scored from: its run records and ``<uuid>.json`` results."""
     if not run_dir.is_dir():
@@ -135,7 +127,7 @@ def _slug(text: str) -> str:
 
 def _files(bundle: Path) -> dict[str, str]:
     return {
-        path.relative_to(bundle).as_posix(): _sha256(path)
+        path.relative_to(bundle).as_posix(): sha256_of_file(path)
         for path in sorted(bundle.rglob("*")) if path.is_file() and path.relative_to(bundle).as_posix() != BUNDLE_FILE
     }
 

@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from agenthorizon.report.bundle import RunScore
+from agenthorizon.util.digests import content_tag
 
 __all__ = ["RUN_COLUMNS", "VERDICT_COLUMNS", "judgments_card", "push_judgments", "verdict_rows", "write_judgments"]
 
 _TELEMETRY = ("input_tokens", "output_tokens", "reasoning_tokens", "latency_s", "cost_usd", "attempts", "turns", "tool_calls")
 VERDICT_COLUMNS = ("run", "config", "trajectory_id", "judge", "parse_status", "success", "mistake_type", "confidence",
                    "reasoning", "raw_output", "error", "parse_detail", *_TELEMETRY)
+_CONFIGS = ("verdicts", "runs")
 RUN_COLUMNS = ("run", "config", "n_items", "label_manifest_sha256", "balanced_accuracy", "status", "run_record")
 
 
@@ -68,8 +70,14 @@ def _schema() -> Any:
     return verdicts, runs
 
 
-def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str | None) -> str:
-    """The README.md of a judgments dataset: YAML configs for ``datasets`` and a short description."""
+def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str | None,
+                   files: Mapping[str, str] | None = None) -> str:
+    """The README.md of a judgments dataset: YAML configs for ``datasets`` and a short description.
+
+    ``files`` maps each config (``verdicts``, ``runs``) to its data file,
+    relative to the dataset's folder; by default ``data/<config>.parquet``.
+    """
+    files = {name: f"data/{name}.parquet" for name in _CONFIGS} | dict(files or {})
     lines = [
         "---",
         "configs:",
@@ -77,11 +85,11 @@ def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str |
         "  default: true",
         "  data_files:",
         "  - split: test",
-        "    path: data/verdicts.parquet",
+        f"    path: {files['verdicts']}",
         "- config_name: runs",
         "  data_files:",
         "  - split: test",
-        "    path: data/runs.parquet",
+        f"    path: {files['runs']}",
         "tags:",
         "- agenthorizon",
         "- llm-as-a-judge",
@@ -110,7 +118,14 @@ def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str |
 
 
 def write_judgments(scores: Sequence[RunScore], out: str | os.PathLike[str], *, bundle: str | None = None) -> Path:
-    """Write ``out/README.md`` and ``out/data/{verdicts,runs}.parquet`` for the scored runs; ``out``."""
+    """Write ``out/README.md`` and ``out/data/{verdicts,runs}-<tag>.parquet`` for the scored runs; ``out``.
+
+    Each data file's name carries a tag of its contents
+    (:func:`agenthorizon.util.digests.content_tag`), so plain
+    ``datasets.load_dataset(out, "verdicts")`` reads the new rows after a
+    re-write rather than those it cached from an earlier one; the files of an
+    earlier write are removed.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -124,9 +139,19 @@ def write_judgments(scores: Sequence[RunScore], out: str | os.PathLike[str], *, 
         "status": None if found.run.record is None else found.run.record.status,
         "run_record": None if found.run.record is None else json.dumps(found.run.record.to_dict(), sort_keys=True),
     } for found in scores]
-    pq.write_table(pa.Table.from_pylist(verdicts, schema=verdict_schema), folder / "data" / "verdicts.parquet")
-    pq.write_table(pa.Table.from_pylist(runs, schema=run_schema), folder / "data" / "runs.parquet")
-    (folder / "README.md").write_text(judgments_card(scores, n_verdicts=len(verdicts), bundle=bundle), encoding="utf-8")
+    files = {}
+    for name, rows, schema in (("verdicts", verdicts, verdict_schema), ("runs", runs, run_schema)):
+        temporary = folder / "data" / f".{name}.parquet.tmp"
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema), temporary)
+        # Named after its contents: datasets' cache of a local folder ignores what the files hold.
+        target = folder / "data" / f"{name}-{content_tag([temporary])}.parquet"
+        os.replace(temporary, target)
+        files[name] = target.relative_to(folder).as_posix()
+        for stale in (folder / "data").glob(f"{name}*.parquet"):
+            if stale != target:  # an earlier write's file: the new card does not list it
+                stale.unlink()
+    card = judgments_card(scores, n_verdicts=len(verdicts), bundle=bundle, files=files)
+    (folder / "README.md").write_text(card, encoding="utf-8")
     return folder
 
 

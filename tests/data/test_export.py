@@ -59,7 +59,8 @@ def test_card_declares_configs_counts_features_and_the_blind_rule(tiny_root: Pat
     card = DatasetCard.load(out / "README.md")
     configs = {entry["config_name"]: entry for entry in card.data.to_dict()["configs"]}
     assert set(configs) == set(CONFIG_NAMES)
-    assert configs["AH"]["data_files"] == [{"split": "test", "path": "data/AH/test-*.parquet"}]
+    (shard,) = (path.relative_to(out).as_posix() for path in (out / "data" / "AH").glob("*.parquet"))
+    assert configs["AH"]["data_files"] == [{"split": "test", "path": [shard]}]
     assert configs["AH"].get("default") is True
     infos = datasets.info.DatasetInfosDict.from_dataset_card_data(card.data)
     for config in CONFIG_NAMES:
@@ -116,7 +117,9 @@ def test_small_shard_size_writes_several_numbered_shards_that_load_in_order(tiny
     summary = export_release(tiny_root, tmp_path, configs=["all"], images="paths", max_shard_size="4KB")
     files = sorted((tmp_path / "data" / "all").glob("*.parquet"))
     assert len(files) > 1
-    assert [f.name for f in files] == [f"test-{i:05d}-of-{len(files):05d}.parquet" for i in range(len(files))]
+    tag = files[0].stem.rsplit("-", 1)[1]
+    assert len(tag) == 16
+    assert [f.name for f in files] == [f"test-{i:05d}-of-{len(files):05d}-{tag}.parquet" for i in range(len(files))]
     assert summary.configs["all"].files == [f.relative_to(tmp_path).as_posix() for f in files]
     expected = [row["trajectory_id"] for row in _builder_rows(tiny_root, "all")]
     assert _plain_rows(tmp_path, "all")["trajectory_id"] == expected
@@ -124,7 +127,46 @@ def test_small_shard_size_writes_several_numbered_shards_that_load_in_order(tiny
     with pytest.raises(ValueError, match=r"not empty .* overwrite=True"):
         export_release(tiny_root, tmp_path, configs=["all"], images="paths")
     export_release(tiny_root, tmp_path, configs=["all"], images="paths", overwrite=True)
-    assert [f.name for f in (tmp_path / "data" / "all").glob("*.parquet")] == ["test-00000-of-00001.parquet"]
+    (shard,) = (tmp_path / "data" / "all").glob("*.parquet")
+    assert shard.name.startswith("test-00000-of-00001-")
+
+
+def test_a_folder_exported_again_with_other_rows_loads_the_new_rows_with_plain_datasets(tiny_root: Path, tmp_path: Path):
+    # datasets (5.2) keys its cache of a local folder on the folder's name and the card's configs,
+    # not on the files: with fixed shard names a second export -- into the same folder, or another
+    # of the same name -- of a release whose labels were corrected (two mistake types swapped: the
+    # same counts and sizes) loaded the rows cached from the first, with no warning. Real datasets,
+    # one shared cache, as a user has.
+    import json
+    import shutil
+
+    import datasets
+
+    from agenthorizon.data.export import export_release
+
+    corrected = tmp_path / "corrected" / "release"
+    shutil.copytree(tiny_root, corrected)
+    labels = corrected / "AgentHorizon.jsonl"
+    rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    negatives = [i for i, row in enumerate(rows) if row["label"] == "negative"]
+    first = negatives[0]
+    second = next(i for i in negatives if rows[i]["mistake_type"] != rows[first]["mistake_type"])
+    rows[first]["mistake_type"], rows[second]["mistake_type"] = rows[second]["mistake_type"], rows[first]["mistake_type"]
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    def typed(root: Path) -> list[tuple[str, str]]:
+        return [(row["trajectory_id"], row["mistake_type"]) for row in _builder_rows(root, "AH")]
+
+    assert typed(tiny_root) != typed(corrected)
+    cache, out = tmp_path / "hf-cache", tmp_path / "export"
+    for root in (tiny_root, corrected):  # the same folder, exported again
+        export_release(root, out, configs=["AH"], images="none", overwrite=True)
+        loaded = datasets.load_dataset(str(out), "AH", split="test", cache_dir=str(cache))
+        assert list(zip(loaded["trajectory_id"], loaded["mistake_type"])) == typed(root)
+    other = tmp_path / "elsewhere" / "export"  # another folder of the same name
+    export_release(tiny_root, other, configs=["AH"], images="none")
+    loaded = datasets.load_dataset(str(other), "AH", split="test", cache_dir=str(cache))
+    assert list(zip(loaded["trajectory_id"], loaded["mistake_type"])) == typed(tiny_root)
 
 
 def test_cli_exports_chosen_configs_and_reports_bad_input(tiny_root: Path, tmp_path: Path, capsys):

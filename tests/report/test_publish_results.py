@@ -125,6 +125,36 @@ def test_the_judgments_dataset_loads_with_plain_datasets(published: Path, runs):
         assert json.loads(row["run_record"])["selection"]["config"] == row["config"]
 
 
+def test_a_second_publication_loads_its_own_verdicts_not_the_first_ones_cached(runs, tiny_root: Path, tmp_path: Path):
+    # Every `results --out DIR` writes DIR/judgments, and datasets (5.2) keys its cache of a local
+    # folder on the folder's name and the card's configs, not on the files: with fixed file names
+    # the second publication loaded the first one's verdicts. Real datasets, one shared cache.
+    import datasets
+
+    cache = tmp_path / "hf-cache"
+    for config in (CONFIG_AH, CONFIG_AH_S):
+        run_dir, answers, _ = runs[config]
+        out = tmp_path / config / "out"
+        assert main(["results", str(run_dir), "--data", str(tiny_root), "--out", str(out), "--bootstrap", "20"]) == 0
+        verdicts = datasets.load_dataset(str(out / "judgments"), "verdicts", split="test", cache_dir=str(cache))
+        assert dict(zip(verdicts["trajectory_id"], verdicts["success"])) == answers, config
+
+
+def test_writing_judgments_again_replaces_the_data_files_and_what_datasets_loads(runs, tiny_root: Path, tmp_path: Path):
+    import datasets
+
+    from agenthorizon.report.bundle import score_run
+    from agenthorizon.report.judgments import write_judgments
+
+    folder, cache = tmp_path / "judgments", tmp_path / "hf-cache"
+    for config in (CONFIG_AH, CONFIG_AH_S):
+        run_dir, answers, _ = runs[config]
+        write_judgments([score_run(run_dir, tiny_root, bootstrap=0, seed=0)], folder)
+        assert len(list((folder / "data").glob("verdicts*.parquet"))) == 1  # the earlier write's file is gone
+        verdicts = datasets.load_dataset(str(folder), "verdicts", split="test", cache_dir=str(cache))
+        assert dict(zip(verdicts["trajectory_id"], verdicts["success"])) == answers, config
+
+
 def _bundle_copy(published: Path, tmp_path: Path) -> Path:
     target = tmp_path / "bundle"
     shutil.copytree(published / "judgments" / "bundle", target)
