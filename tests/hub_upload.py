@@ -6,11 +6,14 @@ API defines them: ``POST /api/repos/create``, ``POST /api/validate-yaml`` (the c
 must parse), ``POST /api/datasets/<repo>/
 preupload/<rev>`` (every file is answered ``regular``: its bytes come inline)
 and ``POST /api/datasets/<repo>/commit/<rev>`` (NDJSON: a header line, then
-one base64 ``file`` line per file). The files are written into the olah
-mirror's git repo for ``<repo>`` and committed, so what was uploaded is then
-read back through the real olah server by plain ``datasets.load_dataset``.
-Any other request is answered 404 and recorded in ``unknown``, so a test sees
-a route the client needed and this server lacks.
+one base64 ``file`` line per file and one ``deletedFile`` line per file to
+remove). The files are written into (or removed from) the olah mirror's git
+repo for ``<repo>`` and committed, so what was uploaded is then read back
+through the real olah server by plain ``datasets.load_dataset``. ``GET``
+requests -- the repo tree ``upload_folder(delete_patterns=...)`` lists first --
+are passed on to the real olah server and its answer returned as is (listed
+in ``proxied``). Any other request is answered 404 and recorded in
+``unknown``, so a test sees a route the client needed and this server lacks.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ class UploadServer:
     """Accepts uploads and commits them into ``hub``'s mirror repos; ``endpoint`` is its base URL."""
 
     def __init__(self, hub: HubServer) -> None:
-        self.hub, self.unknown, self.commits = hub, [], []
+        self.hub, self.unknown, self.commits, self.proxied = hub, [], [], []
+        self.garbled_reads = False  # True: every GET is answered with text that is not JSON
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -67,8 +71,27 @@ class UploadServer:
                 self._json({"error": "not served"}, status=404)
 
             def do_GET(self):
-                owner.unknown.append(("GET", self.path))
-                self._json({"error": "not served"}, status=404)
+                import httpx
+
+                owner.proxied.append(self.path)
+                if owner.garbled_reads:  # a fault olah cannot be made to show: an answer that is not JSON
+                    return self._json_text(b"<html>not the Hub API</html>")
+                forwarded = {key: value for key, value in self.headers.items() if key.lower() in ("authorization", "accept")}
+                answer = httpx.get(owner.hub.endpoint + self.path, headers=forwarded, timeout=30, follow_redirects=True)
+                self.send_response(answer.status_code)
+                for key in ("Content-Type", "Link", "X-Repo-Commit", "ETag"):
+                    if key in answer.headers:
+                        self.send_header(key, answer.headers[key])
+                self.send_header("Content-Length", str(len(answer.content)))
+                self.end_headers()
+                self.wfile.write(answer.content)
+
+            def _json_text(self, data: bytes):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _json(self, payload, status=200):
                 data = json.dumps(payload).encode()
@@ -97,11 +120,14 @@ class UploadServer:
         for line in lines:
             if line["key"] == "header":
                 message = line["value"].get("summary") or message
-            elif line["key"] == "file":
+            elif line["key"] in ("file", "deletedFile"):
                 value = line["value"]
                 target = folder / value["path"]
-                if not target.resolve().is_relative_to(folder.resolve()):
+                if not target.resolve().is_relative_to(folder.resolve()) or ".git" in Path(value["path"]).parts:
                     raise ValueError(f"upload path leaves the repo: {value['path']}")
+                if line["key"] == "deletedFile":
+                    target.unlink()
+                    continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(base64.b64decode(value["content"]))
             else:

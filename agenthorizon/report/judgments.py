@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 from agenthorizon.report.bundle import RunScore
 from agenthorizon.util.digests import content_tag
 
-__all__ = ["RUN_COLUMNS", "VERDICT_COLUMNS", "judgments_card", "push_judgments", "verdict_rows", "write_judgments"]
+__all__ = ["HubUploadError", "RUN_COLUMNS", "VERDICT_COLUMNS", "judgments_card", "push_judgments", "verdict_rows", "write_judgments"]
 
 _TELEMETRY = ("input_tokens", "output_tokens", "reasoning_tokens", "latency_s", "cost_usd", "attempts", "turns", "tool_calls")
 VERDICT_COLUMNS = ("run", "config", "trajectory_id", "judge", "parse_status", "success", "mistake_type", "confidence",
@@ -157,11 +157,30 @@ def write_judgments(scores: Sequence[RunScore], out: str | os.PathLike[str], *, 
 
 def push_judgments(folder: str | os.PathLike[str], repo_id: str, *, token: str | bool | None = None,
                    private: bool = False, create_pr: bool = False) -> str:
-    """Upload a judgments folder to the Hub dataset repo ``repo_id`` (created if missing); the commit URL."""
-    from huggingface_hub import HfApi
+    """Upload a judgments folder to the Hub dataset repo ``repo_id`` (created if missing); the commit URL.
+
+    The folders the upload holds (``data/``, ``bundle/``) replace the repo's
+    whole: files an earlier push left there are deleted in the same commit,
+    so the repo's bundle lists exactly its files (``verify-results`` refuses
+    one with a file added) and no earlier verdicts lie beside the new ones.
+    """
+    from huggingface_hub import HfApi, constants
 
     api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=os.fspath(folder),
-                             commit_message="Add AgentHorizon judgments", create_pr=create_pr)
+    replaced = sorted(f"{entry.name}/*" for entry in Path(folder).iterdir() if entry.is_dir())
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=os.fspath(folder),
+                                 commit_message="Add AgentHorizon judgments", create_pr=create_pr,
+                                 delete_patterns=replaced or None)
+    except Exception as error:  # the Hub's refusal, a network failure or an answer that is not the API's
+        raise HubUploadError(
+            f"uploading {folder} to the Hub dataset repo {repo_id} at {api.endpoint or constants.ENDPOINT} failed "
+            f"({type(error).__name__}: {error}); a commit is all or nothing, so push again once the login "
+            "(`hf auth login`), the repo name and HF_ENDPOINT are right"
+        ) from error
     return str(info.commit_url if hasattr(info, "commit_url") else info)
+
+
+class HubUploadError(OSError):
+    """Uploading a judgments folder failed; the message names the folder, the repo and the endpoint."""

@@ -251,14 +251,69 @@ def test_push_uploads_a_dataset_plain_datasets_loads_from_the_hub(hub, runs, tin
     assert loaded["result"] == {"n": len(answers), "ids": sorted(answers)}
 
 
-def _cli(hub, uploads, runs, tiny_root: Path, tmp_path: Path):
+def test_a_second_push_replaces_the_data_and_the_bundle_and_the_hub_copy_verifies(hub, runs, tiny_root: Path,
+                                                                                     tmp_path: Path):
+    # Another set of runs pushed to the same repo: the first push's verdicts and bundle files must
+    # go, or the repo holds two verdict files and a bundle with a file it does not list.
+    from hub_upload import UploadServer
+
+    uploads = UploadServer(hub)
+    try:
+        for config in (CONFIG_AH, CONFIG_AH_S):
+            completed = _cli(hub, uploads, runs, tiny_root, tmp_path / config, config=config, repo="me/twice")
+            assert completed.returncode == 0, completed.stderr
+    finally:
+        uploads.stop()
+    assert uploads.unknown == []
+    tracked = hub.git("me/twice", "ls-files").splitlines()
+    assert len([name for name in tracked if name.startswith("data/verdicts")]) == 1
+    pushed = tmp_path / CONFIG_AH_S / "out" / "judgments" / "bundle"
+    assert {name for name in tracked if name.startswith("bundle/")} == {
+        f"bundle/{path.relative_to(pushed).as_posix()}" for path in pushed.rglob("*") if path.is_file()}
+    fetched = hub.python(
+        """
+        import datasets, huggingface_hub
+        rows = datasets.load_dataset("me/twice", "verdicts", split="test")
+        folder = huggingface_hub.snapshot_download("me/twice", repo_type="dataset")
+        result = {"ids": sorted(rows["trajectory_id"]), "folder": folder}
+        """,
+        tmp_path / "hf-read",
+    )
+    assert fetched.get("error") is None, fetched
+    _, answers, _ = runs[CONFIG_AH_S]
+    assert fetched["result"]["ids"] == sorted(answers)
+    bundle = Path(fetched["result"]["folder"]) / "bundle"
+    assert main(["verify-results", str(bundle), "--data", str(tiny_root)]) == 0
+    assert any("/tree/" in path for path in uploads.proxied)  # the repo was listed to find what to delete
+
+
+def test_an_upload_the_server_answers_with_garbage_fails_naming_the_repo(hub, runs, tiny_root: Path, tmp_path: Path):
+    from hub_upload import UploadServer
+
+    uploads = UploadServer(hub)
+    uploads.garbled_reads = True
+    try:
+        completed = _cli(hub, uploads, runs, tiny_root, tmp_path, repo="me/garbled")
+    finally:
+        uploads.stop()
+    from agenthorizon.cli._common import EXIT_INCOMPLETE
+
+    assert completed.returncode == EXIT_INCOMPLETE, completed.stderr  # the input was fine; the upload was not
+    message = completed.stderr.strip()
+    assert "Traceback" not in message
+    assert f"to the Hub dataset repo me/garbled at {uploads.endpoint} failed" in message
+    assert "push again" in message and not uploads.commits
+
+
+def _cli(hub, uploads, runs, tiny_root: Path, tmp_path: Path, *, config: str = CONFIG_AH, repo: str = "me/judgments"):
     import subprocess
     import sys
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     env = hub.env(tmp_path / "hf-up", HF_ENDPOINT=uploads.endpoint, HF_TOKEN="hf_loopback_test_token")
     return subprocess.run(
-        [sys.executable, "-m", "agenthorizon", "results", str(runs[CONFIG_AH][0]), "--data", str(tiny_root),
-         "--push", "me/judgments", "--bootstrap", "50", "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "agenthorizon", "results", str(runs[config][0]), "--data", str(tiny_root),
+         "--push", repo, "--bootstrap", "50", "--out", str(tmp_path / "out")],
         capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
     )
 
