@@ -50,8 +50,9 @@ for _variable, _folder in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "ca
 # installs nothing; the README's test command (and CI) runs them all.
 PROVISIONING_FIXTURES = frozenset({"agent_clis", "bubblewrap", "chromium", "datasets3_python", "slurm"})
 # Fixtures that take tens of seconds each (a real `inspect eval` and a runner run against a loopback
-# server, tests/inspect): their tests are marked `slow`, out of the quick tier `-m "not system and not slow"`.
-SLOW_FIXTURES = frozenset({"routes", "interleaved"})
+# server, tests/inspect) or start a real server process with clients in subprocesses (`hub`: olah):
+# their tests are marked `slow`, out of the quick tier `-m "not system and not slow"`.
+SLOW_FIXTURES = frozenset({"routes", "interleaved", "hub"})
 
 
 # The machine as the session found it (tests/host_guard.py); set in the xdist controller or the one
