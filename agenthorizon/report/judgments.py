@@ -155,6 +155,10 @@ def write_judgments(scores: Sequence[RunScore], out: str | os.PathLike[str], *, 
     return folder
 
 
+class HubUploadError(OSError):
+    """Uploading a judgments folder failed; the message names the folder, the repo and the endpoint."""
+
+
 def push_judgments(folder: str | os.PathLike[str], repo_id: str, *, token: str | bool | None = None,
                    private: bool = False, create_pr: bool = False) -> str:
     """Upload a judgments folder to the Hub dataset repo ``repo_id`` (created if missing); the commit URL.
@@ -180,7 +184,3 @@ def push_judgments(folder: str | os.PathLike[str], repo_id: str, *, token: str |
             "(`hf auth login`), the repo name and HF_ENDPOINT are right"
         ) from error
     return str(info.commit_url if hasattr(info, "commit_url") else info)
-
-
-class HubUploadError(OSError):
-    """Uploading a judgments folder failed; the message names the folder, the repo and the endpoint."""
