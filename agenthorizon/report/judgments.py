@@ -23,7 +23,6 @@ __all__ = ["HubUploadError", "RUN_COLUMNS", "VERDICT_COLUMNS", "judgments_card",
 _TELEMETRY = ("input_tokens", "output_tokens", "reasoning_tokens", "latency_s", "cost_usd", "attempts", "turns", "tool_calls")
 VERDICT_COLUMNS = ("run", "config", "trajectory_id", "judge", "parse_status", "success", "mistake_type", "confidence",
                    "reasoning", "raw_output", "error", "parse_detail", *_TELEMETRY)
-_CONFIGS = ("verdicts", "runs")
 RUN_COLUMNS = ("run", "config", "n_items", "label_manifest_sha256", "balanced_accuracy", "status", "run_record")
 
 
@@ -71,13 +70,12 @@ def _schema() -> Any:
 
 
 def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str | None,
-                   files: Mapping[str, str] | None = None) -> str:
+                   files: Mapping[str, str]) -> str:
     """The README.md of a judgments dataset: YAML configs for ``datasets`` and a short description.
 
     ``files`` maps each config (``verdicts``, ``runs``) to its data file,
-    relative to the dataset's folder; by default ``data/<config>.parquet``.
+    relative to the dataset's folder (the names :func:`write_judgments` gives them).
     """
-    files = {name: f"data/{name}.parquet" for name in _CONFIGS} | dict(files or {})
     lines = [
         "---",
         "configs:",
