@@ -1,25 +1,7 @@
-"""Which K steps' screenshots a judge gets: named heuristics, and the request and answer of a selecting model.
+"""Which K steps' screenshots a judge gets (the authors' approach B): heuristics, or a selecting model.
 
-The benchmark authors' approach B sends only K screenshots, chosen by a
-heuristic or by a cheap model that reads the step texts. The heuristics
-(:data:`HEURISTICS`), each over the step ids that have a screenshot:
-
-``last``
-    The K last: the end state, where success shows.
-``even``
-    K evenly spaced that keep the first and the last
-    (:func:`agenthorizon.data.step_selection.evenly_spaced`).
-``edits``
-    The last step, then the steps whose action changes content (``type``,
-    ``press``, ``hotkey``, ``drag``: :data:`EDIT_ACTIONS`), latest first;
-    places left over are filled with evenly spaced others. Without actions
-    (the actions ablation) it is ``even``.
-
-Every rule returns the chosen ids in step order, all of them when K or fewer
-steps have a screenshot. A model's choice is asked with
-:func:`selector_messages` and read with :func:`parse_selection`, which
-refuses anything but K or fewer distinct ids of steps with a screenshot.
-This module does no I/O.
+:func:`choose_by_heuristic` applies a named rule; a model is asked with
+:func:`selector_messages` and its answer read with :func:`parse_selection`. No I/O.
 """
 
 from __future__ import annotations
@@ -76,6 +58,13 @@ def steps_with_screenshots(judge_input: JudgeInput) -> list[int]:
 
 def choose_by_heuristic(judge_input: JudgeInput, rule: str, k: int) -> list[int]:
     """The ``k`` step ids ``rule`` (one of :data:`HEURISTICS`) keeps, in step order.
+
+    Over the steps with a screenshot (all of them when ``k`` or fewer):
+    ``last``, the ``k`` last; ``even``, ``k`` evenly spaced keeping the first
+    and the last; ``edits``, the last step, then steps whose action changes
+    content (:data:`EDIT_ACTIONS`), latest first, topped up with evenly spaced
+    others (with no edit, as under the actions ablation: the last step and
+    ``k - 1`` evenly spaced others).
 
     >>> from agenthorizon.judging.inputs import build_judge_input
     >>> actions = ["click", "type", "click", "click", "hotkey", "click"]
