@@ -1,13 +1,10 @@
 """A cgroup (v2) per agent where the machine offers one: memory and processes bounded for the agent as a whole.
 
-``prlimit`` bounds each process; a child cgroup of the harness's bounds them
-together (``memory.max``, ``memory.swap.max`` 0, ``pids.max``), and its
-``memory.events`` / ``pids.events`` are the facts
-:func:`~agenthorizon.judging.judges.agent_limits.limit_reached` reads. The agent
-joins before it starts (:meth:`AgentCgroup.join_argv`); the cgroup is killed
-and removed after it. It needs a writable cgroup v2 with the ``memory`` and
-``pids`` controllers delegated; :func:`find_cgroup_parent` says why not
-otherwise, and agents then run without one.
+A child cgroup of the harness's bounds all of an agent's processes together
+(``memory.max``, ``memory.swap.max`` 0, ``pids.max``); its event counters are
+what :func:`~agenthorizon.judging.judges.agent_limits.limit_reached` reads.
+Without a writable cgroup v2 delegating ``memory`` and ``pids``,
+:func:`find_cgroup_parent` says why and agents run without one.
 """
 
 from __future__ import annotations
@@ -129,8 +126,7 @@ class AgentCgroup:
             raise
 
     def join_argv(self) -> list[str]:
-        """A prefix that moves the command into this cgroup before it starts (a shell writes its own pid, then
-        becomes the command)."""
+        """A prefix that moves the command into this cgroup before it starts."""
         return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.path / "cgroup.procs")]
 
     def events(self) -> dict[str, int]:
@@ -165,7 +161,7 @@ class AgentCgroup:
 
 
 class AgentCgroups:
-    """Where one judge's agents get their cgroups (found once, on first use), their record, and one per agent.
+    """One judge's agent cgroups: where they are made (found on first use), their record, one per agent.
 
     >>> plan = AgentCgroups(memory_max=2**30, pids_max=64)
     >>> plan._parent = CgroupParent(None, "no cgroup v2 file system is mounted")
@@ -192,8 +188,7 @@ class AgentCgroups:
                 "pids_max": self.pids_max}
 
     def make(self) -> AgentCgroup | None:
-        """A new cgroup for one agent; ``None`` when none is offered (said once, by the caller's preflight) or
-        when this one cannot be made (a warning: the item runs without)."""
+        """A new cgroup for one agent; ``None`` when none is offered or this one cannot be made (a warning)."""
         parent = self.parent()
         if parent.path is None:
             return None

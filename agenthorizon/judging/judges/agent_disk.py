@@ -1,15 +1,9 @@
 """One disk budget per agent: the sandbox's in-memory folders and the item's own folders on one file system.
 
-The working directory and ``TMPDIR`` used to be host folders bound in
-read-write: an agent could fill the host's disk. In the sandbox
-(:func:`~agenthorizon.judging.judges.sandbox.bwrap_argv`) one in-memory file
-system (a ``tmpfs`` of ``disk_bytes``, bubblewrap's ``--size``) is ``/tmp``,
-holds ``/var/tmp`` and ``/run`` (:func:`disk_argv`) and the item's own
-folders, rebuilt on it with the harness's files bound in read-only
-(:func:`seed_argv`). What the agent writes there is memory, bounded by the
-budget, and gone with the sandbox. The sandbox's own shell reads how full it
-is once the agent has ended (:func:`read_usage`): the fact that names a
-full budget.
+One ``tmpfs`` of ``disk_bytes`` is the sandbox's ``/tmp`` and holds ``/var/tmp``,
+``/run`` (:func:`disk_argv`) and the item's folders (:func:`seed_argv`), so no
+agent can fill the host's disk. What it writes is memory, bounded by the budget
+and gone with the sandbox; :func:`read_usage` reads how full it was at the end.
 """
 
 from __future__ import annotations
@@ -32,12 +26,11 @@ def under(path: str, folders: Iterable[str]) -> bool:
 
 
 def disk_argv(disk_bytes: int, outer: Sequence[Path]) -> tuple[list[str], list[str]]:
-    """The first and second bubblewrap's options that put the agent's private in-memory folders on one budget.
+    """The first and second bubblewrap's options that put ``/tmp``, ``/var/tmp`` and ``/run`` on one budget.
 
-    One in-memory file system of ``disk_bytes`` (a ``tmpfs``) is ``/tmp``;
-    ``/var/tmp`` and ``/run`` are folders of it, bound in place by the second
-    bubblewrap (the first can bind host paths only), unless a host path is
-    mounted under them (``outer``): then they are read-only mount points.
+    ``/var/tmp`` and ``/run`` are folders of ``/tmp``, bound in place by the
+    second bubblewrap (the first can bind host paths only), unless a host path
+    is mounted under them (``outer``): then they are read-only mount points.
 
     >>> first, second = disk_argv(2**20, [])
     >>> first[:6], second
@@ -57,13 +50,10 @@ def disk_argv(disk_bytes: int, outer: Sequence[Path]) -> tuple[list[str], list[s
 def seed_argv(private: Sequence[Path], skip: Sequence[Path], disk_bytes: int) -> list[str]:
     """Options that rebuild the item's ``private`` folders on the disk budget, their host files bound in read-only.
 
-    The folders (working directory, ``TMPDIR``, a preset's home, and the
-    folders in them) are made on the budget's file system with mode ``1777``,
-    so the agent's user may write them whoever builds the sandbox; the files
-    the harness put there are bound in read-only: they cost the budget
-    nothing and the agent cannot change them. Paths under ``skip`` are left to
-    be mounted afterwards. Folders outside ``/tmp`` (a work root elsewhere)
-    get a file system of ``disk_bytes`` of their own, at their parent.
+    Folders are made with mode ``1777`` (the agent's user may write them whoever
+    builds the sandbox); the harness's files in them cost the budget nothing and
+    cannot be changed. Paths under ``skip`` are mounted afterwards. Folders
+    outside ``/tmp`` get a file system of ``disk_bytes`` of their own, at their parent.
     """
     argv: list[str] = []
     for root in sorted({str(path.parent) for path in private if not under(str(path), ["/tmp"])}):

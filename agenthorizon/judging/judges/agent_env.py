@@ -1,14 +1,10 @@
 """Which of the harness's environment variables an agent gets: an allow-list, never the whole environment.
 
-An agent inherits nothing by default. It gets the variables of
-:data:`BASE_ENV` (locale, terminal, ``PATH``), those its judge allows (a
-harness preset's own, :attr:`~agenthorizon.judging.judges.presets.Harness.passed_env`,
-such as ``ANTHROPIC_*`` for Claude Code; those its config files name, such as
-Codex's ``env_key``), and the ones the user names (``env=`` /
-``--env NAME[=VALUE]``). Every other variable -- another provider's key,
-``HF_TOKEN``, ``AWS_SECRET_ACCESS_KEY`` -- stays out of the sandbox.
-
-Patterns are names, or prefixes ending in ``*`` (``LC_*``). Pure functions.
+An agent gets :data:`BASE_ENV`, the variables its judge allows (a preset's
+:attr:`~agenthorizon.judging.judges.presets.Harness.passed_env`, those its config
+files name) and those the user names (``--env NAME[=VALUE]``); every other
+variable (``HF_TOKEN``, another provider's key) stays out of the sandbox.
+Patterns are names, or prefixes ending in ``*`` (``LC_*``).
 """
 
 from __future__ import annotations

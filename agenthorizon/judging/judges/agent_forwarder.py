@@ -1,20 +1,15 @@
 """The harness's side of an agent's endpoints: unix sockets in the item's folder, relayed to the endpoints.
 
-One :class:`Forwarder` per item, started before its agent and closed after it,
-in the harness's event loop. For each socket of the item's
-:class:`~agenthorizon.judging.judges.agent_network.NetworkPlan`:
+One :class:`Forwarder` per item, in the harness's event loop. For each socket of
+the item's :class:`~agenthorizon.judging.judges.agent_network.NetworkPlan`:
 
-- a forwarded endpoint's socket relays every connection to that endpoint
-  (``127.0.0.1:8000``), byte for byte;
-- the proxy socket reads one ``CONNECT host:port`` request (its head bounded
-  to :data:`HEAD_LIMIT` bytes and :data:`HEAD_TIMEOUT_S` seconds) and tunnels to
-  the target only when it is one of the plan's remote endpoints; any other
-  request gets ``403`` (``405`` when it is not a ``CONNECT``) and is closed.
+- a forwarded endpoint's socket relays every connection to it, byte for byte;
+- the proxy socket reads one ``CONNECT host:port`` head (at most :data:`HEAD_LIMIT`
+  bytes, :data:`HEAD_TIMEOUT_S` seconds) and tunnels only to the plan's remote
+  endpoints; anything else gets ``403`` (``405``: not a ``CONNECT``).
 
-The sockets live in the item's own folder (bound into that item's sandbox
-only), so no other item can reach them. An item holds at most
-:data:`MAX_CONNECTIONS` relays at once (more are closed at once): each costs
-the harness two descriptors, and the harness's run folder needs its own.
+The sockets live in the item's own folder, so no other item can reach them. At
+most :data:`MAX_CONNECTIONS` relays are open at once (each costs two descriptors).
 """
 
 from __future__ import annotations
@@ -44,7 +39,7 @@ _BUFFER = 2**20
 
 
 class Forwarder:
-    """The relays of one item's :class:`NetworkPlan`, serving sockets in ``folder`` (see the module docstring)."""
+    """The relays of one item's :class:`NetworkPlan`, serving sockets in ``folder``."""
 
     def __init__(self, plan: NetworkPlan, folder: Path) -> None:
         self.plan = plan
@@ -80,8 +75,7 @@ class Forwarder:
             os.close(directory)
 
     def note(self) -> str:
-        """A clause for the error of an item whose agent failed: what its proxy refused and which of its
-        endpoints the harness could not reach, if any (often why it failed)."""
+        """A clause for a failed item's error: targets its proxy refused, endpoints the harness could not reach."""
         note = ""
         if self.refused:
             note += (f"; its network refused {', '.join(self.refused)} (not among its endpoints: "
@@ -156,8 +150,7 @@ def _keep(kept: list[str], target: str) -> None:
 
 
 async def start_forwarder(plan: NetworkPlan, folder: Path) -> Forwarder | None:
-    """The started :class:`Forwarder` of an item whose sockets go in ``folder`` (made here), or ``None``
-    when the plan forwards nothing (no endpoint, or the host's network)."""
+    """The started :class:`Forwarder` serving sockets in ``folder`` (made here); ``None`` when nothing is forwarded."""
     if not plan.isolated or not plan.routes():
         return None
     folder.mkdir()

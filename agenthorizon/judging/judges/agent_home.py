@@ -1,12 +1,9 @@
 """A private home per item for an agentic CLI: read-only copies of its login and settings, nothing else.
 
-CLIs keep session transcripts beside their login (``~/.codex/sessions``,
-``~/.claude/projects``...); a shared home would let a later item's agent read
-an earlier item's, and paired items share one recording. Each item's home is
-made empty before the item and removed after it: the files a
-:class:`ConfigFolder` names are copied in read-only from where the CLI would
-read them (``CODEX_HOME``, ``XDG_CONFIG_HOME``... honoured), the user's own
-instruction files are not, and whatever the CLI writes goes with the home.
+CLIs keep session transcripts beside their login, so a shared home would let
+one item's agent read another's. Each home (:func:`make_agent_home`) holds only
+the files a :class:`ConfigFolder` names, copied read-only; the user's own
+instruction files are not copied, and what the CLI writes goes with the home.
 The home is a sibling of the item's temporary folder, never inside it: Codex
 refuses to create its sandbox helper under the temporary folder.
 """
@@ -37,10 +34,10 @@ class ConfigFolder:
     """One folder where a CLI keeps its login or settings, and the files of it an item gets.
 
     ``path`` is relative to the home (``""``: the home itself); ``files`` are
-    copied read-only when the user has them; ``env`` (``CODEX_HOME``) or ``xdg``
-    (``XDG_CONFIG_HOME``) move the folder and are honoured; ``read_only`` makes
-    the folder itself read-only; ``made`` maps file names to text written
-    beforehand (files the CLI would write there at start).
+    copied when the user has them; ``env`` (``CODEX_HOME``) or ``xdg``
+    (``XDG_CONFIG_HOME``) name a variable that moves the folder; ``read_only``
+    makes the folder itself read-only; ``made`` maps file names to text written
+    beforehand.
 
     >>> ConfigFolder(".codex", ("config.toml",), env="CODEX_HOME").source({"CODEX_HOME": "/x"}, Path("/home/u"))
     PosixPath('/x')
@@ -66,11 +63,8 @@ class ConfigFolder:
 
 @dataclass(frozen=True)
 class AgentHome:
-    """An item's private home: its path, the variables pointing the CLI at it, what stays read-only.
-
-    ``copied`` lists the files copied in (relative to the home), for the
-    record of what the agent was given.
-    """
+    """An item's private home: its path, the variables pointing the CLI at it, what stays read-only,
+    and the files copied in (``copied``, relative to the home)."""
 
     path: Path
     env: dict[str, str]
@@ -83,10 +77,9 @@ def make_agent_home(
 ) -> AgentHome:
     """Create the private home ``home`` (a new, empty folder) holding copies of ``folders``' files.
 
-    ``environ`` is the environment the CLI would have had (its ``CODEX_HOME``,
-    ``XDG_CONFIG_HOME``... say where the user's files are); ``user_home``
-    defaults to the user's home folder. A file the user does not have is
-    skipped; one that is not a regular file (a folder, a device) is an error.
+    ``environ`` is the environment the CLI would have had (it says where the
+    user's files are); ``user_home`` defaults to ``~``. A file the user does not
+    have is skipped; one that is not a regular file raises ``ValueError``.
 
     >>> import tempfile
     >>> user = Path(tempfile.mkdtemp())

@@ -1,10 +1,8 @@
 """What one agent may use (processes, memory, open files, file size) and how much of its output is kept.
 
-:class:`AgentLimits` becomes a ``prlimit`` prefix on the command the sandbox
-runs; :func:`limit_reached` names the limit a failed agent hit;
-:func:`run_agent` runs it keeping the tails of its output; :func:`read_tail`
-reads its answer file safely. The limits and flags: docs/judges.md
-("Limits"); why these limits: docs/architecture.md, "Design notes by module".
+:class:`AgentLimits` becomes a ``prlimit`` prefix; :func:`limit_reached` names
+the limit a failed agent hit; :func:`run_agent` runs it; :func:`read_tail` reads
+its answer file. Limits and flags: docs/judges.md ("Limits").
 """
 
 from __future__ import annotations
@@ -93,8 +91,7 @@ class AgentLimits:
                 "open_files": self.open_files, "disk_bytes": int(self.disk)}
 
     def describe(self, kind: str) -> str:
-        """One limit in words with the flag that raises it (``kind``: processes, memory, open_files, disk
-        or file_size)."""
+        """One limit in words with the flag that raises it (``kind``: processes, memory, open_files, disk, file_size)."""
         if kind == "processes":
             return f"the process limit ({self.processes} processes and threads; --agent-max-processes)"
         if kind == "memory":
@@ -127,14 +124,10 @@ def require_prlimit() -> None:
 class AgentEnd:
     """What the kernel and the sandbox say of how an agent ended: the facts :func:`limit_reached` reads first.
 
-    ``returncode`` is its exit status (bubblewrap exits with 128 + the
-    signal that killed the agent; unconfined, a negative signal number);
-    ``disk`` the budget's file systems at the end, ``{mount: (used, size)}``
-    in bytes (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`);
-    ``largest_file`` the size of the largest file in its host-visible answer
-    folder; ``cgroup`` the counters of its cgroup (``oom_kill``, ``memory_max``,
-    ``pids_max``: how often the kernel killed a process for memory, refused
-    memory at ``memory.max``, refused a fork at ``pids.max``).
+    ``returncode``: exit status (bubblewrap exits with 128 + the killing signal;
+    unconfined, a negative signal number); ``disk``: ``{mount: (used, size)}`` in
+    bytes at the end; ``largest_file``: bytes of the largest file in its answer
+    folder; ``cgroup``: its counters ``oom_kill``, ``memory_max``, ``pids_max``.
     """
 
     returncode: int
@@ -279,10 +272,8 @@ def _refused(path: str, mode: int) -> JudgeError:
 def read_tail(path: str, cap: int) -> TailBuffer | None:
     """The last ``cap`` bytes of an agent's answer file ``path``, read without loading the rest; ``None``: no file.
 
-    The agent wrote it and the harness (maybe root) reads it: only a regular file
-    is read (``lstat`` first, ``O_NOFOLLOW | O_NONBLOCK``, ``fstat`` once open), so
-    a link, FIFO or device raises
-    :class:`~agenthorizon.judging.judges.base.JudgeError` naming what it is.
+    Only a regular file is read (``lstat``, ``O_NOFOLLOW | O_NONBLOCK``, then
+    ``fstat``): a link, FIFO or device raises :class:`JudgeError` naming what it is.
     """
     try:
         mode = os.lstat(path).st_mode
@@ -321,10 +312,9 @@ async def run_agent(
     """Run ``argv`` to its end, or kill it (and everything it started) after ``timeout`` seconds or on cancellation.
 
     Returns its exit status and the ends of its stdout and stderr (at most
-    ``max_output_bytes`` each), read while it runs. ``what`` names the agent
-    in errors (``command 'x' on trajectory T``). The agent runs in a process
-    group of its own, marked with a per-run variable; both are killed after
-    it ends, however it ends (:func:`~agenthorizon.judging.judges.sandbox.kill_agent`).
+    ``max_output_bytes`` each). ``what`` names the agent in errors. Its process
+    group and every process marked with its per-run variable are killed when it
+    ends, however it ends. A timeout raises :class:`TransientJudgeError`.
     """
     marker = secrets.token_hex(8)
     out, err = TailBuffer(max_output_bytes), TailBuffer(max_output_bytes)

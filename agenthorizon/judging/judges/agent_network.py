@@ -1,13 +1,10 @@
 """What an agent may reach over the network: its endpoints, and how each gets into its namespace.
 
-Each sandboxed agent has its own network namespace with loopback only. A
+Each sandboxed agent has a network namespace with loopback only. A
 :class:`NetworkPlan` lists what it may reach: a loopback endpoint is forwarded
-at its own address and port through a unix socket
-(:mod:`~agenthorizon.judging.judges.agent_relay`,
-:mod:`~agenthorizon.judging.judges.agent_forwarder`); a remote ``https`` one
-goes through an allow-listed ``CONNECT`` proxy (``HTTPS_PROXY``). ``"host"`` is
-the opt-out. Pure: URLs in, argv and records out (docs/security.md, "Items
-are blind to each other over the network").
+at its own address and port; a remote ``https`` one goes through an
+allow-listed ``CONNECT`` proxy. ``"host"`` is the opt-out. Pure: URLs in, argv
+and records out (docs/security.md, "Items are blind to each other over the network").
 """
 
 from __future__ import annotations
@@ -157,9 +154,8 @@ class NetworkPlan:
     def routes(self) -> list[tuple[str, int, str]]:
         """``(address, port, socket name)`` of each listener inside the namespace.
 
-        A forwarded endpoint listens on its own port, on ``127.0.0.1`` (and
-        ``::1`` when named so); the proxy, when a remote endpoint needs it, on
-        :attr:`proxy_port`.
+        A forwarded endpoint listens on its own port (on ``::1`` when named so,
+        else ``127.0.0.1``); the proxy, when there is a remote endpoint, on :attr:`proxy_port`.
         """
         routes = []
         for index, (host, port) in enumerate(self.forwards):

@@ -1,21 +1,14 @@
 """The listeners inside an agent's network namespace: ``127.0.0.1:PORT`` relayed to a unix socket of the harness.
 
-The sandbox runs it before the agent, with the interpreter the project runs on
-(read-only, ``-I -S``: standard library only, nothing of the agent's
-environment read)::
+Run by the sandbox before the agent (standard library only, ``-I -S``)::
 
     python -I -S agent_relay.py FOLDER 127.0.0.1:8000=0.sock [?[::1]:8000=0.sock] ... -- COMMAND ...
 
-It binds every listener (a ``?`` marks one that may fail: IPv6 where the
-namespace has none), detaches a relay process that serves them for as long as
-the namespace lives (it is killed with it), and replaces itself with
-``COMMAND``, which thus keeps its exit status. Each accepted connection is
-relayed, byte for byte in both directions, to the socket ``FOLDER/NAME``
-(:mod:`~agenthorizon.judging.judges.agent_forwarder` listens there on the host).
-A listener that cannot be bound stops the item before the agent starts, with
-exit status 126 and the reason on stderr.
-
-This file is run, never imported by the package: it imports nothing of it.
+It binds every listener (``?``: may fail, e.g. IPv6 where the namespace has
+none), detaches a relay process that lives as long as the namespace, and
+execs ``COMMAND``, which keeps its exit status. Each connection is relayed
+both ways to the socket ``FOLDER/NAME``. A listener that cannot be bound exits
+126 with the reason on stderr. Run, never imported: it imports nothing of the package.
 """
 
 from __future__ import annotations

@@ -35,11 +35,7 @@ __all__ = [
 
 
 def run_sync(coroutine: Any) -> Any:
-    """Run ``coroutine`` to completion from synchronous code, even inside a running event loop.
-
-    Inside a running loop (always so in Jupyter, where ``asyncio.run`` refuses) the
-    coroutine gets its own loop in a helper thread.
-    """
+    """Run ``coroutine`` to completion from synchronous code; inside a running loop (Jupyter), in a helper thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -53,9 +49,8 @@ def run_sync(coroutine: Any) -> Any:
 class JudgeError(RuntimeError):
     """A judge could not produce an output for an item (recorded as status ``error``).
 
-    ``attempts`` is the number of calls the judge made before it gave up
-    (its own retries, when it has them), ``None`` when it does not count
-    them; the runner adds its own and records the total in the telemetry.
+    ``attempts``: the calls the judge made before it gave up, ``None`` when it
+    does not count them; the runner adds its own and records the total.
     """
 
     attempts: int | None = None
@@ -79,12 +74,9 @@ class PreflightError(JudgeError):
 
 
 DEFAULT_MAX_OUTPUT_BYTES = 16 * 2**20
-"""How much of one judge answer is kept: an agent's stdout/stderr, an HTTP answer (16 MiB).
+"""Bytes kept of one judge answer (agent stdout/stderr, HTTP answer): 16 MiB, ``--max-output-bytes``.
 
-Every judge kind reads at most this many bytes of one answer (option
-``max_output_bytes``, flag ``--max-output-bytes``); the rest is dropped and
-the result says how many bytes were dropped. Verdicts stand at the end of an
-answer, so the end is what is kept.
+The end is kept (verdicts stand there); the result counts the bytes dropped.
 """
 
 # Telemetry values that JudgeOutput.telemetry passes on as they are.
@@ -95,9 +87,9 @@ _PLAIN = (str, int, float, bool, type(None))
 class JudgeOutput:
     """What a judge produced for one item.
 
-    ``text`` is the judge's answer verbatim. Token counts, latency (seconds,
-    wall clock of the whole call including retries), cost (US dollars) and the
-    number of attempts are telemetry: ``None`` when the judge cannot know them.
+    ``text`` is the answer verbatim. The rest is telemetry: tokens, latency
+    (seconds, the whole call with retries) and cost (US dollars), each ``None``
+    when unknown; attempts; ``extra`` values.
     """
 
     text: str
@@ -112,7 +104,7 @@ class JudgeOutput:
         """The telemetry block of a result file (see :mod:`agenthorizon.judging.runs.records`)."""
         data = {name: getattr(self, name) for name in _telemetry_names(type(self))}
         if all(type(value) in _PLAIN for value in (*data.values(), *self.extra, *self.extra.values())):
-            # Plain values need no copy; asdict's generic walk cost the runner 0.05 ms per item.
+            # Plain values need no deep copy (asdict's walk is slow, and this runs per item).
             data.update(self.extra)
             return data
         data = asdict(self)  # copies nested values (and turns dataclasses into dicts)
@@ -166,58 +158,45 @@ class BaseJudge:
     ``name`` : str
         A short name, written into each result (``"judge"`` by default).
     ``needs_release`` : bool, default False
-        True when the judge cannot work without the release's own texts (a
-        ``prompt="release"``): the runner then refuses to start without
-        ``data_root``.
+        True when the judge needs the release's own texts (``prompt="release"``):
+        the runner then refuses to start without ``data_root``.
     ``bind_release(root)``, default: nothing
-        Called once before anything else with the local release root the run
-        judges, whenever the runner knows it: read the release's texts (its
-        prompt, framework files) here.
+        Called once, first, with the local release root whenever the runner
+        knows it: read the release's texts (prompt, framework files) here.
     ``preflight()``, default: nothing
-        Blocking checks of local prerequisites, before the run record is
-        written (is the program installed, can the sandbox be built); raise
-        :class:`PreflightError` (or ``ValueError`` for bad settings).
+        Blocking checks of local prerequisites before the run record is
+        written; raise :class:`PreflightError` (``ValueError`` for bad settings).
     ``spec()`` -> dict
-        A JSON-able description recorded in ``run.json`` (asked once bound):
-        ``name`` and ``spec`` (the string ``make_judge`` builds it from) at
-        least. The keys ``model``, ``base_url``, ``prompt`` (``{"sha256",
-        "text"}``), ``sampling`` and ``images`` are lifted to the top of the
-        record and, with ``spec`` (and the run's ablation), make the judge
-        key: two runs are the same experiment exactly when these agree.
-        Never put a secret (API key, token) here.
+        A JSON-able description recorded in ``run.json``: ``name`` and ``spec``
+        (the string ``make_judge`` builds it from) at least. ``model``,
+        ``base_url``, ``prompt`` (``{"sha256", "text"}``), ``sampling`` and
+        ``images`` are lifted to the top of the record and, with ``spec`` and
+        the run's ablation, make the judge key: two runs are the same
+        experiment exactly when these agree. Never put a secret here.
     ``ablation`` : tuple of str, default ()
-        Parts of the input this judge is set to do without
-        (:data:`agenthorizon.schema.ABLATION_PARTS`): the runner withholds
-        them from every input, as if given to ``run_judge(ablate=...)``, and
-        records them as the run's ablation.
+        Parts of the input (:data:`agenthorizon.schema.ABLATION_PARTS`) the
+        runner withholds from every input and records as the run's ablation.
     ``apreflight()``, default: nothing
-        Awaited once, only when there is something to judge, before the first
-        item: does the model answer, is the key accepted; raise
-        :class:`PreflightError`.
+        Awaited once before the first item, only when there is something to
+        judge: does the model answer, is the key accepted; raise :class:`PreflightError`.
     ``judge(judge_input)`` / ``ajudge(judge_input)`` -> JudgeOutput
-        One item: return the raw text and its telemetry, ``None`` for what the
-        judge cannot know (never 0); values without a :class:`JudgeOutput`
-        field go in ``extra``, under the names of the result's
-        :class:`~agenthorizon.judging.runs.records.Telemetry` where one fits
-        (``reasoning_tokens``, ``turns``, ``cost_source``...). Raise
-        :class:`TransientJudgeError` for a failure worth retrying (rate
-        limit, lost connection), :class:`TransportError` when the model could
-        not be reached at all (the runner's breaker counts those); any other
-        exception records the item as ``error``, judged again on resume.
+        One item: the raw text and its telemetry, ``None`` for what the judge
+        cannot know (never 0); other values go in ``extra``, under the names of
+        :class:`~agenthorizon.judging.runs.records.Telemetry` where one fits.
+        Raise :class:`TransientJudgeError` for a failure worth retrying,
+        :class:`TransportError` when the model could not be reached (the
+        runner's breaker counts those); any other exception records the item
+        as ``error``, judged again on resume.
     ``reports_cost`` : bool or None, default None
-        Whether the judge's answers carry their cost (``cost_usd``): ``True``
-        always, ``False`` never (a run with ``max_cost`` is then refused
-        before it starts: the cap could not be enforced), ``None`` when it
-        depends on the item or the model (the runner stops a ``max_cost`` run
-        at the first answer without a cost).
+        Whether answers carry ``cost_usd``: ``True`` always; ``False`` never (a
+        ``max_cost`` run is refused before it starts); ``None``: it depends (a
+        ``max_cost`` run stops at the first answer without a cost).
     ``retry`` : RetryPolicy or None, default None
-        ``None``: the runner retries a failed item (``retries=``). A judge
-        that retries inside (per HTTP request) sets its own
-        :class:`~agenthorizon.judging.retry.RetryPolicy` and the runner then
-        makes exactly one attempt.
+        ``None``: the runner retries a failed item (``retries=``). A judge that
+        retries inside sets its own :class:`~agenthorizon.judging.retry.RetryPolicy`
+        and the runner makes exactly one attempt.
     ``aclose()``, default: nothing
-        Awaited once after the last item: release what is bound to the event
-        loop (HTTP connections).
+        Awaited once after the last item: release what is bound to the event loop.
     ``is_async`` : bool (derived)
         Whether ``ajudge`` is native (run on the event loop) or derived from
         ``judge`` (run in a worker thread).
@@ -296,7 +275,7 @@ class BaseJudge:
 
 
 class _Adapted(BaseJudge):
-    """An object with ``ajudge`` and ``spec`` seen through the contract: its own members where it has them, :class:`BaseJudge`'s defaults otherwise."""
+    """An object with ``ajudge`` and ``spec``: its own members where it has them, :class:`BaseJudge`'s defaults otherwise."""
 
     def __init__(self, wrapped: Any) -> None:
         self.wrapped = wrapped
@@ -352,7 +331,7 @@ class _Adapted(BaseJudge):
 
 
 def as_judge(judge: Any) -> BaseJudge:
-    """``judge`` as a :class:`BaseJudge`: itself, or wrapped once when it only has ``ajudge`` and ``spec`` (ValueError otherwise).
+    """``judge`` as a :class:`BaseJudge`: itself, or wrapped when it has ``ajudge`` and ``spec``; ``ValueError`` otherwise.
 
     >>> class Duck:
     ...     async def ajudge(self, judge_input):

@@ -1,20 +1,7 @@
-"""Judges that need no model: reference points every real judge must beat.
+"""Judges that need no model: :class:`ConstantJudge`, :class:`RandomJudge`, :class:`LexicalJudge`.
 
-* :class:`ConstantJudge` answers the same verdict for every item (balanced
-  accuracy exactly 0.5 on any set with both labels).
-* :class:`RandomJudge` flips a seeded coin per item. The coin depends only on
-  the seed and the trajectory id, never on order, concurrency or which other
-  items are in the run, so reruns, shards and resumed runs agree.
-* :class:`LexicalJudge` checks instruction-trajectory consistency without a
-  model: it extracts the concrete details of the instruction (quoted strings,
-  e-mail addresses, file names and formats, dates, numbers, proper names) and
-  checks whether they appear in what the agent typed and pressed. AgentHorizon
-  negatives are faithful executions of a *sibling* instruction that differs in
-  one detail, so a missing detail is evidence of failure.
-
-Every baseline answers JSON text, like a model would, and goes through the same
-verdict parser. None calls a model: each answer costs $0 (``cost_usd`` 0.0,
-so a ``--max-cost`` run of a baseline is enforceable and never stops).
+Reference points every real judge must beat. Each answers JSON text through the
+same verdict parser, at ``cost_usd`` 0.0 (a ``--max-cost`` run never stops).
 """
 
 from __future__ import annotations
@@ -47,6 +34,8 @@ def _verdict_text(success: bool, reasoning: str, confidence: str | None, mistake
 class ConstantJudge(BaseJudge):
     """Always the same verdict: ``success`` for every item (``mistake_type`` null).
 
+    Its balanced accuracy is exactly 0.5 on any set with both labels.
+
     >>> ConstantJudge(False).spec()["spec"]
     'constant:false'
     """
@@ -70,9 +59,8 @@ class ConstantJudge(BaseJudge):
 class RandomJudge(BaseJudge):
     """A seeded coin per item: success with probability ``p_success``.
 
-    The draw is a function of ``(seed, trajectory_id)`` alone (sha256 of both
-    seeds a private generator), so it is identical whatever the order or
-    concurrency of a run. Rejections name a mistake type drawn uniformly.
+    The draw depends on ``(seed, trajectory_id)`` alone, so reruns, shards and
+    resumed runs agree whatever the order. Rejections name a mistake type drawn uniformly.
     """
 
     name = "random"
@@ -160,9 +148,8 @@ _WEIGHTS = {
     "email": 3.0, "quoted": 3.0, "file": 3.0, "date": 3.0, "time": 2.0, "number": 2.0,
     "format": 2.0, "identifier": 2.0, "name": 1.0,
 }
-# Which mistake type a contradicted detail of each kind most often means: a
-# wrong format, file name or value is a parameter a small edit fixes; a wrong
-# entity (name, title, date, recipient) means the core goal was missed.
+# The mistake type a contradicted detail of each kind means: a wrong parameter
+# is a small fix; a wrong entity (name, title, date, recipient) misses the goal.
 _KIND_MISTAKE = {
     "format": MISUNDERSTANDING,
     "file": MISUNDERSTANDING,
@@ -174,8 +161,7 @@ _KIND_MISTAKE = {
     "date": CRITICAL_MISTAKE,
     "email": CRITICAL_MISTAKE,
 }
-# Kinds whose competitors are looked up together: a missing quoted title is
-# contradicted by another title or proper name the agent typed, and vice versa.
+# Kinds whose competitors are looked up together (a quoted title vs a typed proper name).
 _POOL = {"quoted": "entity", "name": "entity"}
 
 
@@ -283,25 +269,20 @@ def _format_words(text: str) -> set[str]:
 class LexicalJudge(BaseJudge):
     """Instruction-trajectory consistency from the text alone, no model.
 
-    AgentHorizon negatives are faithful executions of a sibling instruction
-    that differs in one detail, so the telling sign is a *contradiction*: a
-    detail of the instruction that the agent did not type while it typed a
-    different value of the same kind (another date, another name, another
-    file of the same type, another format). A detail that is simply absent
-    may have been clicked rather than typed, so it is not held against the
-    trajectory.
+    Negatives execute a sibling instruction that differs in one detail, so the
+    sign is a *contradiction*: an instruction detail (:func:`extract_terms`)
+    the agent did not type while it typed another value of the same kind. An
+    absent detail may have been clicked, so it is not held against it.
 
-    Evidence is what the agent typed (full ``type`` texts) and the keys it
-    pressed, plus the step section of the Markdown for string matches (never
-    the Goal section, which repeats the instruction). Names of the task's own
-    applications are not details. Matching is case-insensitive for strings,
-    by value for numbers and dates (so "November 1" does not match "November
-    11").
+    Evidence is the typed text, the keys pressed and the Markdown's steps
+    (never its Goal section). Names of the task's applications are not
+    details. Strings match case-insensitively, numbers and dates by value
+    ("November 1" is not "November 11").
 
-    The judge rejects when at least one detail is contradicted, or when the
-    agent typed an e-mail address the instruction does not mention (an extra
-    recipient is a side effect); otherwise it accepts. Confidence grows with
-    the number of contradicted (or, when accepting, confirmed) details.
+    Rejects when a detail is contradicted or the agent typed an e-mail address
+    the instruction does not mention (a side effect). Confidence counts the
+    evidence (contradictions and extra addresses; found details when accepting):
+    ``high`` for 2 or more, ``medium`` for 1, else ``low``.
     """
 
     name = "lexical"

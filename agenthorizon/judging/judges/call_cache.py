@@ -1,13 +1,8 @@
 """Answers of a direct judge's helper models, kept on disk: step selections and screenshot summaries.
 
-A step selector's answer is worth keeping per item and a screenshot
-summary per screenshot: judging again with another final model then pays
-for neither. Each entry is one JSON file under
-``<root>/<kind>/<key[:2]>/<key>.json``, its key the sha256 of what decides
-the answer (:func:`cache_key`), written to a temporary file and renamed so
-that concurrent runs never read half an entry. The default root is
-``$AGENTHORIZON_MODEL_CACHE``, else ``<HF_HOME>/agenthorizon/model-calls``
-(:func:`default_model_cache`).
+Judging again with another final model then pays for neither. Each entry is
+one JSON file ``<root>/<kind>/<key[:2]>/<key>.json``, keyed by the sha256 of
+what decides the answer (:func:`cache_key`); root: :func:`default_model_cache`.
 """
 
 from __future__ import annotations
@@ -74,7 +69,7 @@ class CallCache:
         return entry
 
     def put(self, key: str, entry: Mapping[str, Any]) -> None:
-        """Write the entry of ``key``, stamped ``created_at`` (UTC, ISO 8601); write, then rename: a reader never sees half of it."""
+        """Write the entry of ``key``, stamped ``created_at`` (UTC, ISO 8601); renamed into place: no reader sees half of it."""
         entry = {**entry, "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         target = self.path(key)
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,23 +1,12 @@
 """``codex-direct:MODEL``: a direct judge that goes through ``codex exec --output-schema``.
 
-The paper's "GPT-5.5, direct" row (SPEC section 5): the direct judge's texts
-(system prompt, then the user message's text parts) joined by blank lines
-go to ``codex exec`` on stdin, each screenshot as ``--image FILE``, and the
-verdict's JSON Schema as ``--output-schema FILE``; the model gets no tool to
-call (:data:`NO_TOOLS`). The texts and images are the OpenAI-compatible
-judge's (:func:`~agenthorizon.judging.judges.direct_messages.chat_messages`,
-:class:`~agenthorizon.judging.judges.openai_images.ImageOptions`: layouts,
-budgets, the system prompt file, presets), except that the sentence saying
-where the images are says that they are attached in step order
-(:func:`attached_note`), and the captions before each image are left out:
-the CLI attaches the images apart from the text.
-
-The CLI runs as the ``codex`` preset runs it
-(:class:`~agenthorizon.judging.judges.presets.HarnessJudge`): confined by
-the sandbox, a private home holding the user's ``~/.codex`` config and
-login, a network of its own reaching only the model's endpoint. The item's
-folder holds only the images and the schema: no release file, no
-``AGENTS.md`` (which Codex would read into its instructions).
+The paper's "GPT-5.5, direct" row (SPEC section 5). The OpenAI-compatible
+judge's texts (:func:`~agenthorizon.judging.judges.direct_messages.chat_messages`),
+joined by blank lines without the image captions, go on stdin; each screenshot
+as ``--image FILE`` (:func:`attached_note` says which step each shows); the
+verdict's JSON Schema as ``--output-schema FILE``; no tools (:data:`NO_TOOLS`).
+Confined as the ``codex`` preset. The item's folder holds only the images and
+the schema: no ``AGENTS.md``, which Codex would read into its instructions.
 """
 
 from __future__ import annotations
@@ -48,10 +37,10 @@ IMAGES_FOLDER = "images"
 NO_TOOLS = (
     "--disable", "shell_tool", "--disable", "multi_agent", "--disable", "goals", "-c", 'web_search="disabled"',
 )
-"""The ``codex exec`` settings that take the model's tools away: its shell, sub-agents, goals and web
-search. Codex 0.171 still declares ``request_user_input`` (which fails in exec mode) and ``view_image``
-(which opens files of the item's folder only: the screenshots it was given); the real-CLI test checks
-that exactly these two remain."""
+"""The ``codex exec`` settings that take the model's tools away: shell, sub-agents, goals, web search.
+
+Codex still declares ``request_user_input`` (fails in exec mode) and ``view_image`` (the item's
+folder only); the real-CLI test checks that exactly these two remain."""
 
 CODEX_DIRECT = dataclasses.replace(
     HARNESSES["codex"],
@@ -122,7 +111,7 @@ CODEX_DIRECT_OPTIONS = frozenset(item.option for item in knobs(ImageOptions, Mes
 
 
 class CodexDirectJudge(HarnessJudge):
-    """The direct judge through ``codex exec --output-schema`` (module docstring).
+    """The direct judge through ``codex exec --output-schema``.
 
     Parameters
     ----------
@@ -140,7 +129,7 @@ class CodexDirectJudge(HarnessJudge):
     **options
         The command judge's (``timeout``, ``sandbox``, ``env``, ``agent_endpoints``...).
 
-    :meth:`from_options` takes flat option names (``layout="paper"``), as ``make_judge`` gives them.
+    :meth:`from_options` takes flat option names (``layout="paper"``).
 
     >>> judge = CodexDirectJudge.from_options("gpt-5.5", layout="paper")
     >>> judge.spec()["spec"], "--output-schema" in judge.spec()["command"]
@@ -174,8 +163,7 @@ class CodexDirectJudge(HarnessJudge):
 
     @classmethod
     def from_options(cls, model: str, **options: Any) -> CodexDirectJudge:
-        """The judge from flat options: the direct message's and screenshots' (:data:`CODEX_DIRECT_OPTIONS`) and
-        the command judge's."""
+        """The judge from flat options: :data:`CODEX_DIRECT_OPTIONS` and the command judge's."""
         own = {name: options.pop(name) for name in list(options) if name in CODEX_DIRECT_OPTIONS}
         groups = group_options({"images": IMAGE_MODE_PER_STEP, **own})
         return cls(model, images=groups["images"], message=groups["message"], **options)

@@ -12,10 +12,9 @@ only that item's files::
       data/media/images/<trajectory_id>/step_N.png
 
 The command (split with :func:`shlex.split`, no shell) runs there confined
-(:mod:`~agenthorizon.judging.judges.sandbox`) with the prompt on stdin; its
-stdout is the answer. Images are copies or hard links under the trajectory id,
-never symbolic links; no label file or other item is placed. The sandbox and
-folders go when the command ends, times out or is cancelled.
+with the prompt on stdin; its stdout is the answer. Images are copies or hard
+links, never symbolic links; no label file or other item is placed. The folders
+go when the command ends, times out or is cancelled (unless ``keep_workdir``).
 """
 
 from __future__ import annotations
@@ -102,11 +101,9 @@ _JSONS, _MARKDOWNS, _IMAGES = (Path(d).relative_to(SANDBOX_DIR) for d in (JSONS_
 def write_workdir(judge_input: JudgeInput, root: Path, *, link: str = DEFAULT_LINK) -> Path:
     """Lay out ``judge_input`` under ``root`` like the release sandbox; return ``root``.
 
-    Only screenshots that decode as images are placed (others are counted in
-    a warning). ``link="copy"`` (the default) copies screenshot files; ``"hardlink"``
-    hard-links them when the file system allows it (faster, but a command that
-    writes to a screenshot in place then changes the release file) and copies
-    them otherwise.
+    Only screenshots that decode as images are placed (others are counted in a
+    warning). ``link="hardlink"`` hard-links them where the file system allows
+    (faster, but an agent writing a screenshot in place changes the release file).
     """
     if link not in LINK_MODES:
         raise ValueError(f"command judge: link must be one of {LINK_MODES}, got {link!r}")
@@ -162,8 +159,7 @@ class CommandJudge(BaseJudge):
     ``"release"`` (``sandbox/prompt.md``) or a template with ``{{TRAJECTORY_ID}}``,
     ``{{MARKDOWN}}``, ``{{INSTRUCTION}}``. ``timeout``: seconds before the whole
     sandbox is killed (an error, retried next run). ``link``: ``"copy"`` or
-    ``"hardlink"`` (faster, but an agent editing a screenshot in place changes
-    the release file). ``env``: variables besides
+    ``"hardlink"`` (:func:`write_workdir`). ``env``: variables besides
     :data:`~agenthorizon.judging.judges.agent_env.COMMAND_ENV`; nothing else of the
     harness's environment reaches the agent. ``agent_endpoints``: URLs it may
     reach (:mod:`~agenthorizon.judging.judges.agent_network`; none by default);
@@ -279,8 +275,7 @@ class CommandJudge(BaseJudge):
     def bind_release(self, root: str | os.PathLike[str]) -> None:
         """Read the release's judge texts under ``root``: framework files, and with ``prompt="release"`` the prompt.
 
-        Missing texts are an error for ``prompt="release"``; otherwise items are
-        judged without framework files, with a warning.
+        Missing texts raise ``FileNotFoundError`` for ``prompt="release"``, else only warn.
         """
         try:
             release = read_release_files(root)
@@ -303,11 +298,11 @@ class CommandJudge(BaseJudge):
             self.prompt = template
 
     def command_line(self, prompt: str, scratch: Path, workdir: Path, trajectory_id: str) -> tuple[list[str], str | None]:
-        """The argv to run for one item and its stdin (``None``: none); ``scratch`` is a private folder for files the command writes. Presets override it."""
+        """The argv of one item and its stdin (``None``: none); ``scratch`` takes files the command writes."""
         return list(self.argv), prompt
 
     def agent_setup(self, base: Path, workdir: Path) -> AgentSetup:
-        """The environment and extra mounts of one item's agent under its private folder ``base``: ``TMPDIR`` and ``PWD`` here; presets add a home."""
+        """One item's agent environment and folders under ``base``: ``TMPDIR`` and ``PWD`` (presets add a home)."""
         tmp = base / "tmp"
         tmp.mkdir()
         return AgentSetup(env={"TMPDIR": str(tmp), "PWD": str(workdir)}, read_write=[tmp])
@@ -329,8 +324,7 @@ class CommandJudge(BaseJudge):
         return COMMAND_ENV
 
     def agent_environment(self) -> dict[str, str]:
-        """The variables an agent starts with: the allowed ones of the harness's environment, ``env``, and the
-        network's proxy variables (:meth:`~agenthorizon.judging.judges.agent_network.NetworkPlan.agent_env`)."""
+        """The variables an agent starts with: the allowed ones of the harness's, ``env``, the network's proxy's."""
         env = {**allowed(os.environ, self.env_allowed()), **self.env}
         if self.sandbox == SANDBOX_BWRAP:
             env.update(self.network.agent_env())
@@ -346,8 +340,8 @@ class CommandJudge(BaseJudge):
         self.check_sandbox()
 
     def check_sandbox(self) -> None:
-        """Raise :class:`PreflightError` with the fix when the agent's limits cannot be set, a ``config_dirs``
-        folder is not writable by the agent's user, or bubblewrap cannot build a sandbox on this machine."""
+        """Raise :class:`PreflightError` with the fix when the limits cannot be set, a ``config_dirs`` folder
+        is not writable by the agent's user, or bubblewrap cannot build a sandbox here."""
         parent = self.cgroups.parent()
         if parent.path is None:
             warnings.warn(f"command judge: agents run without a cgroup of their own, so their memory limit is per "
@@ -374,9 +368,8 @@ class CommandJudge(BaseJudge):
 
     def confine(self, argv: list[str], workdir: Path, scratch: Path, setup: AgentSetup | None = None,
                 usage: Path | None = None) -> list[str]:
-        """``argv`` wrapped in bubblewrap when sandboxed: ``scratch`` (the answer folder) and the config folders
-        read-write on the host, ``workdir`` and the setup's folders on the disk budget, the setup's read-only
-        paths on top, the budget's reading written to ``usage`` (see the module docstring)."""
+        """``argv`` under its limits, in bubblewrap when sandboxed: ``scratch`` and the config folders read-write
+        on the host, ``workdir`` and the setup's folders on the disk budget, the budget's reading to ``usage``."""
         sandboxed = self.sandbox == SANDBOX_BWRAP
         limits = self.limits.prlimit_argv(sandboxed=sandboxed)
         if not sandboxed:
@@ -397,14 +390,12 @@ class CommandJudge(BaseJudge):
     def exposure(self) -> dict[str, Any] | None:
         """Which host paths an item's agent gets, read from the argv it runs under (``None``: unconfined).
 
-        The item's folders show as ``<item>/work``, ``<item>/out``, ``<item>/tmp``,
-        ``<item>/net``, ``<item>/home`` (presets) and ``<item>/usage``. Printed by
+        The item's folders show as ``/<item>/work``, ``/<item>/out`` and so on. Printed by
         ``agenthorizon judge --dry-run``, kept in the run record.
         """
         if self.sandbox != SANDBOX_BWRAP:
             return None
-        # Planned where items are made (under /tmp or not decides where the disk budget's file systems go),
-        # then shown as <item>.
+        # Planned where items are made: under /tmp or not decides where the disk budget's file systems go.
         item = Path(self.workdir_root or tempfile.gettempdir()).absolute() / "<item>"
         workdir, scratch = item / "work", item / "out"
         argv, _ = self.command_line("{prompt}", scratch, workdir, "<trajectory_id>")
@@ -482,9 +473,8 @@ class CommandJudge(BaseJudge):
     def bind_run(self, run_tag: str) -> int:
         """Name this judge's item folders after the run ``run_tag``; remove those a killed runner of it left.
 
-        The runner calls it once it holds the run folder's lock
-        (:mod:`~agenthorizon.judging.judges.item_folders`). Folders kept on
-        purpose (``keep_workdir``) are left. Returns how many were removed.
+        Called once the runner holds the run folder's lock; nothing is removed
+        with ``keep_workdir``. Returns how many were removed.
         """
         self.run_tag = run_tag
         if self.keep_workdir:
@@ -495,9 +485,8 @@ class CommandJudge(BaseJudge):
         return len(stale)
 
     def mark_truncated(self, output: JudgeOutput, dropped: int) -> None:
-        """Say in ``output`` that the first ``dropped`` bytes of the agent's stdout were not kept: in its
-        telemetry (``truncated_bytes``, added to what an answer file lost) and, this judge's answer being that
-        stdout, in a first line of its text."""
+        """Say in ``output`` that the first ``dropped`` bytes of stdout were not kept: ``truncated_bytes`` in its
+        telemetry (added to what an answer file lost) and a first line of its text."""
         output.extra["truncated_bytes"] = output.extra.get("truncated_bytes", 0) + dropped
         output.text = truncation_note(dropped, self.max_output_bytes) + output.text  # as the OpenAI judge says it
 
@@ -512,8 +501,7 @@ class CommandJudge(BaseJudge):
     async def _run(
         self, argv: list[str], base: Path, workdir: Path, trajectory_id: str, env: Mapping[str, str]
     ) -> tuple[int, TailBuffer, TailBuffer]:
-        """Run one agent to its end, or kill it (and everything it started) on timeout or cancellation
-        (:func:`~agenthorizon.judging.judges.agent_limits.run_agent`)."""
+        """Run one agent (:func:`~agenthorizon.judging.judges.agent_limits.run_agent`)."""
         return await run_agent(
             argv, cwd=workdir, stdin=base / "stdin", env=env, timeout=self.timeout,
             max_output_bytes=self.max_output_bytes, what=f"command {self.argv[0]!r} on trajectory {trajectory_id}",
@@ -524,9 +512,7 @@ class CommandJudge(BaseJudge):
 class AgentSetup:
     """What one item's agent gets besides its working directory: ``env``, ``read_write`` folders and ``read_only`` mounts.
 
-    In the sandbox the ``read_write`` folders are rebuilt on the disk budget
-    (:func:`~agenthorizon.judging.judges.agent_disk.seed_argv`); the ``read_only``
-    paths are mounted on top.
+    In the sandbox ``read_write`` folders are on the disk budget; ``read_only`` paths are mounted on top.
     """
 
     env: dict[str, str] = field(default_factory=dict)

@@ -1,12 +1,8 @@
 """An HTTP body's ``Content-Encoding`` undone piece by piece, each layer's output bounded.
 
-httpx inflates a whole received chunk at once: a few KB of ``gzip, gzip``
-become one 1 GiB piece before any cap can look at it. The judge therefore
-reads a server's raw bytes and undoes the encodings here: every layer
-(``gzip``, ``deflate``, ``identity``; outermost first) yields pieces of at
-most :data:`PIECE_BYTES`, and counts what it has produced against one
-limit. Past it, :class:`InflatesTooFar` names the layer and the limit. This
-module does no I/O: the caller feeds it bytes.
+Used instead of httpx's decoding, which inflates a whole chunk at once (a few
+KB of ``gzip, gzip`` can become 1 GiB before any cap sees it). Main class:
+:class:`ContentDecoder`. No I/O: the caller feeds it raw bytes.
 """
 
 from __future__ import annotations

@@ -1,34 +1,18 @@
 """The chat messages of a direct judge: the user message in one of two layouts, and an optional system prompt.
 
-Layouts (:data:`agenthorizon.schema.DIRECT_LAYOUTS`), both built from the
-blind :class:`~agenthorizon.judging.inputs.JudgeInput` and nothing else:
+Layouts (:data:`agenthorizon.schema.DIRECT_LAYOUTS`), all built from the blind
+:class:`~agenthorizon.judging.inputs.JudgeInput` alone:
 
-- ``markdown`` (the default): the filled prompt template, whose
-  ``{{MARKDOWN}}`` is the item's whole Markdown, then every image after its
-  caption (``Step k screenshot:``, or a mosaic's reading order);
-- ``interleaved`` (the order of the benchmark authors' direct harness, in
-  this project's words): the prompt template is split at ``{{MARKDOWN}}``;
-  what comes before it is the first text, then the goal, then for each step
-  in order its line (``Step 3: left-click (5, 6)``, the action as
-  :func:`agenthorizon.release.render.action_string` prints it; with
-  ``timestamps``, ``Step 3 at 1234 ms: ...``) followed by that step's
-  screenshot -- or, for 2x2 mosaics, the mosaic after the line of the last
-  step it holds -- then what comes after ``{{MARKDOWN}}``. A template that is
-  only ``{{MARKDOWN}}`` gives a user message of the goal and the steps alone.
-- ``paper``: the same order in the authors' words (SPEC section 5): the goal
-  part ``## Goal``, the instruction, ``## Steps``, ``Total steps: **N**``, and
-  each step's part ``### Step i``, ``**Action:** `ACTION```, and with
-  ``timestamps`` ``**Timestamp:** MS ms`` (as the release Markdown prints
-  them), lines separated by a blank line.
+- ``markdown`` (default): the prompt template with the item's whole Markdown
+  as ``{{MARKDOWN}}``, then every image after its caption;
+- ``interleaved`` (the order of the authors' direct harness): the template's
+  text before ``{{MARKDOWN}}``, the goal, each step's line (:func:`step_text`)
+  followed by its screenshot (a mosaic after its last step), then the text
+  after ``{{MARKDOWN}}``;
+- ``paper``: the same order in the authors' words (SPEC section 5).
 
-With the actions ablated a step's part has no action; the time of a step
-without ``timestamp_us`` is left out. :func:`text_chars` counts the
-characters of a request's text, which a whole-input token budget subtracts.
-
-A system prompt (:class:`SystemPrompt`) is a text file read when the judge is
-made; its text goes as the ``system`` message before the user message, and
-the run records its path and sha256 (not the text: it may be another
-project's, which this package does not ship or copy).
+A :class:`SystemPrompt` file's text goes as the ``system`` message; the run
+records its path and sha256, not the text (it may be another project's).
 """
 
 from __future__ import annotations
@@ -50,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["SystemPrompt", "chat_messages", "check_layout", "protocol_record", "step_text", "text_chars"]
 
 # Stands in for {{MARKDOWN}} while the template is filled, to split it there (no
-# item text holds a NUL character: JSON strings in the release cannot).
+# item text holds a NUL character).
 _STEPS_MARK = "\x00agenthorizon-steps\x00"
 
 
@@ -71,7 +55,9 @@ def check_layout(layout: str, timestamps: bool = False) -> str:
 
 
 def step_text(step: Any, layout: str, *, timestamps: bool = False, paraphrase: bool = False) -> str:
-    """The text of one step in an interleaved ``layout`` (``interleaved`` or ``paper``).
+    """The text of one step in the ``interleaved`` or ``paper`` layout.
+
+    Without an action (ablated) the text has none; a step without ``timestamp_us`` has no time.
 
     >>> step = {"step_id": 3, "action": {"type": "click", "parameters": {"x": 5, "y": 6}}, "timestamp_us": 1234500}
     >>> step_text(step, "interleaved", timestamps=True)
@@ -179,12 +165,10 @@ def chat_messages(
 ) -> list[dict[str, Any]]:
     """The messages of one request: the system prompt if any, then the user message in ``layout``.
 
-    ``images`` are the item's prepared images
-    (:class:`agenthorizon.data.images.PreparedImage`), ``mode`` their image
-    mode (``per-step``, ``mosaic`` or ``none``); ``timestamps`` adds each
-    step's time to its text (interleaved layouts); ``image_note`` replaces
-    the sentence that says where the images are (for a judge that attaches
-    them elsewhere than in the message: ``codex-direct``).
+    ``images`` are :class:`agenthorizon.data.images.PreparedImage`, ``mode``
+    their mode (``per-step``, ``mosaic`` or ``none``); ``timestamps`` adds each
+    step's time (interleaved layouts); ``image_note`` replaces the sentence
+    that says where the images are (``codex-direct`` attaches them apart).
     """
     if layout != LAYOUT_MARKDOWN:
         content: Any = _interleaved(template, judge_input, images, mode, layout, timestamps, image_note)

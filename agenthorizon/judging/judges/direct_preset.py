@@ -1,28 +1,9 @@
 """Presets of the direct judge: one name for the settings of a published direct judge.
 
-``paper-direct`` (``--preset paper-direct``) is the benchmark authors'
-direct judge as SPEC section 5 states it:
-
-======================  =====================================================
-layout                  ``paper``: the goal, then each step's ``### Step i``,
-                        ``**Action:**`` and ``**Timestamp:**`` text followed by
-                        its screenshot (``timestamps`` on)
-prompt                  ``{{MARKDOWN}}``: the user message is the goal and the
-                        steps alone; the instructions are the system prompt's
-                        (``--system-prompt FILE``, the user's file)
-image token budget      covers the whole input (``budget_covers="input"``)
-                        when a budget is given (``--image-token-budget N``);
-                        without one the screenshots are 512x332
-images                  ``per-step``: never merged (the authors have no mosaics)
-JPEG quality            60
-sampling                temperature 0, 2,048 tokens at most
-re-asking               the authors' rule (``no-success-key``), 3 attempts in
-                        all (``reask=2``)
-======================  =====================================================
-
-Any option given explicitly wins over the preset's value. The run records
-the preset (:meth:`DirectPreset.record`: its name, its values and which of
-them were overridden) beside the effective settings. This module does no I/O.
+``paper-direct`` (``--preset paper-direct``) is the benchmark authors' direct
+judge as SPEC section 5 states it (values: :data:`DIRECT_PRESETS`); its
+instructions are the user's ``--system-prompt FILE``. An option given
+explicitly wins; the run records the preset (:meth:`DirectPreset.record`).
 """
 
 from __future__ import annotations
@@ -46,10 +27,8 @@ class DirectPreset:
     def judge_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """The judge's effective options: the preset's values, then ``given`` (explicit options win).
 
-        The whole-input budget applies only with a budget: without
-        ``image_token_budget`` the screenshots keep their fixed size; the
-        step times only with an interleaved layout (``layout="markdown"``
-        given: the Markdown has them already).
+        Unless given, ``budget_covers`` is dropped without an ``image_token_budget``,
+        and ``timestamps`` with ``layout="markdown"`` (its Markdown has the times).
 
         >>> options = direct_preset("paper-direct").judge_options({"temperature": 0.7, "image_token_budget": 8000})
         >>> options["temperature"], options["layout"], options["budget_covers"]

@@ -1,21 +1,9 @@
 """Step selection (the authors' approach B): the direct judge sees only K steps' screenshots.
 
-:class:`StepSelectionJudge` chooses K steps per item -- by a named heuristic
-(:data:`~agenthorizon.judging.judges.step_choice.HEURISTICS`) or by a
-selecting model that reads the instruction and the step texts, no image --
-and hands the final judge the item with those screenshots alone
-(:func:`~agenthorizon.judging.inputs.only_screenshots_of`): every step's
-text stays, the other images are not sent.
-
-A model's choice is cached on disk (:class:`~agenthorizon.judging.judges.call_cache.CallCache`,
-kind ``selections``), keyed by the item, the selector model, K and the
-sha256 of the selector's whole request (its prompt and sampling), so
-judging again with another final model makes no selector call. Each result
-records the chosen steps (``selected_steps``), the rule, the selector's raw
-answer (``selector_answer``) and whether it came from the cache
-(``selection_cached``); its tokens and cost add the selector's calls to the
-final model's (:mod:`~agenthorizon.judging.judges.helped`). An item with K
-or fewer screenshots sends them all and asks no model.
+:class:`StepSelectionJudge` chooses K steps per item, by a heuristic or by a
+selecting model that reads the instruction and step texts (no image); the
+final judge gets every step's text and those K screenshots only. A model's
+choice is cached per item, selector model, K and request (kind ``selections``).
 """
 
 from __future__ import annotations
@@ -64,6 +52,10 @@ def parse_selector(text: str) -> tuple[str, str | None]:
 
 class StepSelectionJudge(HelpedJudge):
     """A direct judge shown the screenshots of K chosen steps only.
+
+    An item with K or fewer screenshots sends them all and asks no model. Each
+    result records ``selected_steps``, ``selection_rule``, ``selector_answer``
+    and ``selection_cached``; its tokens and cost include the selector's calls.
 
     Parameters
     ----------

@@ -1,12 +1,8 @@
 """The direct judge's settings, grouped: sampling, images, transport, budget and message.
 
 Each setting is declared once, as a :func:`~agenthorizon.judging.judges.knobs.knob`
-field of one of the frozen dataclasses below (the images' are
-:class:`~agenthorizon.judging.judges.openai_images.ImageOptions`); the
-command line's flags, the Inspect task's parameters, the options
-:func:`~agenthorizon.judging.judges.factory.make_judge` takes and the run
-record's keys are read from those declarations (:data:`DIRECT_SETTINGS`,
-:func:`group_options`, :func:`settings_from_record`).
+field of a frozen dataclass below; the command line's flags, the Inspect task's
+parameters, ``make_judge``'s options and the run record's keys are read from them.
 
 >>> groups = group_options({"temperature": 0.5, "image_budget": 8, "retries": 1})
 >>> groups["sampling"].temperature, groups["images"].budget, groups["transport"].retries
@@ -43,8 +39,7 @@ __all__ = [
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 900.0
-"""Seconds for one request, from connecting to the end of the answer: room for a long
-trajectory with dozens of images on a busy server (the command line's ``--timeout`` default)."""
+"""Seconds for one request, from connecting to the end of the answer (``--timeout``'s default)."""
 
 
 @dataclass(frozen=True)
@@ -92,8 +87,7 @@ class SamplingSettings:
             )
 
     def record(self) -> dict[str, Any]:
-        """The request fields besides the item, as a run records them (``sampling``): temperature, token limit,
-        extra fields, response format.
+        """The request fields besides the item, as a run records them (``sampling``).
 
         >>> SamplingSettings(max_tokens=512, extra_body={"seed": 0}).record()
         {'temperature': 0.0, 'max_tokens': 512, 'seed': 0}
@@ -249,9 +243,8 @@ def group_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def settings_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     """The settings objects a judge's run record (its ``spec()``, run.json's ``judge``) describes.
 
-    Settings the record does not hold (backoff, prices, the image cache
-    folder: they change no answer) come back as their defaults, as do those
-    a record leaves out while they have their default.
+    Settings a record does not hold (backoff, prices, the image cache folder:
+    they change no answer) or leaves out come back as their defaults.
     """
     options = {}
     for item in direct_knobs():

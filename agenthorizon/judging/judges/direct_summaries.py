@@ -1,23 +1,10 @@
 """Screenshot summaries (the authors' approach C): a vision model describes each screenshot, a text judge decides.
 
-:class:`ScreenshotSummaryJudge` has a summariser (a vision model behind an
-OpenAI-compatible server) turn each screenshot of an item into a short
-text, alone: the request holds :data:`SUMMARY_PROMPT` and that one image,
-nothing of the instruction, the steps or another item. The final judge then
-gets one text message: its prompt with the item's trajectory Markdown, each
-screenshot line replaced by ``**Screenshot (described by a vision model):**``
-and the summary (:func:`summarised_markdown`); no image is sent.
-
-A summary depends only on the screenshot and the summariser, so it is cached
-per screenshot content (sha256 of the file's bytes) and summariser key (model,
-prompt, sampling, image settings) under the call cache's ``summaries``; an
-item's screenshots are listed under ``summary-items``, so
-:func:`agenthorizon.judging.summaries_dataset.load_summaries` can give every
-summary with the items and steps it describes. The two items that share a
-trajectory (a positive and the negative that shows its steps) share their
-summaries. Each result records how many summaries were made and read from
-the cache, and its tokens and cost add every summariser call of the item to
-the final model's.
+Main class: :class:`ScreenshotSummaryJudge`. The summariser's request holds
+:data:`SUMMARY_PROMPT` and one screenshot, nothing of the instruction, the steps
+or another item. A summary is cached per screenshot sha256 and summariser key
+(kind ``summaries``); each item's screenshots are listed under ``summary-items``
+for :func:`agenthorizon.judging.summaries_dataset.load_summaries`.
 """
 
 from __future__ import annotations
@@ -93,6 +80,11 @@ def summarised_markdown(judge_input: JudgeInput, summaries: dict[int, str]) -> s
 
 class ScreenshotSummaryJudge(HelpedJudge):
     """A text-only direct judge that reads a vision model's summary of each screenshot.
+
+    The final judge gets one text message, its prompt with :func:`summarised_markdown`;
+    no image is sent. Each result records the summaries made and read from the
+    cache (``summaries_made``, ``summaries_cached``); its tokens and cost include
+    every summariser call of the item.
 
     Parameters
     ----------

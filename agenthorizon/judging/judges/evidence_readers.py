@@ -1,23 +1,11 @@
 """Which of its item's files an agentic CLI opened, read from the CLI's own event stream.
 
-Each reader takes a CLI's stdout and returns the text of the arguments of
-every tool call it shows (a shell command, a file read's path), never the
-tools' output: a listing that prints a file name is not an opening. Where
-the output shows tool calls:
-
-- Codex (``exec --json``): ``item.completed`` items other than messages and
-  reasoning (a ``command_execution``'s ``command``, a tool's arguments);
-- OpenCode (``run --format json``): ``tool_use`` parts' ``state.input``;
-- pi (``--mode json``): the assistant messages' ``toolCall`` arguments;
-- OpenHands (``--headless --json``): agent ``ActionEvent`` actions other
-  than ``finish``.
-
-Claude Code's and Gemini CLI's JSON output holds the final answer and
-totals only, no tool call: their evidence is unknown (``None``), never an
-empty record.
-
-:func:`read_evidence` then counts, per tool call, which of the item's files
-its arguments name (:class:`~agenthorizon.scoring.evidence.ItemEvidence`).
+Each reader (:data:`CALL_READERS`) returns the arguments of every tool call in a
+CLI's stdout, never the tools' output (a listing that prints a file name is not
+an opening): Codex ``item.completed`` tool items, OpenCode ``tool_use`` inputs, pi
+``toolCall`` arguments, OpenHands agent ``ActionEvent`` actions but ``finish``.
+Claude Code's and Gemini CLI's output shows no tool call: their evidence is
+unknown (``None``). :func:`read_evidence` counts the item's files the calls name.
 """
 
 from __future__ import annotations

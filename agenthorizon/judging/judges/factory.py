@@ -1,11 +1,8 @@
 """``make_judge(spec, **options)``: judges from the command line's specs.
 
-The options each kind of judge takes (:func:`judge_option_names`) are the
-direct judge's declared settings (:mod:`~agenthorizon.judging.judges.direct_settings`)
-and the other judges' constructor keywords, so a new setting of
-:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge` or
-keyword of :class:`~agenthorizon.judging.judges.command.CommandJudge` is an
-option here at once, and the CLI asks this module instead of keeping its own list.
+The options of each kind (:func:`judge_option_names`) are read from the direct
+judge's declared settings and the other judges' constructor keywords; the CLI
+asks this module rather than keeping its own list.
 """
 
 from __future__ import annotations
@@ -55,11 +52,10 @@ _FACTORY_OPTIONS = {"openai": frozenset({"preset"}) | HELPER_OPTIONS, "gemini-di
 
 
 def judge_option_names(kind: str) -> frozenset[str]:
-    """The options ``make_judge`` accepts for judges of ``kind``: keyword arguments of its constructor.
+    """The options ``make_judge`` accepts for judges of ``kind``.
 
-    Baselines take none (their only setting is in the spec); harness presets
-    (``codex``, ``claude``...) take the command judge's and their own (``agent_tools``,
-    ``reasoning_effort``, ``program``).
+    Baselines take none; harness presets take the command judge's and their
+    own (``agent_tools``, ``reasoning_effort``, ``program``).
 
     >>> "base_url" in judge_option_names("openai"), "sandbox" in judge_option_names("command")
     (True, True)
@@ -87,14 +83,11 @@ def judge_option_names(kind: str) -> frozenset[str]:
 
 
 def make_judge(spec: str, **options: Any) -> BaseJudge:
-    """Build a judge from a command-line spec.
+    """Build a judge from a command-line spec (one of :data:`JUDGE_SPECS`).
 
-    ``options`` configure model and command judges (``base_url``,
-    ``api_key_env``, ``temperature``, ``max_tokens``, ``images``,
-    ``image_budget``, ``timeout``, ``prompt``, ``sandbox``...: see
-    :func:`judge_option_names`); options left as ``None`` keep the judge's
-    default, and options a judge does not take are ignored only when ``None``
-    (a set option the judge cannot use raises, so a typo never goes unnoticed).
+    ``options`` are those of :func:`judge_option_names`. An option left as
+    ``None`` keeps the judge's default; a set option the judge does not take
+    raises ``ValueError``, as do an unknown or malformed spec.
 
     >>> make_judge("constant:false").spec()["spec"]
     'constant:false'

@@ -1,18 +1,9 @@
 """``gemini-direct:MODEL``: the direct judge over Gemini's native ``generateContent`` API.
 
-For servers that speak only Gemini's API (Google's, or a proxy of it), in the
-request shape of the benchmark authors' Gemini path (SPEC section 5):
-``POST {base_url}/models/MODEL:generateContent`` with the key in
-``x-goog-api-key``, one ``user`` content whose parts are the system prompt
-first (folded in: no ``systemInstruction``), then the user message's texts
-and images in order (images as ``inlineData``), and ``generationConfig``
-holding the temperature and an output cap of 1,024 tokens, or 16,384 with
-``thinking``. Everything else (layouts, images, budgets, the system prompt
-file, presets, re-asking) is the OpenAI-compatible judge's
-(:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`).
-
-The mapping from chat messages to Gemini parts (:func:`gemini_contents`) and
-the reading of an answer (:func:`gemini_completion`) are pure.
+The request shape is the benchmark authors' Gemini path (SPEC section 5):
+``POST {base_url}/models/MODEL:generateContent``, the key in ``x-goog-api-key``,
+one ``user`` content (:func:`gemini_contents`) and a ``generationConfig``.
+Everything else is :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`'s.
 """
 
 from __future__ import annotations
@@ -44,7 +35,7 @@ def gemini_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Chat messages as Gemini ``contents``: one ``user`` turn, the system text folded in as its first part.
 
     Text parts become ``{"text"}``, ``image_url`` data URLs ``{"inlineData": {"mimeType", "data"}}``
-    (the base64 unchanged), in the messages' order.
+    (the base64 unchanged), in the messages' order; any other part raises ``ValueError``.
 
     >>> gemini_contents([{"role": "system", "content": "Judge."},
     ...                  {"role": "user", "content": [{"type": "text", "text": "Goal"},
@@ -78,12 +69,11 @@ def _count(value: Any) -> int | None:
 def gemini_completion(body: TailBuffer) -> Completion:
     """The answer in a ``generateContent`` response body.
 
-    The text is the first candidate's parts that are not thoughts, joined;
-    thought parts only count (``reasoning_chars``). ``input_tokens`` is
-    ``promptTokenCount``, ``output_tokens`` is ``candidatesTokenCount`` plus
-    ``thoughtsTokenCount`` (both are billed as output). A body cut at the cap,
-    a body that is not a response, or one with no candidate (a blocked prompt)
-    raises :class:`~agenthorizon.judging.judges.openai_answer.NotACompletion`.
+    The text is the first candidate's non-thought parts, joined; thought parts
+    are only counted (``reasoning_chars``). ``output_tokens`` is
+    ``candidatesTokenCount + thoughtsTokenCount`` (both billed as output). A
+    body cut at the cap, one that is not a response, or one with no candidate
+    (a blocked prompt) raises :class:`~agenthorizon.judging.judges.openai_answer.NotACompletion`.
 
     >>> from agenthorizon.judging.judges.output_cap import TailBuffer
     >>> body = TailBuffer(10**6)
@@ -129,7 +119,6 @@ GEMINI_KEY_ENV = "GEMINI_API_KEY"
 
 
 def _cap(thinking: bool) -> int:
-    """The output cap of a thinking model, or of another."""
     return GEMINI_THINKING_MAX_TOKENS if thinking else GEMINI_MAX_TOKENS
 
 
@@ -141,17 +130,14 @@ class GeminiDirectJudge(OpenAICompatibleJudge):
     model : str
         The model as the API names it (``gemini-3.1-pro``).
     thinking : bool
-        The output cap for a thinking model: 16,384 tokens instead of 1,024
-        (``max_tokens`` given explicitly wins). The model's own thinking
-        setting is left as it is.
+        Output cap of 16,384 tokens instead of 1,024. The model's own
+        thinking setting is left as it is.
     sampling, images, transport, budget, message, rng
-        As for :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`,
-        but without ``sampling`` the output cap is ``thinking``'s and without
-        ``transport`` the server is Google's (``.../v1beta``) and the key's
-        variable ``GEMINI_API_KEY`` (sent as ``x-goog-api-key``);
-        ``extra_body`` fields go at the top of the body, and its ``generationConfig``
-        (if any) is merged into the judge's. :meth:`from_options` takes flat
-        options (``max_tokens`` given explicitly wins over ``thinking``'s cap).
+        As for :class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`.
+        Defaults: the cap ``thinking`` gives, Google's server and the key in
+        ``GEMINI_API_KEY``. ``extra_body`` fields go at the top of the body;
+        its ``generationConfig`` is merged into the judge's.
+        ``structured_output`` raises ``ValueError``.
 
     >>> judge = GeminiDirectJudge("gemini-3.1-pro", thinking=True)
     >>> judge.spec()["spec"], judge.request_body([{"role": "user", "content": "hi"}])["generationConfig"]

@@ -1,12 +1,10 @@
-"""What an agentic CLI printed, read into the answer and telemetry in one vocabulary.
+"""Readers of what an agentic CLI printed: the answer and telemetry in one vocabulary.
 
-Each reader takes the CLI's stdout (and its answer file's text) and returns a
-:class:`Reading`: the answer as the authors' harness read it (SPEC section 5)
-and ``input_tokens`` (cached included), ``output_tokens`` (reasoning
-included), ``cost_usd`` with ``cost_source`` (``"cli_estimate"``: the CLI's
-price table, not a bill; ``"unknown"``: ``None``, never 0, so a spending limit
-cannot take it for free), ``turns`` and ``tool_calls`` where shown. The
-per-CLI details: docs/judges.md.
+Each reader of :data:`READERS` returns a :class:`Reading`: the answer as the
+authors' harness read it (SPEC section 5), ``input_tokens`` (cached included),
+``output_tokens`` (reasoning included), ``cost_usd`` (an unknown cost is
+``None``, never 0, so a spending limit cannot take it for free) with
+``cost_source``, and ``turns`` and ``tool_calls`` where shown. Per CLI: docs/judges.md.
 """
 
 from __future__ import annotations
@@ -252,17 +250,13 @@ def _pi_text(message: dict[str, Any]) -> str:
 def read_pi_events(stdout: str, answer: str | None, where: str) -> Reading:
     """pi (``--mode json``): the last assistant text; tokens and cost summed over the assistant messages' usage.
 
-    The messages are those of pi's closing ``agent_end`` event (the whole
-    conversation, so that a stdout cut to its tail by the output cap still
-    counts every message), else of its ``message_end`` events. pi's
-    ``input`` leaves out cache reads and writes, so they are added back;
-    its ``output`` is the provider's, reasoning included (pi reports no
-    reasoning count). ``cost.total`` is pi's price table applied to the
-    tokens (``models.json``'s ``cost`` for a custom model, all zeros when
-    none is given: then the cost is unknown). ``turns`` counts assistant
-    messages (one per ``turn_end``), ``tool_calls`` tool results (one per
-    ``tool_execution_end``). An assistant message that stopped with
-    ``error`` or ``aborted`` -- pi exits 0 then -- is the CLI's error.
+    The messages are those of the closing ``agent_end`` event (the whole
+    conversation, complete even when the output cap cut stdout), else of the
+    ``message_end`` events. Cache reads and writes are added to ``input``.
+    A ``cost.total`` of 0 for tokens used (no price in ``models.json``) is an
+    unknown cost. ``turns`` counts assistant messages, ``tool_calls`` tool
+    results. A last assistant message stopped with ``error`` or ``aborted``
+    (pi exits 0 then) raises ``JudgeError``.
 
     >>> usage = {"input": 600, "output": 50, "cacheRead": 400, "cacheWrite": 0, "cost": {"total": 0}}
     >>> out = "\\n".join(json.dumps(e) for e in [
@@ -305,8 +299,7 @@ def read_pi_events(stdout: str, answer: str | None, where: str) -> Reading:
 
 
 def _json_blocks(stdout: str) -> list[dict[str, Any]]:
-    """The JSON objects of a stream of events: one per line, or blocks of several lines, each perhaps after a
-    ``--JSON Event--`` line; text that is no JSON object (a notice, a farewell) is skipped."""
+    """The JSON objects of a stream of events, one per line or in multi-line blocks; other text is skipped."""
     # The marker holds no "{": looking for each object's start skips it with any other text.
     decoder, found, position, text = json.JSONDecoder(), [], 0, stdout
     while True:
@@ -346,14 +339,11 @@ def _openhands_text(event: dict[str, Any]) -> str | None:
 def read_openhands_events(stdout: str, answer: str | None, where: str) -> Reading:
     """OpenHands (``--headless --json``): the final agent message; turns, tool calls and tokens from the events.
 
-    The answer is the last text the agent addressed to the user: an agent
-    ``MessageEvent``, or the message of its ``finish`` tool. ``turns``
-    counts the model's responses (distinct ``llm_response_id`` of agent
-    actions and messages), ``tool_calls`` the actions other than
-    ``finish``. Tokens come from the last ``stats`` state update, when the
-    stream holds one (``usage_to_metrics``' accumulated usage; prompt tokens
-    include cached ones). OpenHands reports no cost the run can trust, so
-    the cost is unknown. A ``ConversationErrorEvent`` is the CLI's error.
+    The answer is the last agent ``MessageEvent`` text or ``finish`` message.
+    ``turns`` counts distinct ``llm_response_id`` of agent events,
+    ``tool_calls`` the actions other than ``finish``. Tokens come from the last
+    ``stats`` state update, if any. The cost is always unknown (OpenHands
+    reports none the run can trust). A ``ConversationErrorEvent`` raises ``JudgeError``.
 
     >>> out = "\\n".join(["--JSON Event--", json.dumps({"kind": "ActionEvent", "source": "agent", "tool_name": "terminal",
     ...     "llm_response_id": "r1", "action": {"command": "ls"}}),

@@ -1,14 +1,9 @@
-"""A direct judge with a helper model: the final judge's hooks, and one item's calls added up.
+"""What judges with a helper model before the final direct judge share (step selection, screenshot summaries).
 
-Step selection (:mod:`~agenthorizon.judging.judges.direct_selection`) and
-screenshot summaries (:mod:`~agenthorizon.judging.judges.direct_summaries`)
-each put a helper model before a final
-:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`.
-:class:`HelpedJudge` is what they share: the runner's hooks forwarded to the
-final judge and the helper, and :class:`CallTotals`, the tokens, cost and
-attempts of the helper's calls for one item, added to the final answer's by
-:func:`with_helper_calls`. A count unknown for any call is unknown for the
-item (``None``, never 0); an answer served from the cache is no call.
+:class:`HelpedJudge` forwards the runner's hooks to both models;
+:func:`with_helper_calls` adds the helper's :class:`CallTotals` for an item to
+the final answer. A count unknown for any call is unknown for the item
+(``None``, never 0).
 """
 
 from __future__ import annotations
@@ -34,6 +29,8 @@ def _plus(total: float | None, value: float | None) -> float | None:
 @dataclass
 class CallTotals:
     """The helper calls of one item: how many, their attempts, tokens and cost (``None``: unknown for some call).
+
+    Answers served from a cache are not calls and are not added.
 
     >>> totals = CallTotals()
     >>> totals.add(JudgeOutput("a", input_tokens=10, output_tokens=2, cost_usd=None))

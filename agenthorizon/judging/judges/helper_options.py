@@ -1,12 +1,10 @@
 """The options that put a helper model before a direct judge: step selection or screenshot summaries.
 
-``make_judge("openai:MODEL", select_steps=K, step_selector=...)`` builds a
+``select_steps=K`` (with ``step_selector``) gives a
 :class:`~agenthorizon.judging.judges.direct_selection.StepSelectionJudge`,
-``make_judge("openai:MODEL", summarise_with=MODEL)`` a
-:class:`~agenthorizon.judging.judges.direct_summaries.ScreenshotSummaryJudge`
-(:data:`HELPER_OPTIONS` lists every option). The helper model is asked on
-the final judge's server with its key variable, timeout and retries unless
-``helper_base_url`` says otherwise; its prices are its own.
+``summarise_with=MODEL`` a :class:`~agenthorizon.judging.judges.direct_summaries.ScreenshotSummaryJudge`.
+The helper uses the final judge's server (unless ``helper_base_url``), key
+variable, timeout and retries; its prices are its own.
 """
 
 from __future__ import annotations
@@ -30,7 +28,11 @@ _SUMMARY_IMAGE_SIZE = (1024, 664)  # one screenshot per request: twice the direc
 
 
 def with_helper(judge: OpenAICompatibleJudge, options: dict[str, Any]) -> BaseJudge:
-    """``judge`` with the helper ``options`` (:data:`HELPER_OPTIONS`) say; ``judge`` itself without any."""
+    """``judge`` with the helper ``options`` (:data:`HELPER_OPTIONS`) say; ``judge`` itself without any.
+
+    Raises ``ValueError`` for both helpers at once, ``step_selector`` without
+    ``select_steps``, or helper options without either helper.
+    """
     given = {name: options.pop(name) for name in list(options) if name in HELPER_OPTIONS}
     steps, selector, summariser = given.get("select_steps"), given.get("step_selector"), given.get("summarise_with")
     if steps is None and selector is None and summariser is None:

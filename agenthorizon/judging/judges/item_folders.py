@@ -1,13 +1,9 @@
-"""Where a command judge's item folders are, and which of them a killed runner left.
+"""Names of a command judge's item folders, and which of them a killed runner left.
 
-Each item of a command judge gets a folder under the judge's workdir root
-(the system temporary folder by default), removed when the item ends. A
-runner killed by ``SIGKILL`` removes nothing, so its folders are named after
-the run and the runner's process: ``agenthorizon-judge-<run tag>-<pid>-<random>``.
-When a run is resumed, :func:`stale_item_folders` names the folders of the
-same run whose process is gone; the runner holds the run folder's lock, so
-no live runner of this run can still be using them, and folders of other
-runs, or of a live process, are never touched.
+Item folders are named ``agenthorizon-judge-<run tag>-<pid>-<random>``, so a
+resumed run can find those of the same run whose process is gone
+(:func:`stale_item_folders`); folders of other runs or of a live process are
+never named.
 """
 
 from __future__ import annotations
@@ -49,7 +45,10 @@ def _alive(pid: int) -> bool:
 
 
 def stale_item_folders(root: str | os.PathLike[str], run_tag: str) -> list[Path]:
-    """The item folders under ``root`` of the run ``run_tag`` whose runner process is gone (links excluded)."""
+    """The item folders under ``root`` of the run ``run_tag`` whose runner process is gone (links excluded).
+
+    Safe to remove by a runner holding the run folder's lock: no live runner of the run can be using them.
+    """
     pattern = re.compile(rf"{re.escape(ITEM_PREFIX)}{re.escape(run_tag)}-(\d+)-.+")
     try:
         with os.scandir(root) as scan:

@@ -1,14 +1,9 @@
 """Knobs: one declaration per judge setting, from which its other spellings are made.
 
-A knob is a field of a frozen settings dataclass (:mod:`~agenthorizon.judging.judges.direct_settings`)
-declared with :func:`knob`: its default, its Python option name (the keyword
-of :func:`~agenthorizon.judging.judges.factory.make_judge` and a preset's key;
-the field's name unless ``option`` says otherwise), its command-line flag with
-help, metavar, type and choices, whether Inspect takes it as a task parameter
-(named as the flag's argparse destination), and where the judge's run record
-holds it (``record``, a key path into :meth:`BaseJudge.spec`). The command
-line's flags (:func:`add_flags`), the flag -> option table, the Inspect
-parameters and the run.json keys are all read from these declarations.
+A knob is a settings-dataclass field declared with :func:`knob`: its default,
+option name (``make_judge``'s keyword, a preset's key), command-line flag,
+Inspect task parameter and run-record path. The CLI flags (:func:`add_flags`),
+the Inspect parameters and the run.json keys are all read from these declarations.
 
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
@@ -16,8 +11,6 @@ parameters and the run.json keys are all read from these declarations.
 ...     temperature: float = knob(0.0, flag="--temperature", help="sampling temperature", record=("sampling", "temperature"))
 >>> [(k.option, k.flag, k.dest, k.record) for k in knobs(Demo)]
 [('temperature', '--temperature', 'temperature', ('sampling', 'temperature'))]
-
-This module does no I/O.
 """
 
 from __future__ import annotations
@@ -43,7 +36,8 @@ _MISSING = dataclasses.MISSING
 class Knob:
     """One setting's spellings besides its field: option name, flag, Inspect parameter, run-record path.
 
-    ``field`` and ``default`` are filled in by :func:`knobs` from the dataclass field.
+    ``option`` defaults to the field's name; ``record`` is a key path into
+    the judge's ``spec()``. ``field`` and ``default`` are filled in by :func:`knobs`.
     """
 
     option: str = ""
@@ -86,7 +80,7 @@ def knob(default: Any = _MISSING, *, default_factory: Any = _MISSING, **declarat
 def knobs(*classes: type) -> list[Knob]:
     """The knobs of settings dataclasses, in declaration order, each with its field name and default.
 
-    Fields declared without :func:`knob` are not knobs (settings a caller may set, of no option name).
+    Fields declared without :func:`knob` are left out.
     """
     found = []
     for cls in classes:
@@ -109,8 +103,7 @@ def add_flags(group: Any, declared: Iterable[Knob], cli: str = CLI_MODEL) -> Non
 def record_value(record: Mapping[str, Any], item: Knob) -> Any:
     """The knob's value as a run record (a judge's ``spec()``) holds it; its default when the record leaves it out.
 
-    Records leave a setting out while it has its default, so that the judge
-    keys of earlier runs stay as they were.
+    Records leave a setting out while it has its default, so that earlier runs' judge keys stay the same.
 
     >>> record_value({"sampling": {"temperature": 0.5}}, Knob(record=("sampling", "temperature")))
     0.5

@@ -1,20 +1,8 @@
-"""Reading a chat-completions answer under the output cap: a JSON body or a server-sent event stream.
+"""Reading a chat-completions answer under the output cap: a JSON body (:func:`completion_from_body`)
+or a server-sent event stream (:class:`EventStream`).
 
-The direct judge reads a server's answer chunk by chunk and keeps at most
-``max_output_bytes`` of it (:mod:`agenthorizon.judging.judges.output_cap`):
-
-- a JSON body (the usual answer) is kept as its last ``max_output_bytes``
-  bytes. When it fitted, it is parsed as it is. When it did not, the answer
-  text is recovered from what was kept: the end of the ``content`` string
-  (the tail starts inside it when the answer text is what made the body
-  long), then the ``usage`` that follows it;
-- a stream (``"stream": true`` in the request, ``text/event-stream``) is read
-  event by event; the answer is the concatenation of the ``delta.content``
-  pieces, of which the last ``max_output_bytes`` bytes are kept, and an event
-  line longer than the cap is skipped and counted.
-
-Either way :class:`Completion` says how many bytes were dropped
-(``truncated_bytes``). This module does no I/O: the caller feeds it bytes.
+Either way only the last ``max_output_bytes`` are kept, and :class:`Completion`
+says how many bytes were dropped. No I/O: the caller feeds bytes.
 """
 
 from __future__ import annotations
@@ -56,10 +44,13 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def completion_from_body(body: TailBuffer) -> Completion:
-    """The completion in a JSON body read into ``body`` (the end of it, when it was longer than the cap).
+    """The completion in a JSON body read into ``body``.
 
-    The buffer is emptied (its bytes are decoded without a copy, then freed),
-    so that at most two copies of what was kept are alive at once.
+    A body that fitted is parsed whole. From a cut body (only its end kept),
+    the answer is the last ``content`` string, or the string the kept end
+    starts inside, and the usage is read from what follows it. Raises :class:`NotACompletion` for a whole
+    body that is not a chat completion. ``body`` is emptied: at most two
+    copies of what was kept are alive at once.
 
     >>> def read(data, limit=10**6):
     ...     body = TailBuffer(limit)
@@ -89,8 +80,7 @@ def completion_from_body(body: TailBuffer) -> Completion:
     if isinstance(content, list):  # some servers return content parts
         content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
     usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
-    # vLLM's reasoning parsers put the thinking here ("reasoning" in newer
-    # releases). Only its length is kept: the verdict is the answer alone.
+    # vLLM's reasoning parsers put the thinking here; only its length is kept (the verdict is the answer alone).
     thinking = message.get("reasoning_content") or message.get("reasoning")
     return Completion(
         text="" if content is None else str(content),
@@ -111,7 +101,7 @@ _FINISH = re.compile(r'"finish_reason"\s*:\s*"([A-Za-z_]+)"')
 
 
 def _split_tail(tail: str) -> tuple[str, str]:
-    """(the answer text, what follows it) recovered from the end of a body that was cut (see the module docstring)."""
+    """(the answer text, what follows it) recovered from the end of a body that was cut."""
     found = None
     for found in _CONTENT_KEY.finditer(tail):
         pass
@@ -138,9 +128,10 @@ def _with_usage(text: str, rest: str, dropped: int) -> Completion:
 class EventStream:
     """A chat-completions event stream, fed as raw chunks; the answer text capped at ``limit`` bytes.
 
-    Lines are split here (not by the HTTP client) so that one endless line
-    cannot grow without bound: a line longer than ``limit`` is skipped, its
-    bytes counted as dropped.
+    The answer is the ``delta.content`` pieces joined (the end kept). Lines
+    are split here, not by the HTTP client, so that one endless line cannot
+    grow without bound: a line longer than ``limit`` is skipped and counted
+    as dropped.
 
     >>> stream = EventStream(limit=1000)
     >>> stream.feed(b'data: {"choices": [{"delta": {"content": "{\\\\"success\\\\""}}]}\\n\\n')

@@ -1,31 +1,9 @@
-"""A judge that calls any OpenAI-compatible chat-completions server.
+"""A judge that calls any OpenAI-compatible chat-completions server (vLLM, SGLang, llama.cpp, OpenRouter, hosted APIs).
 
-vLLM (``vllm serve MODEL``), SGLang, llama.cpp's server, OpenRouter and the
-hosted APIs all speak ``POST {base_url}/chat/completions``; screenshots go as
-base64 ``data:`` URLs in ``image_url`` content parts.
-
-Why httpx and not the ``openai`` client: the retry policy is part of the run's
-behaviour and must be exactly what the docs say (which errors are retried,
-exponential backoff with jitter, ``Retry-After`` honoured, attempts counted in
-the telemetry), one request must be bounded end to end by one timeout, and
-an answer's size by one cap; httpx is already a core dependency, so this
-judge works without the optional ``openai`` package and with servers that
-return slightly non-standard bodies.
-
-The API key is read from the environment variable *named* by
-``api_key_env`` at request time; the key itself is never stored on the judge,
-in its spec or in a run record.
-
-The parts live beside this module, one job each: the screenshots of an item
-(:mod:`~agenthorizon.judging.judges.openai_images`: modes, merging, the token
-budget), the messages (:mod:`~agenthorizon.judging.judges.direct_messages`:
-layouts, the system prompt), one bounded request
-(:mod:`~agenthorizon.judging.judges.openai_transport`) and its answer
-(:mod:`~agenthorizon.judging.judges.openai_answer`), the wire-protocol
-helpers (:mod:`~agenthorizon.judging.judges.openai_protocol`) and the
-settings (:mod:`~agenthorizon.judging.judges.direct_settings`).
-This class holds the options and runs one item: plan, send, fall back to
-mosaics when the server says the request is too large.
+:class:`OpenAICompatibleJudge` posts to ``{base_url}/chat/completions``, screenshots as base64 ``data:`` URLs.
+The API key is read from the environment variable *named* by ``api_key_env`` at request time; the key is never
+stored on the judge, in its spec or in a run record. httpx, not the ``openai`` client: the retries, the
+end-to-end timeout and the answer cap must be exactly as documented.
 """
 
 from __future__ import annotations
@@ -106,39 +84,27 @@ class OpenAICompatibleJudge(BaseJudge):
         (:func:`verdict_response_format`).
     images : ImageOptions, optional
         The screenshots (:class:`~agenthorizon.judging.judges.openai_images.ImageOptions`).
-        Mode ``auto`` (the default) sends per-step images while the item's
-        selected screenshots number at most ``max_images``, and 2x2 mosaics
-        otherwise; when the server answers HTTP 400 because the image limit or
-        the context length was exceeded (:func:`is_serving_limit_error`), the
-        item is sent again as mosaics, then as mosaics under half the image
-        budget. Mode ``none`` is the screenshots ablation: the judge's
-        ``ablation`` names ``screenshots``, so a run withholds them from its
-        inputs altogether. A token budget (``token_budget``) sizes the
-        screenshots per item, covering the images alone or the whole input
-        (``budget_covers``).
+        In mode ``auto`` an item the server refuses as too large
+        (:func:`is_serving_limit_error`) is sent again as mosaics, then as
+        mosaics under half the image budget. Mode ``none`` is the screenshots
+        ablation (``ablation`` names ``screenshots``).
     transport : TransportSettings, optional
-        Server root including ``/v1``; the *name* of the environment variable
-        holding the key (read at request time; when unset the request carries
-        no ``Authorization`` header, an error only for the default OpenAI URL);
-        retries after a transient failure (HTTP 408/409/425/429/5xx, a timeout,
-        a connection error) with backoff, the judge's
-        :class:`~agenthorizon.judging.retry.RetryPolicy` (``retry``), the only
-        retry layer for this judge; the seconds one request may take end to
-        end (each retry gets them again); the most bytes of one answer kept
-        (a cut answer starts with a line saying how many bytes were dropped).
+        Server root including ``/v1``; the *name* of the key's variable (when
+        unset, no ``Authorization`` header: an error only for the default
+        OpenAI URL); retries of transient failures (HTTP 408/409/425/429/5xx,
+        timeouts, connection errors), the judge's only retry layer
+        (``retry``); seconds per request end to end, each retry included
+        anew; the most bytes of one answer kept (a cut answer opens with a
+        line saying how many bytes were dropped).
     budget : BudgetSettings, optional
         US dollars per million input / output tokens, to record a cost.
     message : MessageSettings, optional
-        The prompt (``"project"``, this project's
-        :data:`~agenthorizon.judging.judges.prompts.DIRECT_PROMPT`; ``"release"``,
-        the release's own texts read at run time, see
-        :mod:`agenthorizon.judging.judges.release_prompt`; or a template with
-        ``{{...}}`` placeholders), the layout of the user message
-        (:mod:`~agenthorizon.judging.judges.direct_messages`), step times, and
+        The prompt (``"project"``: :data:`~agenthorizon.judging.judges.prompts.DIRECT_PROMPT`;
+        ``"release"``: the release's own texts, read at :meth:`bind_release`;
+        or a ``{{...}}`` template), the user message's layout, step times, and
         a system prompt file (read when the judge is made, recorded by path
         and sha256).
 
-    Each setting is declared once in :mod:`~agenthorizon.judging.judges.direct_settings`;
     :meth:`from_options` builds the judge from flat option names (``temperature=0.5``).
 
     >>> judge = OpenAICompatibleJudge("m", sampling=SamplingSettings(temperature=0.5))
@@ -170,15 +136,12 @@ class OpenAICompatibleJudge(BaseJudge):
         self.base_url = transport.base_url
         self.api_key_env = transport.api_key_env
         self.image_options = images or ImageOptions()
-        # One concept: sending no image is the screenshots ablation, which the
-        # runner applies to the input (no image lines in the Markdown either).
+        # No image is the screenshots ablation, which the runner applies to the input (Markdown included).
         self.ablation = (ABLATE_SCREENSHOTS,) if self.image_options.mode == IMAGE_MODE_NONE else ()
         self.layout = check_layout(message.layout, bool(message.timestamps))
         self.timestamps = bool(message.timestamps)
         self.system_prompt = None if message.system_prompt is None else SystemPrompt.read(message.system_prompt)
         self.retry = RetryPolicy(transport.retries, float(transport.backoff_base), float(transport.backoff_max))
-        # prompt="release": the release's own texts, read when the judge is
-        # bound to the release it judges (bind_release); "project": the default.
         prompt = message.prompt
         self.prompt_source = prompt if prompt in PROMPT_SOURCES else None
         if prompt == PROMPT_PROJECT:
@@ -198,8 +161,8 @@ class OpenAICompatibleJudge(BaseJudge):
     def from_options(cls, model: str, *, rng: random.Random | None = None, **options: Any) -> OpenAICompatibleJudge:
         """The judge from flat options (``temperature=0.5, image_budget=8``), each grouped into its settings object.
 
-        The names are those :func:`~agenthorizon.judging.judges.direct_settings.option_names`
-        declares (a preset's keys, ``make_judge``'s options); another raises ``TypeError`` naming it.
+        The names are :func:`~agenthorizon.judging.judges.direct_settings.option_names`;
+        another raises ``TypeError`` naming it.
 
         >>> OpenAICompatibleJudge.from_options("m", image_budget=8).image_options.budget
         8
@@ -257,10 +220,9 @@ class OpenAICompatibleJudge(BaseJudge):
         return self.prompt_source == PROMPT_RELEASE
 
     def bind_release(self, root: str | os.PathLike[str]) -> None:
-        """Read the release's judge texts under ``root``; with ``prompt="release"``, build the prompt from them.
+        """With ``prompt="release"``, read the release's judge texts under ``root`` and build the prompt; else nothing.
 
-        The runner calls this with the release it judges before the first
-        item. With another prompt the texts are not used (and not read).
+        The runner calls this with the release it judges before the first item.
         """
         if self.prompt_source != PROMPT_RELEASE:
             return
@@ -332,8 +294,7 @@ class OpenAICompatibleJudge(BaseJudge):
             )
         if not key:
             return {}
-        # Registered before the check: even a refused key is scrubbed from
-        # anything written later.
+        # Registered before the check: even a refused key is scrubbed from anything written later.
         register_secret(key)
         try:
             check_secret(key, self.api_key_env)
@@ -350,10 +311,8 @@ class OpenAICompatibleJudge(BaseJudge):
 
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop or self._client.is_closed:
-            # A client is bound to the loop it was created on; the derived sync
-            # judge() runs a fresh loop per call, the runner one loop per run.
-            # Every phase limit is the whole timeout, so none fires before the
-            # request's own end-to-end bound (openai_transport.post_chat).
+            # A client is bound to its loop (the sync judge() runs a fresh loop per call). Every phase
+            # limit is the whole timeout, so none fires before post_chat's end-to-end bound.
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.transport.timeout), limits=httpx.Limits(max_connections=None)
             )
@@ -373,8 +332,7 @@ class OpenAICompatibleJudge(BaseJudge):
         try:
             return await self._ajudge(judge_input, headers)
         except JudgeError as error:
-            # A server may quote the key back in an error body (a 401 "invalid
-            # key: ..."), raw or escaped; the message ends up in result files and logs.
+            # A server may quote the key back in an error body; the message ends up in result files and logs.
             cleaned = scrub(str(error))
             if cleaned != str(error):
                 raise type(error)(cleaned) from None
@@ -423,10 +381,7 @@ class OpenAICompatibleJudge(BaseJudge):
     async def acomplete(self, messages: list[dict[str, Any]]) -> JudgeOutput:
         """One request of ``messages`` as they are, under this judge's model, sampling, retries and prices.
 
-        For judges built on this one that make calls of their own (a step
-        selector, a screenshot summariser: :mod:`~agenthorizon.judging.judges.direct_selection`,
-        :mod:`~agenthorizon.judging.judges.direct_summaries`): the answer's
-        text and telemetry, as :meth:`ajudge` returns them.
+        For helper calls (step selector, screenshot summariser); returns what :meth:`ajudge` would.
         """
         started = time.perf_counter()
         completion, used = await post_chat(

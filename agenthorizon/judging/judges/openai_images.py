@@ -1,35 +1,9 @@
 """How the direct judge attaches screenshots: the image settings, the plan per item, the token budget.
 
-:class:`ImageOptions` holds a direct judge's screenshot settings and turns them
-into an :class:`ImagePlan` per item:
-
-- **mode** (SPEC section 3): ``auto`` sends one 512x332 image per selected
-  step while their number fits the server's image limit (``max_images``),
-  and 2x2 mosaics (1024x664, reading order stated) otherwise; a server that
-  refuses a request as too large gets the item again as mosaics, then as
-  mosaics under half the image budget (:meth:`ImageOptions.fallback`);
-- **token budget** (``token_budget``), in one of two modes
-  (:data:`BUDGET_COVERS`), both with the estimate of the benchmark authors'
-  preprocessing, ``85 + w * h / 170`` tokens per image (:func:`image_tokens`):
-
-  - ``images`` (the default): the budget covers the images alone; the
-    largest size with the aspect of ``size``, at most ``size``, whose images
-    fit it (:func:`budget_size`). An item whose images cannot fit even at
-    one pixel fails with a :class:`JudgeError` saying what to change.
-  - ``input`` (the authors' rule, SPEC section 5): the budget covers the whole
-    input. The text's estimate (characters // 4, :func:`text_tokens`) and
-    200 tokens are subtracted first, the rest is split over the images, and
-    the width is the largest in [64, ``size``'s width] whose image fits its
-    share, the height ``int(w * 1112 / 1710)`` (:func:`input_budget_size`);
-    the screenshots are resized to exactly that size. When nothing is left,
-    64x41 thumbnails are sent: never an error.
-
-  A long item gets smaller screenshots than a short one. The size chosen is
-  recorded in the item's telemetry (``image_size``, and in ``input`` mode
-  ``text_tokens``, the text's estimate).
-
-This module does no I/O; preparing the images (reading, resizing, encoding)
-is :mod:`agenthorizon.data.images`'s, called through the blind screenshots.
+:class:`ImageOptions` turns a direct judge's screenshot settings into an
+:class:`ImagePlan` per item (mode, SPEC section 3; size under a token budget:
+:func:`budget_size`, :func:`input_budget_size`). No I/O: the images are
+prepared by :mod:`agenthorizon.data.images` through the blind screenshots.
 """
 
 from __future__ import annotations
@@ -70,8 +44,7 @@ BUDGET_COVERS = (BUDGET_IMAGES, BUDGET_INPUT)
 _BASE_TOKENS = 85
 _PIXELS_PER_TOKEN = 170
 _CHARS_PER_TOKEN = 4
-# The authors' whole-input rule (SPEC section 5): tokens kept back besides the
-# text's estimate, the screenshot aspect their sizes follow, the smallest width.
+# The authors' whole-input rule (SPEC section 5): tokens kept back, the aspect, the smallest width.
 _RESERVED_TOKENS = 200
 _AUTHORS_ASPECT = (1710, 1112)
 _MIN_WIDTH = 64
@@ -80,9 +53,8 @@ _MIN_WIDTH = 64
 def image_tokens(width: int, height: int) -> int:
     """Estimated input tokens of one ``width`` x ``height`` image: ``85 + floor(w * h / 170)``.
 
-    The estimate the benchmark authors' preprocessing uses to size screenshots
-    from a token budget (a real model's count differs; this one only has to
-    be the same for every run).
+    The benchmark authors' estimate for sizing screenshots from a token budget
+    (a real model's count differs; this one only has to be the same for every run).
 
     >>> image_tokens(511, 332), image_tokens(512, 332)
     (1082, 1084)
@@ -93,8 +65,9 @@ def image_tokens(width: int, height: int) -> int:
 def budget_size(images: int, token_budget: int, box: tuple[int, int] = (512, 332), *, scale: int = 1) -> tuple[int, int]:
     """The largest size with the aspect of ``box`` and at most ``box`` whose ``images`` images fit ``token_budget``.
 
-    ``scale`` is how many screenshot widths (and heights) one image spans: 2
-    for a 2x2 mosaic, whose tokens are those of a ``2w`` x ``2h`` image.
+    The default rule (``budget_covers="images"``): the budget covers the images
+    alone, each costing :func:`image_tokens`. ``scale`` is how many screenshot
+    widths one image spans: 2 for a 2x2 mosaic.
 
     Raises
     ------
@@ -147,15 +120,13 @@ def _authors_height(width: int) -> int:
 def input_budget_size(
     images: int, token_budget: int, text_chars: int, *, max_width: int = 512, scale: int = 1
 ) -> tuple[int, int]:
-    """The screenshot size when ``token_budget`` covers the whole input (the authors' rule).
+    """The screenshot size when ``token_budget`` covers the whole input (the authors' rule, SPEC section 5).
 
-    The share of one image is ``(token_budget - text_chars // 4 - 200) /
-    images`` tokens; the size is the largest width ``w`` in
-    [64, ``max_width``], with height ``int(w * 1112 / 1710)``, whose estimate
-    ``85 + (scale*w) * (scale*h) / 170`` is at most that share (compared
-    exactly, without rounding). When no width fits -- nothing is left after
-    the text -- the result is the smallest size, 64x41: thumbnails are still
-    sent. ``scale`` is 2 for a 2x2 mosaic, which spans two widths and heights.
+    One image's share is ``(token_budget - text_chars // 4 - 200) / images``
+    tokens; the size is the largest width ``w`` in [64, ``max_width``], height
+    ``int(w * 1112 / 1710)``, whose ``85 + (scale*w) * (scale*h) / 170`` is at
+    most that share (compared exactly). When none fits, 64x41: never an error.
+    ``scale`` is 2 for a 2x2 mosaic. The screenshots are resized to exactly this size.
 
     Parameters
     ----------
@@ -165,11 +136,6 @@ def input_budget_size(
         Tokens allowed for the whole input, text and images.
     text_chars : int
         Characters of the text sent (system prompt, goal, every step's text).
-
-    Returns
-    -------
-    (int, int)
-        Width in [64, ``max_width``] and its height.
 
     >>> input_budget_size(7, 8000, 2360)   # 590 tokens of text: 7210 for 7 images
     (497, 323)
@@ -204,7 +170,8 @@ class ImagePlan:
     asked for); ``server_limit_retries`` how many times the server refused the
     item as too large before this plan; ``halved`` whether the mosaic budget
     was halved after such a refusal; ``size`` the screenshot size chosen for
-    the item (``None``: the settings' size).
+    the item (``None``: the settings' size); ``text_tokens`` the text's
+    estimate under a whole-input budget.
     """
 
     mode: str
@@ -333,8 +300,7 @@ class ImageOptions:
         record = self.settings().to_dict()
         record["max_images"] = self.max_images
         if self.mode == IMAGE_MODE_AUTO:
-            # The per-step settings, plus the layout and reading order of the
-            # mosaics an item falls back to.
+            # The per-step settings, plus the mosaics an item falls back to.
             mosaic = self.settings(IMAGE_MODE_MOSAIC).to_dict()
             record.update(
                 mode=IMAGE_MODE_AUTO,
@@ -362,12 +328,10 @@ class ImageOptions:
     def plan(self, judge_input: JudgeInput, count_text: TextCounter | None = None) -> ImagePlan:
         """The first image plan for an item.
 
-        ``auto`` counts the screenshots the per-step selection would send
-        (:func:`agenthorizon.data.images.select_steps` with the image budget)
-        and merges them into 2x2 mosaics when there are more than
-        ``max_images``; with a token budget, the plan's size is chosen for
-        the number of images sent (and, when it covers the whole input, for
-        the characters of the text sent under the plan, ``count_text(plan)``).
+        ``auto`` merges into 2x2 mosaics when the per-step selection would send
+        more than ``max_images``. With a token budget the size is chosen for the
+        images sent (and, for a whole-input budget, for ``count_text(plan)``
+        characters of text).
         """
         if self.mode == IMAGE_MODE_NONE or not judge_input.screenshots.present:
             return ImagePlan(IMAGE_MODE_NONE)  # text only (an item without screenshots, or withheld)
@@ -414,15 +378,17 @@ class ImageOptions:
     def fallback(
         self, plan: ImagePlan, images_sent: int, judge_input: JudgeInput, count_text: TextCounter | None = None
     ) -> ImagePlan | None:
-        """The plan after the server refused ``plan`` as too large; ``None`` when nothing is left to try."""
+        """The plan after the server refused ``plan`` as too large; ``None`` when nothing is left to try.
+
+        Only in mode ``auto``: per-step images become mosaics, then the mosaic budget is halved once.
+        """
         if self.mode != IMAGE_MODE_AUTO or images_sent == 0:
             return None
         retries = plan.server_limit_retries + 1
         if plan.mode == IMAGE_MODE_PER_STEP:
             following = ImagePlan(IMAGE_MODE_MOSAIC, self._mosaics_for(images_sent), MERGE_SERVER_LIMIT, retries)
         elif plan.mode == IMAGE_MODE_MOSAIC and not plan.halved and images_sent > 1:
-            # Halved once only: a server that refuses even that needs other
-            # settings (--max-model-len, --max-images), not a guessing game.
+            # Halved once only: a server that refuses even that needs other settings (--max-model-len, --max-images).
             reason = plan.merge_reason or MERGE_SERVER_LIMIT
             following = ImagePlan(IMAGE_MODE_MOSAIC, images_sent // 2, reason, retries, halved=True)
         else:

@@ -1,10 +1,5 @@
-"""The OpenAI-compatible chat-completions wire protocol, as the direct judge speaks it.
-
-Pure helpers over what a server sends and expects: which HTTP answers are
-worth retrying, which say the request was too large for the server (so the
-judge merges screenshots and asks again instead of failing the item), the
-``Retry-After`` header, the structured-output ``response_format`` and the
-base URL a run record may show.
+"""Pure helpers of the chat-completions wire protocol: retryable statuses, serving-limit errors,
+``Retry-After``, the structured-output ``response_format`` and the base URL a run record may show.
 """
 
 from __future__ import annotations
@@ -29,14 +24,10 @@ RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 """HTTP statuses worth retrying: timeouts, conflicts, rate limits, server errors (any 5xx is retried too)."""
 
 
-# What servers answer (HTTP 400) when a request has too many images or tokens.
-# vLLM: "At most 4 image(s) may be provided in one request." (older: "... in
-# one prompt."), "You set image=2 (or defaulted to 1) in `--limit-mm-per-prompt`,
-# but passed 3 image items in the same prompt.", "This model's maximum context
-# length is 65536 tokens. However, you requested ...", "The decoder prompt
-# (length 70000) is longer than the maximum model length of 65536.", "The prompt
-# (total length 25938) is too long to fit into the model (context length 4096).";
-# OpenAI: "This model's maximum context length is ..." with code
+# What servers answer (HTTP 400) to too many images or tokens. vLLM: "At most 4 image(s) may be
+# provided in one request.", "You set image=2 ... in `--limit-mm-per-prompt`, but passed 3 image items",
+# "This model's maximum context length is ...", "The decoder prompt (length 70000) is longer than the
+# maximum model length of 65536.", "The prompt ... is too long to fit into the model"; OpenAI: code
 # "context_length_exceeded".
 _SERVING_LIMIT = re.compile(
     r"at most \d+ (?:image|multimodal)|limit[-_ ]mm[-_ ]per[-_ ]prompt|too many images"
@@ -47,11 +38,9 @@ _SERVING_LIMIT = re.compile(
 
 
 def is_serving_limit_error(status: int, body: str) -> bool:
-    """True when an HTTP answer says the request had too many images or tokens for the server.
+    """True when an HTTP 400 or 413 answer says the request had too many images or tokens for the server.
 
-    Only HTTP 400 and 413 qualify; the body is matched against the wording of
-    vLLM and the OpenAI API (image limit, ``--limit-mm-per-prompt``, maximum
-    context length).
+    The judge then merges screenshots and asks again rather than failing the item.
 
     >>> is_serving_limit_error(400, '{"message": "At most 32 image(s) may be provided in one request."}')
     True
@@ -62,11 +51,8 @@ def is_serving_limit_error(status: int, body: str) -> bool:
 
 
 def verdict_response_format() -> dict[str, Any]:
-    """The ``response_format`` that constrains an answer to the verdict schema.
-
-    The OpenAI chat-completions shape, also accepted by vLLM's OpenAI server:
-    ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}``
-    with :func:`agenthorizon.judging.judges.prompts.verdict_json_schema`.
+    """The ``response_format`` (OpenAI and vLLM) that constrains an answer to
+    :func:`~agenthorizon.judging.judges.prompts.verdict_json_schema`.
 
     >>> verdict_response_format()["json_schema"]["name"]
     'verdict'

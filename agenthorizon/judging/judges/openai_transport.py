@@ -1,27 +1,4 @@
-"""One chat-completions request of the direct judge: bounded in time and in size, retried by one policy.
-
-:func:`post_chat` sends one request and reads its answer, with two bounds
-that nothing else undercuts:
-
-- **time**: each attempt -- connecting, sending the body, waiting, and reading
-  the whole answer or stream -- must end within ``timeout`` seconds. The
-  HTTP client's own phase limits are set to the same value, so no shorter
-  limit (such as a fixed read timeout) hides under it, and a server that
-  dribbles bytes cannot keep an attempt alive past it. A timed-out attempt is
-  a transient failure and says which limit it hit;
-- **size**: the answer is read chunk by chunk and at most
-  ``max_output_bytes`` of it is kept (:mod:`~agenthorizon.judging.judges.openai_answer`).
-  Its raw bytes are decoded here, not by the HTTP client, so that no
-  ``Content-Encoding`` layer inflates more than :func:`body_limit` bytes
-  (:mod:`~agenthorizon.judging.judges.content_decoding`); past it the
-  request fails, naming the server and the limit.
-
-The retry policy (:class:`~agenthorizon.judging.retry.RetryPolicy`) retries
-timeouts, lost connections and HTTP 408/409/425/429/5xx (honouring
-``Retry-After``); any other HTTP error fails at once. An HTTP 400 that says
-the request was too large for the server raises :class:`ServingLimitExceeded`
-so that the judge can merge screenshots and ask again.
-"""
+"""One chat-completions request of the direct judge (:func:`post_chat`): bounded in time and size, retried by one policy."""
 
 from __future__ import annotations
 
@@ -54,8 +31,7 @@ BODY_LIMIT_FLOOR = 256 * 2**20
 def body_limit(max_output_bytes: int) -> int:
     """The most bytes one answer may decode to: 256 MiB, or 4 x ``max_output_bytes`` when that is more.
 
-    Far above any real answer (the cap keeps its end only), and low enough
-    that a compressed bomb stops within a second.
+    Far above any real answer, low enough to stop a compression bomb early.
 
     >>> body_limit(16 * 2**20) == 256 * 2**20, body_limit(2**30) == 4 * 2**30
     (True, True)
@@ -116,13 +92,18 @@ async def post_chat(
 ) -> tuple[Completion, int]:
     """POST ``body`` with ``retry``; the completion of the first successful attempt and the attempts used.
 
-    ``parse`` reads a whole (not streamed) answer's body: chat completions by
-    default, another API's answer shape for judges of other protocols.
+    Each attempt (connect, send, read the whole answer or stream) must end
+    within ``timeout`` seconds, however slowly the server sends. At most
+    ``max_output_bytes`` of the answer are kept; its raw bytes are decoded
+    here, no ``Content-Encoding`` layer past :func:`body_limit`. Retried:
+    timeouts, lost connections, HTTP 408/409/425/429/5xx (honouring
+    ``Retry-After``). ``parse`` reads a whole (not streamed) body.
 
     Raises :class:`ServingLimitExceeded` for a request too large for the
-    server, :class:`JudgeError` for an HTTP error not worth retrying or an
-    answer that is not a chat completion, :class:`TransportError` when every
-    attempt failed (its message ends with the last failure).
+    server; :class:`JudgeError` for an HTTP error not worth retrying, an
+    answer that is not a completion or one that inflates too far;
+    :class:`RequestTimeout` or :class:`TransportError` when every attempt
+    failed (the message ends with the last failure).
     """
     import httpx
 

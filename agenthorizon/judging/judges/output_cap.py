@@ -1,10 +1,7 @@
-"""Bounded judge answers: keep the end of an answer, count what was dropped.
+"""Bounded judge answers: keep the end of an answer (:class:`TailBuffer`), count what was dropped.
 
-Every judge kind keeps at most ``max_output_bytes`` of an untrusted answer in
-a :class:`TailBuffer` (the end, where verdicts stand); :func:`truncation_note`
-opens a cut answer. The note holds no brace, so
-:func:`agenthorizon.scoring.verdicts.parse_verdict` reads the kept text as if
-it were not there. No I/O.
+Every judge kind keeps at most ``max_output_bytes`` of an untrusted answer:
+the end, where verdicts stand. No I/O.
 """
 
 from __future__ import annotations
@@ -97,9 +94,8 @@ class TailBuffer:
         """:meth:`take` decoded as UTF-8 (undecodable bytes replaced), without another copy of the bytes.
 
         With ``whole_lines`` and a cut stream, the text starts at the first
-        line that begins inside what was kept (a log's cut first line is
-        noise); the partial line counts as dropped. A kept end with no line
-        break before its last byte is kept whole.
+        line that begins inside what was kept; the partial line counts as
+        dropped. A kept end with no line break before its last byte is kept whole.
         """
         data = self.take()
         start = 0
@@ -113,7 +109,9 @@ class TailBuffer:
 
 
 def truncation_note(dropped: int, limit: int) -> str:
-    """The line that opens a cut answer: what was dropped and why (no braces, see the module docstring).
+    """The line that opens a cut answer: what was dropped and why.
+
+    It holds no brace, so :func:`agenthorizon.scoring.verdicts.parse_verdict` reads the kept text as if it were not there.
 
     >>> truncation_note(3_000_000, 1_048_576)
     '[agenthorizon: answer cut to its last 1048576 bytes (max_output_bytes); the first 3000000 bytes were dropped]\\n'

@@ -1,17 +1,12 @@
 # Over 500 lines: HARNESSES is one table of every agentic CLI's flags and files; adding a harness is one entry here.
-"""Ready presets for the paper's agentic harnesses: ``codex:MODEL``, ``claude:MODEL``,
-``gemini:MODEL``, ``opencode:MODEL``, ``pi:PROVIDER/MODEL`` and ``openhands:MODEL``.
+"""Presets for the paper's agentic harnesses (``codex:MODEL``, ``claude:MODEL``, ``pi:PROVIDER/MODEL``...).
 
-Each preset is one :class:`Harness` entry of :data:`HARNESSES` (data, not
-code); a new harness is one more entry, and a reader in
-:mod:`~agenthorizon.judging.judges.harness_readers` only if its output format
-is new. :class:`HarnessJudge` runs an entry through
-:class:`~agenthorizon.judging.judges.command.CommandJudge` with a private home
-and the release's prompt. Argv placeholders: ``{model}``, ``{prompt}``,
-``{answer_file}`` (outside the working directory), ``{screenshots}``,
-``{tools}`` (the ``agent_tools`` setting's arguments) and ``{effort}`` (the
-reasoning effort's, or nothing). What ``agent_tools`` ``"paper"`` and
-``"read-only"`` allow per CLI: docs/judges.md, "What the agent may do".
+Each preset is one :class:`Harness` entry of :data:`HARNESSES`; :class:`HarnessJudge`
+runs it through :class:`~agenthorizon.judging.judges.command.CommandJudge` with a
+private home. Argv placeholders: ``{model}``, ``{prompt}``, ``{answer_file}``
+(outside the working directory), ``{screenshots}``, ``{tools}`` (the ``agent_tools``
+setting's arguments), ``{effort}`` (the reasoning effort's, or nothing). What
+each ``agent_tools`` setting allows per CLI: docs/judges.md.
 """
 
 from __future__ import annotations
@@ -62,26 +57,25 @@ _OPENCODE_GITIGNORE = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n
 class Harness:
     """One agentic CLI as data.
 
-    ``name``: the spec prefix; ``title``: the CLI's name for people; ``package`` /
-    ``installer`` (``"npm"`` or ``"pip"``, with ``python`` its version) /
-    ``tested_version``: what installs it, at the version the suite runs (the one
-    place it is written). ``argv``: the command line (placeholders in the module
-    docstring); ``stdin``: ``"{prompt}"`` or ``None``; ``reader``: a key of
-    :data:`READERS`; ``answer_file``: the CLI writes its final message to
-    ``{answer_file}``. ``tools`` / ``tools_env``: arguments and variables per
-    :data:`AGENT_TOOLS` setting; ``env``: variables always set;
-    ``sandboxed_env``: only inside the sandbox; ``model_env``: the variable the
-    model goes in, for a CLI that reads it so. ``home``: the login and settings
-    files a private home gets; ``passed_env``: the harness's variables passed on
-    (names or ``PREFIX_*``) besides
-    :data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`; ``config_env``:
-    regular expressions whose first group, found in ``home``'s config files, names
-    one more. ``endpoint_env`` / ``endpoint_keys`` / ``default_endpoints``: where
-    the CLI's model server URL is found, and its default. ``reports_cost``:
-    ``True``, ``False`` (a ``--max-cost`` run is refused) or ``None`` (some models).
-    ``nested_userns``: the CLI needs user namespaces in the sandbox. ``effort`` /
-    ``efforts``: the ``{effort}`` arguments (``{value}`` is the effort) and the
-    accepted values. ``example_model`` / ``model_form``: for help and errors.
+    ``name``: the spec prefix; ``title``: the CLI's name for people; ``package``,
+    ``installer`` (``"npm"`` or ``"pip"`` with ``python``), ``tested_version``:
+    what installs it, at the version the suite runs (written only here).
+    ``argv``: the command line (placeholders: module docstring); ``stdin``:
+    ``"{prompt}"`` or ``None``; ``reader``: a key of :data:`READERS`;
+    ``answer_file``: the CLI writes its final message to ``{answer_file}``.
+    ``tools`` / ``tools_env``: arguments and variables per :data:`AGENT_TOOLS`
+    setting; ``env``: variables always set; ``sandboxed_env``: only in the
+    sandbox; ``model_env``: the variable the model goes in, if any. ``home``:
+    the login and settings files a private home gets; ``passed_env``: variables
+    passed on besides :data:`~agenthorizon.judging.judges.agent_env.BASE_ENV`
+    (names or ``PREFIX_*``); ``config_env``: regular expressions whose first
+    group, in ``home``'s config files, names one more. ``endpoint_env`` /
+    ``endpoint_keys`` / ``default_endpoints``: where the model server's URL is
+    found, and its default. ``reports_cost``: ``True``, ``False`` (a
+    ``--max-cost`` run is refused) or ``None`` (some models). ``nested_userns``:
+    needs user namespaces in the sandbox. ``effort`` / ``efforts``: the
+    ``{effort}`` arguments (``{value}`` is the effort) and accepted values.
+    ``example_model`` / ``model_form``: for help and errors.
     """
 
     name: str
@@ -533,7 +527,7 @@ class HarnessJudge(CommandJudge):
             cost_usd=reading.cost_usd,
             latency_s=latency,
             extra={"harness": self.harness.name, "agent_tools": self.agent_tools, **reading.extra,
-                   # which of the item's files its tool calls opened (issue 34, section 3), where the stream shows calls
+                   # which of the item's files its tool calls opened, where the stream shows calls
                    **evidence_extra(self.harness.reader, stdout, judge_input.trajectory_id),
                    # the start of the answer file cut at --max-output-bytes, counted as stdout's cut is
                    **({"truncated_bytes": answer_dropped} if answer_dropped else {})},

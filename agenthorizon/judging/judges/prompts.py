@@ -1,25 +1,10 @@
-"""The default judge prompts of this project, and how they are filled in.
+"""This project's default judge prompts and how they are filled in (:func:`render_prompt`).
 
-Two templates share one rubric:
-
-* :data:`DIRECT_PROMPT` for model judges that receive everything in one
-  message (the trajectory Markdown inline, screenshots attached as images);
-* :data:`COMMAND_PROMPT` for agentic command-line judges (``claude -p``,
-  ``codex exec``, ``gemini``) that run in a working directory laid out like the
-  release sandbox and read the files themselves.
-
-Placeholders are written ``{{NAME}}``: ``{{TRAJECTORY_ID}}``,
-``{{INSTRUCTION}}``, ``{{MARKDOWN}}`` and ``{{IMAGE_NOTE}}`` (a sentence about
-the attached images, e.g. the mosaic reading order; empty when no image is
-sent). Run records keep a template's text and its sha256 (:func:`prompt_sha256`),
-so a score can be traced to the exact prompt revision.
-
-:func:`verdict_json_schema` is the same answer shape as a JSON Schema, for
-servers that constrain decoding to a schema (``response_format`` of type
-``json_schema`` on vLLM and the OpenAI API).
-
-The mistake-type definitions follow the benchmark's taxonomy (SPEC section 1);
-the wording is this project's own.
+:data:`DIRECT_PROMPT` (everything in one message) and :data:`COMMAND_PROMPT`
+(agentic judges that read the files themselves) share one :data:`RUBRIC`,
+whose mistake types follow the benchmark's taxonomy (SPEC section 1) in this
+project's words. Placeholders are :data:`PLACEHOLDERS`; ``{{IMAGE_NOTE}}`` is a
+sentence about the attached images, empty when none is sent.
 """
 
 from __future__ import annotations
@@ -120,11 +105,9 @@ def verdict_json_schema() -> dict:
 
     ``success`` is a Boolean, ``reasoning`` a string, ``confidence`` one of
     ``schema.CONFIDENCE_VALUES`` and ``mistake_type`` one of
-    ``schema.MISTAKE_TYPES`` or ``null``. Every property is listed in
-    ``required`` and no other property is allowed, because OpenAI's strict
-    structured outputs accept only such schemas; the verdict parser still
-    needs nothing but ``success``. Properties come in the prompt's order, so
-    constrained decoding writes them in the order the prompt describes.
+    ``schema.MISTAKE_TYPES`` or ``null``. All are required and no other is
+    allowed (OpenAI's strict structured outputs accept only such schemas);
+    the verdict parser needs only ``success``. Properties are in the prompt's order.
 
     >>> schema = verdict_json_schema()
     >>> schema["properties"]["success"], schema["properties"]["confidence"]["enum"]
@@ -147,7 +130,7 @@ _PLACEHOLDER = re.compile(r"\{\{([A-Z_]+)\}\}")
 
 
 def prompt_sha256(template: str) -> str:
-    """Hex sha256 of a template's UTF-8 bytes: the prompt revision in run records.
+    """Hex sha256 of a template's UTF-8 bytes: the prompt revision run records keep beside its text.
 
     >>> len(prompt_sha256(DIRECT_PROMPT))
     64
@@ -168,11 +151,9 @@ def per_step_image_note(step_ids: list[int]) -> str:
 def render_prompt(template: str, judge_input: JudgeInput, *, image_note: str = "", markdown: str | None = None) -> str:
     """Fill a template's ``{{...}}`` placeholders for one judge input.
 
-    Unknown placeholders raise ``ValueError`` (a misspelt placeholder would
-    otherwise reach the model verbatim). Substitution is done in one pass, so a
-    placeholder-like string inside the Markdown is left alone. ``markdown``
-    replaces the item's Markdown for ``{{MARKDOWN}}`` (the interleaved layout
-    puts its steps there).
+    Unknown placeholders raise ``ValueError`` (a misspelt one would reach the
+    model verbatim). One pass, so a placeholder-like string inside the Markdown
+    is left alone. ``markdown`` replaces the item's Markdown for ``{{MARKDOWN}}``.
     """
     values = {
         "TRAJECTORY_ID": judge_input.trajectory_id,

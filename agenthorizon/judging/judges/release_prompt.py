@@ -1,12 +1,8 @@
 """The release's own judge texts, ``sandbox/prompt.md`` and ``sandbox/AGENTS.md``, composed into judge prompts.
 
-With these texts (``prompt="release"``) scores are like-for-like with the
-paper. They are read at run time from the release judged (never copied into
-the package), confined and regular files only. :func:`direct_template` puts
-framework, request and the inline Markdown together for a model behind an
-API; :func:`command_template` is the request alone, for agentic judges that
-read the framework from their working directory (:func:`framework_files`);
-:func:`prompt_record` is what run records keep.
+With ``prompt="release"`` scores are like-for-like with the paper. The texts
+are read at run time from the release judged (:func:`read_release_files`),
+never copied into the package.
 """
 
 from __future__ import annotations
@@ -41,10 +37,8 @@ PROMPT_SOURCES = (PROMPT_PROJECT, PROMPT_RELEASE)
 """``prompt=`` values naming a prompt rather than giving a template: this project's
 default, or the release's own texts."""
 
-# The bridge between the release's request (which tells an agent to open
-# files) and a direct judge, which receives the file inline instead. It is
-# this project's text and part of the composed template, so its revision is
-# in the recorded sha256.
+# The bridge from the release's request (which tells an agent to open files) to a direct judge, which
+# gets the file inline. This project's text, covered by the recorded sha256.
 _DIRECT_BRIDGE = f"""
 
 ---
@@ -97,9 +91,9 @@ def _read(root: Path, relpath: str, *, required: bool) -> tuple[str, str] | None
 def read_release_files(root: str | os.PathLike[str]) -> ReleaseFiles:
     """Read ``sandbox/prompt.md``, ``sandbox/AGENTS.md`` (and ``CLAUDE.md``) under ``root``.
 
-    Raises ``FileNotFoundError`` naming a missing required file, and
-    ``ValueError`` when ``prompt.md`` lacks the ``{{TRAJECTORY_ID}}``
-    placeholder (the prompt would not say which trajectory to judge).
+    Each must be a regular file confined to ``root``. Raises
+    ``FileNotFoundError`` naming a missing required file, and ``ValueError``
+    for text that is not UTF-8 or a ``prompt.md`` without ``{{TRAJECTORY_ID}}``.
 
     >>> import pathlib, tempfile
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -141,9 +135,7 @@ def direct_template(files: ReleaseFiles) -> str:
 def command_template(files: ReleaseFiles) -> str:
     """The agentic judge's template: the release's ``prompt.md`` without surrounding whitespace.
 
-    The authors' harness strips the file before replacing ``{{TRAJECTORY_ID}}``
-    and handing it to the CLI (SPEC section 5), so the trailing newline the
-    file ends with is not part of the prompt.
+    As the authors' harness strips it (SPEC section 5).
 
     >>> command_template(ReleaseFiles("r", "\\nJudge {{TRAJECTORY_ID}}.\\n", "F", "F", {}))
     'Judge {{TRAJECTORY_ID}}.'
@@ -200,8 +192,7 @@ def unbound_message(judge: str) -> str:
 def prompt_option(value: str | None, option: str = "--prompt") -> str | None:
     """A prompt option's value as judges take it: a source name as it is, a template file's text.
 
-    The one reading of ``agenthorizon judge --prompt`` and of the Inspect
-    task's ``prompt`` option; ``option`` names the option in errors.
+    Used by ``agenthorizon judge --prompt`` and the Inspect task's ``prompt``; ``option`` names the option in errors.
 
     >>> prompt_option("release"), prompt_option(None)
     ('release', None)

@@ -1,11 +1,10 @@
-"""Confinement for command agents: bubblewrap argv, the agent's user, the program's own files, and killing everything.
+"""Confinement for command agents: bubblewrap argv (:func:`bwrap_argv`), the agent's user, the program's files, killing.
 
 Under bubblewrap an agent runs as an unprivileged user with no capability, in
-private PID, user and (unless ``--agent-network host``) network namespaces,
-on a root of read-only system folders, its program, its item's folders and
-one in-memory disk budget. :func:`exposure` reads back what an argv mounts.
-With ``sandbox="none"`` it is a plain child in its own process group, which
-:func:`kill_agent` still kills. What is confined and why: docs/security.md.
+private PID, user and (unless ``--agent-network host``) network namespaces, on
+read-only system folders, its program, its item's folders and one in-memory
+disk budget. With ``sandbox="none"`` it is a plain child in its own process
+group, which :func:`kill_agent` still kills. Details: docs/security.md.
 """
 
 from __future__ import annotations
@@ -84,12 +83,10 @@ def resolve_sandbox(mode: str) -> str:
 def _install_dir(path: Path) -> Path | None:
     """The installation a program file belongs to, or ``None`` when it is a lone file.
 
-    An installation is a prefix holding the program in its ``bin/`` (or
-    ``sbin/``) with a ``lib/`` beside it (``/opt/node``, npm's global prefix),
-    never the home folder itself, or a Python virtual environment (a
-    ``pyvenv.cfg`` above ``bin/``). A program anywhere else -- a script in a
-    project folder or in ``/tmp`` -- is exposed as that file only: its folder
-    may hold anything (a release, other items' folders).
+    An installation is a prefix (never ``/`` or the home folder) holding the
+    program in ``bin/`` or ``sbin/`` with a ``lib/`` or ``pyvenv.cfg`` beside
+    it. Any other program is exposed as that file only: its folder may hold
+    anything (a release, other items' folders).
 
     >>> import tempfile
     >>> prefix = Path(tempfile.mkdtemp())
@@ -174,9 +171,9 @@ def agent_user() -> tuple[int, int] | None:
 def _mount_parents(targets: Iterable[Path], roots: Sequence[str]) -> list[str]:
     """Folders bubblewrap would create on its way to ``targets``, outside every ``roots`` mount, parents first.
 
-    bubblewrap creates them with the mode of the host folder (``/root`` stays
-    ``0700``), which an unprivileged agent could not cross; they are made
-    ``0755`` beforehand. They hold nothing but the mount points.
+    bubblewrap would give them the host folder's mode (``/root``: ``0700``),
+    which the agent could not cross; they are made ``0755`` beforehand and
+    hold nothing but the mount points.
     """
     made: list[str] = []
     for target in targets:
@@ -211,7 +208,7 @@ def bwrap_argv(
     (:func:`~agenthorizon.judging.judges.agent_disk.read_usage`);
     ``unshare_net``: loopback-only network; ``nested_userns``: allow user
     namespaces (Codex's own sandbox). A first bubblewrap builds the file system
-    as the harness's user; a second, as :func:`agent_user`, enters the user
+    as the harness's user; a second, as :func:`agent_user`, enters a user
     namespace and drops every capability before the command starts.
     """
     read_only, read_write, read_only_over = list(read_only), list(read_write), list(read_only_over)
@@ -351,10 +348,8 @@ USERNS_FIX = (
 def check_sandbox(probe_dir: Path, *, nested_userns: bool = False, unshare_net: bool = False) -> None:
     """Raise ``RuntimeError`` with the fix when bubblewrap cannot create a sandbox on this machine.
 
-    The probe runs the very argv agents run under (both bubblewraps, the
-    agent's user, its user namespace) and checks from inside that the command
-    holds no capability, so a bubblewrap that starts but confines less than
-    promised is refused too.
+    The probe runs the agents' very argv and checks from inside that it holds
+    no capability: a bubblewrap that starts but confines less is refused too.
     """
     if shutil.which("setpriv") is None and agent_user() is not None:
         raise RuntimeError("setpriv (util-linux) is needed to run agents as an unprivileged user; install util-linux")
@@ -392,8 +387,7 @@ def check_sandbox(probe_dir: Path, *, nested_userns: bool = False, unshare_net: 
 def check_writable(folders: Iterable[Path]) -> None:
     """Raise ``RuntimeError`` when the agent's user (:func:`agent_user`) could not write one of ``folders``.
 
-    Only a root harness can fail it: its agent runs as ``nobody``, which may
-    not write a folder root owns.
+    Only a root harness can fail it (its agent runs as ``nobody``).
     """
     user = agent_user()
     if user is None:
@@ -419,9 +413,8 @@ def check_writable(folders: Iterable[Path]) -> None:
 def hand_over(base: Path) -> None:
     """Give the agent's user (:func:`agent_user`) the item's folder ``base`` and everything in it.
 
-    Only when the harness is root: the agent then runs as an unprivileged user
-    that must write its working directory, answer folder, temporary folder and
-    private home. Symbolic links are changed, never followed.
+    Only when the harness is root (the agent then runs as ``nobody``). Symbolic
+    links are changed, never followed.
     """
     user = agent_user()
     if user is None:
@@ -435,11 +428,9 @@ def hand_over(base: Path) -> None:
 def remove_item_folder(base: Path) -> None:
     """Remove the item's folder ``base`` and whatever the agent left in it, without following a link.
 
-    ``shutil.rmtree`` recurses once per folder level (Python 3.11): an agent
-    that leaves a tree a few thousand folders deep makes it raise
-    ``RecursionError`` and leave the folder behind. ``rm -rf`` walks any depth
-    and never follows a link; ``shutil.rmtree`` is the fallback without it.
-    Errors are ignored: a folder that cannot be removed is left, never fatal.
+    ``rm -rf`` first: ``shutil.rmtree`` (the fallback) raises ``RecursionError``
+    on a tree a few thousand folders deep. Errors are ignored: a folder that
+    cannot be removed is left, never fatal.
     """
     rm = shutil.which("rm")
     if rm is not None:
@@ -460,8 +451,7 @@ def remove_item_folder(base: Path) -> None:
 def kill_agent(pid: int, marker: str | None) -> None:
     """SIGKILL an agent: its process group (a bwrap sandbox: the whole namespace) and every process marked ``marker``.
 
-    Idempotent and non-blocking, so a signal handler or a ``finally`` can call it
-    as often as needed.
+    Idempotent and non-blocking: safe in a signal handler or a ``finally``.
     """
     try:
         os.killpg(pid, signal.SIGKILL)

@@ -1,11 +1,5 @@
-"""Is an OpenAI-compatible server there, does it take the key, does it serve the model?
-
-:func:`check_server` is the OpenAI-compatible judge's preflight: one or two
-requests before the first item, so that a dead server, a refused key or an
-unknown model ends the run within seconds with one clear line instead of
-failing every item after its retries. Its answers are read raw and
-decoded under :data:`MODELS_LIMIT` (the model list) and 64 KiB (an error
-body), so a server cannot make the preflight hold a large answer.
+"""The OpenAI-compatible judge's preflight (:func:`check_server`): is the server there, does it take the key,
+does it serve the model? A failure ends the run with one clear line before the first item.
 """
 
 from __future__ import annotations
@@ -26,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["MODELS_LIMIT", "check_server", "refused_message"]
 
 MODELS_LIMIT = 8 * 2**20
-"""The most a ``/models`` answer may decode to: 8 MiB (the OpenAI API's list is about 10 KB)."""
+"""The most a ``/models`` answer may decode to: 8 MiB."""
 _TEXT_LIMIT = 64 * 1024
 
 
@@ -41,10 +35,11 @@ async def check_server(
 ) -> None:
     """Raise :class:`PreflightError` when ``base_url`` cannot be reached, refuses the key or does not serve ``model``.
 
-    Asks ``GET {base_url}/models`` (vLLM and the OpenAI API list their models
-    there; one request, no retries, at most ``timeout`` seconds); when the
-    server has no such endpoint, a one-token chat request instead. Other
-    answers (a busy server's 5xx) are left to the run's retries.
+    Asks ``GET {base_url}/models`` (one request, no retries, at most
+    ``timeout`` seconds), else a one-token chat request when the server has
+    no such endpoint. Other answers (a busy server's 5xx) are left to the
+    run's retries. A ``/models`` list is read up to :data:`MODELS_LIMIT`, any
+    other answer up to 64 KiB.
     """
     import httpx
 
@@ -100,9 +95,7 @@ def refused_message(where: str, status: int, key_variable: str, *, sent: bool) -
 async def _ask(request: Any, where: str, *, models: bool) -> tuple[int, list[str] | None, str]:
     """(status, the model ids of a ``/models`` answer or ``None``, the start of the body as text).
 
-    A 200 answer to ``/models`` is read whole up to :data:`MODELS_LIMIT`
-    (past it: :class:`JudgeError` naming the server and the limit); any
-    other answer only to its first 64 KiB.
+    A ``/models`` list larger than :data:`MODELS_LIMIT` raises :class:`JudgeError`.
     """
     from agenthorizon.judging.judges.openai_transport import decoded_body
 
