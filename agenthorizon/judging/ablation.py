@@ -1,10 +1,9 @@
 """Information ablations: the parts of a judge input a run withholds (paper Table 9).
 
 An ablation is a tuple of :data:`agenthorizon.schema.ABLATION_PARTS` in that
-order, without repeats (``()``: the complete input). This module names, checks
-and describes it; what each part removes is decided only by
-:func:`agenthorizon.judging.inputs.build_judge_input`. It is part of the judge
-key, so ablated and complete runs never share a row or a folder.
+order, without repeats (``()``: the complete input); what each part removes is
+decided only by :func:`agenthorizon.judging.inputs.build_judge_input`. It is
+part of the judge key, so ablated and complete runs never share a row or a folder.
 """
 
 from __future__ import annotations
@@ -35,8 +34,9 @@ def parse_ablation(value: str | Iterable[str] | None, where: str = "ablate") -> 
 
 
 def checked_names(value: str | Iterable[str] | None, known: tuple[str, ...], where: str, what: str) -> list[str]:
-    """The names ``value`` gives (comma-separated or an iterable), each one of ``known``; the one rule of
-    ``--ablate`` and ``--perturb``. The error names ``where``, the unknown ``what`` and the accepted names.
+    """The names ``value`` gives (comma-separated or an iterable), each one of ``known`` (``--ablate``, ``--perturb``).
+
+    The ``ValueError`` names ``where``, the unknown ``what`` and the accepted names.
 
     >>> checked_names("a, b", ("a", "b"), "x", "part"), checked_names(None, ("a",), "x", "part")
     (['a', 'b'], [])

@@ -1,11 +1,7 @@
-"""The screenshots a judge gets, from whatever form a row holds them in.
+"""The screenshots a judge gets (:func:`screenshot_sources`), from whatever form a row holds them in.
 
 :class:`~agenthorizon.data.screenshots.BlindScreenshots` (decoded on access,
-aligned with the steps, never showing a path) is defined beside
-``LazyScreenshots`` in :mod:`agenthorizon.data.screenshots`, because blind
-dataset rows hold it too; it is re-exported here. :func:`screenshot_sources`
-takes the per-step sources from whatever form a row has (``LazyScreenshots``,
-``BlindScreenshots``, decoded images, file paths in step records).
+never showing a path) is re-exported from :mod:`agenthorizon.data.screenshots`.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""What a judge must not see, removed from the data it does see: hidden keys and deliverable ids.
+"""What a judge must not see, removed from the data it does see: hidden keys (:func:`strip_hidden`) and pairing ids (:func:`scrub_ids`).
 
-:func:`strip_hidden` removes the keys named in
-:data:`agenthorizon.schema.HIDDEN_FIELDS` from nested data (action
-parameters, task metadata); :func:`scrub_ids` replaces the pairing ids a full
-row carries (``steps_id``, ``instruction_id``, ``pair_group_id``) by the
-item's own trajectory id wherever they are spelt in the Markdown or the
-action parameters. Both serve :func:`agenthorizon.judging.inputs.build_judge_input`,
-the one builder of blind judge inputs.
+Both serve :func:`agenthorizon.judging.inputs.build_judge_input`, the one
+builder of blind judge inputs.
 """
 
 from __future__ import annotations
@@ -53,13 +48,11 @@ def strip_hidden(value: Any) -> Any:
 def may_hold_hidden(objects: Sequence[dict[str, Any]], text: str) -> bool:
     r"""False only when no mapping in ``objects``, at any depth, has a key of ``schema.HIDDEN_FIELDS``.
 
-    ``objects`` were decoded from the JSON ``text`` (an array of them). When
-    the text holds exactly one ``{`` per object, no object nests another
-    (every nested object has its own brace, and a brace inside a string only
-    adds one), so only their own keys can be hidden: one C-level set test
-    of all keys. Otherwise the text is searched for each hidden key in
-    quotes and for ``\u`` (an escape can spell a key); a hit only means
-    "strip to be sure".
+    ``objects`` were decoded from the JSON ``text`` (an array of them). With
+    exactly one ``{`` per object no object nests another (a brace inside a
+    string only adds one), so only their own keys are tested. Otherwise the
+    text is searched for each hidden key in quotes and for ``\u`` (an escape
+    can spell a key); a hit only means "strip to be sure".
 
     >>> may_hold_hidden([{"x": 1}, {"label": "a"}], '[{"x": 1}, {"label": "a"}]')
     True
@@ -94,10 +87,9 @@ def _may_mention(parameters: list[dict[str, Any]], text: str | None, values: Seq
     r"""False only when no string or key of ``parameters`` contains any of ``values``.
 
     Searches the JSON text the parameters were decoded from when it has no
-    backslash: without escapes every decoded string (and key) is spelt
-    verbatim in it, so a value in any of them is found (the text may also hold
-    keys removed as hidden, which can only give a harmless True). Otherwise it
-    searches one ``json.dumps`` of all parameters together, not one per step.
+    backslash (then every decoded string is spelt verbatim in it; keys removed
+    as hidden can only give a harmless True), else one ``json.dumps`` of all
+    parameters.
 
     >>> _may_mention([{"text": "see d-0001"}], '[{"text": "see d-0001"}]', ["d-0001"])
     True
@@ -118,14 +110,12 @@ def scrub_ids(
     parameters: list[dict[str, Any]],
     parameters_text: str | None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """``markdown`` and ``parameters`` with the row's deliverable ids replaced by ``trajectory_id``.
+    """``markdown`` and ``parameters`` with the row's pairing ids replaced by ``trajectory_id``.
 
-    A full row tells us the deliverable ids; make sure no other spelling of an
-    image path (or anything else) carries them into the Markdown or the
-    action parameters the Markdown is rendered from. Ids shorter than 8
-    characters are left alone (they would match ordinary text).
-    ``parameters_text`` is the JSON text the parameters were decoded from, if
-    any (a fast first search).
+    The ids are a full row's ``steps_id``, ``instruction_id`` and
+    ``pair_group_id``; ids shorter than 8 characters are left alone (they
+    would match ordinary text). ``parameters_text`` is the JSON text the
+    parameters were decoded from, if any (a fast first search).
 
     >>> row = {"steps_id": "0123456789-abcdef"}
     >>> scrub_ids(row, "t1", "see 0123456789-abcdef", [{"path": "/x/0123456789-abcdef/a.png"}], None)

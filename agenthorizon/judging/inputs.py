@@ -1,11 +1,6 @@
-"""Blind judge inputs: the one place where a dataset row becomes what a judge sees.
+"""Blind judge inputs: the one place where a dataset row becomes what a judge sees (:func:`build_judge_input`).
 
-:func:`build_judge_input` copies a whitelist of fields into a frozen
-:class:`JudgeInput`, strips :data:`agenthorizon.schema.HIDDEN_FIELDS` from
-nested mappings, re-points screenshots from the ``steps_id`` folder to the
-``trajectory_id`` and applies the information ablations and perturbations. No
-I/O while building; why it is built this way: docs/architecture.md, "Design
-notes by module".
+Design notes: docs/architecture.md, "Design notes by module".
 """
 
 from __future__ import annotations
@@ -168,7 +163,12 @@ def _require(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
 def build_judge_input(
     row: Mapping[str, Any], *, ablate: str | Iterable[str] | None = None, perturb: str | Iterable[str] | None = None
 ) -> JudgeInput:
-    """The blind :class:`JudgeInput` of one dataset row (full or blind, any ``images`` mode).
+    """The blind :class:`JudgeInput` of one dataset row (full or blind, any ``images`` mode); no I/O.
+
+    Only a whitelist of fields is copied; keys of
+    :data:`agenthorizon.schema.HIDDEN_FIELDS` are stripped at any depth, and
+    screenshots and ids are re-pointed from the ``steps_id`` to the
+    ``trajectory_id``, so the label never reaches a judge.
 
     Required: ``trajectory_id`` (non-empty str), ``instruction`` (str), ``steps``
     (each with a str ``action_type`` or an ``action`` object with ``type``).
@@ -268,8 +268,7 @@ def build_judge_input(
     )
     if not ablation and not perturbation:
         return judge_input
-    # The release Markdown holds every part; the ablated one is rendered from
-    # the ablated (and already blind) JSON, so it holds exactly what that holds.
+    # Rendered from the ablated (and already blind) JSON, so it holds exactly what that holds.
     markdown = to_markdown(judge_input.trajectory_json(), actions=ABLATE_ACTIONS not in ablation)
     if PARAPHRASE in perturbation:
         markdown = paraphrase_markdown(markdown)

@@ -1,4 +1,4 @@
-"""Presentation perturbations: the same item shown another way (issue 34, section 6).
+"""Presentation perturbations: the same item shown another way.
 
 - ``shuffle-screenshots``: screenshots permuted within windows of
   :data:`SHUFFLE_WINDOW`, seeded by the trajectory id;
@@ -7,8 +7,8 @@
   ``floor(n/2)`` steps (ids unchanged); not both;
 - ``paraphrase``: action lines reworded (:func:`paraphrase_action`).
 
-Pure rules; applying them is :func:`agenthorizon.judging.inputs.build_judge_input`'s
-job. A perturbation is part of the judge key (``run.json``'s ``perturbation``).
+Pure rules, applied by :func:`agenthorizon.judging.inputs.build_judge_input`.
+A perturbation is part of the judge key.
 """
 
 from __future__ import annotations
@@ -92,10 +92,9 @@ def kept_steps(n_steps: int, perturbation: Sequence[str]) -> range:
 def shuffled_order(present: Sequence[int], trajectory_id: str, window: int = SHUFFLE_WINDOW) -> dict[int, int]:
     """Where each screenshot comes from under ``shuffle-screenshots``: ``{position: source position}``.
 
-    ``present`` are the positions that have a screenshot, in order; they are
-    cut into windows of ``window`` consecutive screenshots and each window
-    of two or more is permuted (never left as it is) by a generator seeded
-    from the trajectory id: the same item always gets the same order.
+    ``present`` (positions with a screenshot, in order) is cut into windows
+    of ``window``; each window of two or more is permuted (never left as it
+    is), seeded by the trajectory id: the same item always gets the same order.
 
     >>> order = shuffled_order([0, 1, 2, 3, 4], "t1")
     >>> sorted(order) == sorted(order.values()) == [0, 1, 2, 3, 4], order[4]

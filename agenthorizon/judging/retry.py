@@ -1,10 +1,7 @@
-"""The one retry policy: how many attempts an item gets and how long to wait between them.
+"""The one retry policy (:class:`RetryPolicy`), used by the runner and by judges that retry themselves.
 
-Both layers that could retry use this one dataclass: the OpenAI-compatible
-judge (per HTTP request) and the runner (per item, for judges that do not
-retry themselves). A judge that carries a ``retry`` policy retries on its own
-and the runner then makes exactly one attempt, so ``--retries N`` means at
-most ``N + 1`` attempts per item, never a product of two layers.
+A judge that carries a ``retry`` policy retries on its own and the runner then
+makes one attempt, so ``--retries N`` means at most ``N + 1`` attempts per item.
 """
 
 from __future__ import annotations

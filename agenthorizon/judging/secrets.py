@@ -1,11 +1,6 @@
-"""Secrets (API keys) the package must never write: validation and scrubbing.
+"""Secrets (API keys) the package must never write: registration, validation and scrubbing (:func:`scrub`).
 
-Judges register the secrets they read (:func:`register_secret`), the package
-the secret-looking variables of its environment (:func:`register_environment`);
-every written text goes through :func:`scrub`, which replaces each
-representation of each secret (raw, ``repr``, JSON, percent-encoded) by
-``[API key]``. :func:`check_secret` refuses a key with whitespace or control
-characters without echoing it. See docs/security.md, "Secrets".
+Every written text goes through :func:`scrub`. See docs/security.md, "Secrets".
 """
 
 from __future__ import annotations
@@ -100,12 +95,10 @@ def _secret_like(value: str) -> bool:
 
 
 def register_environment(environ: Mapping[str, str]) -> list[str]:
-    """Register the value of every secret-looking variable of ``environ`` (:func:`is_secret_name`);
-    return their names, sorted.
+    """Register the value of every secret-looking variable of ``environ`` (:func:`is_secret_name`); their names, sorted.
 
-    Values shorter than 8 characters, a path (``/...``: ``SSH_AUTH_SOCK``, ``XAUTHORITY``) or a lowercase
-    word (``PIP_KEYRING_PROVIDER=disabled``) are settings, not secrets: scrubbing them would redact
-    ordinary text.
+    Values shorter than 8 characters, a path (``/...``) or a lowercase word are
+    settings, not secrets: scrubbing them would redact ordinary text.
 
     >>> register_environment({"HF_TOKEN": "hf_doctest_0123", "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
     ...                       "PIP_KEYRING_PROVIDER": "disabled", "PATH": "/usr/bin:/bin"})

@@ -1,11 +1,7 @@
-"""A dataset row's steps read into blind columns: ids, action types, parameters, timestamps.
+"""A dataset row's steps read into blind columns (:func:`read_steps`), the step part of ``build_judge_input``.
 
-:func:`read_steps` is the step part of
-:func:`agenthorizon.judging.inputs.build_judge_input`. It takes the fast path
-for the steps of a dataset row (C-level column reads, one JSON decode for all
-parameters) and falls back to a step-by-step path, whose errors name the
-step, for anything else (release-shaped step records, hand-made rows).
-Every step's parameters come out with the hidden keys removed.
+Dataset rows take a fast path; anything else (release-shaped step records,
+hand-made rows) a step-by-step one whose errors name the step.
 """
 
 from __future__ import annotations
@@ -76,12 +72,10 @@ _ROW_STEP_FIELDS = operator.itemgetter("step_id", "action_type", "parameters", "
 def _row_step_columns(raw_steps: Sequence[Any]) -> tuple[tuple[Any, ...], ...] | None:
     """``(step_ids, action_types, parameter texts, timestamps)`` of a dataset row's steps, or ``None``.
 
-    The fast path of :func:`build_judge_input`, which the runner calls once per
-    item on its event loop: the columns are taken with C-level ``map``/``zip``
-    and type-checked as sets, instead of several Python loops over about 130
-    steps. ``None`` (use the step-by-step path, whose errors name the step)
-    when any step is not a ``dict`` with the four fields, an id is not an
-    ``int`` or a type not a ``str``.
+    The fast path (C-level ``map``/``zip``, types checked as sets; it runs on
+    the runner's event loop). ``None`` (use the step-by-step path) when any
+    step is not a ``dict`` with the four fields, an id is not an ``int`` or a
+    type not a ``str``.
 
     >>> _row_step_columns([{"step_id": 0, "action_type": "click", "parameters": "{}", "timestamp_us": None}])
     ((0,), ('click',), ('{}',), (None,))
@@ -104,11 +98,10 @@ def _all_parameters(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Every step's parameters, hidden keys removed, and the JSON text they were decoded from.
 
-    ``texts`` holds each step's ``parameters`` field. Rows store each step's
-    parameters as a JSON string; decoding them as one JSON array is several
-    times faster than one ``json.loads`` per step, which matters for 300-step
-    trajectories. Any surprise falls back to the per-step path, whose errors
-    name the step (and then the text is ``None``).
+    ``texts`` holds each step's ``parameters`` field; JSON strings are decoded
+    as one array (faster than one ``json.loads`` per step). Anything else
+    falls back to the per-step path, whose errors name the step (the text is
+    then ``None``).
     """
     try:
         joined = "[" + ",".join(texts) + "]"  # TypeError unless every step has a JSON text

@@ -1,14 +1,4 @@
-"""The screenshot summaries a summarising judge made, as a dataset to load and inspect.
-
-:class:`~agenthorizon.judging.judges.direct_summaries.ScreenshotSummaryJudge`
-keeps each summary in the call cache, by screenshot content and summariser,
-and lists each item's screenshots beside them. :func:`load_summaries` joins
-the two into one ``datasets.Dataset``, a row per item and step (a summary
-shared by several items appears once per item); a summary no item lists (its
-item's judging stopped before the list was written) is a row with
-``trajectory_id`` and ``step_id`` ``None``, never dropped. Save it with
-``.to_parquet(path)``; filter one summariser with ``summariser_key``.
-"""
+"""The screenshot summaries a summarising judge cached, as a dataset to load and inspect (:func:`load_summaries`)."""
 
 from __future__ import annotations
 
@@ -27,6 +17,10 @@ SUMMARY_COLUMNS = ("trajectory_id", "step_id", "screenshot_sha256", "summariser_
 def load_summaries(cache_dir: str | os.PathLike[str] | None = None, *, summariser_key: str | None = None) -> Any:
     """Every cached screenshot summary, a row per item and step, as a ``datasets.Dataset``.
 
+    A summary shared by several items appears once per item; a summary no item
+    lists (its item's judging stopped first) is a row with ``trajectory_id``
+    and ``step_id`` ``None``, never dropped.
+
     Parameters
     ----------
     cache_dir : path, optional
@@ -41,6 +35,11 @@ def load_summaries(cache_dir: str | os.PathLike[str] | None = None, *, summarise
         Columns :data:`SUMMARY_COLUMNS`, sorted by trajectory id and step
         (unlisted summaries last). Tokens and cost are those of the call that
         made the summary (``None`` when the server did not say).
+
+    Raises
+    ------
+    ValueError
+        An item lists a screenshot whose summary is not in the cache.
     """
     import datasets
 

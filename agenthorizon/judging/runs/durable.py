@@ -1,19 +1,8 @@
-"""Durable, atomic files: each written to a temporary file, fsynced, renamed, its folder fsynced.
+"""Durable, atomic files (:func:`write_durable`): written to a temporary file, fsynced, renamed, the folder fsynced.
 
-A run writes one result file per item, and a result counts (progress,
-``records``, the run record's counts) only once it is durable: a crash may
-lose what was in flight, never a result the run said it had.
-:func:`write_durable` makes one file durable:
-
-1. the text is written to a temporary file beside its target
-   (``.<name>.<random>.tmp``) and fsynced;
-2. it is renamed over its target, so a reader sees the old file or the
-   complete new one, never a torn one;
-3. the target's folder is fsynced, which makes the rename durable.
-
-A crash before step 3 leaves complete files and temporary files; readers
-ignore the temporary files (their names are not ``<uuid>.json``) and the
-runner removes its own when it resumes (:func:`remove_temp_files`).
+A reader sees the old file or the complete new one, never a torn one. A crash
+can leave temporary files (``.<name>.<random>.tmp``); readers ignore them and
+the runner removes its own when it resumes (:func:`remove_temp_files`).
 """
 
 from __future__ import annotations
@@ -56,7 +45,7 @@ def is_temp_of(name: str, target: str) -> bool:
 
 
 def write_durable(path: Path, text: str) -> None:
-    """Write ASCII ``text`` to ``path`` atomically and durably (module docstring); raises ``OSError``.
+    """Write ASCII ``text`` to ``path`` atomically and durably; raises ``OSError``.
 
     When writing or renaming fails, the temporary file is removed and
     ``path`` is as it was. When only the folder's fsync fails, the new file

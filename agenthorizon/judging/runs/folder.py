@@ -1,40 +1,13 @@
 # Over 500 lines: the run folder's names, readers, writers and lock: one on-disk format kept in one place.
-"""Run folders: the names of their files, the one listing of them, their readers and writers, the runner's lock.
+"""Run folders: their file names, readers and writers, and the runner's lock (:class:`RunDirectory`).
 
-A run folder holds one ``<trajectory_id>.json`` per finished item (a
-:class:`~agenthorizon.judging.runs.records.ResultRecord`), the run record
-``run.json`` (``run-shard-I-of-N.json`` for a shard; a
-:class:`~agenthorizon.judging.runs.records.RunRecord`) and, while a runner
-works in it, a lock file. Every reader -- the runner's resume, ``score``,
-``leaderboard``, ``report``, ``plot``, the demo -- goes through
-:func:`read_results` and :func:`read_run_record`, so a file is validated the
-same way wherever it is read; both also take an Inspect log (``.eval``) of
-the task ``agenthorizon/agenthorizon`` as a run
-(:mod:`agenthorizon.judging.runs.inspect_log`) (the records and their migration are in
-:mod:`agenthorizon.judging.runs.records`).
-
-Nothing is trusted by name: a result file whose ``trajectory_id`` is not its
-file name is invalid (reason ``id_mismatch``), and one whose ``judge_key`` is
-not its run's is invalid (reason ``judge_mismatch``); both are shown in a
-score and judged again on resume.
-
-Files are written atomically (temporary file in the same directory, fsync,
-rename, directory fsync; :mod:`agenthorizon.judging.runs.durable`), so a
-crash leaves either the old file, the new file or nothing, never a truncated
-one; a temporary file left by a crash (``.<name>.<random>.tmp``) is not a
-result, and the runner removes its own when it resumes. Files whose stem is
-not a UUID (run records, notes) are not results.
-
-:class:`RunDirectory` is the runner's view of its output folder. Its lock
-(``run.lock``, or ``run-shard-I-of-N.lock`` beside a shard's record) holds
-the runner's pid, host and start time: a second runner on the same folder
-and shard fails at once naming the holder, and the lock of a process that is
-no longer alive on this host is taken over.
-
-Just over 500 lines on purpose: it is the one place a run folder is read
-(result files, run records, Inspect logs taken as runs) and written
-atomically; splitting readers from the resume check would give two
-listings of the same files again.
+A run folder holds one ``<trajectory_id>.json`` per finished item, the run
+record ``run.json`` (``run-shard-I-of-N.json`` for a shard) and, while a
+runner works in it, a lock file. Every reader goes through
+:func:`read_results` and :func:`read_run_record`, which also take an Inspect
+log (``.eval``) as a run. Nothing is trusted by name: a result whose
+``trajectory_id`` is not its file name (``id_mismatch``) or whose
+``judge_key`` is not its run's (``judge_mismatch``) is invalid.
 """
 
 from __future__ import annotations
@@ -81,10 +54,9 @@ LOCK_SUFFIX = ".lock"
 RECORD_SPARE_BYTES = 16384
 """Trailing spaces after a run record's JSON: room to rewrite it in place on a full disk."""
 RESULT_LIMIT = 256 * 2**20
-"""The largest result file (or JSONL line) read: 256 MiB, far above a result's answers at the default
-16 MiB ``--max-output-bytes`` each. A larger one is refused unread, naming it."""
+"""The largest result file (or JSONL line) read: 256 MiB. A larger one is refused unread, naming it."""
 RECORD_LIMIT = 64 * 2**20
-"""The largest run record read: 64 MiB (a record of every item of ``all`` is under 1 MiB)."""
+"""The largest run record read: 64 MiB."""
 _LOCK_LIMIT = 64 * 1024
 _SHARD_RECORD = re.compile(r"^run-shard-(\d+)-of-(\d+)\.json$")
 _RESULT_NAME = re.compile(UUID_PATTERN.pattern + r"\.json")
@@ -133,19 +105,14 @@ def record_paths(run_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 def write_json_atomic(path: Path, payload: Mapping[str, Any], *, spare: int = 0) -> None:
-    """Write ``payload`` as JSON to ``path`` durably, so that readers never see a partial file.
+    """Write ``payload`` as JSON to ``path`` durably (:func:`~agenthorizon.judging.runs.durable.write_durable`).
 
-    The text is :func:`~agenthorizon.judging.runs.durable.encode_json`'s:
-    ASCII, registered secrets scrubbed (:mod:`agenthorizon.judging.secrets`).
-    Encoding happens before the disk is touched, so ``TypeError``/``ValueError``
-    mean the payload, ``OSError`` the disk; the file is written by
-    :func:`~agenthorizon.judging.runs.durable.write_durable`, as the runner's
-    result files are (:mod:`agenthorizon.judging.runs.writer`).
-
-    ``spare`` adds that many trailing spaces (still valid JSON). When the disk
-    is full, a file written with spare bytes is overwritten in place instead
-    (no new blocks needed) if the new text fits: how a run record still says
-    why the run stopped.
+    The text is ASCII with registered secrets scrubbed
+    (:func:`~agenthorizon.judging.runs.durable.encode_json`). ``TypeError``/``ValueError``
+    mean the payload (raised before the disk is touched), ``OSError`` the disk.
+    ``spare`` adds that many trailing spaces; on a full disk, a file written
+    with spare bytes is overwritten in place if the new text fits, so that a
+    run record can still say why the run stopped.
     """
     text = encode_json(payload, spare=spare)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -197,13 +164,9 @@ def _read_record(path: Path) -> RunRecord:
 def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
     """The run record of a run folder: ``run.json``, else its shard records merged; or of an Inspect log.
 
-    An Inspect log (``.eval``) of the task ``agenthorizon/agenthorizon`` is
-    read by :func:`agenthorizon.judging.runs.inspect_log.read_log_record`.
-
     Shard records are merged by
-    :func:`~agenthorizon.judging.runs.records.merge_shard_records` (they
-    must agree on the judge key and the selection). A folder without any
-    record gives ``None`` (its results alone are still scoreable).
+    :func:`~agenthorizon.judging.runs.records.merge_shard_records`. A folder
+    without any record gives ``None`` (its results are still scoreable).
 
     Raises
     ------
@@ -241,20 +204,16 @@ def read_result(run_dir: str | os.PathLike[str], trajectory_id: str) -> ResultRe
 
 @dataclass
 class ResultSet:
-    """Results read from one or more run directories or JSONL files.
+    """Results read from one or more run directories, JSONL files or Inspect logs, by trajectory id.
 
-    ``records`` maps trajectory id to its :class:`ResultRecord` (the runner's
-    result files); ``values`` maps trajectory id to a prediction that is not a
-    runner result (a bare verdict file in a folder, a JSONL line's object);
-    ``unreadable`` maps trajectory id to a message for result files that
-    exist but cannot be read as a result (they score as invalid, reason
-    ``malformed_json``); ``untrusted`` maps trajectory id to
-    ``(reason, message)`` for results that are not what their name claims
-    (reason ``id_mismatch`` or ``judge_mismatch``); ``sources`` maps
-    trajectory id to the file (and line) it came from; ``ignored`` lists the
-    files of a folder that are not ``<uuid>.json``; ``run_records`` maps each
-    folder read (as it was named) to its run record, ``None`` when it has none
-    (read once, for the judge-key check; :func:`run_records` passes them on).
+    ``records``: runner results (:class:`ResultRecord`); ``values``: other
+    predictions (a bare verdict file, a JSONL line's object); ``unreadable``:
+    a message for result files that cannot be read (scored invalid,
+    ``malformed_json``); ``untrusted``: ``(reason, message)`` for results
+    that are not what their name claims (``id_mismatch``, ``judge_mismatch``);
+    ``sources``: the file (and line) each came from; ``ignored``: a folder's
+    files that are not ``<uuid>.json``; ``run_records``: each folder read
+    (as named) -> its run record, ``None`` when it has none.
     """
 
     records: dict[str, ResultRecord] = field(default_factory=dict)
@@ -279,13 +238,11 @@ class ResultSet:
         return set(self.records) | set(self.values) | set(self.unreadable) | set(self.untrusted)
 
     def predictions(self, wanted_ids: Iterable[str] | None = None) -> dict[str, Any]:
-        """Trajectory id -> prediction, in the form :func:`agenthorizon.score` takes: scoring's boundary.
+        """Trajectory id -> prediction, in the form :func:`agenthorizon.score` takes.
 
-        A runner result gives :meth:`ResultRecord.prediction`; a result file
-        that exists but cannot be read is an invalid prediction
-        (``malformed_json``), an untrusted one is invalid with its own reason;
-        neither is ever a missing one. Ids without any file are absent here and
-        score as ``missing``. ``wanted_ids`` keeps only those ids.
+        An unreadable result is invalid (``malformed_json``), an untrusted one
+        invalid with its own reason; neither is ever missing. Ids without any
+        file are absent and score as ``missing``. ``wanted_ids`` keeps only those ids.
         """
         predictions: dict[str, Any] = {tid: record.prediction() for tid, record in self.records.items()}
         predictions.update(self.values)
@@ -300,18 +257,14 @@ class ResultSet:
 
 
 def read_results(paths: Iterable[str | os.PathLike[str]]) -> ResultSet:
-    """Read result directories and/or JSONL files into one :class:`ResultSet`.
+    """Read result directories, JSONL files and Inspect logs into one :class:`ResultSet`.
 
-    A directory contributes every ``<uuid>.json`` in it (other files are listed
-    in ``ignored``): one with the shape of a result record
-    (:func:`agenthorizon.scoring.predictions.is_result_record`) is validated
-    as a :class:`ResultRecord` and checked against its name and its folder's
-    run record (``untrusted``), any other object is a prediction for the
-    scorer to judge. A ``.jsonl`` file contributes one object per non-blank
-    line, each carrying ``trajectory_id``. An Inspect log (``.eval``)
-    contributes one result per sample
-    (:func:`agenthorizon.judging.runs.inspect_log.read_log_results`). An item that appears twice raises,
-    because silently keeping either copy would change a score.
+    A directory contributes every ``<uuid>.json`` in it: one shaped like a
+    result record is validated and checked against its name and its folder's
+    run record, any other object is a prediction for the scorer. A ``.jsonl``
+    file contributes one object with a ``trajectory_id`` per non-blank line;
+    an Inspect log (``.eval``) one result per sample. An item that appears
+    twice raises ``ValueError``: keeping either copy would change a score.
     """
     found = ResultSet()
     for raw_path in paths:
@@ -373,8 +326,7 @@ def run_records(
 ) -> dict[str, RunRecord | None]:
     """Each run folder or Inspect log among ``paths`` (as named) -> its run record; ``None``: a folder without one.
 
-    JSONL files have no record and are left out. A folder whose results are in
-    ``results`` is not read again: its record is the one they were checked against.
+    JSONL files are left out. A folder read into ``results`` is not read again.
 
     >>> run_records([])
     {}
@@ -469,7 +421,7 @@ class RunDirectory:
     """A run folder as one runner sees it: its lock, its record and its results.
 
     ``name`` is the record's file name (``run.json`` or a shard's); the lock
-    is the same name with ``.lock``, so the shards of one run can work in one
+    is the same stem with ``.lock``, so the shards of one run can work in one
     folder at once while two runners of the same shard cannot.
     """
 
@@ -492,12 +444,10 @@ class RunDirectory:
         return hashlib.sha256(f"{self.path.resolve()}\0{self.name}".encode()).hexdigest()[:16]
 
     def acquire(self) -> None:
-        """Take the folder's lock, or fail at once naming its holder.
+        """Take the folder's lock (pid, host, start time), or raise :class:`RunLockedError` naming its holder.
 
-        The lock file holds the holder's pid, host and start time. A lock
-        left by a process that is no longer alive on this host is stale and
-        taken over; a lock of a live process, or of another host (whose
-        processes cannot be checked from here), raises :class:`RunLockedError`.
+        The lock of a process no longer alive on this host is taken over; one
+        of another host (which cannot be checked from here) is not.
         """
         import datetime
         import socket
@@ -555,11 +505,10 @@ class RunDirectory:
     def check_resume(self, record: RunRecord) -> RunRecord | None:
         """Refuse to continue a run folder with different settings, naming the keys; the record this run continues.
 
-        Every run record in the folder (the shards' too, :func:`record_paths`)
-        must have the same judge spec, model, prompt, config, sampling
-        (temperature, token limit, extra request fields) and image settings as
-        ``record``, and the same item selection. Returns the folder's existing
-        record of this runner's name (``None`` for a new run).
+        Every run record in the folder (the shards' too) must have the same
+        :meth:`~agenthorizon.judging.runs.records.RunRecord.settings`, item
+        selection and shard count as ``record`` (else ``ValueError``). Returns
+        the folder's existing record of this runner's name (``None`` for a new run).
         """
         previous = None
         for path in record_paths(self.path) if self.path.is_dir() else []:
@@ -586,12 +535,9 @@ class RunDirectory:
         return previous
 
     def remove_temp_files(self, trajectory_ids: Iterable[str]) -> int:
-        """Remove the temporary files a killed runner left for these items' results and this record.
+        """Remove the temporary files (``.<name>.<random>.tmp``) a killed runner left for these items and this record.
 
-        A crash during a group commit (:mod:`~agenthorizon.judging.runs.durable`)
-        leaves ``.<name>.<random>.tmp`` files; readers never take them for
-        results, and the next runner of the same items removes them. Only
-        this runner's names are touched: the shards of a run share a folder.
+        Only this runner's names are touched: the shards of a run share a folder.
         """
         names = [result_path(self.path, tid).name for tid in trajectory_ids]
         return remove_temp_files(self.path, [*names, self.name])

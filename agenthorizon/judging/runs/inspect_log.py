@@ -1,41 +1,12 @@
 """An Inspect log (``.eval``) of the task ``agenthorizon/agenthorizon`` read as a run: the same typed records.
 
-``inspect eval agenthorizon/agenthorizon ...`` writes one ``.eval`` file per
-run. :func:`read_log_record` reads it as a
-:class:`~agenthorizon.judging.runs.records.RunRecord` and
-:func:`read_log_results` as one
-:class:`~agenthorizon.judging.runs.records.ResultRecord` per sample, which
-:mod:`agenthorizon.judging.runs.folder` hands to every reader of runs
-(``score``, ``leaderboard``, ``report``, ``plot``) as it hands a run folder's.
-
-- **Judge identity**: name ``inspect``, spec ``inspect:<Inspect model>``
-  (``inspect:openai/NAME``), the log's model, its base URL, its sampling
-  (the sampling fields of the request Inspect sent, :func:`sent_sampling`:
-  the task asks for temperature 0 and 2,048 tokens, and a provider may send
-  less), and the prompt, image settings, layout and system prompt the task
-  recorded (:data:`TASK_METADATA`) under the runner's names, so that
-  :func:`~agenthorizon.judging.runs.records.judge_key` counts a layout other
-  than ``markdown`` or a system prompt as it does for a runner's run (in its
-  ``protocol``). Two
-  logs of the same settings share a :func:`~agenthorizon.judging.runs.records.judge_key`;
-  a run of ``agenthorizon judge --judge openai:NAME`` has another key (the
-  messages go through another client), and a leaderboard shows both.
-- **Selection and provenance**: what the task recorded (the runner's
-  selection, data, shard, limit, versions), plus Inspect's version.
-- **Results**: each sample's answer (``output.completion``) parsed by the one
-  verdict parser, exactly as the runner parses a judge's text
-  (:func:`agenthorizon.judging.runs.loop.result_record`); a sample Inspect
-  marked as errored is an ``error`` result, a selected item without a sample
-  is missing. Scores stored in the log are not read: a log re-scored by
-  another scorer reads the same.
-
-Logs of several epochs are refused: a run holds one answer per item.
-
-**Bounds.** A log is a zip archive, untrusted: before Inspect reads it,
-every member's inflated size (as the archive's directory declares it, which
-is also where Python's ``zipfile`` stops inflating) must be at most
-:data:`MEMBER_LIMIT` and their sum at most :data:`LOG_LIMIT`; else the log
-is refused naming the file and the member (:func:`check_log_size`).
+:func:`read_log_record` gives its :class:`~agenthorizon.judging.runs.records.RunRecord`
+(judge spec ``inspect:<model>``, sampling as sent, the task's recorded judge
+settings, selection and provenance) and :func:`read_log_results` one
+:class:`~agenthorizon.judging.runs.records.ResultRecord` per sample, its
+answer parsed as the runner parses a judge's text; scores stored in the log
+are not read. Logs of several epochs are refused; a log is untrusted and its
+inflated size bounded (:func:`check_log_size`).
 """
 
 from __future__ import annotations
@@ -92,10 +63,9 @@ IMAGE_KEYS = ("images_mode_used", "merged", "merge_reason", "n_images")
 IMAGE_SIZE = "image_size"
 """The sample metadata key of the screenshot size chosen under an image token budget (telemetry ``image_size``)."""
 MEMBER_LIMIT = 256 * 2**20
-"""The most one member of a log (a sample, the header) may inflate to: 256 MiB (a sample with 50 full-size
-screenshots inlined is about 100 MiB)."""
+"""The most one member of a log (a sample, the header) may inflate to: 256 MiB."""
 LOG_LIMIT = 4 * 2**30
-"""The most a whole log may inflate to: 4 GiB (the 1,373 items of ``all``, at 3 MiB a sample)."""
+"""The most a whole log may inflate to: 4 GiB."""
 _JUDGE_KEYS = ("images", "prompt", "layout", "timestamps", "system_prompt")
 _DONE = {"success": None, "cancelled": ("signal", "the Inspect eval was cancelled"), "error": ("exception", None)}
 
@@ -114,9 +84,7 @@ def judge_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
     """What the task records of the judge that built its messages: image settings, prompt, layout, step times, system prompt.
 
     ``spec`` is that judge's ``spec()``; its model, server and sampling are
-    not Inspect's and are left out (the log says those). The kept keys are
-    the ones :func:`~agenthorizon.judging.runs.records.judge_key` reads, under
-    the names the runner records them by.
+    left out (the log says those).
 
     >>> judge_settings({"model": "x", "images": {"mode": "none"}, "prompt": {"sha256": "ab"}, "layout": "interleaved",
     ...                 "timeout_s": 9})
@@ -135,8 +103,9 @@ def check_log_size(path: str | os.PathLike[str]) -> None:
     """Raise ``ValueError`` naming the log and the member when the log would inflate past its bounds.
 
     Reads the zip archive's directory only: each member's declared inflated
-    size at most :data:`MEMBER_LIMIT`, all of them at most :data:`LOG_LIMIT`.
-    A file that is not a zip archive is left to Inspect's own error.
+    size (where ``zipfile`` stops inflating) at most :data:`MEMBER_LIMIT`, all
+    of them at most :data:`LOG_LIMIT`. A file that is not a zip archive is
+    left to Inspect's own error.
 
     >>> check_log_size("no-such.eval")
     Traceback (most recent call last):
@@ -211,10 +180,8 @@ _NOT_SAMPLING = frozenset({"model", "messages", "input", "tools", "tool_choice",
 def sent_sampling(request: Mapping[str, Any]) -> dict[str, Any]:
     """The sampling fields of a request Inspect sent (its log keeps each model call's request).
 
-    What the server was asked, which is not always what the generate config
-    says: Inspect's ``openai/`` provider drops ``temperature`` and sends
-    ``max_completion_tokens`` for a model name it takes for one of OpenAI's
-    reasoning models.
+    What the server was asked, not always what the generate config says
+    (Inspect's ``openai/`` provider drops ``temperature`` for reasoning models).
 
     >>> sent_sampling({"model": "m", "messages": [], "tools": None, "max_tokens": 2048, "temperature": 0.0})
     {'max_tokens': 2048, 'temperature': 0.0}

@@ -1,7 +1,6 @@
-"""Why a run stops starting items: a dead judge server (the breaker) and ``--max-cost``.
+"""Why a run stops starting items: a dead judge server (:class:`Breaker`) and ``--max-cost`` (:class:`CostBudget`).
 
-Both are pure bookkeeping over finished items, kept apart from the event loop
-(:mod:`agenthorizon.judging.runs.loop`) that consults them.
+Pure bookkeeping over finished items; the event loop consults them.
 """
 
 from __future__ import annotations
@@ -67,8 +66,7 @@ class CostBudget:
     An item that failed (status ``error``) without a cost is charged
     ``projected``: it may have spent as much as any item before failing. An
     *answered* item without a cost makes the limit unenforceable: the run
-    stops at once, saying so (a judge known never to report a cost is refused
-    before the run starts, see :attr:`~agenthorizon.judging.judges.base.BaseJudge.reports_cost`).
+    stops at once, saying so.
 
     >>> from agenthorizon.judging.runs.records import ResultRecord, Telemetry
     >>> budget = CostBudget(3.0)

@@ -1,34 +1,4 @@
-"""The runner's event loop: workers judging items, one writer, and the reasons a run stops.
-
-:func:`judge_items` judges a list of dataset positions with ``concurrency``
-workers and hands each result to the writer
-(:class:`~agenthorizon.judging.runs.writer.ResultWriter`: a result counted
-only once durable) as soon as it is known. What it guarantees:
-
-- **Judge output never stops a run.** Whatever a judge returns or raises
-  becomes a result file for that item: its answer (JSON-escaped, so even a
-  lone surrogate is written), or an ``error`` result naming the reason (a
-  crash, a wrong return type, an answer that cannot be written as JSON).
-- **Only the run's own failures stop it**, each with one message: the run
-  directory cannot be written (:class:`RunIOError`, a full disk included),
-  the judge failed its preflight before the first item
-  (:class:`~agenthorizon.judging.judges.base.PreflightError`), ``breaker`` consecutive transport failures (:class:`RunAborted`), or a
-  signal (:class:`RunInterrupted`: Ctrl-C or SIGTERM).
-- **Re-asking** (``reask``): an answer without a valid verdict (or, with
-  ``reask_when="no-success-key"``, one that is not a JSON object holding
-  ``success``) is asked again in a fresh call, up to ``reask`` more times;
-  the result keeps every answer (:mod:`~agenthorizon.judging.runs.reask`).
-- **A cost limit** (:class:`~agenthorizon.judging.runs.limits.CostBudget`):
-  while no item has reported a cost one item is in flight at a time; then an
-  item starts only while the recorded cost plus the highest cost of one item
-  for each item in flight and the new one stays within it. When none fits
-  the run ends with the remaining items missing, and says so.
-- **Signals** (main thread only): the first SIGINT or SIGTERM cancels every
-  item in flight (a command judge kills its agents' sandboxes and removes
-  their working directories on cancellation); results already written stay.
-  A second signal while that cleanup runs is absorbed, so the cleanup always
-  completes.
-"""
+"""The runner's event loop: workers judging items, one writer, and the reasons a run stops (:func:`judge_items`)."""
 
 from __future__ import annotations
 
@@ -141,10 +111,8 @@ def _calls(outcome: Any) -> int:
 async def _judge_item(run: _Run, judge_input: Any) -> tuple[Any, str | None, int, str | None]:
     """Judge one item with the runner's retries: (output, error text, calls, transport failure).
 
-    ``calls`` counts every call of every layer: each runner attempt, and
-    within it the judge's own retries (``JudgeOutput.attempts``,
-    ``JudgeError.attempts``), so a judge that gave up after 3 requests
-    records 3, and a runner retry after it 4 or more.
+    ``calls`` counts every call of every layer: each runner attempt and the
+    judge's own retries within it.
     """
     loop = asyncio.get_running_loop()
     attempts = 1 if run.policy is None else run.policy.attempts
@@ -255,15 +223,12 @@ async def _worker(run: _Run) -> None:
 
 
 class RunSignals:
-    """SIGINT and SIGTERM turned into a clean stop for the duration of a run (main thread only).
+    """SIGINT and SIGTERM turned into a clean stop for the duration of a run (main thread only; elsewhere a no-op).
 
-    The first signal calls the registered ``on_first`` callback (the loop
-    cancels every item in flight, which kills command agents' sandboxes) and
-    is remembered in ``received``; any later signal is absorbed until the
-    ``with`` block ends, so that killing agents, removing their directories
-    and rewriting the run record always complete. The previous handlers are
-    restored on exit. Off the main thread (a notebook's helper thread) it does
-    nothing: only the main thread can receive signals.
+    The first signal calls the ``on_first`` callback (the loop cancels every
+    item in flight) and is kept in ``received``; any later signal is absorbed
+    until the ``with`` block ends, so that the cleanup and the run record's
+    rewrite always complete. The previous handlers are restored on exit.
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -319,19 +284,24 @@ async def judge_items(
     reask: int = 0,
     reask_when: str = REASK_INVALID,
 ) -> Interruption | None:
-    """Judge ``positions`` of ``dataset`` into ``out_dir``; why the run stopped early, or ``None``.
+    """Judge ``positions`` of ``dataset`` into ``out_dir``; the ``max_cost`` :class:`Interruption`, or ``None``.
 
-    ``results`` holds every selected item's result and takes each new one
-    once durable (also counting the items judged and the failures); ``retry``
-    is the runner's policy, used only for judges without their own ``retry``
-    (those retry inside). The :class:`~agenthorizon.judging.runs.records.Interruption`
-    returned says why not every position was judged (``max_cost``);
-    ``judge_key`` is written into every result; ``ablation`` is withheld
-    from every input (:func:`~agenthorizon.judging.inputs.build_judge_input`). Raises :class:`RunIOError`,
-    :class:`RunAborted`, :class:`~agenthorizon.judging.judges.base.PreflightError`
-    or :class:`RunInterrupted` as the module docstring says; ``signals``
-    (entered by the caller, so that it also covers writing the run record
-    afterwards) turns Ctrl-C and SIGTERM into a clean stop.
+    Whatever a judge returns or raises becomes that item's result (an
+    ``error`` result naming the reason), never a stopped run. ``results``
+    takes each new result once durable. ``retry`` is used only for judges
+    without their own ``retry``. ``signals`` is entered by the caller, so
+    that it also covers writing the run record afterwards.
+
+    Raises
+    ------
+    RunIOError
+        The run directory cannot be written (a full disk included).
+    PreflightError
+        The judge failed its preflight, before the first item.
+    RunAborted
+        ``breaker`` consecutive items failed to reach the judge's server.
+    RunInterrupted
+        Ctrl-C or SIGTERM: the items in flight were cancelled; results written stay.
     """
     if positions:
         await judge.apreflight()  # the server answers, the key and model are known: or one clear error now

@@ -18,13 +18,11 @@ __all__ = ["Progress"]
 class Progress:
     """The run's progress: a tqdm bar on a terminal, a plain line now and then in a pipe or log file.
 
-    On a terminal the bar is :func:`agenthorizon.util.progress.progress_bar`'s
-    (tqdm's ``TQDM_*`` variables respected), with tokens, cost and errors in
-    its postfix. When standard error is not a terminal (a pipe, a Slurm log)
-    no ``\\r`` frame is written: one line every tenth of the items (at least
-    every ``LINE_INTERVAL_S`` seconds while items finish) and one at the end.
-    :meth:`update` takes each result as it is written; the totals are kept
-    even when progress is off.
+    On a terminal (or with ``TQDM_DISABLE`` set) the bar is
+    :func:`agenthorizon.util.progress.progress_bar`'s, with tokens, cost and
+    errors in its postfix. Elsewhere (a pipe, a Slurm log) one line every tenth
+    of the items (or every ``LINE_INTERVAL_S`` seconds while items finish) and
+    one at the end. The totals are kept even when progress is off.
 
     >>> from agenthorizon.judging.runs.records import ResultRecord, Telemetry
     >>> bar = Progress(total=2, initial=0, enabled=False, description="constant:true")
@@ -33,8 +31,7 @@ class Progress:
     (15, 1)
     """
 
-    # tqdm redraws a few times a second; formatting the postfix for every item
-    # would only cost event-loop time.
+    # tqdm redraws a few times a second: formatting the postfix per item would only cost event-loop time.
     POSTFIX_INTERVAL_S = 0.1
     LINE_INTERVAL_S = 60.0
 

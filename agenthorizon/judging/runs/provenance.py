@@ -1,9 +1,7 @@
 """Where a run came from: timestamps, package versions, the git revision, the data root.
 
-These fill the provenance fields of the run record
-(:class:`~agenthorizon.judging.runs.records.RunRecord`): ``started_at`` /
-``finished_at``, ``versions``, ``git_revision`` and ``data.root`` (with the
-Hub repo id and commit when the release is a Hub snapshot).
+These fill the run record's ``started_at`` / ``ended_at``, ``versions``,
+``git_revision`` and ``data`` fields.
 """
 
 from __future__ import annotations
@@ -28,10 +26,8 @@ def now() -> str:
 def data_root_record(data_root: str | os.PathLike[str] | None) -> dict[str, Any]:
     """``data.root`` of the run record; for a Hub snapshot also the repo id and commit it holds.
 
-    A release fetched from the Hub lives in huggingface_hub's cache as
-    ``<cache>/datasets--<org>--<name>/snapshots/<commit>`` (``--`` cannot occur in
-    a repo id, so the folder name gives it back), which says exactly which
-    release files a run judged, however the branch moves later.
+    A Hub snapshot is ``<cache>/datasets--<org>--<name>/snapshots/<commit>``
+    (``--`` cannot occur in a repo id, so the folder name gives it back).
 
     >>> data_root_record("/c/hub/datasets--ServiceNow--AgentHorizon/snapshots/0a1b")["commit"]
     '0a1b'

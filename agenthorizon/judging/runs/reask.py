@@ -1,29 +1,8 @@
-"""Re-asking after an answer without a valid verdict: the record of every answer an item got.
+"""Re-asking after an answer without a valid verdict (``reask=N``): up to ``N`` more fresh calls per item.
 
-With ``reask=N`` (``--reask N``) the runner asks a judge again, in a fresh
-call, up to ``N`` more times, while an answer meets the re-ask rule
-(``reask_when``, :data:`REASK_RULES`; :func:`wants_reask`):
-
-- ``invalid`` (the default): the answer does not parse to a valid verdict
-  (:func:`~agenthorizon.scoring.verdicts.parse_verdict`: the last JSON
-  object with ``success``, wherever it stands, with a Boolean ``success``);
-- ``no-success-key`` (the benchmark authors' rule): the whole answer, code
-  fences stripped, does not load as a JSON object holding ``success``,
-  whatever its value (:func:`~agenthorizon.scoring.verdicts.loads_with_success_key`).
-  So ``{"success": "yes"}`` is not asked again (and is scored invalid),
-  and a valid verdict after prose is asked again.
-
-A call that failed (status ``error``) is never re-asked: the judge's own
-retries have had their turn. The authors' harness asks up to three times in all. The
-verdict scored is the last answer's. So that nothing is hidden, the result
-keeps every answer (:class:`~agenthorizon.judging.runs.records.Answer`: raw
-text, parse status, tokens, cost, latency), and its telemetry adds them up:
-tokens and cost over every answer (``None`` when one answer does not know
-its value), ``answers`` the number of answers, ``attempts`` every call made.
-
-:func:`answer_of` turns one judge output into an :class:`Answer`;
-:func:`with_answers` makes the item's final result from its last result
-and the answers before it. This module does no I/O.
+The scored verdict is the last answer's; the result keeps every answer
+(:func:`with_answers`). A failed call (status ``error``) is never re-asked:
+the judge's own retries have had their turn. No I/O here.
 """
 
 from __future__ import annotations
@@ -52,6 +31,13 @@ def check_reask_rule(rule: object) -> str:
 
 def wants_reask(result: ResultRecord, rule: str = REASK_INVALID) -> bool:
     """Whether ``result`` calls for another answer under ``rule`` (never after a failed call).
+
+    - ``invalid`` (the default): the answer holds no valid verdict
+      (:func:`~agenthorizon.scoring.verdicts.parse_verdict`);
+    - ``no-success-key`` (the benchmark authors' rule): the whole answer, code
+      fences stripped, does not load as a JSON object holding ``success``,
+      whatever its value. So ``{"success": "yes"}`` is not asked again (and is
+      scored invalid), and a valid verdict after prose is.
 
     >>> prose = ResultRecord("t", "ok", verdict={"success": True}, raw_output='I checked. {"success": true}')
     >>> wants_reask(prose, "invalid"), wants_reask(prose, "no-success-key")
@@ -88,9 +74,10 @@ def _sum(values: Sequence[Any]) -> Any:
 def with_answers(last: ResultRecord, earlier: Sequence[Answer], earlier_attempts: int) -> ResultRecord:
     """The item's result: ``last`` (its last answer, or the failure of the last call) with the answers before it.
 
-    ``earlier`` are the answers without a valid verdict that made the runner
-    ask again, ``earlier_attempts`` the calls they took. Without earlier
-    answers ``last`` is returned with ``answers`` counted (1 for an answer).
+    ``earlier`` are the answers that made the runner ask again,
+    ``earlier_attempts`` the calls they took. Tokens and cost are summed over
+    every answer (``None`` when one answer does not know its value),
+    ``answers`` counts them and ``attempts`` every call made.
 
     >>> first = Answer("no verdict", "no_json", input_tokens=100, output_tokens=10, cost_usd=0.5)
     >>> last = ResultRecord("t", "ok", verdict={"success": True}, raw_output='{"success": true}',

@@ -10,9 +10,6 @@ field (a dotted path) and what the field's declared type expects:
 Traceback (most recent call last):
 ...
 ValueError: p.json: field 'x': expected a count (an integer >= 0), got int -1
-
-The words for a type are :func:`expected`'s, so one declaration gives the
-check and its message.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 # Over 500 lines: every record of a run folder with its validation and migrations of the v1-v3 formats.
-"""The records of a run folder, typed and versioned: ``run.json`` and each ``<trajectory_id>.json``.
+"""The records of a run folder, typed and versioned: :class:`RunRecord` (``run.json``) and :class:`ResultRecord`.
 
-- :class:`ResultRecord`, one item's result: parse status, verdict, the
-  judge's raw text and its :class:`Telemetry`;
-- :class:`RunRecord`, how a run was made and how it ended: the judge's spec
-  and :func:`judge_key`, the item :class:`~agenthorizon.release.item_selection.Selection`,
-  provenance, the run's ``status`` (:data:`RUN_STATUSES`) with its
-  :class:`Interruption`, and its :class:`RunCounts`, :class:`Merging`,
-  :class:`Reasking`, :class:`RunTotals` and :class:`ShardInfo`.
-
-Each is a frozen ``msgspec.Struct``: a field's type, constraint and default
-are declared once, and ``from_dict`` validates a file's JSON object against
-the declaration (:mod:`~agenthorizon.judging.runs.record_validation` words the
-error: file, field, what was expected). A file of an older version is
-upgraded by :func:`_upgraded_run` before it is validated: the one migration.
-No I/O here: :mod:`agenthorizon.judging.runs.folder` reads and writes the
-files. The formats, with JSON examples, are in ``docs/reports.md``.
-
-Over 500 lines on purpose: the records, their validation and their migration
-are one file format, and a reader should find all of it in one place.
+Each is a frozen ``msgspec.Struct``; ``from_dict`` validates a file's JSON
+object against the declaration, naming the file and the field, after an older
+version is upgraded (:func:`_upgraded_run`). No I/O here
+(:mod:`agenthorizon.judging.runs.folder`); the formats are in ``docs/reports.md``.
 """
 
 from __future__ import annotations
@@ -78,19 +64,12 @@ __all__ = [
 FORMAT_VERSION = 4
 """Version of the run-folder format (run and result records) this release writes.
 
-1. Before typed records: run records without ``selection`` or ``judge_key``,
-   results without ``judge_key``.
-2. ``selection`` and ``judge_key``; a run's end told by ``finished_at`` plus
+1. No ``selection`` or ``judge_key``.
+2. ``selection`` and ``judge_key``; a run's end told by ``finished_at`` or
    ``interrupted: {at, reason}``; ``counts.invalid`` for unparseable answers.
 3. ``status``, ``ended_at``, ``interruption: {cause, reason}``,
-   ``counts.unparseable``, ``totals``; every declared :class:`Telemetry` field
-   written in results (``null`` when unknown).
-4. ``ablation``: the parts withheld from every judge input (``[]``: none;
-   earlier versions withheld nothing). Re-asking (``reask``): results gain
-   ``answers`` (every answer asked for the item, each with its parse status,
-   tokens and cost) and the telemetry field ``answers`` (how many); run
-   records gain ``reasking``. A version-3 file holds one answer per item and
-   reads as such.
+   ``counts.unparseable``, ``totals``.
+4. ``ablation``; results gain ``answers``, run records ``reasking``.
 
 Older files are read through the migration; newer ones are refused.
 """
@@ -166,13 +145,10 @@ class _Summed(_Record, frozen=True):
 
 
 class Telemetry(_Record, frozen=True):
-    """What one item's judging cost and how it went; every value ``None`` when the judge cannot know it.
+    """What one item's judging cost and how it went; an unknown value is ``None``, never 0.
 
     Written flat as a result's ``telemetry`` object: the fields below, then
-    the keys of ``extra``. A judge reports them through its
-    :class:`~agenthorizon.judging.judges.base.JudgeOutput` (fields or
-    ``extra`` keys of these names); an unknown value is ``None``, never 0.
-    Fields marked totalled are summed in :class:`RunTotals`.
+    the keys of ``extra``. Fields marked totalled are summed in :class:`RunTotals`.
 
     >>> Telemetry(input_tokens=1200, output_tokens=80, cost_usd=None).to_dict()["cost_usd"] is None
     True
@@ -245,7 +221,7 @@ TOTALLED = tuple(f.name for f in mi.type_info(Telemetry).fields if getattr(f.typ
 
 
 class Answer(_Record, frozen=True):
-    """One answer the judge gave for an item, when the run re-asks after an answer without a valid verdict.
+    """One answer the judge gave for an item, when the run re-asks (``reask``).
 
     >>> Answer("no verdict here", "no_json", input_tokens=900, output_tokens=40).to_dict()["parse_status"]
     'no_json'
@@ -327,11 +303,9 @@ class ResultRecord(_Record, frozen=True):
 
 
 def needs_judging(result: ResultRecord | None, trajectory_id: str, key: str) -> bool:
-    """True when a resume must judge the item again: no trustworthy answer yet.
+    """True when a resume must judge the item again: its result is missing, unreadable, ``error`` or untrusted.
 
-    Missing, unreadable, failed (``error``) and untrusted results are redone;
-    an answered one (``ok`` or an unparseable-answer status) is kept, because
-    asking again would change the experiment.
+    An answered one (``ok`` or an unparseable answer) is kept: asking again would change the experiment.
     """
     return result is None or result.parse_status == STATUS_ERROR or result.trust_problem(trajectory_id, key) is not None
 
@@ -357,8 +331,8 @@ class RunCounts(_Summed, frozen=True, forbid_unknown_fields=True):
     """The selected items of a run by what their result says, as the run ended.
 
     ``ok + unparseable + error + missing`` is the number of selected items.
-    ``unparseable`` is *not* a score's ``n_invalid``: that one counts every
-    prediction but ``ok``, failed and missing ones included.
+    ``unparseable`` is not a score's ``n_invalid``, which counts every
+    prediction but ``ok``.
 
     >>> (RunCounts(ok=2, error=1) + RunCounts(ok=1, missing=1)).to_dict()
     {'ok': 3, 'unparseable': 0, 'error': 1, 'missing': 1, 'skipped': 0}
@@ -415,8 +389,6 @@ class Reasking(_Summed, frozen=True):
 
 class Total(_Summed, frozen=True):
     """A sum over a run's results of a value some results may not know (tokens, cost, turns).
-
-    Written with its ``total`` (read back from ``known`` and ``unknown_items``).
 
     >>> Total(known=1.5, unknown_items=0).total, Total(known=1.5, unknown_items=2).total is None
     (1.5, True)
@@ -524,10 +496,8 @@ class ShardInfo(_Record, frozen=True):
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The judge settings that make two runs the same experiment, from a judge's ``spec()``.
 
-    The ablation counts only when something is withheld, and the protocol
-    settings (a layout other than ``markdown``, a system prompt, re-asking)
-    only when set, so that the keys of runs made before they existed stay
-    what they were.
+    The ablation, perturbation and protocol settings count only when set, so
+    that the keys of runs made without them stay what they were.
     """
     prompt = spec.get("prompt")
     identity = {
@@ -563,13 +533,11 @@ def judge_key(judge: Mapping[str, Any]) -> str:
     """A short stable id of a judge's settings: 16 hex digits of a sha256.
 
     Two runs share a key exactly when their judge spec string, model, prompt
-    sha256, sampling settings, image settings, ablation (``"ablation"``:
-    the parts withheld from the judge input, absent or empty for none) and
-    protocol (layout, step times, system prompt sha256, re-asks and their rule) are all equal; operational
-    settings (timeouts, retries, the server URL, prices) do not count, since
-    they do not change what the judge is asked or how it answers.
-
-    ``judge`` is a judge's ``spec()`` (``prompt`` as ``{"sha256", "text"}``).
+    sha256, sampling, image settings, ablation (absent or empty: none),
+    perturbation and protocol (layout, step times, system prompt sha256,
+    re-asks and their rule) are all equal. Operational settings (timeouts,
+    retries, the server URL, prices) do not count. ``judge`` is a judge's
+    ``spec()`` (``prompt`` as ``{"sha256", "text"}``).
 
     >>> judge_key({"spec": "lexical", "name": "lexical"}) == judge_key({"spec": "lexical", "timeout_s": 5})
     True
@@ -653,9 +621,7 @@ class RunRecord(_Record, frozen=True):
     ) -> RunRecord:
         """A new record (status ``running``) from a judge's ``spec()``: lifts the shared keys to the top level.
 
-        ``ablation`` is the run's (:func:`~agenthorizon.judging.ablation.parse_ablation`).
-        With the screenshots withheld no image is sent or copied, so the
-        judge's image settings say nothing about the run and are recorded as
+        With the screenshots ablated the image settings are recorded as
         ``{"mode": "none"}``: runs that differ only in them are one experiment.
         """
         prompt = spec.get("prompt")
@@ -717,8 +683,7 @@ class RunRecord(_Record, frozen=True):
     def to_dict(self) -> dict[str, Any]:
         """The JSON object written to ``run.json``; ``from_dict(to_dict())`` is the identity.
 
-        ``judge_key``, ``label`` and ``config`` are written for people and
-        tools that read ``run.json`` directly; readers rebuild them from the fields.
+        ``judge_key``, ``label`` and ``config`` are written for readers of the file; ``from_dict`` rebuilds them.
         """
         fields = msgspec.to_builtins(self)
         del fields["format_version"], fields["extra"]
@@ -764,14 +729,13 @@ def _selection_of(where: str, data: Mapping[str, Any]) -> Selection | None:
 
 
 def merge_shard_records(records: Sequence[tuple[str, RunRecord]]) -> RunRecord:
-    """One record for the shards of one run: counts, merging and totals summed; finished only when every shard is.
+    """One record for the shards of one run: counts, merging, reasking and totals summed.
 
     ``records`` are ``(file name, record)`` pairs, the first one's provenance
-    kept. Shards must agree on the judge key and the selection (a mismatch
-    means two experiments in one folder, named in the error). Counts, merging
-    and totals are ``None`` unless every shard has them (a shard still running
-    has none). The status is the first unfinished shard's, with its
-    interruption.
+    kept. Shards must agree on the judge key and the selection (else
+    ``ValueError``). A sum is ``None`` unless every shard has it. The status
+    is ``finished`` only when every shard is, else the first unfinished
+    shard's, with its interruption.
     """
     (first_name, merged), rest = records[0], records[1:]
     for name, record in rest:
@@ -805,11 +769,7 @@ def merge_shard_records(records: Sequence[tuple[str, RunRecord]]) -> RunRecord:
 
 
 def distinct_labels(records: Sequence[RunRecord]) -> list[str]:
-    """A label per record that tells them apart: its label, else its spec, else the spec and key digits.
-
-    Labels (model names) collide when one model runs under two harnesses or
-    at two temperatures; the spec then names the harness, and the judge key's
-    first 8 digits tell apart what the spec does not.
+    """A label per record that tells them apart: its label, else its spec, else the spec and 8 key digits.
 
     >>> a = RunRecord.build({"name": "command", "spec": "codex:m", "model": "m"}, None)
     >>> b = RunRecord.build({"name": "command", "spec": "opencode:m", "model": "m"}, None)
@@ -836,13 +796,10 @@ def distinct_labels(records: Sequence[RunRecord]) -> list[str]:
 def _upgraded_run(where: str, data: Mapping[str, Any], version: int) -> Mapping[str, Any]:
     """A run record object of ``version`` in the current version's shape: the one migration.
 
-    Version 1 spread the selection over ``config`` and ``data``
-    (``manifest_sha256``, ``dev_groups``, ``exclude_dev``, ``dev_manifest``);
-    versions 1 and 2 told a run's end by ``finished_at`` and ``interrupted:
-    {at, reason}`` (the cause is read from the reason's text, as those
-    versions wrote it) and named unparseable answers ``invalid`` in ``counts``.
-    Versions 1 to 3 had no ablation: their runs showed the judge everything,
-    so they read as ``ablation: []``.
+    Version 1 spread the selection over ``config`` and ``data``; versions 1
+    and 2 told a run's end by ``finished_at`` and ``interrupted`` (the cause
+    read from the reason's text) and counted ``invalid``; versions 1 to 3
+    read as ``ablation: []``.
     """
     if version >= FORMAT_VERSION:
         return data

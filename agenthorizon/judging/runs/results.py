@@ -1,8 +1,7 @@
-"""One item's result record from what its judge returned: the pure step between the judge and the writer.
+"""One item's result record from what its judge returned (:func:`result_record`).
 
-It lives apart from the event loop (:mod:`~agenthorizon.judging.runs.loop`)
-because the Inspect log reader builds its records the same way, and a reader
-must not import the loop, the writer and their signal handling.
+Apart from the event loop because the Inspect log reader uses it too and must
+not import the loop, the writer and their signal handling.
 """
 
 from __future__ import annotations
@@ -26,10 +25,9 @@ def result_record(
 
     ``output`` is the judge's :class:`~agenthorizon.judging.judges.base.JudgeOutput`
     (ignored with an error, whose telemetry holds only ``attempts``);
-    ``attempts``, when given, is the item's calls, recorded in place of the
-    output's own count. Anything
-    else a judge returns, or telemetry of the wrong type, is an error result
-    saying what was expected.
+    ``attempts``, when given, replaces the output's own count. Anything else
+    a judge returns, or telemetry of the wrong type, is an error result saying
+    what was expected. The error text is scrubbed of secrets.
     """
     if error is None and not isinstance(getattr(output, "text", None), str):
         error = (

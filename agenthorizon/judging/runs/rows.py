@@ -1,19 +1,8 @@
-"""The rows a run judges, in the order it judges them, read a few at a time.
+"""The rows a run judges, in the order it judges them, read a few at a time (:class:`RowReader`).
 
-Reading a row of a ``datasets.Dataset`` (``dataset[i]``) converts its
-Arrow data, about 130 step records, to Python, and each call also pays for
-``datasets``' indexing and formatting. The runner does this once per item
-on its event loop, where every millisecond delays all the items in flight;
-reading a few consecutive rows as one slice (``dataset[a:b]``) and splitting
-the batch into row dicts costs about a third less per row
-(``benchmarks/bench_runner.py``). Larger slices cost more again: a slice of
-32 rows builds more objects at once than the caches hold.
-
-Only datasets whose rows are plain Python dicts (no format, the Python
-format, or the ``"agenthorizon"`` lazy-screenshot formats) are read in
-slices, where a batch's row equals ``dataset[i]``; any other ``Sequence``
-(a list of rows, a dataset with a ``numpy`` format or a transform) is read
-with ``dataset[position]`` as before. Rows are the same either way.
+A ``datasets.Dataset`` whose rows are plain dicts is read in slices of
+:data:`SLICE_ROWS` consecutive rows, cheaper per row than ``dataset[i]`` on the
+runner's event loop; anything else is read row by row. Rows are the same either way.
 """
 
 from __future__ import annotations
@@ -24,7 +13,7 @@ from typing import Any, Iterable
 __all__ = ["SLICE_ROWS", "RowReader"]
 
 SLICE_ROWS = 4
-"""Consecutive rows read as one slice."""
+"""Consecutive rows read as one slice (larger slices cost more per row again)."""
 
 
 def _reads_slices(dataset: Any) -> bool:
@@ -61,9 +50,8 @@ class RowReader:
     def next(self) -> tuple[int, Any] | None:
         """The next ``(position, row)``; ``None`` when every position was handed out.
 
-        A row whose reading raised comes as ``(position, exception)``, for the
-        caller to raise where it would have read the row, so that one
-        unreadable row is that item's failure, as with ``dataset[position]``.
+        A row whose reading raised comes as ``(position, exception)``, so that
+        one unreadable row is that item's failure.
         """
         if not self.ready:
             if not self.positions:

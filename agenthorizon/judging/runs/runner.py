@@ -1,59 +1,7 @@
-# Over 500 lines: run_judge's steps in order (prepare, record, loop, finish); a split would scatter one reviewed sequence.
-"""Run a judge over a dataset: concurrent, resumable, one result file per item.
+"""Run a judge over a dataset: concurrent, resumable, one result file per item (:func:`run_judge`).
 
-:func:`run_judge` is the one loop every judge goes through:
-
-1. each selected row becomes a blind input through
-   :func:`agenthorizon.judging.inputs.build_judge_input` (and nothing else),
-   without the parts the run's ``ablate`` withholds;
-2. ``concurrency`` workers judge items at the same time (async judges on the
-   event loop; blocking judges in a thread pool of the same size), each call
-   bounded by a per-item ``timeout``; timeouts and
-   :class:`~agenthorizon.judging.judges.base.TransientJudgeError` are retried
-   ``retries`` times with exponential backoff and jitter;
-3. the answer is parsed with :func:`agenthorizon.scoring.verdicts.parse_verdict` and
-   written atomically to ``<out_dir>/<trajectory_id>.json`` (format in
-   :mod:`agenthorizon.judging.runs.records`) as soon as it is known, in group
-   commits (:mod:`agenthorizon.judging.runs.durable`): a result is counted,
-   shown and kept in the run's records only once it is durable, so a crash
-   loses at most the items in flight and never leaves a partial file;
-4. ``run.json`` (``run-shard-I-of-N.json`` for a shard; a
-   :class:`~agenthorizon.judging.runs.records.RunRecord`) records how the run
-   was made (judge spec without secrets, its judge key, prompt hash and
-   text, sampling, image preprocessing, the item selection with its label
-   manifest sha256, versions, git revision, times) and how it ended (its
-   ``status``, counts, totals, how many items had their screenshots merged
-   into mosaics); it is written when the run starts (status ``running``)
-   and again when it ends, by :func:`_finish` only: ``finished``, ``stopped``
-   (the cost cap, a dead server, a failed preflight, a full disk) or
-   ``interrupted`` (a signal, an unexpected exception), the last two with an
-   ``interruption`` saying why. The exception that stopped a run is then
-   re-raised.
-
-One runner at a time: the run folder is locked for the run (``run.lock``,
-per shard record), and a second runner fails at once naming the holder.
-
-Resume: running again into the same ``out_dir`` with the same judge
-settings (spec, model, prompt, sampling, images, ablation) and selection skips items
-whose result file parsed (status ``ok`` or an invalid-answer status such as
-``no_json``: the judge answered, re-asking would change the experiment) and
-judges again the items whose file is missing, unreadable, untrusted (another
-item's result, or another judge key's) or has status ``error`` (the judge
-failed: timeout, HTTP error, crash). Other settings are refused, naming the
-keys that differ.
-
-Shards: ``shard="i/n"`` judges the ``i``-th of ``n`` disjoint parts of the
-items, assigned by sorted trajectory id (:mod:`agenthorizon.judging.runs.shards`).
-
-The pieces live beside this module: :mod:`~agenthorizon.judging.runs.selection`
-(which items, which labels), :mod:`~agenthorizon.judging.runs.provenance`
-(versions, git revision, data root), :mod:`~agenthorizon.judging.runs.loop`
-(the concurrent judging), :mod:`~agenthorizon.judging.runs.summary` (counts,
-merging, :class:`RunSummary`); this module puts them in order.
-
-Over 500 lines on purpose: about a fifth is :func:`run_judge`'s numpydoc
-docstring, the public contract of a run; the loop, writer, limits and
-re-asking are modules of their own.
+The steps in order: prepare the judge, write the run record, judge the items
+(:mod:`~agenthorizon.judging.runs.loop`), write the record again (:func:`_finish`).
 """
 
 from __future__ import annotations
@@ -91,9 +39,7 @@ __all__ = ["RunSummary", "run_judge"]
 def _local_root(data_root: Any, config: str | None, data_options: Mapping[str, Any] | None) -> Any:
     """``data_root`` as a local folder: a Hub repo id becomes its snapshot, once, for every later use.
 
-    References, the judge's release texts and the run record then all read
-    one folder, and the record names the repo and commit the snapshot holds.
-    The loader fetched the snapshot already, so this costs the label requests.
+    References, the judge's release texts and the run record then all read one folder.
     """
     if data_root is None or os.path.exists(data_root):
         return data_root
@@ -112,13 +58,7 @@ def _sweep_item_folders(judge: BaseJudge, directory: RunDirectory) -> None:
 
 
 def _prepare_judge(judge: BaseJudge, data_root: Any) -> None:
-    """Give the judge the release it judges, then let it check its own prerequisites.
-
-    ``bind_release`` (command judges, ``prompt="release"``) reads the
-    release's judge texts from the local root ``data_root``; ``preflight``
-    (the harness presets: is the CLI installed, which version) runs before
-    any item, so a missing tool fails the run at once instead of every item.
-    """
+    """Give the judge the release it judges (``bind_release``), then run its ``preflight`` before any item."""
     if data_root is not None:
         judge.bind_release(data_root)  # a local folder: run_judge resolved a Hub repo id to its snapshot
     elif judge.needs_release:
@@ -155,29 +95,33 @@ def run_judge(
     """Judge every selected item of ``dataset`` into ``out_dir``; resumable.
 
     Each selected row becomes a blind input
-    (:func:`agenthorizon.judging.inputs.build_judge_input`), is judged with up to
-    ``concurrency`` items in flight, and its parsed verdict is written
-    atomically to ``out_dir/<trajectory_id>.json`` as soon as it is known;
-    the run record (``run.json``, or ``run-shard-I-of-N.json``) is written at
-    the start and the end. Running again into the same ``out_dir`` skips the
-    items already answered and judges again those that failed (module
-    docstring). When labels are available, the selected items are scored
+    (:func:`agenthorizon.judging.inputs.build_judge_input`, minus ``ablate``)
+    and is judged with up to ``concurrency`` items in flight. Its parsed
+    verdict is written to ``out_dir/<trajectory_id>.json`` as soon as it is
+    known (write, fsync, rename) and counted only once durable: a crash loses
+    at most the items in flight and never leaves a partial file. The run
+    record (``run.json``, or ``run-shard-I-of-N.json``) says ``running`` from
+    the start, and ``finished``, ``stopped`` or ``interrupted`` (with its
+    ``interruption``) at the end. The folder (and shard) is locked for the run.
+
+    Running again into the same ``out_dir`` with the same judge settings and
+    selection keeps answered items (``ok`` or an unparseable answer: asking
+    again would change the experiment) and judges again those whose result is
+    missing, unreadable, untrusted or ``error``; other settings are refused,
+    naming the keys that differ. With labels, the selected items are scored
     strictly: an invalid or failed prediction counts as incorrect.
 
     Parameters
     ----------
     judge : Judge or str
-        A judge object (a :class:`~agenthorizon.judging.judges.base.BaseJudge`,
-        or any object with ``ajudge`` and ``spec``, see
-        :func:`~agenthorizon.judging.judges.base.as_judge`) or a spec for
-        :func:`agenthorizon.judging.judges.make_judge` (``"lexical"``, ``"openai:MODEL"``...).
+        A judge object (see :func:`~agenthorizon.judging.judges.base.as_judge`)
+        or a spec for :func:`agenthorizon.judging.judges.make_judge`
+        (``"lexical"``, ``"openai:MODEL"``...).
     dataset : datasets.Dataset or sequence of rows
         Rows of :func:`agenthorizon.load_dataset` (full or blind), each with a
         unique ``trajectory_id``.
     out_dir : str or path-like
-        Run directory, created when missing: one ``<trajectory_id>.json`` per
-        item plus the run record. It must not hold a run of another judge,
-        model, prompt or config.
+        Run directory, created when missing.
     config : str, optional
         Config name for the run record (default: the dataset's config name).
     concurrency : int, default=8
@@ -189,16 +133,13 @@ def run_judge(
         Judge at most the first ``limit`` selected items (dataset order); >= 0.
     timeout : float or None, default=900.0
         Seconds allowed per attempt on one item; ``None``: no limit. A command
-        judge's agent is killed (its whole sandbox) when it runs out. A judge
-        that retries inside and bounds each request itself (its ``retry`` set
-        and a ``timeout_s`` in its spec: the OpenAI-compatible judge) gets no
-        second limit here, which could cut its retries short: its own is the
-        one the run records.
+        judge's agent (its whole sandbox) is killed when it runs out. A judge
+        with its own ``retry`` and a ``timeout_s`` in its spec bounds each
+        request itself and gets no limit here; its own is recorded.
     retries : int, default=2
         Extra attempts after a timeout or a transient judge error; >= 0 (0:
-        one attempt). Judges with their own
-        :class:`~agenthorizon.judging.retry.RetryPolicy` (``judge.retry``,
-        the OpenAI-compatible judge) retry inside and get one attempt here.
+        one attempt). A judge with its own ``retry``
+        (:class:`~agenthorizon.judging.retry.RetryPolicy`) gets one attempt here.
     backoff_base : float, default=2.0
         Base of the exponential backoff (seconds, with jitter) between attempts.
     progress : bool, default=True
@@ -206,58 +147,46 @@ def run_judge(
     data_root : str or path-like, optional
         Release root (or Hub repo id); recorded, used for labels when
         ``dataset`` is blind, and where judges that read the release's own
-        texts find them (``bind_release``: command judges' framework files,
-        ``prompt="release"``).
+        texts find them (command judges, ``prompt="release"``).
     bootstrap : int, default=0
         Bootstrap resamples for the score's intervals (0: none).
     data_options : mapping, optional
-        How the dataset's items were selected besides the config --
         ``dev_groups``, ``dev_manifest``, ``exclude_dev`` (as given to
-        ``load_dataset``), recorded in the run's ``selection``, which every
-        reader (``score``, ``leaderboard``, ``report``, ``plot``) rebuilds --
-        and where the data came from (``repo_id``, ``revision``,
-        ``commit``), recorded under ``data``. Any other key is an error.
+        ``load_dataset``; recorded in the run's ``selection``) and ``repo_id``,
+        ``revision``, ``commit`` (recorded under ``data``). Any other key is
+        an error.
     breaker : int or None, default=5
         Stop the run (:class:`~agenthorizon.judging.runs.loop.RunAborted`) after
         this many consecutive items failed to reach the judge's server
         (``None``: never).
     max_cost : float, optional
-        US dollars the run folder's items may cost. While no item has reported
-        a cost, one item at a time is judged; then an item starts only while
-        the recorded cost plus the highest cost of one item, for each item in
-        flight and the new one, stays within it
-        (:class:`~agenthorizon.judging.runs.limits.CostBudget`). When no more
-        fits, the run record's status is ``stopped``, its ``interruption``
-        cause ``max_cost``. A judge that never reports a cost
-        (``reports_cost`` false) is refused; an answer without a cost stops
-        the run (the cap could not be enforced).
+        US dollars the run folder's items may cost; the rule is
+        :class:`~agenthorizon.judging.runs.limits.CostBudget`'s. When no more
+        items fit, the run ends ``stopped``, cause ``max_cost``. A judge that
+        never reports a cost (``reports_cost`` false) is refused; an answer
+        without a cost stops the run.
     ablate : str or sequence of str, optional
         Parts withheld from every input (paper Table 9): ``"instruction"``,
-        ``"actions"``, ``"screenshots"`` (see ``build_judge_input``), plus the
-        judge's own ``ablation`` (``images="none"``). Recorded, and part of
-        the judge key: its own leaderboard row; another ablation is refused.
+        ``"actions"``, ``"screenshots"``, plus the judge's own ``ablation``
+        (``images="none"``). Part of the judge key: its own leaderboard row.
     perturb : str or sequence of str, optional
         Presentation perturbations applied to every input
-        (:data:`agenthorizon.judging.perturbation.PERTURBATIONS`). Recorded as
-        the judge's ``perturbation`` and part of the judge key, like ``ablate``.
+        (:data:`agenthorizon.judging.perturbation.PERTURBATIONS`); part of the judge key.
     reask : int, optional
-        Default 0, or the judge's preset's (``paper-direct``: 2). Ask again, in a fresh call, after an answer without a valid verdict,
-        up to ``reask`` more times per item (:mod:`~agenthorizon.judging.runs.reask`;
-        2: the authors' three attempts). The last answer is scored; a resume
-        with another ``reask`` is refused (it is part of the judge key).
+        Default 0, or the judge's preset's (``paper-direct``: 2). Ask again,
+        in a fresh call, after an answer without a valid verdict, up to
+        ``reask`` more times per item (:mod:`~agenthorizon.judging.runs.reask`).
+        The last answer is scored; it is part of the judge key.
     reask_when : {"invalid", "no-success-key"}, optional
-        Default ``"invalid"``, or the judge's preset's. When an answer is asked again: it holds no valid verdict (this
-        project's rule), or the whole answer, code fences stripped, does not
-        load as a JSON object holding ``success`` (the authors' rule;
-        :mod:`~agenthorizon.judging.runs.reask`). Recorded in ``run.json``
-        and part of the judge key when not the default.
+        Default ``"invalid"``, or the judge's preset's: which answers are
+        asked again (:func:`~agenthorizon.judging.runs.reask.wants_reask`).
+        Part of the judge key when not the default.
 
     Returns
     -------
     RunSummary
-        Counts (:class:`~agenthorizon.judging.runs.records.RunCounts`: ``ok``,
-        ``unparseable``, ``error``, ``missing``, ``skipped``), the run record
-        and its path, and the strict
+        Counts (:class:`~agenthorizon.judging.runs.records.RunCounts`), the run
+        record and its path, and the strict
         :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items
         (``None`` for a blind dataset without ``data_root``).
 
@@ -278,15 +207,8 @@ def run_judge(
         key), before any item.
     RunAborted, RunIOError, RunInterrupted
         If ``breaker`` consecutive items could not reach the judge's server,
-        the run folder cannot be written, or Ctrl-C / SIGTERM stopped the run
-        (:mod:`agenthorizon.judging.runs.loop`). The run record is rewritten
-        first, saying why.
-
-    See Also
-    --------
-    agenthorizon.judging.judges.make_judge : judges from a spec string.
-    agenthorizon.judging.runs.records : the result-file format.
-    agenthorizon.scoring.metrics.score : the metrics of ``RunSummary.score``.
+        the run folder cannot be written, or Ctrl-C / SIGTERM stopped the run.
+        The run record is rewritten first, saying why.
 
     Examples
     --------
@@ -354,10 +276,8 @@ def run_judge(
 
 
 def _reask_settings(judge: Any, reask: int | None, reask_when: str | None) -> tuple[Any, str, dict[str, Any] | None]:
-    """``reask`` and ``reask_when`` as given, else the judge's preset's, else 0 and ``invalid``; and the preset's record.
-
-    The record (``judge.preset``) gains the run options given that differ from the preset's.
-    """
+    """``reask`` and ``reask_when`` as given, else the preset's, else 0 and ``invalid``; and the preset's record
+    (its ``overridden`` gains the options given that differ from the preset's)."""
     defaults = getattr(judge, "run_defaults", None) or {}
     given = {name: value for name, value in (("reask", reask), ("reask_when", reask_when)) if value is not None}
     effective = {"reask": 0, "reask_when": REASK_INVALID, **defaults, **given}
@@ -412,7 +332,7 @@ def _start_record(
     preset: dict[str, Any] | None = None,
     perturbation: tuple[str, ...] = (),
 ) -> RunRecord:
-    """The run record as the run starts (status ``running``): judge (with ``reask``: it changes what is asked), selection, ablation, data provenance, runner settings, versions."""
+    """The run record as the run starts (status ``running``)."""
     return RunRecord.build(
         # The rule only when not the default: the keys of earlier runs stay as they were.
         {
@@ -466,7 +386,7 @@ class _Clock:
 
 
 def _earlier_wall_time(previous: RunRecord | None) -> float | None:
-    """Seconds the invocations before this one spent on the record (0 for a new run, ``None`` when not known)."""
+    """Seconds the earlier invocations spent on the record (0 for a new run, ``None`` when not known)."""
     if previous is None:
         return 0.0
     if previous.totals is None:  # killed outright (status running), or written before version 3
@@ -479,10 +399,7 @@ def _load_trusted(
 ) -> tuple[RunResults, list[int]]:
     """The folder's trustworthy results of the selected items, and the positions still to judge.
 
-    Every selected item's result file is read once, here (debris of a killed
-    run removed first, never taken for a result); results that cannot be
-    trusted (another item's, another judge key's) count as missing. The items
-    to judge are those without a trustworthy answer (:func:`needs_judging`).
+    Each result file is read once, here, after a killed run's temporary files are removed.
     """
     directory.remove_temp_files(selected_ids)
     loaded = directory.load_results(selected_ids)
@@ -511,16 +428,14 @@ def _judge_and_finish(
     reask: int = 0,
     reask_when: str = REASK_INVALID,
 ) -> RunOutcome:
-    """Judge the dataset positions ``todo`` (``ids``: every position's id) into ``results``; write the run record at the start and the end.
+    """Judge the dataset positions ``todo`` into ``results``; write the run record at the start and the end.
 
-    A run that stops on an exception (Ctrl-C, SIGTERM, a full disk, a dead
-    server) rewrites the record on the way out, saying why, and re-raises.
+    A run that stops on an exception rewrites the record, saying why, and re-raises.
     """
     skipped = len(results.selected_ids) - len(todo)
     directory.write_record(record)  # a record exists even if the run is killed
     bar = Progress(len(results.selected_ids), skipped, progress, record.spec)
-    # Ctrl-C / SIGTERM stop the run cleanly; a second one cannot cut short the
-    # record below (see RunSignals).
+    # Ctrl-C / SIGTERM stop the run cleanly; a second one cannot cut the record below short (RunSignals).
     with RunSignals() as signals:
         try:
             stop = run_sync(
@@ -546,8 +461,6 @@ def _judge_and_finish(
                 )
             )
         except BaseException as error:
-            # The results written so far are intact; the record says the run
-            # did not finish, why, and what it had done.
             if isinstance(error, KeyboardInterrupt) and not isinstance(error, RunInterrupted) and signals.received:
                 error = RunInterrupted(signals.received)  # SIGTERM must not read as Ctrl-C
                 _finish(directory, record, results, skipped, clock, _interruption(error))

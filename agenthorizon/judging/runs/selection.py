@@ -1,11 +1,7 @@
-"""Which items a run judges, and the labels it scores them against.
+"""Which items a run judges (:func:`select_items`), and the labels it scores them against (:func:`resolve_references`).
 
-:func:`select_items` checks the rows' trajectory ids (UUIDs, each once) and
-picks the run's items (shard, then ``limit``); :func:`resolve_references`
-finds the label rows (from the rows themselves, else from ``data_root``) and
-builds the run's :class:`~agenthorizon.release.splits.Selection` with the
-label manifest's sha256. Columns are read without decoding the others, so a
-``datasets.Dataset`` never opens a screenshot here.
+Columns are read without decoding the others, so a ``datasets.Dataset`` never
+opens a screenshot here.
 """
 
 from __future__ import annotations
@@ -97,7 +93,10 @@ def config_name(dataset: Any, config: str | None) -> str | None:
 
 
 def select_items(dataset: Any, shard: tuple[int, int] | None, limit: int | None) -> tuple[list[str], list[int]]:
-    """Every row's trajectory id, and the positions of the rows this run judges (shard, then limit)."""
+    """Every row's trajectory id, and the positions of the rows this run judges (shard, then limit).
+
+    Raises ``ValueError`` for a ``trajectory_id`` that is missing, not a UUID, or repeated.
+    """
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be >= 0, got {limit}")
     ids = column(dataset, "trajectory_id")
@@ -128,8 +127,9 @@ def resolve_references(
 ) -> tuple[list[dict[str, Any]] | None, Selection | None]:
     """The label rows of the dataset's items (from the rows, else from ``data_root``) and the run's selection.
 
-    ``None`` references for a blind dataset without ``data_root``; ``None``
-    selection when no config is known.
+    The selection holds the label manifest's sha256 of the items. ``None``
+    references for a blind dataset without ``data_root``; ``None`` selection
+    when no config is known.
     """
     check_data_options(data_options)
     options = {key: value for key, value in (data_options or {}).items() if key in SELECTION_OPTIONS}

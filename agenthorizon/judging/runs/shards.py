@@ -1,9 +1,7 @@
-"""Shards of a run: which items shard ``I/N`` judges.
+"""Shards of a run: shard ``i/n`` (1 <= i <= n) judges the items at positions ``i - 1`` modulo ``n`` of the sorted ids.
 
-``shard="i/n"`` (1 <= i <= n) selects the items whose position in the
-*sorted* list of the dataset's trajectory ids is congruent to ``i - 1`` modulo
-``n``. The assignment depends only on the set of ids, not on the dataset's
-order; the ``n`` shards partition the items and differ in size by at most one.
+The assignment depends only on the set of ids, not on the dataset's order; the
+``n`` shards partition the items and differ in size by at most one.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """What a run did: its results as the run goes (:class:`RunResults`), the record's counts, merging and totals, and :class:`RunSummary`.
 
-:class:`RunResults` holds every selected item's trusted result: read once when
-the run starts, replaced by each result as the writer makes it durable. The
-counts (:class:`~agenthorizon.judging.runs.records.RunCounts`), mosaic
-merging and totals of ``run.json`` are derived from it, as is the score, so
-no result file is read twice. :class:`RunSummary` is what
-:func:`~agenthorizon.judging.runs.runner.run_judge` returns (its ``str`` is the
-line ``agenthorizon judge`` prints).
+The record's counts, merging, totals and the score all come from
+:class:`RunResults`, so no result file is read twice.
 """
 
 from __future__ import annotations
@@ -77,9 +72,8 @@ def merging(results: Iterable[ResultRecord | None]) -> Merging:
 class RunResults:
     """Every selected item's trusted result as the run knows it (``None``: none yet).
 
-    Built from the results read when the run starts; the writer hands it each
-    result once durable (:meth:`written`), which also counts the items judged
-    now and notes the failures by id.
+    Built from the results read when the run starts; :meth:`written` takes
+    each new result once durable.
     """
 
     def __init__(self, selected_ids: Sequence[str], loaded: Mapping[str, ResultRecord | None]) -> None:
@@ -127,10 +121,10 @@ class RunResults:
 
 @dataclass
 class RunSummary:
-    """What a run did: where, how many, and the score when labels were available.
+    """What :func:`~agenthorizon.judging.runs.runner.run_judge` did; its ``str`` is the line ``agenthorizon judge`` prints.
 
-    ``counts`` covers every selected item after the run plus ``skipped``:
-    items already finished before this invocation. ``score`` is a
+    ``counts`` covers every selected item, ``skipped`` those already finished
+    before this invocation. ``score`` is the strict
     :class:`~agenthorizon.scoring.metrics.ScoreReport` of the selected items
     (``None`` for a blind dataset without ``data_root``).
     """
@@ -149,7 +143,7 @@ class RunSummary:
 
     @property
     def stopped(self) -> str | None:
-        """Why the runner stopped the run early (``--max-cost``), from the record; ``None`` when it did not."""
+        """Why the runner stopped the run early (status ``stopped``), from the record; ``None`` when it did not."""
         if self.record.status != STOPPED or self.record.interruption is None:
             return None
         return self.record.interruption.reason

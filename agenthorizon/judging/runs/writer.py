@@ -1,26 +1,4 @@
-"""The runner's result writer: each result written durably by a thread, acknowledged once durable.
-
-:class:`ResultWriter` takes each :class:`~agenthorizon.judging.runs.records.ResultRecord`
-as a worker finishes it and writes ``<out_dir>/<trajectory_id>.json``: the
-one place a result becomes JSON. What it guarantees:
-
-- **A result is acknowledged only once durable.** ``on_written`` (the run
-  counts it, shows it, keeps it in its results) is called only after
-  :func:`~agenthorizon.judging.runs.durable.write_durable` returned: file
-  written, fsynced, renamed, folder fsynced.
-- **An answer JSON cannot hold** becomes an error result naming the item
-  (``unwritable``), never a failed run.
-- **Bounded.** At most ``2 x concurrency`` results are pending, which bounds
-  memory and what a crash can lose; a worker waits only for a free slot.
-- **The run's own I/O failures** (a full disk, a read-only folder) are kept in
-  ``failure``; the loop then stops taking items, and results not yet started
-  are not written.
-- **Ctrl-C** cancels the workers, not the writes: :meth:`ResultWriter.drain`
-  still waits for every write in flight and acknowledges it.
-
-Writes run on a few threads (``WRITE_THREADS``), so that their fsyncs wait on
-the disk together while the event loop goes on.
-"""
+"""The runner's result writer (:class:`ResultWriter`): each result written durably by a thread, acknowledged once durable."""
 
 from __future__ import annotations
 
@@ -41,10 +19,18 @@ WRITE_THREADS = 8
 
 
 class ResultWriter:
-    """Writes result files on threads while the workers go on judging (module docstring).
+    """Writes each result to ``<out_dir>/<trajectory_id>.json`` on threads while the workers go on judging.
 
-    ``unwritable(result, error)`` gives the error result that replaces an
-    answer JSON cannot encode.
+    - ``on_written(result)`` is called only after
+      :func:`~agenthorizon.judging.runs.durable.write_durable` returned (file
+      fsynced, renamed, folder fsynced).
+    - An answer JSON cannot hold is replaced by ``unwritable(result, error)``,
+      an error result, never a failed run.
+    - At most ``2 * concurrency`` results are pending; a worker waits only for a free slot.
+    - The run's own I/O failure (a full disk) is kept in ``failure``; results
+      not yet started are then not written.
+    - Cancelling the workers (Ctrl-C) does not cancel the writes:
+      :meth:`drain` waits for each and acknowledges it.
     """
 
     def __init__(
