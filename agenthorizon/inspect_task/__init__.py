@@ -1,17 +1,8 @@
 """Run AgentHorizon from Inspect (``inspect-ai``): a front end beside :mod:`agenthorizon.cli`.
 
-- :mod:`~agenthorizon.inspect_task.task`: the task ``agenthorizon/agenthorizon``
-  (``inspect eval agenthorizon/agenthorizon -T data=ROOT --model openai/NAME``);
-- :mod:`~agenthorizon.inspect_task.samples`: its samples, the blind judge
-  inputs in the direct judge's own messages;
-- :mod:`~agenthorizon.inspect_task.scorer`: its scorer and metrics, the
-  project's parse rule and strict scoring;
-- :mod:`~agenthorizon.inspect_task._registry`: the entry point Inspect imports.
-
-Its logs are read back as runs by :mod:`agenthorizon.judging.runs.inspect_log`.
-Named ``inspect_task``, not ``inspect``, so that no module of the package
-shadows the standard library's :mod:`inspect` for a reader. Needs the
-``inspect`` extra (``pip install 'agenthorizon[inspect]'``); see docs/inspect.md.
+``inspect eval agenthorizon/agenthorizon -T data=ROOT --model openai/NAME``; see docs/inspect.md.
+Named ``inspect_task`` so as not to shadow the standard library's :mod:`inspect` for a reader.
+Needs the ``inspect`` extra (``pip install 'agenthorizon[inspect]'``).
 """
 
 from agenthorizon.util.extras import require_extra

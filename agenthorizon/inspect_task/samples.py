@@ -1,24 +1,4 @@
-"""Inspect samples made of the project's blind judge inputs, with the direct judge's own messages.
-
-One item becomes one :class:`inspect_ai.dataset.Sample`:
-
-- ``input``: the chat messages the OpenAI-compatible judge would send for the
-  item, built by that judge's own
-  :meth:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge.build_messages`
-  from :func:`agenthorizon.judging.inputs.build_judge_input` (the filled
-  prompt, then each screenshot after its caption, prepared by
-  :mod:`agenthorizon.data.images`: 512x332 per step, 2x2 mosaics past the
-  image limit). Only the message *format* is converted here (a text part
-  becomes ``ContentText``, an image part ``ContentImage``); what the messages
-  hold, their order and layout (``layout``, ``system_prompt``,
-  ``image_token_budget``) are the judge's;
-- ``id``: the trajectory id;
-- ``target``: ``[label, mistake_type]`` of the item, which Inspect shows only
-  to the scorer;
-- ``metadata``: how the screenshots went (:data:`~agenthorizon.judging.runs.inspect_log.IMAGE_KEYS`,
-  and ``image_size`` under an image token budget), nothing else:
-  no label, type or pairing field is ever in a sample's input or metadata.
-"""
+"""Inspect samples: the project's blind judge inputs in the direct judge's own messages (:func:`item_sample`)."""
 
 from __future__ import annotations
 
@@ -34,10 +14,10 @@ from agenthorizon.schema import IMAGE_MODE_MOSAIC
 __all__ = ["image_telemetry", "inspect_messages", "item_sample"]
 
 def inspect_messages(messages: Iterable[Mapping[str, Any]]) -> list[ChatMessage]:
-    """OpenAI chat messages (``role`` + text or content parts) as Inspect chat messages.
+    """OpenAI chat messages as Inspect chat messages: a format conversion only.
 
-    A format conversion only: a ``text`` part becomes ``ContentText``, an
-    ``image_url`` part ``ContentImage`` holding the same data URL.
+    A ``text`` part becomes ``ContentText``, an ``image_url`` part
+    ``ContentImage`` holding the same data URL.
 
     Raises
     ------
@@ -66,12 +46,11 @@ def inspect_messages(messages: Iterable[Mapping[str, Any]]) -> list[ChatMessage]
 
 
 def image_telemetry(plan: Any, messages: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """What the screenshots of one item's messages were: mode, merged, why, how many.
+    """The image telemetry the OpenAI judge records for one item: mode, merged, why, how many.
 
-    The values the OpenAI judge records in a result's telemetry, from its
-    image plan (``mode``, ``merge_reason`` and, under an image token budget,
-    the size chosen, :data:`~agenthorizon.judging.runs.inspect_log.IMAGE_SIZE`)
-    and the image parts sent.
+    Keyed by :data:`~agenthorizon.judging.runs.inspect_log.IMAGE_KEYS`, plus
+    :data:`~agenthorizon.judging.runs.inspect_log.IMAGE_SIZE` when an image
+    token budget chose the size.
     """
     n_images = sum(
         part.get("type") == "image_url"
@@ -87,6 +66,13 @@ def image_telemetry(plan: Any, messages: Iterable[Mapping[str, Any]]) -> dict[st
 
 def item_sample(row: Mapping[str, Any], reference: Mapping[str, Any], builder: Any) -> Sample:
     """The Inspect ``Sample`` of one dataset row.
+
+    ``input`` holds the messages ``builder`` would send (its own
+    ``build_messages`` of the blind judge input; only the format is
+    converted), ``id`` the trajectory id, ``target`` ``[label,
+    mistake_type]`` (Inspect shows it only to the scorer) and ``metadata``
+    the :func:`image_telemetry`. No label, type or pairing field is ever in
+    a sample's input or metadata.
 
     Parameters
     ----------

@@ -1,18 +1,9 @@
 """The Inspect scorer and metrics of AgentHorizon: the project's parse rule and strict metrics.
 
-:func:`verdict_scorer` parses each answer with the one verdict parser
-(:func:`agenthorizon.scoring.verdicts.parse_verdict`) and scores it against the
-sample's target (``[label, mistake_type]``); its value is 1 for a correct
-valid verdict and 0 otherwise (an invalid answer is wrong). The metrics are
-not averages of those values: each one hands every scored sample to
-:func:`agenthorizon.scoring.metrics.score`, the function ``agenthorizon score``
-uses, and reads its number from the report.
-
-Strictness across Inspect's own failure handling: a sample that errored
-(Inspect's ``--fail-on-error`` tolerance) never reaches a metric, which would
-shrink a denominator. Each metric therefore gets the task's ``expected``
-counts (items by label and mistake type) and counts every item that was not
-scored as a missing prediction, as the protocol says.
+The metrics are not averages of sample values: each scores the samples with
+:func:`agenthorizon.scoring.metrics.score`, as ``agenthorizon score`` does. A
+sample that errored (``--fail-on-error`` tolerance) never reaches a metric, so
+each metric counts the task's unscored items as missing predictions.
 """
 
 from __future__ import annotations
@@ -144,14 +135,7 @@ def declared_rates(expected: dict[str, int] | None = None) -> Metric:
 
 
 def metrics(expected: Mapping[str, int]) -> list[Metric]:
-    """The task's Inspect metrics, each computed by :func:`report_of` over every scored sample.
-
-    ``balanced_accuracy``, ``positive_accuracy``, ``negative_accuracy`` and
-    ``invalid_rate`` (floats in [0, 1]), ``mistake_type_recall`` (a value
-    per mistake type that has negatives among the items) and
-    :func:`declared_rates` (the declared metrics, each by name); ``expected`` is
-    :func:`expected_counts` of the task's items.
-    """
+    """The task's Inspect metrics, each from :func:`report_of`; ``expected`` is :func:`expected_counts` of its items."""
     given = dict(expected)
     return [
         balanced_accuracy(given), positive_accuracy(given), negative_accuracy(given), invalid_rate(given),
@@ -168,15 +152,14 @@ def _score_value(verdict: Verdict, label: str) -> float:
 @scorer(metrics=[balanced_accuracy(), positive_accuracy(), negative_accuracy(), invalid_rate(), mistake_type_recall(),
                  declared_rates()])
 def verdict_scorer() -> Scorer:
-    """The Inspect scorer: the one parse rule against the target's label.
+    """The Inspect scorer: :func:`~agenthorizon.scoring.verdicts.parse_verdict` against the target's label.
 
     The score's ``value`` is 1 for a valid verdict agreeing with the label,
     0 otherwise (an invalid answer is wrong); ``answer`` is ``success``,
     ``failure`` or the parse status of an invalid answer; ``metadata`` holds
     the reference (``label``, ``reference_mistake_type``) and the prediction
-    (``parse_status``, ``verdict``) the metrics read. The task gives its
-    metrics the items' :func:`expected_counts`; the defaults here (no counts)
-    score the samples that were scored, for ``inspect score`` of a log alone.
+    (``parse_status``, ``verdict``) the metrics read. Its default metrics have
+    no expected counts (for ``inspect score`` of a log alone); the task's have.
     """
 
     async def score_sample(state: TaskState, target: Target) -> Score:

@@ -4,16 +4,9 @@
 
     inspect eval agenthorizon/agenthorizon -T data=./release -T config=AH --model openai/NAME
 
-The options mirror ``agenthorizon judge``'s for a direct (``openai:``) judge
-(re-asking aside: one generate call per item); they build the same
-:class:`~agenthorizon.judging.judges.openai_compat.OpenAICompatibleJudge`
-``agenthorizon judge`` would, used only to build each item's messages
-(:mod:`agenthorizon.inspect_task.samples`): Inspect's model provider sends
-them. The items are the runner's (:func:`agenthorizon.judging.runs.selection.select_items`:
-shard, then limit) and the task records what the runner's ``run.json``
-records (judge settings, selection, data, versions) in the task metadata
-under :data:`agenthorizon.judging.runs.inspect_log.TASK_METADATA`, where
-:mod:`agenthorizon.judging.runs.inspect_log` reads it back.
+The options mirror ``agenthorizon judge``'s for an ``openai:`` judge, without
+re-asking (one generate call per item). The judge only builds the messages;
+Inspect's model provider sends them.
 """
 
 from __future__ import annotations
@@ -35,12 +28,11 @@ __all__ = ["agenthorizon", "inspect_parameters", "message_builder"]
 
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 2048
-"""The direct judge's sampling defaults (``agenthorizon judge``'s), the task's generate config; Inspect's
-``--temperature`` / ``--max-tokens`` override them, and the log records what was used."""
+"""The direct judge's sampling defaults, the task's generate config (``--temperature`` / ``--max-tokens`` override)."""
 
 
 def inspect_parameters() -> dict[str, Any]:
-    """The task's judge parameters and their defaults, from the settings' declarations (named as the flags' dests).
+    """The task's judge parameters and their defaults, named as the flags' dests.
 
     >>> inspect_parameters()["jpeg_quality"] is None, inspect_parameters()["images"]
     (True, 'auto')
@@ -53,10 +45,10 @@ def inspect_parameters() -> dict[str, Any]:
 def message_builder(**parameters: Any) -> Any:
     """The OpenAI-compatible judge whose messages the samples hold, built as ``agenthorizon judge`` builds it.
 
-    ``parameters`` are the task's judge parameters (:func:`inspect_parameters`;
-    another name is refused, naming those there are). Every value is checked
-    by the judge: an unknown ``layout`` or image mode is refused naming the
-    choices, a missing ``system_prompt`` file naming the file.
+    ``parameters`` are :func:`inspect_parameters` names; another name is
+    refused (``ValueError`` naming the known ones). The judge checks every
+    value: an unknown ``layout`` or image mode, or a missing ``system_prompt``
+    file, is refused by name.
     """
     from agenthorizon.judging.judges.direct_settings import direct_knobs
     from agenthorizon.judging.judges.factory import make_judge
@@ -96,6 +88,10 @@ def agenthorizon(
     dev_manifest: str | None = None,
 ) -> Task:
     """AgentHorizon with a direct judge: each item's blind input, one answer, scored strictly.
+
+    The items are selected as the runner selects them (shard, then limit);
+    the task metadata under :data:`~agenthorizon.judging.runs.inspect_log.TASK_METADATA`
+    records what a run's ``run.json`` records (judge, selection, data, versions).
 
     Parameters
     ----------

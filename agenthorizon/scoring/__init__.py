@@ -1,5 +1,5 @@
-"""Stage 4, scoring: verdict parsing, predictions, the strict protocol metrics,
-pair-clustered bootstrap intervals and paired comparisons, and the ``evaluate``
-module. Pure logic (numpy at most); imports only :mod:`agenthorizon.release`
-and :mod:`agenthorizon.schema`.
+"""Stage 4, scoring: verdict parsing, the strict protocol metrics, pair-clustered
+bootstrap intervals, comparisons of judges and the ``evaluate`` module. Pure logic
+on numpy (the ``evaluate`` script aside); of the package it imports only
+:mod:`agenthorizon.schema` (and :mod:`agenthorizon.util.extras` for optional extras).
 """

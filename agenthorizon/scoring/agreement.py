@@ -2,9 +2,8 @@
 
 A verdict here is one of three categories: ``success``, ``failure`` or
 ``invalid`` (no valid verdict, as the strict validation decides). Cohen's and
-Fleiss' kappa count ``invalid`` as a category of its own, so a judge that
-often fails to answer agrees less; Krippendorff's alpha treats it as a
-missing value, the way alpha handles raters who did not rate.
+Fleiss' kappa count ``invalid`` as a category of its own; Krippendorff's
+alpha treats it as a missing value.
 """
 
 from __future__ import annotations
@@ -133,9 +132,7 @@ def majority_vote(codes: np.ndarray) -> list[dict[str, bool] | None]:
 def pairwise_cohen_kappa(codes: np.ndarray) -> np.ndarray:
     """Cohen's kappa of every pair of columns of ``codes`` (items × raters) at once: a raters × raters matrix.
 
-    Entry (i, j) is :func:`cohen_kappa` of columns i and j (NaN where it is
-    undefined); two matrix products over the one-hot codes give every
-    pair's observed and expected agreement.
+    Entry (i, j) is :func:`cohen_kappa` of columns i and j (NaN where it is undefined).
 
     >>> round(float(pairwise_cohen_kappa(np.array([[0, 0], [0, 1], [1, 1], [1, 1]]))[0, 1]), 6)
     0.5
@@ -144,7 +141,7 @@ def pairwise_cohen_kappa(codes: np.ndarray) -> np.ndarray:
     n, raters = codes.shape
     onehot = np.stack([(codes == code) for code in range(len(CATEGORIES))], axis=2).astype(np.float64)  # n x m x 3
     flat = onehot.reshape(n, -1)
-    # one BLAS product of the one-hot columns; the diagonal blocks' traces are the agreements
+    # the diagonal blocks' traces are the agreements
     gram = (flat.T @ flat).reshape(raters, len(CATEGORIES), raters, len(CATEGORIES))
     observed = np.einsum("icjc->ij", gram) / n
     shares = onehot.mean(axis=0)  # m x 3
@@ -175,8 +172,8 @@ class Agreement:
         """Per reference item, the share of pairs of judges that gave it different categories, in [0, 1].
 
         With ``n_j`` judges in category j of ``m``: 1 - sum_j n_j (n_j - 1) / (m (m - 1)),
-        one minus the item's Fleiss agreement P_i; 0 when all agree. Three runs
-        saying success, success, failure disagree on 2 of 3 pairs: 0.667.
+        one minus the item's Fleiss agreement P_i; 0 when all agree (success,
+        success, failure: 0.667).
         """
         counts = np.asarray(self.item_counts)
         raters = counts.sum(axis=1)
@@ -194,9 +191,8 @@ class Agreement:
 def agreement(predictions: Mapping[str, Any], references: Any, *, alpha: bool = True) -> Agreement:
     """Agreement of several judges' (or runs') verdicts on the same items, and their majority vote.
 
-    Predictions and references are as :func:`agenthorizon.score` takes them;
-    repeated runs of one judge measure its self-agreement. ``alpha`` also
-    computes Krippendorff's alpha (the ``krippendorff`` package).
+    Predictions and references are as :func:`agenthorizon.score` takes them.
+    ``alpha`` also computes Krippendorff's alpha (the ``krippendorff`` package).
 
     >>> refs = ["positive", "negative", "negative", "positive"]
     >>> result = agreement({"r1": [True, False, True, True], "r2": [True, False, False, True],

@@ -1,15 +1,9 @@
-"""Uncertainty for AgentHorizon scores: pair-clustered bootstrap and paired tests.
+"""Pair-clustered bootstrap percentile intervals and the exact McNemar test.
 
-Items of one pair group share recordings (a negative shows a sibling's
-trajectory), so they are not independent draws. Every interval here therefore
-resamples whole clusters -- the pair groups -- with replacement (a cluster
-bootstrap), and reports percentile intervals. The bootstrap is vectorised:
-each resample is a vector of cluster counts, and the per-resample metrics are
-one matrix product of those counts with per-cluster sums.
-
-A leaf: numpy and the standard library only, no other agenthorizon module.
-The paired comparison of two judges built on it is
-:func:`agenthorizon.scoring.compare.compare`.
+Items of one pair group share recordings, so every interval resamples whole
+pair groups with replacement. Each resample is a vector of cluster counts;
+per-resample statistics are one matrix product with per-cluster sums.
+A leaf: numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -31,17 +25,14 @@ __all__ = [
     "resampled_totals",
 ]
 
-# Resamples per chunk: 200 x 1,000 clusters is 0.8 MB of draws and 1.6 MB of
-# counts, small enough to stay in the CPU cache between the draw, the count and
-# the product (chunks of 1,000 were about 1.5x slower end to end on the
-# reference machine). Even, so that every chunk but the last consumes a whole
-# number of 64-bit words of the generator: the draws are then the same stream
-# as one single draw of all resamples (see resample_cluster_counts).
+# Resamples per chunk: small enough to stay in the CPU cache. Even, so that every chunk
+# but the last consumes whole 64-bit words of the generator: the draws are then the
+# same stream as one single draw of all resamples.
 _CHUNK = 200
 
 
 def check_bootstrap(n_resamples: Any) -> int:
-    """``n_resamples`` when it is a non-negative integer; the one bootstrap-count validator.
+    """``n_resamples`` as an int when it is a non-negative integer, else ``ValueError``.
 
     >>> check_bootstrap(1000)
     1000
@@ -71,10 +62,9 @@ def resample_cluster_counts(n_clusters: int, n_resamples: int, seed: int) -> Ite
     Each yielded array has shape ``(chunk, n_clusters)``; entry ``[r, g]`` is
     how many times cluster ``g`` was drawn in resample ``r`` (each resample
     draws ``n_clusters`` clusters with replacement). Chunks together hold
-    ``n_resamples`` rows. The stream depends only on the arguments, not on
-    the chunk size: the rows are those of one
+    ``n_resamples`` rows, those of one
     ``default_rng(seed).integers(0, n_clusters, (n_resamples, n_clusters), dtype=int32)``
-    draw, counted row by row.
+    draw whatever the chunk size.
 
     >>> counts = np.vstack(list(resample_cluster_counts(5, 3, seed=0)))
     >>> counts.shape, counts.sum(axis=1).tolist()
@@ -83,11 +73,9 @@ def resample_cluster_counts(n_clusters: int, n_resamples: int, seed: int) -> Ite
     if n_clusters < 1:
         raise ValueError("cannot bootstrap zero clusters")
     rng = np.random.default_rng(seed)
-    # int64 positions only when a chunk's flat index needs them; 32-bit
-    # draws are several times faster to generate.
+    # int64 only when a chunk's flat index needs it; 32-bit draws are faster.
     dtype = np.int32 if _CHUNK * n_clusters < 2**31 else np.int64
-    # Offsetting each row's draws by row * n_clusters lets one bincount
-    # count every row at once; the offsets are made once, not per chunk.
+    # Offsetting each row's draws by row * n_clusters lets one bincount count every row.
     offsets = (np.arange(_CHUNK, dtype=dtype) * n_clusters)[:, None]
     done = 0
     while done < n_resamples:
@@ -110,19 +98,16 @@ def _cluster_sums(clusters: np.ndarray, columns: Sequence[np.ndarray]) -> np.nda
 def resampled_totals(totals: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """Per-cluster totals summed over each resample of clusters.
 
-    ``totals`` has shape (n_clusters, k), integer (counts: summed exactly)
-    or float (amounts such as costs); the result (n_resamples, k) holds, for
-    each resample of :func:`resample_cluster_counts`, the sum of each column
-    over the clusters drawn (with their multiplicity).
+    ``totals`` has shape (n_clusters, k), integer (summed exactly) or float
+    (amounts such as costs); row r of the result (n_resamples, k) sums each
+    column over the clusters of resample r, with multiplicity.
 
     >>> resampled_totals(np.ones((4, 1), dtype=np.int64), 3, seed=0)[:, 0].tolist()
     [4, 4, 4]
     """
     totals = np.asarray(totals)
     totals = totals.astype(np.float64 if totals.dtype.kind == "f" else np.int64, copy=False)
-    # One result array, each chunk's product written into its rows (no list of
-    # chunk results to stack). Counts integer by integer: exact, and faster than
-    # a mixed int/float product, which numpy would first cast element by element.
+    # Integer counts times integer totals: exact, and no mixed int/float product to cast.
     result = np.empty((n_resamples, totals.shape[1]), dtype=totals.dtype)
     done = 0
     for counts in resample_cluster_counts(totals.shape[0], n_resamples, seed):
@@ -173,7 +158,7 @@ def bootstrap_accuracies(
     level: float = 0.95,
     ratios: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, tuple[float, float] | None]:
-    """Pair-clustered percentile intervals for balanced, positive and negative accuracy (and other ratios).
+    """Pair-clustered percentile intervals of balanced, positive and negative accuracy and of other ratios.
 
     Parameters
     ----------
@@ -183,15 +168,12 @@ def bootstrap_accuracies(
         Per item: the prediction is valid and right (invalid = incorrect).
     clusters : array
         Per item: its cluster (pair group); whole clusters are resampled.
-    n_resamples : int
-        Number of bootstrap resamples.
-    seed : int
-        Seed; equal seeds give equal intervals.
+    n_resamples, seed : int
+        Number of resamples; equal seeds give equal intervals.
     level : float
         Coverage of the intervals, in (0, 1).
     ratios : dict of str to (array of int, array of int), optional
-        More statistics that are ratios of per-cluster counts (name ->
-        numerator and denominator per cluster, clusters coded as
+        Name -> per-cluster numerator and denominator (clusters coded as
         :func:`cluster_codes` codes ``clusters``), given intervals from the
         same resamples.
 
@@ -235,11 +217,10 @@ def bootstrap_accuracies(
 def mcnemar_exact(a_correct: np.ndarray, b_correct: np.ndarray) -> tuple[int, int, float]:
     """Exact McNemar test on paired per-item correctness.
 
-    Only discordant items carry information: ``n_a`` items where only judge A
-    is right, ``n_b`` where only B is. Under the null hypothesis (the judges
-    are equally accurate) ``n_a ~ Binomial(n_a + n_b, 1/2)``; the two-sided
-    p-value is ``min(1, 2 * P(X <= min(n_a, n_b)))``, computed exactly with
-    integer arithmetic (no scipy).
+    ``n_a`` items where only judge A is right, ``n_b`` where only B is.
+    Under the null hypothesis (equally accurate judges)
+    ``n_a ~ Binomial(n_a + n_b, 1/2)``; the two-sided p-value is
+    ``min(1, 2 * P(X <= min(n_a, n_b)))``, computed exactly.
 
     Returns ``(n_a, n_b, p_value)``; ``p_value`` is in (0, 1], 1 when there are
     no discordant items.
@@ -259,8 +240,7 @@ def mcnemar_exact(a_correct: np.ndarray, b_correct: np.ndarray) -> tuple[int, in
     if n == 0:
         return n_a, n_b, 1.0
     tail = sum(math.comb(n, k) for k in range(min(n_a, n_b) + 1))
-    # Exact rational arithmetic, rounded once: 2**-n underflows floats for the
-    # item counts of the full release, but a Fraction does not.
+    # A Fraction, rounded once: 2**-n underflows floats at the full release's item counts.
     from fractions import Fraction  # here: only the sign test needs it, and `score` starts without it
 
     return n_a, n_b, float(min(Fraction(1), Fraction(2 * tail, 2**n)))
@@ -271,8 +251,7 @@ def paired_balanced_accuracies(
 ) -> np.ndarray:
     """Balanced accuracy of several judges on the *same* pair-clustered resamples.
 
-    Pairing the draws makes the spread of a difference between judges
-    reflect their correlation (both right or wrong on the same hard items).
+    Paired draws make the spread of a difference between judges reflect their correlation.
 
     Parameters
     ----------

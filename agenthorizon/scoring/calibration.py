@@ -1,10 +1,8 @@
 """Calibration of a judge's stated confidence: does "high" mean right more often than "low"?
 
 A verdict's ``confidence`` is a level (``low``, ``medium``, ``high``) or a
-number in [0, 1], read as the judge's probability that its verdict is
-right. Per-item correctness is the strict one: an invalid prediction is
-wrong, and it carries no confidence. Intervals are pair-clustered bootstrap
-percentile intervals, like every other interval of the project.
+number in [0, 1], read as the judge's probability that its verdict is right.
+An invalid prediction is wrong and carries no confidence.
 """
 
 from __future__ import annotations
@@ -141,7 +139,8 @@ def calibration(
     (sum of n_b / n * |accuracy_b - mean confidence_b|, in [0, 1]) and Brier score
     (mean (confidence - correct)^2, in [0, 1]). AUROC in [0, 1] over the items
     stating one kind of confidence (``None`` when kinds mix or one class is
-    missing). ``bootstrap`` resamples pair groups for every accuracy's interval.
+    missing). ``bootstrap`` resamples pair groups for every accuracy's
+    percentile interval.
 
     >>> refs = ["positive", "negative", "positive", "negative"]
     >>> preds = [{"success": True, "confidence": "high"}, {"success": False, "confidence": "high"},

@@ -1,9 +1,7 @@
-"""Paired comparison of two judges on the same items.
+"""Paired comparison of two judges on the same items (:func:`compare`).
 
-Per-item correctness and balanced accuracy come from
-:class:`agenthorizon.scoring.metrics.ItemOutcomes`, so a comparison never
-disagrees with the scores it compares; intervals and the McNemar test from
-:mod:`agenthorizon.scoring.bootstrap`.
+Correctness and balanced accuracy come from :class:`~agenthorizon.scoring.outcomes.ItemOutcomes`,
+so a comparison never disagrees with the scores it compares.
 """
 
 from __future__ import annotations
@@ -28,10 +26,7 @@ __all__ = ["Comparison", "compare"]
 class Comparison:
     """A paired comparison of judges A and B on the same items; see :func:`compare`.
 
-    ``difference`` is balanced accuracy A minus B, in [-1, 1] (positive: A is
-    better), ``interval`` its pair-clustered bootstrap percentile interval.
-    ``only_a_correct`` / ``only_b_correct`` are McNemar's discordant counts
-    and ``p_value`` its exact two-sided p-value.
+    ``only_a_correct`` / ``only_b_correct`` are McNemar's discordant counts.
     """
 
     n: int

@@ -1,12 +1,7 @@
-"""Evidence selection: which of an item's files an agentic judge opened, and what that says (issue 34, section 3).
+"""Evidence selection: which of an item's files an agentic judge opened, and what that says.
 
-:class:`ItemEvidence` is the typed record of one item (the screenshots by
-step, the Markdown, the JSON, how many times each), read from a harness's
-event stream by :mod:`agenthorizon.judging.judges.evidence_readers` and kept
-in the result file's telemetry under ``evidence``.
-:func:`evidence_summary` aggregates a run: the fraction of screenshots
-viewed, where the viewed ones lie, and accuracy as a function of the
-fraction viewed, with pair-clustered bootstrap intervals. Pure: numpy only.
+:class:`ItemEvidence` is one item's record, kept in the result file's
+telemetry under ``evidence``; :func:`evidence_summary` aggregates a run.
 """
 
 from __future__ import annotations
@@ -38,8 +33,7 @@ class ItemEvidence:
     that named its screenshot; ``markdown`` and ``json`` count the calls
     naming the item's Markdown and trajectory JSON; ``tool_calls`` is how
     many tool calls the stream held. A call names a file when its arguments
-    hold the file's name (``step_3.png``, ``<id>.md``, ``<id>.json``); a glob
-    or a listing names none.
+    hold its name (``step_3.png``, ``<id>.md``, ``<id>.json``).
 
     >>> evidence = ItemEvidence({2: 1, 0: 2}, markdown=1, json=0, tool_calls=3)
     >>> evidence.to_dict()

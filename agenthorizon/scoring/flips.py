@@ -1,8 +1,7 @@
-"""Flip rate of a perturbed run against the unperturbed run of the same judge (issue 34, section 6).
+"""Flip rate of a perturbed run against the unperturbed run of the same judge (:func:`flip_rate`).
 
 Per item each run's verdict is ``success``, ``failure`` or ``invalid`` (a
-missing result included); an item flips when they differ. Intervals are
-pair-clustered percentile bootstrap intervals.
+missing result included); an item flips when they differ.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""Accuracy against trajectory length: a logistic fit with a pair-clustered band, and binned points.
-
-The paper's Figure 5 context: trajectories run to a median of 121 steps and
-up to 358; does a judge get worse on long ones? Pure: numpy only.
-"""
+"""Accuracy against trajectory length (:func:`length_curve`): a logistic fit with a pair-clustered band, and bins."""
 
 from __future__ import annotations
 
@@ -28,8 +24,7 @@ def _standardise(steps: np.ndarray) -> tuple[float, float]:
 def _newton(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Weighted logistic regression of y on (1, x), for each row of ``weights`` at once: (R, 2) coefficients.
 
-    A small ridge (1e-6) keeps a separable resample finite; it moves a
-    well-posed fit by far less than the interval's width.
+    A small ridge (1e-6) keeps a separable resample finite.
     """
     beta = np.zeros((weights.shape[0], 2))
     for _ in range(_ITERATIONS):
@@ -111,13 +106,12 @@ def length_curve(
     """Accuracy against trajectory length: logistic fit, pair-clustered band and quantile bins.
 
     The fit is :func:`fit_logistic` of per-item correctness (an invalid
-    verdict is incorrect) on the step count. The band resamples whole
-    ``clusters`` (pair groups) ``n_resamples`` times, refits on each
-    resample (clusters drawn k times weigh k) and takes the central
-    ``level`` percentiles of P(correct) at each of ``n_grid`` lengths from
-    the shortest to the longest item. Bins split the items at the
+    verdict is incorrect) on the step count. The band refits on each of
+    ``n_resamples`` resamples of whole ``clusters`` (pair groups) and takes
+    the central ``level`` percentiles of P(correct) at ``n_grid`` lengths
+    from the shortest to the longest item. Bins split the items at the
     length quantiles into ``n_bins`` groups of near-equal size (ties kept
-    together); each has its accuracy in [0, 1].
+    together), each with its accuracy in [0, 1].
 
     Examples
     --------

@@ -1,11 +1,8 @@
-"""The declared list of rate metrics: one entry per metric, everything else derived from it.
+"""The declared rate metrics, :data:`METRICS`: each a ratio of per-cluster counts of the outcomes.
 
-Each :class:`MetricSpec` names a rate that is a ratio of per-cluster counts
-of the validated outcomes. From :data:`METRICS` come the metric's key in
-``ScoreReport.to_dict`` (in list order), its bootstrap interval, its row in
-the report table, its key in the ``evaluate`` metric's ``compute`` output and,
-when ``inspect`` is set, its value in the Inspect task's ``rates`` metric.
-Adding a metric is one counts function plus one entry here. Pure: no I/O.
+An entry gives the metric its report key, bootstrap interval, table row,
+``evaluate`` output and Inspect metric. Adding a metric is one counts
+function plus one entry here.
 """
 
 from __future__ import annotations
@@ -29,12 +26,12 @@ class MetricSpec:
     """One declared rate metric.
 
     ``name`` is its key in the report's JSON and intervals; ``label`` its row
-    in tables; ``counts`` computes its per-cluster numerator and denominator
-    from the outcomes (the rate is their sums' ratio, ``None`` when the
-    denominator is 0); ``denominator`` reads the count shown beside it in a
-    table from the :class:`~agenthorizon.scoring.metrics.ScoreReport` (``""`` to show none); ``interval`` gives it
-    a bootstrap interval; ``format`` is ``"percent"``; ``inspect`` adds it to
-    the Inspect task's metrics.
+    in tables; ``counts`` its per-cluster numerator and denominator (the rate
+    is their sums' ratio, ``None`` when the denominator is 0);
+    ``denominator`` the count shown beside it in a table, read from the
+    :class:`~agenthorizon.scoring.metrics.ScoreReport` (``""``: none);
+    ``interval`` gives it a bootstrap interval; ``format`` is ``"percent"``;
+    ``inspect`` adds it to the Inspect task's ``declared_rates`` metric.
     """
 
     name: str
@@ -47,7 +44,7 @@ class MetricSpec:
 
 
 def _per_cluster(outcomes: ItemOutcomes, *columns: np.ndarray) -> list[np.ndarray]:
-    # coded as the bootstrap codes them (order of first appearance), so the counts line up with its clusters
+    # coded as the bootstrap codes them, so the counts line up with its clusters
     clusters = cluster_codes(np.asarray(outcomes.clusters).tolist())
     groups = int(clusters.max()) + 1 if clusters.size else 0
     return [np.bincount(clusters, weights=column.astype(np.int64), minlength=groups).astype(np.int64) for column in columns]

@@ -1,20 +1,6 @@
-"""Strict scoring of judge predictions against AgentHorizon labels.
+"""Strict scoring of judge predictions against AgentHorizon labels: :func:`score` and :class:`ScoreReport`.
 
-The protocol (SPEC section 3) in one paragraph: a prediction is *valid* only
-when it carries a real Boolean ``success``. Anything else -- no result, text
-that is not one JSON object, an object without ``success``, ``null``, the
-string ``"true"``, the number ``1`` -- is *invalid*: it counts as incorrect for
-its item whatever the label, and it never removes the item from a
-denominator. Every denominator is therefore the number of references.
-
-One prediction is judged valid or not by
-:func:`agenthorizon.scoring.predictions.validate_prediction` (raw text through
-the runner's verdict parser); this module turns those per-item facts into
-metrics. It is pure: no I/O, nothing heavier than numpy. The public entry
-points are :func:`score` and :class:`ScoreReport`; the per-item facts
-(:func:`item_outcomes`, also used by
-:func:`agenthorizon.scoring.compare.compare`) are made in
-:mod:`agenthorizon.scoring.outcomes` and re-exported here.
+The protocol is docs/scoring.md. :func:`item_outcomes` is re-exported from :mod:`agenthorizon.scoring.outcomes`.
 """
 
 from __future__ import annotations
@@ -38,9 +24,6 @@ __all__ = ["OUTCOMES", "ItemOutcomes", "ScoreReport", "item_outcomes", "score", 
 
 CONFIDENCE_LEVEL = 0.95
 """Coverage of every bootstrap interval reported by :func:`score`."""
-
-
-# --- the report ------------------------------------------------------------------------
 
 
 @dataclass
@@ -83,8 +66,7 @@ class ScoreReport:
             "n_instruction_pairs", "n_pair_groups", "intervals", "bootstrap", "slices",
         }
     )
-    """Fields that describe the items, the resampling or a breakdown rather than being a metric:
-    every other field is one, and :meth:`metric_values` reports it."""
+    """Fields that are not metrics; :meth:`metric_values` reports every other field."""
 
     def __getattr__(self, name: str) -> Any:
         """A declared metric (:data:`~agenthorizon.scoring.metric_list.METRICS`) read as an attribute."""
@@ -101,10 +83,9 @@ class ScoreReport:
     def metric_values(self) -> dict[str, Any]:
         """The metrics, as the ``evaluate`` module's ``compute`` returns them.
 
-        Every field not in :attr:`DETAIL_FIELDS`, plus ``invalid_rate``;
-        ``mistake_type_recall`` maps each type to its recall alone. Derived
-        from the fields, so a metric added to the report reaches
-        ``metric.compute`` too.
+        Every field not in :attr:`DETAIL_FIELDS`, each declared rate by name,
+        plus ``invalid_rate``; ``mistake_type_recall`` and
+        ``rejection_rate_by_type`` map each type to its rate alone.
 
         >>> sorted(score([True, False], ["positive", "positive"]).metric_values())[:3]
         ['accuracy', 'balanced_accuracy', 'cost']
@@ -262,18 +243,15 @@ def score(
       ``pair_group_id``;
     - success precision, recall and F1 = the success class's TP / (TP + FP),
       TP / positives and their harmonic mean, an invalid prediction never
-      counting as success
-      (declared with every other rate in
-      :data:`~agenthorizon.scoring.metric_list.METRICS`).
+      counting as success; these and failure precision are declared in
+      :data:`~agenthorizon.scoring.metric_list.METRICS`;
+    - ``cost`` and ``runtime``:
+      :func:`~agenthorizon.scoring.telemetry.telemetry_aggregates`.
 
-    See :mod:`agenthorizon.scoring.paired` for the paired scores and
-    :func:`agenthorizon.scoring.telemetry.telemetry_aggregates` for ``cost``
-    and ``runtime``.
-
-    An invalid prediction (see :func:`~agenthorizon.scoring.predictions.validate_prediction`) is incorrect for
-    its item whatever the label and never changes a denominator: every
-    denominator counts the references. No prediction makes this function
-    raise; malformed references do.
+    An invalid prediction (:func:`~agenthorizon.scoring.predictions.validate_prediction`)
+    is incorrect for its item whatever the label and never changes a
+    denominator. No prediction makes this function raise; malformed
+    references do.
 
     Parameters
     ----------
@@ -288,25 +266,25 @@ def score(
         ``datasets.Dataset`` work as they are) or label strings
         ``"positive"`` / ``"negative"``.
     bootstrap : int, default 0
-        Number of bootstrap resamples for 95% percentile intervals of
-        balanced, positive and negative accuracy; 0 computes none. Whole
-        clusters are resampled: items sharing a ``pair_group_id`` share
-        recordings and are not independent. When the references carry no
-        ``pair_group_id``, each item is its own cluster.
+        Number of bootstrap resamples for 95% percentile intervals of the
+        accuracies, the paired scores and the declared rates (``intervals``);
+        0 computes none. Whole pair groups (``pair_group_id``) are resampled,
+        since their items share recordings; without it each item is its own
+        cluster.
     seed : int, default 0
         Seed of the bootstrap; the same seed gives the same intervals.
     slices : sequence of str, optional
         Names from :data:`SLICES` (``os``, ``difficulty``, ``mistake_type``,
-        ``direction``, ``step_bucket``, ``num_applications``); the report's
+        ``direction``, ``instruction_source``, ``step_bucket``,
+        ``num_applications``); the report's
         ``slices[name][value]`` holds the same metrics for each value. A
         slice whose field the references lack raises ``ValueError``.
     telemetry : sequence or mapping, optional
         Per-item telemetry for the ``cost`` and ``runtime`` aggregates: one
         entry per reference, or a mapping ``trajectory_id -> telemetry``
-        (absent ids are unknown). An entry is a ``Telemetry`` record, a
-        flat telemetry mapping, or ``None``. When not given, it is taken
-        from predictions that are result records carrying ``telemetry``;
-        with none of those, ``cost`` and ``runtime`` are ``None``.
+        (absent ids are unknown) of ``Telemetry`` records, flat mappings or
+        ``None``. When not given, it is taken from predictions that are
+        result records; without any, ``cost`` and ``runtime`` are ``None``.
 
     Returns
     -------
@@ -349,8 +327,7 @@ def score(
     records = [reference_record(row, position) for position, row in enumerate(rows)]
     if not isinstance(predictions, (Mapping, str, bytes)) and hasattr(predictions, "__len__"):
         predictions = list(predictions)  # read once: warned about, then aligned
-    # Scores stay strict; a known wrong shape (0/1, "true", {"prediction": b})
-    # is named with its fix so a pipeline bug is not mistaken for a bad judge.
+    # A known wrong shape is named with its fix so a pipeline bug is not mistaken for a bad judge.
     warn_shapes(predictions.values() if isinstance(predictions, Mapping) else predictions)
     outcomes = outcomes_from_records(predictions, records)
     items = aligned_telemetry(telemetry, predictions, records)
@@ -375,11 +352,9 @@ def score_outcomes(
     """The :class:`ScoreReport` of per-item outcomes already validated, as :func:`score` computes it.
 
     ``score(predictions, references)`` equals
-    ``score_outcomes(item_outcomes(predictions, references))``; taking the
-    outcomes lets a caller validate each prediction once and score several
-    subsets of the items (``outcomes.subset(mask)``). ``telemetry`` is one
-    entry per item (:func:`~agenthorizon.scoring.telemetry.aligned_telemetry`)
-    or ``None``. Rates are in [0, 1], as in :func:`score`.
+    ``score_outcomes(item_outcomes(predictions, references))``, so a caller
+    can validate once and score subsets (``outcomes.subset(mask)``).
+    ``telemetry`` is one entry per item or ``None``.
 
     >>> outcomes = item_outcomes([True, False, None], ["positive", "negative", "negative"])
     >>> score_outcomes(outcomes).balanced_accuracy, score_outcomes(outcomes.subset([True, True, False])).accuracy
@@ -401,12 +376,8 @@ def _pair_negatives_with_their_positives(
 ) -> None:
     """Give each value of a negatives' slice the instruction sensitivity of its negatives' pairs.
 
-    A pair is a negative and the positive showing the same recording
-    (:func:`~agenthorizon.scoring.paired.instruction_pairs`); the positive is
-    never in a mistake-type or direction slice, so within the slice alone
-    there would be no pair. Each slice value is scored on its items plus the
-    positives of its negatives' recordings, which gives exactly the pairs
-    whose negative has that value.
+    The pairs' positives are never in such a slice, so each value is scored
+    on its items plus the positives of its negatives' recordings.
     """
     steps = np.asarray(outcomes.steps_ids, dtype=object) if outcomes.steps_ids else None
     for value, report in reports.items():

@@ -1,13 +1,4 @@
-"""Per-item outcomes: what every strict metric is a function of.
-
-:func:`item_outcomes` validates predictions and references once and returns
-:class:`ItemOutcomes`, per item: the label, whether the prediction is valid,
-what it said, whether it is correct (an invalid prediction never is), the
-reference mistake type, the bootstrap cluster (pair group) and the
-recording shown (``steps_id``). The metrics of
-:mod:`agenthorizon.scoring.metrics` and the paired scores of
-:mod:`agenthorizon.scoring.paired` read them. Pure: no I/O, numpy only.
-"""
+"""Per-item outcomes, of which every strict metric is a function: :func:`item_outcomes`, :class:`ItemOutcomes`."""
 
 from __future__ import annotations
 
@@ -38,9 +29,7 @@ def ratio(numerator: int, denominator: int) -> float | None:
 
 @dataclass(frozen=True)
 class ItemOutcomes:
-    """Per-item facts that every metric is a function of.
-
-    All arrays have one entry per reference, in reference order.
+    """Per-item facts, one entry per reference in reference order.
 
     Attributes
     ----------
@@ -100,11 +89,11 @@ class ItemOutcomes:
         return classes.tolist()
 
     def accuracies(self) -> tuple[float | None, float | None, float | None]:
-        """``(balanced, positive, negative)`` accuracy: the one place they are computed.
+        """``(balanced, positive, negative)`` accuracy, each in [0, 1] or ``None``.
 
         positive accuracy = correct positives / positives; negative accuracy =
-        correct negatives / negatives; balanced = their mean. Each in [0, 1],
-        ``None`` when its denominator is zero (balanced: when either is).
+        correct negatives / negatives; balanced = their mean. ``None`` when the
+        denominator is zero (balanced: when either is).
 
         >>> item_outcomes([True, False, True, None], ["positive", "positive", "negative", "negative"]).accuracies()
         (0.25, 0.5, 0.0)
@@ -149,9 +138,7 @@ def _clusters(records: list[dict[str, Any]]) -> np.ndarray:
 
 
 def item_outcomes(predictions: Any, references: Any) -> ItemOutcomes:
-    """Validate predictions and references and return per-item outcomes.
-
-    Takes the same ``predictions`` and ``references`` as :func:`score`.
+    """Per-item outcomes of ``predictions`` and ``references``, as :func:`agenthorizon.score` takes them.
 
     >>> outcomes = item_outcomes([True, "1"], ["positive", "negative"])
     >>> outcomes.correct.tolist(), outcomes.status

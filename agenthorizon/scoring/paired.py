@@ -1,12 +1,9 @@
 """Scores of the paired design: instruction sensitivity, pair-group accuracy, rejection by type.
 
-A negative shows a recording that correctly executes its sibling's
-instruction, and the same recording (``steps_id``) is a positive under its
-own; these scores show whether a judge reads the instruction at all. Each
-takes :func:`agenthorizon.scoring.outcomes.item_outcomes` and returns
-:class:`ClusterCounts` per pair group, resampled by
-:func:`agenthorizon.scoring.bootstrap.bootstrap_accuracies`. An invalid
-prediction is never a hit and never leaves a denominator. Pure numpy.
+A negative shows the recording (``steps_id``) of a sibling positive, under
+another instruction: these scores show whether a judge reads the instruction.
+Each returns :class:`ClusterCounts` per pair group; an invalid prediction is
+never a hit and never leaves a denominator.
 """
 
 from __future__ import annotations
@@ -54,8 +51,7 @@ class ClusterCounts:
 
 
 def _codes(outcomes: ItemOutcomes) -> tuple[np.ndarray, int]:
-    # Re-coded 0..G-1 in order of first appearance, as the accuracy bootstrap
-    # codes them: a subset (a slice) keeps the original codes, with gaps.
+    # Re-coded as the accuracy bootstrap codes them: a subset (a slice) keeps the original codes, with gaps.
     codes = cluster_codes(np.asarray(outcomes.clusters).tolist())
     return codes, int(codes.max()) + 1 if codes.size else 0
 
@@ -63,10 +59,9 @@ def _codes(outcomes: ItemOutcomes) -> tuple[np.ndarray, int]:
 def instruction_pairs(outcomes: ItemOutcomes) -> tuple[np.ndarray, np.ndarray]:
     """Every (positive, negative) pair of items showing the same recording.
 
-    A pair is a positive P and a negative N of the scored items with
-    ``N.steps_id == P.steps_id`` (items without a ``steps_id`` are in no
-    pair). Returns the index arrays ``(p, n)``, one entry per pair, ordered
-    by negative.
+    Returns index arrays ``(p, n)``, one entry per pair of a positive P and
+    a negative N with ``N.steps_id == P.steps_id``, ordered by negative;
+    items without a ``steps_id`` are in no pair.
 
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> rows = [{"label": "positive", "mistake_type": "", "steps_id": "a"},
@@ -93,19 +88,12 @@ def instruction_pairs(outcomes: ItemOutcomes) -> tuple[np.ndarray, np.ndarray]:
 def instruction_sensitivity(outcomes: ItemOutcomes) -> ClusterCounts:
     """Share of same-recording pairs the judge tells apart by their instructions.
 
-    Over every pair (positive P, negative N) of the scored items with
-    ``N.steps_id == P.steps_id`` (:func:`instruction_pairs`): the fraction
-    where the judge predicts success for P *and* failure for N. An invalid
-    prediction for either item makes the pair a miss (it counts as neither
-    success nor failure); the pair stays in the denominator.
-
-    Range [0, 1], higher is better: 1 is perfect; a judge that ignores the
-    instruction answers P and N (the same recording) alike and scores 0;
-    a fair coin scores 0.25 in expectation. ``rate`` is ``None`` when the
-    items hold no such pair (or the references carry no ``steps_id``).
-
-    A pair belongs to its positive's bootstrap cluster (its pair group: P and
-    N share a recording, so they are in one group).
+    Over every pair (P, N) of :func:`instruction_pairs`: the fraction where
+    the judge predicts success for P *and* failure for N. An invalid
+    prediction for either item makes the pair a miss. In [0, 1]: 1 is
+    perfect, a judge that ignores the instruction scores 0, a fair coin 0.25
+    in expectation; ``rate`` is ``None`` without pairs. A pair belongs to its
+    positive's cluster.
 
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> rows = [{"label": "positive", "mistake_type": "", "steps_id": "a"},
@@ -129,17 +117,10 @@ def instruction_sensitivity(outcomes: ItemOutcomes) -> ClusterCounts:
 
 
 def pair_group_accuracy(outcomes: ItemOutcomes) -> ClusterCounts:
-    """Share of pair groups in which every scored item is judged correctly.
+    """Share of pair groups (``pair_group_id``) in which every scored item is judged correctly.
 
-    Over the pair groups (``pair_group_id``) of the scored items: the
-    fraction of groups all of whose scored items are correct (an invalid
-    prediction is wrong). This is the group score of the paired design: a
-    group of a positive and the negative showing its recording is passed
-    only by a judge that accepts the one and rejects the other.
-
-    Range [0, 1], higher is better; ``rate`` is ``None`` when the
-    references carry no ``pair_group_id`` (each item would be its own group
-    and the score would be plain accuracy).
+    An invalid prediction is wrong. In [0, 1], higher is better; ``rate`` is
+    ``None`` when the references carry no ``pair_group_id``.
 
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> rows = [{"label": "positive", "mistake_type": "", "pair_group_id": "g1"},
@@ -162,12 +143,10 @@ def pair_group_accuracy(outcomes: ItemOutcomes) -> ClusterCounts:
 def rejection_by_type(outcomes: ItemOutcomes, mistake_type: str) -> ClusterCounts:
     """Share of the negatives of one mistake type that the judge rejects at all.
 
-    Over the negatives whose reference type is ``mistake_type``: the
-    fraction predicted failure (a valid ``success: false``), whatever type
-    the judge names. The companion of mistake-type recall, which also
-    requires the named type to match; rejection >= recall always. Untyped
-    negatives are in no type's denominator. Range [0, 1], higher is better;
-    ``rate`` is ``None`` when no negative has the type.
+    Over the negatives of reference type ``mistake_type``: the fraction
+    predicted failure, whatever type the judge names (so it is at least
+    mistake-type recall). In [0, 1], higher is better; ``rate`` is ``None``
+    when no negative has the type.
 
     >>> from agenthorizon.scoring.outcomes import item_outcomes
     >>> rows = [{"label": "negative", "mistake_type": "Bad Side Effect"}] * 2

@@ -2,8 +2,7 @@
 
 The release puts an item in AH (hard) when at most 18 of 24 pooled judgments
 are correct, else AH-S. :func:`difficulty_partition` redoes this for a pool of
-one's own, :func:`partition_agreement` compares with the shipped split. Pure
-numpy; writing label files is :mod:`agenthorizon.report.partition`'s job.
+one's own, :func:`partition_agreement` compares with the shipped split.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Is a difficulty partition robust? Re-partition per threshold and leaving one pool run out, rank the judges on each.
 
 Each pool run is one rater; an item with at most K correct raters is hard
-(the authors' "one model, 8 runs, at least 7 of 8 correct is easy" is a pool
-of 8 at K = 6). The paper's A.3 finds Spearman rho 0.963-0.975. Pure numpy.
+(the authors' "at least 7 of 8 runs correct is easy" is a pool of 8 at K = 6).
 """
 
 from __future__ import annotations
@@ -61,8 +60,8 @@ def _rho(on_subset: dict[str, float | None], reference: dict[str, float | None])
 
 
 def _on_each(judges: dict[str, np.ndarray], positive: np.ndarray, subsets: np.ndarray) -> list[dict[str, float | None]]:
-    """Every judge's balanced accuracy on every subset (rows of ``subsets``): two matrix products, not a loop."""
-    # float64 products go through BLAS and are exact for counts far beyond 2**53 > any item count
+    """Every judge's balanced accuracy on every subset (rows of ``subsets``)."""
+    # float64 products go through BLAS and are exact for counts below 2**53
     right = np.stack(list(judges.values()), axis=1).astype(np.float64)  # items x judges
     on_positives, on_negatives = subsets & positive, subsets & ~positive
     n_pos, n_neg = on_positives.sum(axis=1), on_negatives.sum(axis=1)

@@ -1,18 +1,8 @@
-"""One prediction -> (success, mistake type, status): the one rule every scoring route uses.
+"""One prediction -> (success, mistake type, status): :func:`validate_prediction`, used by every scoring route.
 
-A prediction is *valid* only when it carries a real Boolean ``success``
-(SPEC section 3). Raw judge text goes through
-:func:`agenthorizon.scoring.verdicts.parse_verdict` -- the parser the runner
-uses -- so the same text scores the same whether it reaches a score through
-the runner, ``agenthorizon score``, :func:`agenthorizon.score` or the
-``evaluate`` metric. Typing stays strict: ``"true"``, ``1`` and ``null`` are
-not Booleans.
-
-Predictions in a common wrong shape (integers 0/1, strings such as
-``"true"``, label strings, ``{"prediction": b}``) are invalid like any other,
-but :func:`shape_warnings` names the shape and the fix, and :func:`warn_shapes`
-issues them as :class:`PredictionShapeWarning`, so a pipeline bug is not
-mistaken for a bad judge. Pure: no I/O.
+Raw text goes through the runner's parser, so the same text scores the same
+by every route. Predictions in a known wrong shape are invalid like any
+other; :func:`warn_shapes` names the shape and the fix.
 """
 
 from __future__ import annotations
@@ -51,16 +41,14 @@ __all__ = [
 
 
 def _is_bool(value: Any) -> bool:
-    # numpy's bool_ is a genuine Boolean (it is what a comparison in a
-    # pandas/numpy pipeline yields); ints, strings and None are not.
+    # numpy's bool_ (what a pandas/numpy comparison yields) is a Boolean; ints, strings and None are not.
     return isinstance(value, (bool, np.bool_))
 
 
 def _mistake_type_text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
-    # A non-string type (a number, a list) names no known type; keep it as
-    # text so it is counted among the unmatched names rather than vanishing.
+    # Kept as text so a non-string type is counted among the unmatched names.
     return str(value)
 
 
@@ -82,9 +70,8 @@ RESULT_STATUS = "parse_status"
 def is_result_record(value: Any) -> bool:
     """True when ``value`` has the shape of a result record: a mapping with a ``parse_status``.
 
-    The one definition every reader uses: the scorer here, and the run-folder
-    reader (:mod:`agenthorizon.judging.runs.folder`) deciding which files are
-    runner results. A missing ``verdict`` is ``null``.
+    Also used by :mod:`agenthorizon.judging.runs.folder` to tell runner
+    results. A missing ``verdict`` is ``null``.
 
     >>> is_result_record({"parse_status": "no_json"}), is_result_record({"success": True})
     (True, False)
@@ -102,13 +89,12 @@ def result_prediction(parse_status: str, verdict: Mapping[str, Any] | None) -> d
 
 
 def _is_raw_output(value: Mapping) -> bool:
-    # {"trajectory_id": ..., "raw_output": "<the judge's text>"}: a JSONL row
-    # of raw answers, parsed the way the runner parses them.
+    # {"trajectory_id": ..., "raw_output": "<the judge's text>"}: a JSONL row of raw answers.
     return "success" not in value and RESULT_STATUS not in value and isinstance(value.get("raw_output"), str)
 
 
 def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
-    """Check one prediction strictly and say why it is invalid.
+    """Check one prediction strictly: valid only with a real Boolean ``success``.
 
     Accepted forms:
 
@@ -120,10 +106,8 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
       runner parses it (a fenced ```` ```json ```` block or prose followed by
       the verdict object is read);
     - ``{"raw_output": text}`` (e.g. a JSONL row of raw answers), parsed the same way;
-    - a result record as written by the runner (a dict with ``parse_status``
-      and, when ``ok``, ``verdict``; :func:`is_result_record`, and
-      :mod:`agenthorizon.judging.runs.records`): valid only when its
-      ``parse_status`` is ``"ok"`` and its verdict carries a Boolean
+    - a runner result record (:func:`is_result_record`): valid only when its
+      ``parse_status`` is ``"ok"`` and its ``verdict`` carries a Boolean
       ``success``; otherwise invalid with its own ``parse_status`` as reason.
 
     Parameters
@@ -141,12 +125,10 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
     status : str
         ``"ok"`` or one of :data:`agenthorizon.schema.INVALID_STATUSES`:
         ``missing`` (``None``, empty text), ``no_json`` (text without a JSON
-        object), ``malformed_json`` (a broken object), ``not_object`` (a value
-        that is not an object, e.g. a list; the text ``"true"`` holds no JSON
-        object and is ``no_json``),
-        ``missing_success``, ``non_boolean`` (``success`` is ``null``, a
-        string or a number; a bare number is treated the same way), ``error``
-        (a result record of a failed judge call, or one whose status is
+        object, ``"true"`` included), ``malformed_json``, ``not_object`` (a
+        non-object value such as a list), ``missing_success``,
+        ``non_boolean`` (``success`` is ``null``, a string or a number; also a
+        bare number), ``error`` (a failed judge call, or a result status
         outside the vocabulary), ``id_mismatch`` / ``judge_mismatch`` (result
         files that are not what their name claims).
 
@@ -193,11 +175,9 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
 def prediction_verdict(prediction: Any) -> Mapping | None:
     """The verdict object a prediction carries, valid or not, for display.
 
-    Reports show a verdict's ``reasoning`` and ``confidence`` whichever form
-    it came in: a verdict dict is returned as is, a result record gives its
-    ``verdict``, text the verdict :func:`parse_verdict` finds in it;
-    anything else (a bool, ``None``, text without a verdict) gives ``None``.
-    Validity is :func:`validate_prediction`'s business, not this function's.
+    A verdict dict is returned as is, a result record gives its ``verdict``,
+    text the JSON object it is whole, else the verdict :func:`parse_verdict` finds in it;
+    anything else gives ``None``. Validity is :func:`validate_prediction`'s.
 
     >>> prediction_verdict('{"success": true, "confidence": "high"}')["confidence"]
     'high'
@@ -229,10 +209,9 @@ def prediction_record(prediction: Any) -> dict[str, Any]:
     """Reduce any prediction to the result-record form, losing nothing scoring uses.
 
     The record is plain JSON (``parse_status`` and ``verdict``, plus a result
-    record's ``telemetry`` when it has one), and
+    record's ``telemetry``), and
     ``validate_prediction(prediction_record(p)) == validate_prediction(p)`` for
-    every ``p``. The :mod:`evaluate` module uses it to store arbitrary
-    predictions (``None``, numbers, dicts) in a string column.
+    every ``p``.
 
     >>> prediction_record("1")
     {'parse_status': 'no_json', 'verdict': None}
@@ -247,8 +226,6 @@ def prediction_record(prediction: Any) -> dict[str, Any]:
         record["telemetry"] = dict(prediction["telemetry"])
     return record
 
-
-# --- known wrong shapes ----------------------------------------------------------------
 
 _BOOL_WORDS = frozenset({"true", "false", "yes", "no", "1", "0"})
 _LABEL_WORDS = frozenset({"positive", "negative"})

@@ -93,11 +93,10 @@ def estimated_costs(telemetry: Sequence[Any], price: Price) -> list[float | None
 def estimated_cost_summary(telemetry: Sequence[Any], price: Price, model: str) -> dict[str, Any]:
     """The :func:`~agenthorizon.scoring.telemetry.quantity_summary` of the estimated costs, marked as estimated.
 
-    Over the items that report no cost (``n_items``; ``n_reported`` items
-    with a reported cost are not in it), with ``estimated: True``, the
-    ``model`` and the ``price`` used. Cached input tokens are priced as
-    input tokens (the table has one input price), so an estimate for a run
-    with prompt caching is an upper bound.
+    Over the items that report no cost (``n_items``; the ``n_reported``
+    others are left out), with ``estimated: True``, the ``model`` and the
+    ``price``. Cached input tokens are priced as input tokens, so an
+    estimate for a run with prompt caching is an upper bound.
 
     >>> summary = estimated_cost_summary([{"input_tokens": 10**6, "output_tokens": 10**5}], Price(1.0, 10.0), "m")
     >>> summary["total"], summary["estimated"], summary["n_reported"]

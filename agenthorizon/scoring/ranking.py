@@ -1,9 +1,7 @@
 """Do two item sets rank the judges alike? Spearman's rho and Kendall's tau-b, with a bootstrap interval.
 
-:func:`rank_agreement` compares the judges' balanced accuracies on item set A
-and on B (two configs or slices); each resample draws whole pair groups over
-A and B. Pure numpy; ties as scipy handles them (average ranks, tau-b), which
-the tests check against scipy.
+:func:`rank_agreement` is the entry point. Ties are handled as scipy handles
+them (average ranks, tau-b).
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ def average_ranks(values: Sequence[float]) -> np.ndarray:
     [2.5, 4.0, 2.5, 1.0]
     """
     values = np.asarray(values, dtype=float)
-    # One sort: each distinct value's rank is the mean of the positions its copies take.
     _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     return (np.cumsum(counts) - (counts - 1) / 2)[inverse.reshape(-1)]
 
@@ -97,7 +94,8 @@ def rank_agreement(
     """Rank agreement of judges between item sets A and B (boolean masks ``in_a``, ``in_b``; they may overlap).
 
     ``corrects`` holds per judge per item whether the prediction is valid and
-    right; ``clusters`` the pair groups resampled whole. Returns ``balanced_a`` /
+    right; ``clusters`` the pair groups, each resample drawing them whole
+    over A and B. Returns ``balanced_a`` /
     ``balanced_b`` per judge, ``spearman_rho`` and ``kendall_tau`` (in [-1, 1] or
     ``None``) and ``intervals`` (``(low, high)`` or ``None``; resamples where a
     coefficient is undefined are left out).

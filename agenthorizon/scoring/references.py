@@ -1,9 +1,4 @@
-"""References (label rows or label strings) validated for scoring, and predictions aligned with them.
-
-Pure: no I/O. A malformed reference raises ``ValueError`` naming its
-position; a reference id that occurs twice raises in every form, because the
-item would be scored twice.
-"""
+"""References (label rows or label strings) validated for scoring, and predictions aligned with them."""
 
 from __future__ import annotations
 
@@ -68,10 +63,8 @@ def reference_record(reference: Any, position: int) -> dict[str, Any]:
 
 
 def _needed_columns(references: Any, fields: Iterable[str]) -> Any:
-    # A datasets.Dataset decodes every column of a row on iteration
-    # (trajectory steps, Markdown); reading only the columns scoring uses keeps
-    # scoring a whole release fast. Duck-typed so this module never imports
-    # datasets.
+    # A datasets.Dataset decodes every column of a row on iteration; read only the columns
+    # scoring uses. Duck-typed so this module never imports datasets.
     select = getattr(references, "select_columns", None)
     names = getattr(references, "column_names", None)
     if callable(select) and isinstance(names, list):
@@ -105,19 +98,17 @@ def reference_records(references: Any) -> list[dict[str, Any]]:
 def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[Any]:
     """One prediction per reference record, in reference order.
 
-    ``predictions`` is a sequence (its length must equal the references') or
-    a mapping ``trajectory_id -> prediction``, where an id absent from the
-    mapping gives ``None`` (a missing prediction) and an id outside the
-    references raises ``ValueError``. A reference id that occurs twice raises
-    in either form.
-    ``records`` come from :func:`reference_records`.
+    ``predictions`` is a sequence as long as ``records``
+    (:func:`reference_records`) or a mapping ``trajectory_id -> prediction``:
+    an absent id gives ``None`` (a missing prediction), an id outside the
+    references raises ``ValueError``. A reference id that occurs twice
+    raises in either form (the item would be scored twice).
 
     >>> records = reference_records([{"trajectory_id": "a", "label": "positive", "mistake_type": ""},
     ...                              {"trajectory_id": "b", "label": "negative", "mistake_type": ""}])
     >>> align_predictions({"b": False}, records)
     [None, False]
     """
-    # A repeated item would be scored twice whatever form the predictions take.
     seen: dict[str, int] = {}
     for position, record in enumerate(records):
         trajectory_id = record["trajectory_id"]
@@ -143,7 +134,6 @@ def align_predictions(predictions: Any, records: list[dict[str, Any]]) -> list[A
                 f"predictions hold {len(unknown)} trajectory id(s) that are not in the references "
                 f"(e.g. {shown}); pass predictions for the referenced items only"
             )
-        # An id absent from the mapping is a missing prediction (None).
         return [predictions.get(trajectory_id) for trajectory_id in ids]
     if isinstance(predictions, (str, bytes)) or not hasattr(predictions, "__len__"):
         raise ValueError(

@@ -1,12 +1,4 @@
-"""Significance across many judges on the same items: every pair compared, the family adjusted.
-
-One pair-clustered bootstrap draw serves every judge (so each difference's
-interval reflects the judges' correlation), each pair gets an exact McNemar
-p-value, and Holm's step-down adjustment controls the family-wise error over
-all pairs. From the adjusted p-values come the judges statistically tied
-with the best and a compact letter display; the minimum detectable
-difference says what a non-significant pair could have shown.
-"""
+"""Significance across many judges on the same items (:func:`significance`): every pair compared, the family adjusted."""
 
 from __future__ import annotations
 
@@ -57,11 +49,9 @@ def minimum_detectable_difference(
     For ``n`` paired items of which a share ``discordance`` (psi) have one
     judge right and the other wrong, Connor's sample-size formula
     ``n = (z_{1-alpha/2} sqrt(psi) + z_power sqrt(psi - delta^2))^2 / delta^2``
-    is solved for ``delta``, the difference in per-item accuracy
-    (the share of items only A gets right minus the share only B gets
-    right). The result is in (0, psi]; ``None`` when even ``delta = psi``
-    (one judge right on every discordant item) falls short, or there is no
-    discordance.
+    is solved for ``delta``, the difference in per-item accuracy. The result
+    is in (0, psi]; ``None`` when even ``delta = psi`` falls short, or there
+    is no discordance.
 
     >>> round(minimum_detectable_difference(500, 0.2), 4)
     0.0559
@@ -94,11 +84,9 @@ def compact_letters(order: Sequence[str], different: set[frozenset[str]]) -> dic
     """A compact letter display: judges that share a letter are not significantly different.
 
     ``order`` lists the judges best first; ``different`` holds the pairs
-    that differ significantly. Piepho's insert-and-absorb algorithm: start
-    with one group of every judge; for each differing pair, split every
-    group holding both into the group without the one and the group without
-    the other; drop groups contained in another. Letters go to the groups in
-    the order of their best member, so the best judge has ``a``.
+    that differ significantly. Piepho's insert-and-absorb algorithm; letters
+    go to the groups in the order of their best member, so the best judge
+    has ``a``.
 
     >>> compact_letters(["x", "y", "z"], {frozenset({"x", "z"})})
     {'x': 'a', 'y': 'ab', 'z': 'b'}
@@ -141,10 +129,9 @@ class PairComparison:
 
     ``difference`` is balanced accuracy a minus b, in [-1, 1], with its
     pair-clustered paired bootstrap ``interval``; ``p_value`` the exact
-    McNemar p on per-item correctness, ``p_holm`` its Holm adjustment over
-    every pair, ``significant`` whether ``p_holm < alpha``;
-    ``minimum_detectable_difference`` the per-item accuracy difference this
-    pair's item count and discordance could detect (80 % power).
+    McNemar p, ``p_holm`` its Holm adjustment over every pair,
+    ``significant`` whether ``p_holm < alpha``;
+    ``minimum_detectable_difference`` at 80 % power.
     """
 
     a: str
@@ -202,11 +189,11 @@ def significance(
     """Compare every pair of judges (name -> predictions, at least two) on the same ``references``, adjusted for the number of pairs.
 
     Predictions and references are as :func:`agenthorizon.score` takes them
-    (both labels present; pair groups are the bootstrap clusters). ``bootstrap``
-    resamples (0: no interval) give intervals of coverage ``level``; ``alpha`` is
-    the family-wise error rate of the Holm-adjusted tests. Judges are ranked by
-    balanced accuracy (ties by name), the higher-ranked one is ``a`` of each
-    :class:`PairComparison`.
+    (both labels present). One pair-clustered draw of ``bootstrap`` resamples
+    (0: no interval) serves every judge; each pair gets an exact McNemar
+    p-value, Holm-adjusted so ``alpha`` is the family-wise error rate. Judges
+    are ranked by balanced accuracy (ties by name); the higher-ranked one is
+    ``a`` of each :class:`PairComparison`.
 
     >>> refs = ["positive", "negative"] * 30
     >>> good, fair = [True, False] * 30, [True, False] * 20 + [True, True] * 10

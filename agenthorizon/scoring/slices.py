@@ -13,8 +13,7 @@ from agenthorizon.schema import POSITIVE, STEP_BUCKETS, canonical_mistake_type, 
 
 __all__ = ["SLICES", "check_slices", "slice_order", "slice_values"]
 
-# Slice values for rows that have no value of their own along a slice, spelled
-# in parentheses so they can never collide with a real field value.
+# Values for rows with none of their own, in parentheses so they never collide with a real value.
 POSITIVE_SLICE_VALUE = "(positive)"
 UNTYPED_SLICE_VALUE = "(untyped)"
 UNKNOWN_SLICE_VALUE = "(unknown)"
@@ -53,16 +52,15 @@ SLICES: dict[str, tuple[str, Callable[[Mapping], str]]] = {
         _by_label(lambda row: canonical_mistake_type(row["mistake_type"]) or UNTYPED_SLICE_VALUE),
     ),
     "direction": ("instruction_source", _by_label(_or_unknown("instruction_source"))),
-    # The same grouping under the label files' own field name and values (the authors' reports' names).
+    # The same grouping under the label files' own field name.
     "instruction_source": ("instruction_source", _by_label(_or_unknown("instruction_source"))),
     "step_bucket": ("num_steps", _step_bucket),
     "num_applications": ("applications", _count_applications),
 }
 """Slice name -> (row field it reads, function giving a row's slice value).
 
-``direction`` is the negative's direction (its ``instruction_source``:
-``parent`` or ``child``), also reachable under the label files' own
-name ``instruction_source``; ``step_bucket`` uses :data:`schema.STEP_BUCKETS`;
+``direction`` (also ``instruction_source``) is the negative's ``parent`` or
+``child`` instruction; ``step_bucket`` uses :data:`schema.STEP_BUCKETS`;
 positives fall in the ``(positive)`` value of ``mistake_type`` and
 ``direction``; a missing value is ``(unknown)``.
 """
@@ -82,8 +80,7 @@ def check_slices(names: Iterable[str]) -> list[str]:
 
 
 def slice_order(value: str) -> tuple:
-    # Numbers sort numerically, step buckets in their natural order, the
-    # parenthesised placeholders last.
+    # Numbers sort numerically, step buckets in their order, placeholders last.
     if value.startswith("("):
         return (2, value)
     if value.isdigit():

@@ -1,9 +1,8 @@
-"""What judging a set of items cost and how long it took: the paper's Table 6, from per-item telemetry.
+"""What judging a set of items cost and how long it took (the paper's Table 6), from per-item telemetry.
 
 A value the judge did not report is unknown, never 0. Items are objects with
-the quantities as attributes (the runner's
-:class:`~agenthorizon.judging.runs.records.Telemetry`, never imported: scoring
-sits below judging), mappings, or ``None``. Pure numpy.
+the quantities as attributes (the runner's ``Telemetry``, not imported:
+scoring sits below judging), mappings, or ``None``.
 """
 
 from __future__ import annotations
@@ -26,8 +25,7 @@ TELEMETRY_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 """Group -> ((quantity name in the report, telemetry field it reads), ...).
 
-``wall_time_s`` is the item's judging latency (``Telemetry.latency_s``:
-wall-clock seconds of the judge call, retries included)."""
+``wall_time_s`` is ``Telemetry.latency_s``: wall-clock seconds of the judge call, retries included."""
 
 
 def _quantities(item: Any, fields: Sequence[str]) -> list[float | None]:
@@ -41,14 +39,13 @@ def _quantities(item: Any, fields: Sequence[str]) -> list[float | None]:
 def _number(value: Any) -> float | None:
     """``value`` as a float when it is a finite non-negative number, else ``None`` (unknown).
 
-    An integer too large for a float (a hand-made result file's ``10**400`` tokens) is unknown too.
+    An integer too large for a float is unknown too.
 
     >>> _number(3), _number(-1), _number(True), _number(float("nan")), _number(10**400)
     (3.0, None, None, None, None)
     """
     if value is None:
         return None
-    # A Boolean is not a count; anything not a finite non-negative number is unknown.
     if type(value) is not float and type(value) is not int:  # plain numbers skip numpy's scalar checks
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             return None
@@ -62,8 +59,7 @@ def _number(value: Any) -> float | None:
 def _median(known: np.ndarray) -> float:
     """The median as ``statistics.median`` computes it (the mean of the middle two of an even count).
 
-    Not ``np.median``, which imports ``numpy.ma``, nor ``statistics``: neither is otherwise
-    imported by ``agenthorizon score``, and this is its start-up.
+    Not ``np.median`` (imports ``numpy.ma``) nor ``statistics``: both would slow ``agenthorizon score``'s start-up.
 
     >>> _median(np.array([3.0, 1.0, 2.0])), _median(np.array([4.0, 1.0, 2.0, 3.0]))
     (2.0, 2.5)
@@ -132,9 +128,9 @@ def telemetry_aggregates(
 
     Quantities: ``input_tokens``, ``output_tokens``, ``cost_usd`` (US dollars);
     ``wall_time_s`` (seconds), ``turns``, ``tool_calls``. A field that is absent,
-    ``None``, negative, not finite or not a number is unknown. With
-    ``n_resamples``, each quantity gets ``mean_interval``: the percentile interval
-    of its known mean, resampling whole ``clusters`` with the accuracy draws.
+    ``None``, negative, not finite or not a number is unknown. Each quantity's
+    ``mean_interval`` is the pair-clustered percentile interval of its known
+    mean (``None`` without ``n_resamples``).
 
     >>> items = [{"cost_usd": 0.1, "latency_s": 2.0, "turns": 3}, {"cost_usd": 0.3, "latency_s": 4.0}, None]
     >>> aggregates = telemetry_aggregates(items)
@@ -174,7 +170,6 @@ def aligned_telemetry(telemetry: Any, predictions: Any, records: Sequence[Mappin
     True
     """
     if telemetry is None:
-        # Aligned as the scorer aligns predictions, and recognised by the one result-record shape.
         results = [value if is_result_record(value) else None for value in align_predictions(predictions, records)]
         if not any(result is not None and "telemetry" in result for result in results):
             return None

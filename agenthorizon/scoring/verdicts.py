@@ -1,16 +1,7 @@
-"""Judge output text -> :class:`Verdict` with a parse status.
+"""Judge output text -> :class:`Verdict` with a parse status (:func:`parse_verdict`).
 
-A judge answers with a JSON object such as::
-
-    {"success": false, "mistake_type": "Bad Side Effect",
-     "confidence": "high", "reasoning": "..."}
-
-The verdict is the last top-level JSON object in the answer that has a
-``"success"`` key, wherever it stands (alone, after prose, in a Markdown
-fence); objects nested in another parsing object are never taken for it.
-Typing is strict (SPEC section 3): ``"true"``, ``1`` and ``null`` are not
-Booleans. Prose before the first ``{`` never changes the result. The parser
-never raises and runs in time linear in the text. No I/O.
+A judge answers with a JSON object such as
+``{"success": false, "mistake_type": "Bad Side Effect", "confidence": "high", "reasoning": "..."}``.
 """
 
 from __future__ import annotations
@@ -47,13 +38,12 @@ class Verdict:
     Attributes
     ----------
     success : bool or None
-        ``True`` when the judge says the trajectory accomplishes the
-        instruction, ``False`` when it says it does not, ``None`` when no valid
-        Boolean was found (then ``status`` is not ``"ok"``).
+        Whether the judge says the trajectory accomplishes the instruction;
+        ``None`` when no valid Boolean was found (then ``status`` is not ``"ok"``).
     mistake_type : str or None
-        The canonical label-file spelling (``schema.MISTAKE_TYPES``) when the
-        judge named a known type in any accepted spelling, otherwise the
-        judge's raw text; ``None`` when absent, null or empty.
+        The canonical spelling (``schema.MISTAKE_TYPES``) of a known type in
+        any accepted spelling, otherwise the judge's raw text; ``None`` when
+        absent, null or empty.
     confidence : str or None
         ``"low"``, ``"medium"`` or ``"high"`` (case-normalised) when the judge
         gave one of those, otherwise its raw value as text; ``None`` when absent.
@@ -106,6 +96,12 @@ class Verdict:
 def parse_verdict(text: object) -> Verdict:
     """Parse a judge's answer into a :class:`Verdict`; never raises, linear in ``len(text)``.
 
+    The verdict is the last top-level JSON object that has a ``"success"``
+    key, wherever it stands (alone, after prose, in a Markdown fence); an
+    object nested in another parsed object is never taken for it. Prose
+    before the first ``{`` never changes the result. Typing is strict:
+    ``"true"``, ``1`` and ``null`` are not Booleans.
+
     ``text`` may be str, bytes (UTF-8, invalid bytes replaced), an already parsed
     mapping, or anything else (parsed as its ``str()``). ``status`` is one of
     ``schema.PARSE_STATUSES``:
@@ -135,27 +131,22 @@ def parse_verdict(text: object) -> Verdict:
     try:
         return _parse(text)
     except Exception as error:  # noqa: BLE001 - the contract is "never raises"
-        # Reaching this is a bug in the parser, not in the judge; keep the run
-        # going and make the item visibly invalid rather than crash a sweep.
+        # A parser bug, not the judge's: make the item visibly invalid rather than crash a sweep.
         return Verdict(status=STATUS_MALFORMED_JSON, detail=f"parser error: {error!r}")
 
 
-# --- internals -----------------------------------------------------------------
-
 _FAILED = object()
-# Characters that change the state of the brace scan; everything else is skipped
-# by the regex engine in C, which keeps the scan fast on long prose.
+# Characters that change the state of the brace scan; the regex skips the rest in C.
 _SCAN_CHARS = re.compile(r'[{}"\\\n]')
 _SUCCESS_TOKEN = '"success"'
 # "Looks like the verdict": a success key, quoted or not, followed by a colon.
 _SUCCESS_KEY_LIKE = re.compile(r"""["']?\bsuccess\b["']?\s*[:=]""", re.IGNORECASE)
-# How far the anchored fallback looks: the last few "success" keys, and the
-# nearest opening braces before each. Bounded, so the fallback stays linear.
+# The anchored fallback tries the last few "success" keys and the nearest braces
+# before each: bounded, so it stays linear.
 _ANCHOR_KEYS = 4
 _ANCHOR_BRACES = 64
 
-# Caps on parse attempts in the brace scan: the verdict is normally among the
-# last few objects, and each failed attempt costs a Python exception.
+# Caps on parse attempts in the brace scan: the verdict is normally among the last few objects.
 _MAX_CANDIDATES = 512
 _MAX_EVIDENCE_ATTEMPTS = 64
 # A JSON object starts with "{" then optional white space then a key or "}".
@@ -216,14 +207,12 @@ def _parse(text: object) -> Verdict:
     if not stripped:
         return Verdict(status=STATUS_MISSING, detail="empty output")
 
-    # Everything is decided from the first "{" on (the one rule: prose before
-    # it never changes a verdict), the parse budget included.
+    # Everything, the parse budget included, is decided from the first "{" on.
     first_brace = text.find("{")
     budget = _Budget(len(text) - max(first_brace, 0))
     evidence = _Evidence()
 
-    # The whole answer as one JSON value: a fast path for an object (the scan
-    # below would find the same), and the detail of a value that is no object.
+    # The whole answer as one JSON value: a fast path, and the detail of a value that is no object.
     if stripped[0] in "{[\"-0123456789tfn":
         whole = budget.loads(stripped)
         if isinstance(whole, dict):
@@ -252,11 +241,9 @@ def _parse(text: object) -> Verdict:
 def _balanced_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every balanced ``{...}`` span, ordered by end position.
 
-    Braces inside JSON strings are ignored, with backslash escapes honoured.
-    Quotes count only inside an open brace, so apostrophes and quotes in the
-    surrounding prose do not flip the string state; a raw newline ends a string
-    because JSON strings cannot contain one, which lets the scan recover from a
-    stray quote in prose.
+    Braces inside JSON strings are ignored, backslash escapes honoured.
+    Quotes count only inside an open brace, so quotes in prose do not flip
+    the string state; a raw newline (never inside a JSON string) ends one.
     """
     spans: list[tuple[int, int]] = []
     stack: list[int] = []
@@ -284,13 +271,11 @@ def _balanced_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> dict | None:
-    """The last top-level object with ``success`` (see the module docstring), or ``None``."""
+    """The last top-level object with ``success`` (see :func:`parse_verdict`), or ``None``."""
     token_positions = [m.start() for m in re.finditer(re.escape(_SUCCESS_TOKEN), text)]
     spans = _balanced_spans(text)
-    # Spans are in order of their end, so walking backwards visits the object
-    # that closes last first, and an enclosing object before its nested ones.
-    # Objects that parsed, in the order found: they are disjoint, and a span
-    # visited later is inside one of them only if it is inside the last one.
+    # Walking the spans backwards visits an enclosing object before its nested ones. Objects
+    # that parsed are disjoint: a later span is inside one only if it is inside the last one.
     parsed = evidence.parsed
     candidates_left = _MAX_CANDIDATES
     evidence_attempts_left = _MAX_EVIDENCE_ATTEMPTS
@@ -320,8 +305,8 @@ def _from_balanced_objects(text: str, budget: _Budget, evidence: _Evidence) -> d
             if SUCCESS_KEY in value:
                 return value
             evidence.object_without_success = True
-    # The scan can be misled by unbalanced quotes in prose inside a stray
-    # brace; anchor on the last "success" keys and try the braces just before.
+    # Unbalanced quotes in prose inside a stray brace can mislead the scan; anchor on the
+    # last "success" keys and try the braces just before.
     for token in reversed(token_positions[-_ANCHOR_KEYS:]):
         brace = token
         for _ in range(_ANCHOR_BRACES):
@@ -418,12 +403,10 @@ _WHOLE_FENCE = re.compile(r"\A```[^\n`]*\n(.*?)\n?```\Z", re.DOTALL)
 def loads_with_success_key(text: str) -> bool:
     r"""Whether the whole answer, code fences stripped, loads as a JSON object holding ``success``.
 
-    The benchmark authors' test for asking again (SPEC section 5), kept
-    beside :func:`parse_verdict` as the ``--reask-when no-success-key`` rule:
-    the value of ``success`` does not matter (``"yes"`` passes), and prose
-    around the JSON does (it fails). Surrounding white space is ignored;
-    an answer wrapped whole in one fence (```` ```json ... ``` ````) is read
-    without it. Never raises.
+    The benchmark authors' test for asking again (``--reask-when no-success-key``):
+    the value of ``success`` does not matter (``"yes"`` passes), prose around
+    the JSON fails. Surrounding white space and one fence around the whole
+    answer are ignored. Never raises.
 
     >>> loads_with_success_key('```json\n{"success": "yes"}\n```')
     True

@@ -1,10 +1,6 @@
-"""The AgentHorizon ``evaluate`` module.
+"""The AgentHorizon ``evaluate`` module: ``evaluate.load(METRIC_PATH)`` loads ``metric.py`` here.
 
-``metric.py`` in this directory is an ``evaluate`` metric script; ``evaluate``
-resolves a local directory to the script of the same name inside it, so
-:data:`METRIC_PATH` (this directory) can be handed to ``evaluate.load``.
-The script's logic is :mod:`agenthorizon.scoring.metrics`; nothing is implemented
-twice. Importing this package does not import ``evaluate``.
+Its logic is :mod:`agenthorizon.scoring.metrics`. Importing this package does not import ``evaluate``.
 """
 
 from __future__ import annotations
@@ -13,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 METRIC_PATH: str = str(Path(__file__).resolve().parent)
-"""Directory holding the metric script and its card; ``evaluate.load(METRIC_PATH)`` works."""
+"""Directory holding the metric script and its card (``evaluate`` loads the script named after it)."""
 
 
 def load_metric(**kwargs: Any) -> Any:
@@ -21,25 +17,13 @@ def load_metric(**kwargs: Any) -> Any:
 
     The same as ``evaluate.load(agenthorizon.METRIC_PATH, **kwargs)``. Its
     ``compute(predictions=..., references=...)`` (and ``add`` /
-    ``add_batch``) take exactly what :func:`agenthorizon.score` takes --
-    references may be label rows, label strings or a ``datasets.Dataset`` --
-    and return a dict of
-
-    - ``balanced_accuracy`` = 0.5 * (positive accuracy + negative accuracy),
-      in [0, 1], higher is better, 0.5 is chance (the primary metric);
-    - ``positive_accuracy``, ``negative_accuracy``, ``accuracy``, in [0, 1],
-      higher is better (``None`` when the references hold no item of a class);
-    - ``invalid_rate``, in [0, 1], lower is better: invalid predictions
-      (missing, malformed JSON, no or non-Boolean ``success``) are counted as
-      incorrect and never leave a denominator;
-    - ``n_invalid`` and ``invalid_by_reason`` (reason -> count);
-    - ``n``, the number of references;
-    - ``mistake_type_recall`` (type -> recall in [0, 1] or ``None``) and
-      ``mistake_type_recall_macro``;
-    - ``rejection_rate_by_type``, ``instruction_sensitivity``,
-      ``pair_group_accuracy`` (the paired design's scores,
-      :mod:`agenthorizon.scoring.paired`) and ``cost`` / ``runtime``
-      (:mod:`agenthorizon.scoring.telemetry`; ``None`` without telemetry).
+    ``add_batch``) take what :func:`agenthorizon.score` takes and return
+    :meth:`ScoreReport.metric_values <agenthorizon.scoring.metrics.ScoreReport.metric_values>`:
+    ``balanced_accuracy`` (the primary metric, in [0, 1], 0.5 is chance),
+    ``positive_accuracy``, ``negative_accuracy``, ``accuracy``,
+    ``invalid_rate`` (invalid predictions count as incorrect and never leave
+    a denominator), ``mistake_type_recall``, the paired scores, ``cost`` /
+    ``runtime`` and the rest; every rate is in [0, 1] or ``None``.
 
     Parameters
     ----------
@@ -57,8 +41,7 @@ def load_metric(**kwargs: Any) -> Any:
 
     References
     ----------
-    The metric card ``README.md`` in :data:`METRIC_PATH`; the scoring
-    protocol in ``docs/scoring.md``.
+    The metric card ``README.md`` in :data:`METRIC_PATH`; ``docs/scoring.md``.
 
     Examples
     --------

@@ -76,9 +76,7 @@ def _encode_predictions(predictions: Any) -> Any:
             "a mapping trajectory_id -> prediction is accepted by compute(), which aligns it with "
             "the references; add_batch() needs predictions in reference order"
         )
-    # Predictions are reduced to their scoring-relevant result-record form
-    # before they reach Arrow: a string column can then hold None, numbers,
-    # dicts and text alike, and decoding gives back exactly what score() needs.
+    # Stored as JSON result records: one string column holds None, numbers, dicts and text alike.
     # Their shape is lost there, so a known wrong one is named here.
     predictions = list(predictions)
     warn_shapes(predictions, stacklevel=4)
@@ -108,7 +106,7 @@ class AgentHorizonMetric(evaluate.Metric):
         )
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict | None:
-        """Score predictions against references (see the inputs description below)."""
+        """Score predictions against references (see the inputs description)."""
         if isinstance(predictions, Mapping) and references is not None:
             # Align here: evaluate stores predictions as a column, in reference order.
             references = reference_records(references)
@@ -116,13 +114,13 @@ class AgentHorizonMetric(evaluate.Metric):
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
-        """Add a batch of predictions and references (see the inputs description below)."""
+        """Add a batch of predictions and references (see the inputs description)."""
         super().add_batch(
             predictions=_encode_predictions(predictions), references=_encode_references(references), **kwargs
         )
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
-        """Add one prediction and reference (see the inputs description below)."""
+        """Add one prediction and reference (see the inputs description)."""
         super().add(
             prediction=_encode_predictions([prediction])[0],
             reference=None if reference is None else _encode_references([reference])[0],
