@@ -1,7 +1,6 @@
 """agenthorizon: the AgentHorizon benchmark for the Hugging Face ecosystem.
 
-The public API is re-exported here and imported lazily, so ``import
-agenthorizon`` stays cheap (the command line starts fast) and heavy
+The public API is re-exported here and imported lazily, so heavy
 dependencies load only when the name that needs them is used.
 """
 

@@ -1,10 +1,6 @@
-"""The names of the benchmark, defined once.
+"""The names of the benchmark, defined once: configs, label values, mistake types, release paths, field lists.
 
-Every other module imports its configs, label values, mistake types, release
-paths and field lists from here, so that a spelling lives in exactly one place.
-This module does no I/O and imports nothing heavier than the standard library;
-the ``datasets.Features`` of a row are built from these names in
-:mod:`agenthorizon.data.features`.
+No I/O, standard library only.
 """
 
 from __future__ import annotations
@@ -33,8 +29,7 @@ CONFIG_DESCRIPTIONS: Final = {
     CONFIG_AH_D: "pair-aware development set derived from the whole release (the paper's AH-D)",
     CONFIG_ALL: "both label files, hard rows first",
 }
-"""One line per config, for the builder's configs and the exported dataset card
-(item counts are not part of it: they come from the label files)."""
+"""One line per config, for the builder's configs and the exported dataset card."""
 
 LOAD_IMAGE_MODES: Final = ("lazy", "paths", "eager", None)
 """``images=`` of loading: decoded on access, as paths, decoded eagerly, or as

@@ -1,5 +1,4 @@
-"""Stage 2, the ``datasets`` integration: Features, Arrow tables, the builder,
-``load_dataset``, lazy screenshots, screenshot pixels and the Parquet export.
+"""Stage 2, the ``datasets`` integration: the builder, ``load_dataset``, lazy screenshots, pixels and the Parquet export.
 
-Imports only :mod:`agenthorizon.release` and :mod:`agenthorizon.schema`.
+Imports only :mod:`agenthorizon.release`, :mod:`agenthorizon.schema` and :mod:`agenthorizon.util`.
 """

@@ -1,13 +1,7 @@
-"""The ``datasets`` builder of AgentHorizon.
+"""The ``datasets`` builder of AgentHorizon (:class:`AgentHorizon`), configs AH, AH-S, AH-D and all.
 
-:class:`AgentHorizon` is a ``datasets.GeneratorBasedBuilder`` with the configs
-``AH`` (AgentHorizon.jsonl), ``AH-S`` (AgentHorizon-Simple.jsonl), ``AH-D``
-(the pair-aware development set) and ``all`` (both files). It reads the label
-rows and every item's trajectory JSON and Markdown, and writes one Arrow table
-of :func:`agenthorizon.data.features.features`. Screenshots are stored as
-*paths* (``Image(decode=False)``): the Arrow cache never holds pixels, and
-:func:`agenthorizon.data.load.load_dataset` turns each row's paths into a
-:class:`~agenthorizon.data.screenshots.LazyScreenshots` that decodes on access.
+Screenshots are stored as paths (``Image(decode=False)``): the Arrow cache
+never holds pixels.
 """
 
 from __future__ import annotations
@@ -46,16 +40,12 @@ _DESCRIPTION = (
 )
 _HOMEPAGE = f"https://huggingface.co/datasets/{DEFAULT_HUB_REPO}"
 
-# Items per Arrow table: large enough that per-table conversion costs vanish,
-# small enough to keep a batch's Python objects (about 130 steps an item) small.
+# Items per Arrow table: few enough to keep a batch's Python objects small.
 _BATCH_ITEMS = 128
 
-# Tells datasets this module is already "extended for streaming", so that
-# instantiating the builder does not patch open/os.path/pathlib here and does
-# not import the modules of its other patches (scipy.io, xml, gzip): about
-# 0.35 s of a first build in a fresh process (docs/performance.md, "Loading").
-# The patches only serve remote files, and this builder reads a local root
-# through agenthorizon.data.table, a module datasets never patches.
+# Tells datasets this module is already "extended for streaming", so it skips
+# patching open/os.path here (and importing scipy.io, xml, gzip for it): the
+# patches only serve remote files, and this builder reads a local root.
 _patched_for_streaming = True
 
 
@@ -79,22 +69,18 @@ class AgentHorizonConfig(datasets.BuilderConfig):
         :func:`agenthorizon.data.features.features`.
     release_label_sha256 : str, optional
         sha256 of the label manifest of the whole release, both label files
-        (:func:`agenthorizon.release.labels.manifest_sha256`; not the
-        selected items' manifest a run records in its ``Selection``).
-        ``load_dataset`` sets it so that a changed release gets a new cache;
-        when set, the builder refuses labels with another hash.
+        (:func:`agenthorizon.release.labels.manifest_sha256`), so that a
+        changed release gets a new cache; when set, the builder refuses labels
+        with another hash.
     dev_manifest_sha256 : str, optional
-        sha256 of the dev manifest file's bytes, set by ``load_dataset`` for
-        the same reason.
+        sha256 of the dev manifest file's bytes, for the same reason.
     blind : bool, default False
         Write blind rows: image references in ``markdown`` and
         ``steps[].screenshot`` name the item's trajectory id, not its steps-id
         folder (``load_dataset(blind=True)`` also drops the hidden columns).
     files_fingerprint : str, optional
         :func:`agenthorizon.release.files.stat_fingerprint` of the files the
-        build reads (size and modification time of each trajectory json and
-        Markdown, and of each screenshot folder), set by ``load_dataset`` so
-        that a file changed in place gets a new cache.
+        build reads, so that a file changed in place gets a new cache.
     """
 
     dev_groups: int = DEV_GROUPS
@@ -126,10 +112,8 @@ class AgentHorizonConfig(datasets.BuilderConfig):
 def code_modules() -> tuple[Path, ...]:
     """Source files of the code that shapes the table: this module and every agenthorizon module it imports, transitively.
 
-    Derived from the import statements (:func:`~agenthorizon.data.code_identity.imported_modules`;
-    imports inside functions count), not listed by hand: a module the
-    builder comes to depend on is covered the day it is imported. This file
-    first, then sorted.
+    Derived from the import statements (imports inside functions count), not
+    listed by hand. This file first, then sorted.
     """
     return imported_modules(Path(__file__))
 
@@ -143,11 +127,9 @@ def _code_hash() -> str:
 class ReleaseError(DatasetGenerationError):
     """A bad release file met while building, carried out of ``datasets``' workers.
 
-    ``datasets`` wraps every generation error in a generic
-    ``DatasetGenerationError`` and, with ``num_proc > 1``, loses the original
-    when the error crosses the process boundary. This subclass keeps it in
-    ``original`` (and survives pickling), so :func:`load_dataset` can raise the
-    ``ValueError`` / ``FileNotFoundError`` that names the file and label row.
+    ``datasets`` wraps generation errors and, with ``num_proc > 1``, loses the
+    original across processes; this keeps it in ``original`` (and survives
+    pickling), so :func:`load_dataset` can raise it.
     """
 
     def __init__(self, original: BaseException) -> None:
@@ -161,12 +143,9 @@ class ReleaseError(DatasetGenerationError):
 class AgentHorizon(datasets.GeneratorBasedBuilder):
     """AgentHorizon as a ``datasets`` builder; ``data_dir`` is the release root.
 
-    The Arrow cache is written column-wise: :meth:`_generate_tables` builds a
-    ``pyarrow`` table per batch of items, and ``_prepare_split_single`` writes
-    those tables the way ``datasets.ArrowBasedBuilder`` does, skipping the
-    per-example Python encoding of a generator builder (the steps of the
-    release number about 176,000). :meth:`_generate_examples`, which
-    ``datasets`` uses for streaming, yields the rows of the same tables.
+    The Arrow cache is written a table per batch of items, as
+    ``datasets.ArrowBasedBuilder`` does, skipping per-example encoding;
+    :meth:`_generate_examples` (streaming) yields the rows of the same tables.
 
     >>> builder = AgentHorizon(config_name="AH", data_dir="/path/to/release")  # doctest: +SKIP
     >>> builder.download_and_prepare()  # doctest: +SKIP
@@ -181,10 +160,8 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
     DEFAULT_CONFIG_NAME = CONFIG_AH
 
     def __init__(self, *args: Any, config_rows: ConfigRows | None = None, **kwargs: Any) -> None:
-        # The rows load_dataset already read for this config: used by
-        # _split_generators when they are of the same root and selection, so
-        # a cold load reads the label files once. Not a config field: the
-        # config's own fields are the cache identity.
+        # Rows load_dataset already read, reused when of the same root and
+        # selection. Not a config field: config fields are the cache identity.
         self._config_rows = config_rows
         super().__init__(*args, **kwargs)
 
@@ -207,16 +184,14 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
         config_rows, self._config_rows = self._config_rows, None
         if config_rows is None or config_rows.root != str(root) or config_rows.selection != selection:
             config_rows = read_config_rows(root, selection)
-        # Checked here rather than while generating: datasets wraps generation
-        # errors in a generic DatasetGenerationError.
+        # Checked here: datasets wraps errors raised while generating.
         expected = self.config.release_label_sha256
         if expected is not None and config_rows.release_label_sha256 != expected:
             raise ValueError(
                 f"the label files under {root} have manifest sha256 {config_rows.release_label_sha256}, "
                 f"expected {expected}; they changed since this builder was configured"
             )
-        # The items are a list so that datasets can split them, in order, into
-        # contiguous runs across `num_proc` jobs (and streaming workers).
+        # A list, so datasets splits it in order into contiguous runs across `num_proc` jobs.
         return [datasets.SplitGenerator(name=SPLIT_NAME, gen_kwargs={"root": str(root), "items": config_rows.rows})]
 
     def _generate_tables(self, root: str, items: Sequence[Mapping[str, Any]]) -> Iterator[tuple[int, pa.Table]]:
@@ -243,13 +218,8 @@ class AgentHorizon(datasets.GeneratorBasedBuilder):
         split_info: datasets.SplitInfo | None = None,
         check_duplicate_keys: bool = False,
     ) -> Iterator[tuple[int, bool, Any]]:
-        # ArrowBasedBuilder's writer loop takes whole tables (write_table)
-        # where GeneratorBasedBuilder's encodes and writes one example at a
-        # time. datasets passes these by keyword; the generator-only ones are
-        # unused here: split_info feeds its progress bar, and
-        # check_duplicate_keys (datasets < 4) checks _generate_examples' keys,
-        # which tables have none of (duplicate trajectory ids are refused
-        # earlier, by read_labels).
+        # ArrowBasedBuilder's writer loop takes whole tables. The generator-only
+        # keywords are unused: duplicate trajectory ids are refused by read_labels.
         del split_info, check_duplicate_keys
         try:
             yield from datasets.ArrowBasedBuilder._prepare_split_single(

@@ -1,10 +1,4 @@
-"""The dataset card of an export: YAML header (configs, features, counts) and prose.
-
-The prose is the template ``templates/dataset_card.md`` (:class:`string.Template`)
-filled in with an export's counts and settings; its field table is derived
-from the exported features and :data:`~agenthorizon.schema.HIDDEN_FIELDS`.
-:func:`agenthorizon.data.export.export_release` writes the result as ``README.md``.
-"""
+"""The dataset card (``README.md``) of an export: YAML header and prose (:func:`dataset_card`)."""
 
 from __future__ import annotations
 
@@ -185,11 +179,11 @@ _SCREENSHOT_DOCS = {
 def dataset_card(
     summary: ExportSummary, features: Any, *, dev_groups: int = DEV_GROUPS, repo_id: str | None = None
 ) -> str:
-    """The README.md text of an export: YAML header (configs, features) and prose.
+    """The README.md text of an export: YAML header (:func:`card_metadata`) and prose.
 
-    The prose is ``agenthorizon/data/templates/dataset_card.md`` filled in
-    with :class:`string.Template`: counts per config, the AH-D settings, the
-    field table (:func:`field_rows`), the screenshot mode and the hidden fields.
+    The prose is ``templates/dataset_card.md`` filled in (:class:`string.Template`)
+    with counts per config, the AH-D settings, the field table
+    (:func:`field_rows`), the screenshot mode and the hidden fields.
     """
     metadata = card_metadata(summary, features)
     config_rows = []
@@ -219,6 +213,5 @@ def dataset_card(
         citation=CITATION_BIBTEX.rstrip("\n"),
         synthetic=SYNTHETIC_NOTICE if summary.synthetic else "",
     )
-    # The text as written: huggingface_hub's DatasetCard would parse this YAML back and
-    # dump it again to give the same text (a tested identity), at twice the cost of the card.
+    # Not DatasetCard: it would parse and re-dump this YAML to the same text (tested).
     return f"---\n{metadata.to_yaml()}\n---\n\n" + prose

@@ -1,10 +1,8 @@
-"""The code identity of a cache: which package modules a module depends on, and a hash of their source.
+"""The code identity of a cache: the package modules a module imports, and a hash of their source.
 
-:func:`imported_modules` follows a module's import statements of package
-modules, transitively; :func:`source_hash` hashes those files. The builder's
-Arrow cache is keyed by the hash of everything the builder imports
-(:func:`agenthorizon.data.builder.code_modules`), so a change to any module
-that shapes the table builds a new cache. Reads source files only.
+:func:`imported_modules` follows imports transitively; :func:`source_hash`
+hashes the files. The builder's Arrow cache is keyed by it, so a change to any module that shapes
+the table builds a new cache. Reads source files only.
 """
 
 from __future__ import annotations
@@ -22,10 +20,8 @@ _PACKAGE = Path(__file__).resolve().parents[1]  # the agenthorizon folder
 
 # An import statement of a package module, at any indentation (imports inside
 # functions count): `from agenthorizon.x import a, b` (names possibly in
-# parentheses over several lines) or `import agenthorizon.x`. Found with
-# str.find and read with a regular expression anchored there, not with `ast`:
-# parsing the modules cost tens of milliseconds a process, on every first
-# load_dataset (docs/performance.md, "Label reads and the code hash").
+# parentheses over several lines) or `import agenthorizon.x`. A regular
+# expression, not `ast`: parsing every module is slow on a first load_dataset.
 _FROM_IMPORT = re.compile(r"from[ \t]+(agenthorizon(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)")
 _IMPORT = re.compile(r"import[ \t]+(agenthorizon(?:\.\w+)*)")
 

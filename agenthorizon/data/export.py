@@ -1,39 +1,7 @@
-"""Export the benchmark as Parquet shards plus a dataset card, for plain ``datasets``.
+"""Export the benchmark as Parquet shards plus a dataset card, for plain ``datasets`` (:func:`export_release`).
 
-Since ``datasets`` 4.0, ``load_dataset`` refuses loading scripts; the no-code
-way to publish a dataset is Parquet files named in the ``configs:`` block of
-the dataset card's YAML header. :func:`export_release` writes exactly that::
-
-    OUT/README.md                                         dataset card (YAML + prose)
-    OUT/data/<config>/test-00000-of-0000N-<tag>.parquet   sized shards, one folder per config
-
-(``<tag>``: a digest of the config's shards, so that ``datasets``' cache of
-the local folder, keyed on its name and the card rather than the files,
-cannot serve the rows of an earlier export; see :mod:`agenthorizon.util.digests`)
-
-after which ``datasets.load_dataset(OUT, "AH", split="test")`` (or the same
-call on a Hub repository holding ``OUT``) returns the rows of
-``agenthorizon.load_dataset(root, "AH")`` with no project code installed.
-
-Types survive twice over: the card declares every column in
-``dataset_info.features`` (which the Parquet builder of ``datasets`` uses to
-cast what it reads), and each Parquet file carries the same features in its
-``huggingface`` schema metadata (which ``datasets`` reads when no card is
-present). Screenshots are ``List(Image())`` columns stored the way ``datasets``
-stores images in Parquet: a struct ``{bytes, path}`` per screenshot.
-
-Screenshot modes (``images=``):
-
-- ``none``: no ``screenshots`` column (smallest; instruction, steps, Markdown);
-- ``paths``: release-relative path strings, for users who also hold the release;
-- ``thumbnails``: each screenshot downscaled to fit 512x332 and JPEG-encoded
-  (:mod:`agenthorizon.data.images`), the compact self-contained copy direct
-  judges are given;
-- ``full``: the original PNG bytes, unchanged.
-
-Every ``steps[k].screenshot`` path is written relative to the release root:
-an absolute path of the exporting machine means nothing to the user who
-downloads the export.
+``datasets`` >= 4 refuses loading scripts; Parquet files named in the card's
+``configs:`` block load with no project code. See docs/export.md.
 """
 
 from __future__ import annotations
@@ -209,8 +177,7 @@ def _write_config(
     bar = progress_bar(total, f"export {directory.name}", "item", **({} if progress else {"disable": True}))
     try:
         if images in ("none", "paths") and hasattr(rows, "with_format"):
-            # No image bytes to add: the rows are the builder's Arrow columns with
-            # the paths made relative, so convert them column by column.
+            # No image bytes to add: convert the builder's Arrow columns column by column.
             for table in arrow_batches(rows, ROW_GROUP_ROWS):
                 exported, size_hints = export_table(table, images, relative, writer.schema)
                 writer.add_table(exported, size_hints)
@@ -246,15 +213,10 @@ def _rows(root: Path, config: str, dev_groups: int) -> Iterable[Mapping[str, Any
 def _config_rows(root: Path, configs: Sequence[str], dev_groups: int) -> Iterator[tuple[str, Any]]:
     """``(config, rows)`` for each of ``configs``, in order.
 
-    Every config is a selection of the items of ``all``, in release order,
-    and a row does not depend on the config it is loaded in (``in_dev`` and
-    pair groups are computed over the whole release). So with several
-    configs, ``all`` is loaded once and each other config is its rows picked
-    by the selection ``load_dataset`` makes (``select_rows`` of the label
-    rows, read once): one load and one Arrow cache instead of one
-    per config. AH and AH-S are contiguous runs of ``all``, which
-    ``Dataset.select`` takes as zero-copy slices. Done when every item of
-    ``all`` is needed anyway (``all``, or both AH and AH-S, are exported).
+    A row does not depend on its config (``in_dev`` and pair groups are
+    computed over the whole release), so when every item of ``all`` is needed
+    anyway (``all``, or both AH and AH-S), ``all`` is loaded once and each
+    config is a selection of its rows.
     """
     if CONFIG_ALL not in configs and not {CONFIG_AH, CONFIG_AH_S} <= set(configs):
         # all would hold items none of these configs needs (a cold cache would build them)
@@ -290,12 +252,14 @@ def export_release(
     """Write Parquet shards per config and a dataset card to ``out``.
 
     Each config's rows (those of :func:`agenthorizon.load_dataset`) are
-    written to ``out/data/<config>/test-IIIII-of-NNNNN-<tag>.parquet`` with the
-    features in the Parquet schema metadata, and ``out/README.md`` declares
-    the configs, features, counts, partitions, blind-evaluation rules and
-    citation, so ``datasets.load_dataset(out, config, split="test")`` loads
-    the export with no project code. Screenshot paths are written relative to
-    the release root.
+    written to ``out/data/<config>/test-IIIII-of-NNNNN-<tag>.parquet`` (the
+    tag, a digest of the shards, keeps ``datasets``' folder cache from serving
+    an earlier export's rows), with the features in the Parquet schema
+    metadata; ``out/README.md`` declares the configs, features, counts,
+    blind-evaluation rules and citation, so
+    ``datasets.load_dataset(out, config, split="test")`` loads the export with
+    no project code. Screenshot paths are written relative to the release
+    root. ``out/eval.yaml`` is written when a leaderboard config is exported.
 
     Parameters
     ----------
@@ -310,7 +274,9 @@ def export_release(
         Configs to export, each from ``schema.CONFIG_NAMES``; repeats are
         ignored and the export follows the order of ``CONFIG_NAMES``.
     images : {"none", "paths", "thumbnails", "full"}, default="thumbnails"
-        How screenshots are exported (module docstring).
+        The ``screenshots`` column: absent, release-relative path strings,
+        images downscaled to fit 512x332 as JPEG (what direct judges see), or
+        the original PNG bytes. Images are ``{bytes, path}`` structs.
     dev_groups : int, default=50
         Number of pair groups in AH-D (the paper: 50); also decides every
         row's ``in_dev``. Must be >= 0.
@@ -345,11 +311,12 @@ def export_release(
     ------
     FileNotFoundError
         If ``root`` is not a folder, or lacks files a row refers to.
+    FolderNotEmpty (a ValueError)
+        If ``out`` is used and ``overwrite`` is false.
     ValueError
         If ``configs`` is empty or names an unknown config, ``images`` is not
         a mode, ``dev_groups`` is not a non-negative integer,
-        ``max_shard_size`` is not a positive size, ``out`` is used and
-        ``overwrite`` is false, or a label file or
+        ``max_shard_size`` is not a positive size, ``out`` is a file, or a label file or
         trajectory of the release is invalid (the message names the file and
         line or item).
 
@@ -361,8 +328,7 @@ def export_release(
 
     Examples
     --------
-    Not run as a doctest, because loading the rows writes to the ``datasets``
-    cache of the user (``HF_DATASETS_CACHE``):
+    Skipped as a doctest: it writes to the user's ``datasets`` cache.
 
     >>> import tempfile, datasets  # doctest: +SKIP
     >>> from pathlib import Path  # doctest: +SKIP
@@ -404,9 +370,7 @@ def export_release(
     with contextlib.ExitStack() as stack:
         thumbnail_cache = None
         if images == "thumbnails":
-            # Items share screenshots (a negative shows its sibling's recording) and
-            # configs share items: each distinct file is decoded once per export,
-            # through a cache that lives as long as the export.
+            # Items and configs share screenshots: decode each distinct file once per export.
             out.mkdir(parents=True, exist_ok=True)
             thumbnail_cache = stack.enter_context(tempfile.TemporaryDirectory(prefix=".thumbnails-", dir=out))
         for config, rows in _config_rows(root, sorted(chosen, key=CONFIG_NAMES.index), dev_groups):

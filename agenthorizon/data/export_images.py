@@ -1,9 +1,8 @@
 """The screenshots an export embeds: which files a row shows, thumbnails, original bytes.
 
 Only files that decode as images leave the release: a screenshot over the
-pixel budget, truncated or not an image at all is left out (null in the
-Parquet) and reported with its reason, so ``export --images full`` never ships
-a file that merely sits where a screenshot should be.
+pixel budget, truncated or not an image is left out (null) and reported with
+its reason.
 """
 
 from __future__ import annotations
@@ -30,13 +29,10 @@ def thumbnails(
 ) -> dict[int, bytes]:
     """Step index -> JPEG bytes of the screenshot downscaled to fit 512x332.
 
-    With ``cache_dir`` (the export's own temporary cache, see
-    :func:`export_release`), a screenshot already thumbnailed for another item
-    or config is read back instead of decoded again; without it nothing is
-    cached (the user's image cache would otherwise get a copy of every
-    thumbnail of the release). A screenshot that does not decode (over the
-    pixel budget, truncated, not an image) gets no thumbnail; its index and
-    reason go to ``bad``.
+    With ``cache_dir`` (the export's own temporary cache), a screenshot already
+    thumbnailed is read back; without it nothing is cached (not even in the
+    user's image cache). A screenshot that does not decode gets no thumbnail;
+    its index and reason go to ``bad``.
     """
     from agenthorizon.data.images import DEFAULT_SIZE, ScreenshotError, prepare_images
 

@@ -1,13 +1,7 @@
-"""Path-only exports, column by column: builder rows as exported Arrow tables.
+"""Path-only exports (``images`` "none" or "paths"), column by column: builder rows as exported Arrow tables.
 
-``agenthorizon export --images none`` and ``--images paths`` write the rows
-of :func:`agenthorizon.load_dataset` with every screenshot path made relative
-to the release root. Converting rows to Python and back (``encode_example``)
-cost about 20 times the Parquet write itself; here each batch of the loaded
-Arrow table is converted whole: one prefix strip over the path column, the
-other step fields reused as they are. :class:`RelativePaths` is the per-path
-rule, used for rows that carry image bytes and as the fallback (with its
-error naming the item) for paths the strip cannot take.
+Screenshot paths are made relative to the release root; :class:`RelativePaths`
+is the per-path rule, and the fallback for paths a whole-column strip cannot take.
 """
 
 from __future__ import annotations
@@ -34,9 +28,8 @@ class RelativePaths:
     def __call__(self, path: str | None, where: str) -> str | None:
         if path is None:
             return None
-        # The builder's paths are the root joined with a normalised relative
-        # path: stripping the prefix is the relative path, without the
-        # relpath/abspath/pathlib walk (an export maps every step's path).
+        # The builder's paths are the root joined with a normalised relative path:
+        # stripping the prefix is enough.
         for prefix in self.prefixes:
             if path.startswith(prefix) and ".." not in path:
                 relative = path[len(prefix) :]
@@ -52,8 +45,7 @@ def arrow_batches(dataset: Any, size: int) -> Iterator[Any]:
     """The rows of a ``datasets.Dataset`` as Arrow tables of ``size`` rows, in order."""
     if getattr(dataset, "_indices", None) is not None:  # a selection: let datasets map the indices
         for table in dataset.with_format("arrow").iter(batch_size=size):
-            # datasets gathers the rows one slice each: one chunk per row, which costs every
-            # column operation and the Parquet writer a call per row; one copy of the batch does not
+            # datasets gathers one chunk per row; one copy of the batch saves a call per row downstream
             yield table.combine_chunks()
         return
     # The whole table, sliced without copies (with_format deep-copies the dataset's table object).
@@ -132,8 +124,7 @@ def relative_array(paths: Any, relative: RelativePaths, items: Any) -> Any:
 
     for prefix in relative.prefixes:
         if pc.all(pc.starts_with(paths, prefix)).as_py() is not False and not _may_contain(paths, ".."):
-            # Every path starts with the prefix, so its first occurrence is the one removed
-            # (a literal replace: about 2.5x faster than slicing each path by code points).
+            # Every path starts with the prefix, so its first occurrence is the one removed.
             stripped = pc.replace_substring(paths, prefix, "", max_replacements=1)
             return stripped if os.sep == "/" else pc.replace_substring(stripped, os.sep, "/")
     return pa.array(
@@ -144,12 +135,9 @@ def relative_array(paths: Any, relative: RelativePaths, items: Any) -> Any:
 def _may_contain(strings: Any, part: str) -> bool:
     """False only when no string of the string array ``strings`` contains ``part`` (True when unsure).
 
-    One search of the characters of all its strings at once, in place (a
-    ``re`` search of a memoryview: about 5x faster than
-    ``pyarrow.compute.match_substring`` over 175,000 paths): the bytes
-    between the first and the last offset, which hold every value of the
-    (possibly sliced) array and nothing else, so no value can be missed. A
-    match across two values can only give a false alarm.
+    One search of the bytes between the array's first and last offset, which
+    hold every value of the (possibly sliced) array and nothing else; a match
+    across two values can only give a false alarm.
 
     >>> import pyarrow as pa
     >>> _may_contain(pa.array(["a/b", None, "c..d", "e"]).slice(0, 2), ".."), _may_contain(pa.array(["a.", ".b"]), "..")

@@ -1,9 +1,4 @@
-"""What an export wrote: per-config files and counts (:class:`ConfigExport`) and the whole (:class:`ExportSummary`).
-
-Its own module so that :mod:`agenthorizon.data.export`, which writes it, and
-:mod:`agenthorizon.data.card`, which describes it in the dataset card, both
-import it from below.
-"""
+"""What an export wrote: per-config files and counts (:class:`ConfigExport`) and the whole (:class:`ExportSummary`)."""
 
 from __future__ import annotations
 

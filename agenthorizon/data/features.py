@@ -1,8 +1,4 @@
-"""The exact ``datasets.Features`` of an AgentHorizon row, defined once.
-
-The builder writes these, the export declares them, and :mod:`agenthorizon.data.table`
-builds Arrow tables of this shape; the field list is documented in docs/data.md.
-"""
+"""The exact ``datasets.Features`` of an AgentHorizon row, defined once (fields: docs/data.md)."""
 
 from __future__ import annotations
 
@@ -19,10 +15,8 @@ __all__ = ["features", "list_feature"]
 def list_feature(feature: Any) -> Any:
     """``datasets.List(feature)``: an Arrow list of ``feature``, on every supported ``datasets``.
 
-    ``datasets`` >= 4 has ``List``; 3.x spells the same Arrow list ``[feature]``
-    (its ``Sequence`` of a dict would store a struct of lists, not a list of
-    structs, so it is not a substitute). Declare every list feature with it
-    so that the package loads on both.
+    ``datasets`` >= 4 has ``List``; 3.x spells it ``[feature]`` (its
+    ``Sequence`` of a dict would store a struct of lists instead).
 
     >>> step = {"step_id": datasets.Value("int32")}
     >>> datasets.Features({"steps": list_feature(step)}).arrow_schema.field("steps").type
@@ -36,11 +30,11 @@ def features(images: str | None = "lazy") -> datasets.Features:
     """The exact ``datasets.Features`` of a row, for an images mode.
 
     Screenshots are stored as ``List(Image(decode=False))`` for ``"lazy"`` (the
-    default: paths in Arrow, decoded on access by ``load_dataset``'s
-    transform) and as ``List(Image())`` for ``"eager"`` (datasets decodes the
-    whole list when a row is read); both store paths only. ``"paths"`` and
-    ``None`` store ``List(Value("string"))``. Entries are null where a step has
-    no screenshot.
+    default: decoded on access through the ``"agenthorizon"`` format of
+    :mod:`agenthorizon.data.formatting`) and as ``List(Image())`` for
+    ``"eager"`` (datasets decodes the whole list when a row is read); both
+    store paths only. ``"paths"`` and ``None`` store ``List(Value("string"))``.
+    Entries are null where a step has no screenshot.
     """
     check_images(images)
     string, int32 = datasets.Value("string"), datasets.Value("int32")

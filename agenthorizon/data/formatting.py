@@ -1,28 +1,10 @@
-"""The ``"agenthorizon"`` format of ``datasets``: Python rows whose screenshots are lazy.
+"""The ``"agenthorizon"`` format of ``datasets``: Python rows whose ``screenshots`` are lazy.
 
-:func:`agenthorizon.load_dataset` (``images="lazy"``) sets this format on the
-dataset it returns. It is ``datasets``' own Python format with one change: the
-``screenshots`` column becomes one
-:class:`~agenthorizon.data.screenshots.LazyScreenshots` per row, built from the
-stored paths, so nothing is decoded until a screenshot is indexed. Blind
-datasets (``load_dataset(blind=True)``) get the ``"agenthorizon-blind"``
-format, the same with a :class:`~agenthorizon.data.screenshots.BlindScreenshots`
-per row, which shows no path.
-
-Why a format rather than ``set_transform``: ``datasets`` hands a transform the
-whole row, and it reads even a single column (``ds["label"]``) through it row
-by row, so under a transform every column read decodes every trajectory's
-steps and Markdown. A registered format is called like the built-in ones:
-``ds["label"]`` formats the ``label`` column only, ``map`` and ``filter`` with
-``input_columns`` read only those columns, and ``screenshots`` is touched
-only when it is among the columns read. The paths are taken from Arrow
-directly (one flatten per batch), not through a ``{"bytes", "path"}`` dict per
-screenshot.
-
-Importing this module registers the format (``agenthorizon.data.load``
-imports it), so ``ds.set_format("agenthorizon")`` works on any dataset with
-a ``screenshots`` column of image structs or path strings, e.g. one made by
-the builder directly.
+``datasets``' Python format, with ``screenshots`` as one
+:class:`~agenthorizon.data.screenshots.LazyScreenshots` per row
+(``"agenthorizon-blind"``: :class:`~agenthorizon.data.screenshots.BlindScreenshots`).
+A format, not ``set_transform``, so that a column read (``ds["label"]``) formats
+that column only. Importing this module registers both formats.
 """
 
 from __future__ import annotations
@@ -54,10 +36,9 @@ def lazy_screenshots_column(
 ) -> list[LazyScreenshots | BlindScreenshots | None]:
     """One :class:`LazyScreenshots` per row of an Arrow ``screenshots`` column (``None`` for a null row).
 
-    ``column`` is a list of image structs (``{"bytes", "path"}``, as stored for
-    ``images="lazy"``) or of path strings; a null entry is a step without a
-    screenshot. ``blind=True`` gives :class:`BlindScreenshots` of the blind
-    names a blind build stores, which show no path.
+    ``column`` is a list of image structs (``{"bytes", "path"}``) or of path
+    strings; a null entry is a step without a screenshot. ``blind=True`` gives
+    :class:`BlindScreenshots` of the blind names a blind build stores.
 
     >>> column = pa.array([[{"bytes": None, "path": "/a/step_1.png"}, None], None])
     >>> lazy_screenshots_column(column)[0].paths, lazy_screenshots_column(column)[1]
@@ -86,28 +67,19 @@ def lazy_screenshots_column(
 
 
 class LazyScreenshotsFormatter(PythonFormatter):
-    """``datasets``' Python formatter, with ``screenshots`` as :class:`LazyScreenshots`.
-
-    Rows and batches are the plain dicts of the Python format (``lazy=True``,
-    which ``datasets`` passes for lazily formatted rows, gives its lazy
-    mappings; they format each column on access through :meth:`format_column`).
-    """
+    """``datasets``' Python formatter, with ``screenshots`` as :class:`LazyScreenshots`."""
 
     blind = False
 
     def format_row(self, pa_table: pa.Table) -> Any:
         if self.lazy or _COLUMN not in pa_table.column_names:
             return super().format_row(pa_table)  # lazy: a LazyRow formatting columns through format_column
-        # A row's table is usually one record batch: its columns are plain arrays,
-        # cheaper to take and convert than the table's chunked columns.
         batches = pa_table.to_batches()
         if len(batches) != 1 or self._decodes_any(pa_table.column_names):
             row = super().format_row(_without_screenshots(pa_table))
             screenshots = lazy_screenshots_column(pa_table.column(_COLUMN), blind=self.blind)[0]
             return {name: screenshots if name == _COLUMN else row[name] for name in pa_table.column_names}
-        # The Python format's row (to_pylist of each column) without its features
-        # decoding, which returns every value unchanged when no column needs it: row
-        # iteration formats one row at a time, so the per-row overhead counts.
+        # The Python format's row without its features decoding, a no-op when no column needs it.
         batch = batches[0]
         return {
             name: lazy_screenshots_column(column, blind=self.blind)[0] if name == _COLUMN else column.to_pylist()[0]
@@ -141,11 +113,7 @@ def _without_screenshots(pa_table: pa.Table) -> pa.Table:
 
 
 class BlindLazyScreenshotsFormatter(LazyScreenshotsFormatter):
-    """:class:`LazyScreenshotsFormatter` for blind rows: ``screenshots`` as :class:`BlindScreenshots`.
-
-    Meant for datasets built blind (``load_dataset(blind=True)``), whose
-    ``screenshots`` column holds blind names: their folder is the trajectory id.
-    """
+    """:class:`LazyScreenshotsFormatter` for datasets built blind: ``screenshots`` as :class:`BlindScreenshots`."""
 
     blind = True
 

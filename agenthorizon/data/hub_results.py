@@ -1,14 +1,8 @@
 """The Hub's Eval Results files: a benchmark's ``eval.yaml`` and a model repo's ``.eval_results/*.yaml``.
 
-Hugging Face builds benchmark leaderboards from two kinds of YAML file
-(https://huggingface.co/docs/hub/eval-results): the benchmark's dataset repo
-holds ``eval.yaml`` (its name, description, evaluation framework and tasks),
-and each model repo holds ``.eval_results/<name>.yaml``, a list of entries
-``{dataset: {id, task_id, revision?}, value, date?, source?, notes?, ...}``.
-This module builds both as plain data and checks them against the keys and
-types that page documents (pure logic, no I/O); the AgentHorizon tasks are
-the configs AH, AH-S and AH-D, and an entry's ``value`` is balanced accuracy,
-the benchmark's main metric.
+Builds both as plain data and checks them against the keys and types of
+https://huggingface.co/docs/hub/eval-results (no I/O). An entry's ``value`` is
+balanced accuracy, in [0, 1].
 """
 
 from __future__ import annotations

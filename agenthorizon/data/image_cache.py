@@ -1,10 +1,7 @@
-"""The content-addressed cache of encoded model images, on disk.
+"""The content-addressed cache of encoded model images, on disk (keys: :mod:`agenthorizon.data.images`).
 
-Keys are sha256 of the source file's bytes and the preprocessing parameters
-(:mod:`agenthorizon.data.images` computes them), so a second run re-encodes
-nothing and a file rewritten in place, or a release copied elsewhere, is
-handled correctly. Entries are written to a temporary file and renamed, so
-concurrent runs sharing the cache never read a half-written image.
+Entries are written to a temporary file and renamed, so concurrent runs
+sharing the cache never read a half-written image.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ __all__ = ["CACHE_ENV", "CACHE_VERSION", "ImageCache", "default_cache_dir"]
 CACHE_ENV = "AGENTHORIZON_IMAGE_CACHE"
 # Bump when the pixels produced for the same parameters change (resampling
 # filter, letterboxing), so old cache entries are not served for new output.
-CACHE_VERSION = 2  # 2: JPEG sources decode at reduced size (open_image's reduce_to)
+CACHE_VERSION = 2
 
 
 def default_cache_dir() -> Path:
@@ -60,8 +57,7 @@ class ImageCache:
             return
         target = self.path(key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        # Write then rename: concurrent runs sharing the cache never read a
-        # half-written image, and identical content makes the race harmless.
+        # Identical content makes a race between runs harmless.
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=target.parent)
         try:
             with os.fdopen(fd, "wb") as handle:

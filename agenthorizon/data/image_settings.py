@@ -1,11 +1,6 @@
-"""What a run asks of screenshots, and what it gets: image settings and prepared images.
+"""What a run asks of screenshots (:class:`ImageSettings`) and what it gets (:class:`PreparedImages`).
 
-:class:`ImageSettings` is the preprocessing a run record stores (mode, size,
-format, quality, budget, selection); :class:`PreparedImage` is one encoded
-image for a model, :class:`PreparedImages` a trajectory's list of them with
-what happened while preparing it; :func:`reading_order_sentence` states how a
-2x2 mosaic is read. The pixels themselves are made by
-:func:`agenthorizon.data.images.prepare_images`.
+The pixels are made by :func:`agenthorizon.data.images.prepare_images`.
 """
 
 from __future__ import annotations
@@ -129,7 +124,7 @@ class ImageSettings:
             ),
             "reading_order": reading_order_sentence() if self.mode == IMAGE_MODE_MOSAIC else None,
         }
-        if self.resize != RESIZE_FIT:  # only when set: the records (and judge keys) of earlier runs stay as they were
+        if self.resize != RESIZE_FIT:  # only when set: records and judge keys of default runs stay unchanged
             record["resize"] = self.resize
         return record
 

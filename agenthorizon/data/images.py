@@ -1,35 +1,7 @@
-# Over 500 lines: the one screenshot pipeline (fit, downscale, encode, mosaics) and its bounded-memory job plan, which share their caches.
-"""Screenshots prepared for a model: downscale, encode, 2x2 mosaics, within bounded memory.
+"""Screenshots prepared for a model (:func:`prepare_images`): downscale, encode, 2x2 mosaics, within bounded memory.
 
-Direct (non-agentic) judges get screenshots downscaled to fit 512x332 pixels
-(SPEC section 3). When a serving limit on images is exceeded, four consecutive
-screenshots are combined into a 2x2 row-major grid of 1024x664 pixels and the
-prompt states the reading order. This module does that, reproducibly:
-
-- :func:`prepare_images` turns a trajectory's screenshots into a list of
-  :class:`PreparedImage` (encoded bytes, the step ids each image covers, and a
-  ``data_url()`` for OpenAI-compatible servers);
-- :class:`ImageSettings` is the preprocessing a run record stores
-  (:mod:`agenthorizon.data.image_settings`);
-- :func:`select_steps` chooses which steps get an image (all, every k-th, or
-  first and last plus evenly spaced up to an image budget;
-  :mod:`agenthorizon.data.step_selection`);
-- encoded images are kept in a content-addressed cache on disk (key: sha256 of
-  the source file's bytes and the preprocessing parameters;
-  :mod:`agenthorizon.data.image_cache`), so a second run re-encodes nothing,
-  and cache misses are encoded in parallel, at most one full-size screenshot
-  per CPU at a time;
-- every file is opened with :func:`open_image` (re-exported from
-  :mod:`agenthorizon.release.image_files`): within the pixel budget, one error
-  type naming the file.
-
-Those names are re-exported here, so ``agenthorizon.data.images`` stays the
-one import for screenshot pixels.
-
-Content hashing, not a file's size and modification time, keys the cache:
-hashing costs a small fraction of decoding and resizing a screenshot
-(``benchmarks/bench_payload.py`` measures both), and it stays correct when a
-file is rewritten in place or the release is copied elsewhere.
+The one import for screenshot pixels: the settings, step selection and image
+opening of sibling modules are re-exported here. See docs/preprocessing.md.
 """
 
 from __future__ import annotations
@@ -98,9 +70,7 @@ __all__ = [
 ]
 
 _RESAMPLE = Image.Resampling.LANCZOS
-# Box-reduce by an integer factor first, then Lanczos the rest: for 1920x1080 ->
-# 512x288 this halves first and is about 2.5x faster than Lanczos on the full
-# image, with the same legibility of text (the box reduce is an exact area average).
+# Box-reduce by an integer factor first (an exact area average), then Lanczos the rest.
 _REDUCING_GAP = 1.5
 
 
@@ -118,26 +88,16 @@ def fit_size(size: tuple[int, int], box: tuple[int, int]) -> tuple[int, int]:
     return (max(1, min(box[0], round(width * scale))), max(1, min(box[1], round(height * scale))))
 
 
-# Modes Pillow resizes in place with a real filter, so a large image of one of
-# them is resized before it is converted to RGB: converting first would hold
-# a full-size RGB copy (3 bytes a pixel) beside it. Only modes whose RGB
-# conversion copies channels (the same pixels either way): not "I" and "F"
-# (converting clips each value to 0-255, so resizing first averages values the
-# RGB image does not have) nor "CMYK" (converting mixes each ink with black).
-# Not "P" and "1" (Pillow falls back to nearest neighbour) nor "RGBA" and "LA"
-# (Pillow's resize makes a full-size premultiplied copy first, 4 bytes a pixel:
-# more than the RGB one).
+# Modes resized before conversion to RGB, saving a full-size RGB copy: only
+# modes whose conversion copies channels and that Pillow resizes with a real
+# filter, without a full-size copy (not I/F/CMYK, P/1, RGBA/LA).
 _RESIZE_BEFORE_CONVERT = frozenset({"L", "RGBX"})
 
 
 def downscale(image: Image.Image, box: tuple[int, int] = DEFAULT_SIZE) -> Image.Image:
     """An RGB copy of ``image`` downscaled to fit ``box``, aspect ratio kept.
 
-    Memory, besides ``image`` itself: a full-size RGB copy (3 bytes a pixel)
-    while converting palette, 1-bit, RGBA, LA, CMYK and 32-bit images; nothing
-    full-size for RGB, greyscale and RGBX (only the small result is
-    converted). So at most 7 bytes a pixel in all (RGBA: 4 decoded + 3), 3 for
-    an RGB screenshot.
+    Extra memory: a full-size RGB copy for modes other than RGB, L and RGBX.
     """
     target = fit_size(image.size, box)
     if target != image.size and image.mode in _RESIZE_BEFORE_CONVERT:
@@ -193,8 +153,7 @@ class _Source:
 
 
 def _as_sources(screenshots: Any, step_ids: Sequence[int] | None) -> tuple[list[_Source], list[int]]:
-    # Prefer file paths: the cache key hashes the file, and a lazy sequence
-    # would decode every full-size image just to be hashed.
+    # Prefer file paths: a lazy sequence would decode every image just to be hashed.
     items = list(screenshots.paths) if hasattr(screenshots, "paths") else list(screenshots)
     if step_ids is None:
         step_ids = range(len(items))
@@ -260,11 +219,8 @@ class _Job:
     exact: bool = False
 
 
-# Full-size decodes in flight in this process, at most. Decoding and resizing
-# are CPU-bound (Pillow releases the GIL), so more at once than CPUs gains no
-# speed, only memory: with this bound, the pixels held at full size stay under
-# (pixel budget) x (CPUs) however many items a runner judges at once
-# (benchmarks/bench_image_memory.py measures it).
+# Full-size decodes in flight in this process, at most: more than CPUs gains no
+# speed, and this bounds full-size pixels to (pixel budget) x (CPUs).
 _DECODE_SLOTS = threading.BoundedSemaphore(available_cpus())
 
 
@@ -280,8 +236,7 @@ def _load_small(source: _Source, box: tuple[int, int], exact: bool = False) -> I
 
 
 def _run_job(job: _Job) -> tuple[bytes, tuple[int, int]]:
-    # One source at a time, each downscaled before the next is decoded: a
-    # mosaic never holds four full-size screenshots.
+    # Each source downscaled before the next is decoded: never four full-size screenshots.
     images = [_load_small(source, job.size, job.exact) for source in job.sources]
     picture = make_mosaic(images, job.size) if job.kind == "mosaic" else images[0]
     return encode_image(picture, job.format, job.quality), picture.size
@@ -333,8 +288,9 @@ def prepare_images(
     upscaled), optionally combines four consecutive selected screenshots into
     a 2x2 row-major mosaic (twice the size each way; a last mosaic with fewer
     tiles is padded with black cells), and encodes the images as JPEG or PNG.
-    Encoded images are read from and written to a content-addressed cache, so
-    the same screenshots with the same settings are encoded once.
+    Encoded images are cached on disk, keyed by the sha256 of the source
+    bytes and the settings, so the same screenshots with the same settings are
+    encoded once, and a file rewritten in place is encoded again.
 
     Parameters
     ----------
@@ -356,8 +312,8 @@ def prepare_images(
     workers : int, optional
         Parallel encoders for cache misses (default: the CPUs available).
     executor : {"thread", "process"}
-        Threads suffice because Pillow releases the GIL while decoding,
-        resizing and encoding (see ``benchmarks/bench_payload.py``).
+        Threads suffice: Pillow releases the GIL while decoding, resizing and
+        encoding. Processes are used only when every source is a file path.
 
     Returns
     -------
@@ -454,12 +410,10 @@ def _plan_jobs(chosen: list[_Source], settings: ImageSettings, cache: ImageCache
     kind = "mosaic" if settings.mode == IMAGE_MODE_MOSAIC else "step"
     groups = [range(i, min(i + per_image, len(chosen))) for i in range(0, len(chosen), per_image)]
     if cache.root is None:
-        # Content addresses only serve the cache: without one, reading every
-        # file just to hash it would be wasted work.
+        # Content addresses only serve the cache: skip hashing without one.
         digests = [str(position) for position in range(len(chosen))]
     else:
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            # hashlib releases the GIL on large buffers, so hashing runs in parallel too.
             digests = list(pool.map(_source_digest, chosen))
     return [
         _Job(

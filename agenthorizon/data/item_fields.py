@@ -1,13 +1,6 @@
-"""One item's own files read into the values of its dataset row: the reading behind every row.
+"""One item's own files read into the values of its dataset row (:func:`read_item`).
 
-:func:`read_item` reads an item's trajectory json (and Markdown) through the
-release's confined readers (:mod:`agenthorizon.release.item_files`), checks
-them as a build must, and returns the item-level fields and the step columns.
-:func:`agenthorizon.data.table.build_table` turns them into Arrow columns;
-readers that need only a few fields (the report's rows,
-:func:`agenthorizon.report.references.load_run_references`) call it
-directly, so their values are the dataset's own without building its table.
-It imports no ``pyarrow``, so such a reader does not pay for it.
+Imports no ``pyarrow``, so readers that need a few fields (the report) do not pay for it.
 """
 
 from __future__ import annotations
@@ -76,12 +69,10 @@ def read_item(
 ) -> ItemFiles:
     """The trajectory json (and, with ``markdown``, the Markdown) of one label row, read and checked as a build does.
 
-    The one reading of an item's files behind every dataset row
-    (:func:`build_table`); readers that need only a few of its fields (the
-    report) call it directly instead of building the whole row. Raises
-    ``FileNotFoundError`` / ``ValueError`` naming the json file, the label
-    row and the step, as :func:`build_table` documents. ``folder_listings``
-    as there.
+    Files are read through the release's confined readers; a screenshot that
+    is a link out of the release is refused. Raises ``FileNotFoundError`` /
+    ``ValueError`` naming the json file, the label row and the step.
+    ``folder_listings`` as in :func:`~agenthorizon.data.table.build_table`.
 
     >>> import tempfile, agenthorizon
     >>> from agenthorizon.release.files import read_labels
@@ -135,8 +126,7 @@ def _step_columns(
 ) -> tuple[list[int], list[str], list[dict[str, Any]], list[int | None], list[Any]]:
     """step ids, action types, parameter objects, timestamps and screenshot references.
 
-    This runs once per trajectory, over about 130 steps: the checks are type
-    sets over whole columns (C loops), and only when one fails does
+    The checks are type sets over whole columns; only when one fails does
     :func:`check_steps` walk the steps to name the first bad one.
     """
     count = len(steps)

@@ -1,10 +1,7 @@
 """``load_dataset``: a config of AgentHorizon as ``datasets.load_dataset`` would return it.
 
-``datasets`` >= 4 refuses loading scripts, so :func:`load_dataset` resolves the
-release (a local root, or only the files the config needs from the Hub),
-instantiates :class:`~agenthorizon.data.builder.AgentHorizon` directly, runs
-``download_and_prepare`` / ``as_dataset`` and sets the lazy-screenshot
-format (:mod:`agenthorizon.data.formatting`).
+``datasets`` >= 4 refuses loading scripts, so the builder
+(:class:`~agenthorizon.data.builder.AgentHorizon`) is run directly.
 """
 
 from __future__ import annotations
@@ -25,9 +22,7 @@ from agenthorizon.schema import CONFIG_AH, DEFAULT_HUB_REPO, DEV_GROUPS, HIDDEN_
 
 __all__ = ["default_num_proc", "load_dataset"]
 
-# Below this many items a second process costs more to start than it saves;
-# above it, two processes build `all` of the full release in about 60% of the
-# time of one (docs/performance.md, "Loading").
+# Below this many items a second process costs more to start than it saves.
 PARALLEL_BUILD_MIN_ITEMS = 500
 PARALLEL_BUILD_MAX_PROCESSES = 4
 
@@ -110,33 +105,30 @@ def load_dataset(
     revision, token : optional
         For Hub repos.
     num_proc : int, optional
-        Processes building the Arrow cache (``datasets``' own
-        multiprocessing: the items are split into contiguous runs, one per
-        process, and the shards keep the release order). ``None`` chooses
-        :func:`default_num_proc` of the config's item count (one process
-        below 500 items). Only a cache build uses it; a cached config loads
-        without starting any process.
+        Processes building the Arrow cache; the shards keep the release
+        order. ``None`` chooses :func:`default_num_proc` of the config's item
+        count. A cached config loads without starting any process.
     streaming : bool, default False
         Return an ``IterableDataset`` (``IterableDatasetDict`` when ``split``
-        is ``None``) whose rows are read one at a time, screenshots lazy as
-        in the map-style dataset. The Arrow cache of the text columns is
-        built (or reused) first, as for map-style loading; screenshots are
-        never decoded until indexed.
+        is ``None``), screenshots lazy as in the map-style dataset. The Arrow
+        cache of the text columns is built (or reused) first.
     **unsupported
-        Other ``datasets.load_dataset`` keywords are refused with a sentence
-        that says what to pass instead (``data_dir``, ``trust_remote_code``,
-        ``data_files``...): a release is read from its own layout, and no
-        remote code runs.
+        Other ``datasets.load_dataset`` keywords (``data_dir``,
+        ``trust_remote_code``, ``data_files``...) are refused with a sentence
+        that says what to pass instead; no remote code runs.
 
     Returns
     -------
-    datasets.DatasetDict or datasets.Dataset
+    datasets.DatasetDict, datasets.Dataset, or their Iterable forms
         ``{"test": Dataset}`` (``split=None``) or the ``Dataset``
-        (``split="test"``): one row per label row of the config, in
-        label-file order, with the fields of docs/data.md.
+        (``split="test"``), iterable with ``streaming=True``: one row per
+        label row of the config, in label-file order, with the fields of
+        docs/data.md.
 
     Raises
     ------
+    TypeError
+        A keyword of ``**unsupported``.
     ValueError
         An unknown config, split or images mode; ``images="eager"`` with
         ``blind=True``; ``exclude_dev`` with
@@ -150,10 +142,11 @@ def load_dataset(
     Notes
     -----
     The Arrow cache is keyed by release root, config, dev settings, images
-    mode, the whole release's label manifest sha256, a stat fingerprint (size and modification
-    time) of every trajectory json, Markdown and screenshot folder the build
-    reads, and builder code, so loading again reuses it and a release changed
-    in place never reuses a stale one.
+    mode, blindness, the whole release's label manifest sha256, a stat
+    fingerprint (size and modification time) of every trajectory json,
+    Markdown and screenshot folder the build reads, and builder code, so
+    loading again reuses it and a release changed in place never reuses a
+    stale one.
 
     Examples
     --------
@@ -173,7 +166,6 @@ def load_dataset(
         raise ValueError(f"unknown split {split!r}; AgentHorizon has the single split {SPLIT_NAME!r}")
     check_images(images)
     if blind and images == "eager":
-        # datasets' Image feature opens each file by its stored path, and a blind row stores none.
         raise ValueError(
             "images='eager' with blind=True: datasets decodes screenshots by their file paths, and a blind row "
             "keeps none (the real folder is the steps id); use images='lazy' (the default), whose blind screenshots "
@@ -202,11 +194,9 @@ def load_dataset(
         # None is stored like "paths"; datasets ignores None-valued overrides.
         "images": "paths" if images is None else images,
         "release_label_sha256": config_rows.release_label_sha256,
-        # Covers the trajectory files the build reads: a json or Markdown
-        # changed in place must not be served from the old cache.
+        # A file changed in place must not be served from the old cache.
         "files_fingerprint": stat_fingerprint(root, config_rows.rows),
-        # Blind rows are written blind (image references re-pointed), so no
-        # access path (column reads, other formats, to_pandas) shows the steps id.
+        # Rows are written blind, so no access path (column reads, to_pandas) shows the steps id.
         "blind": blind,
     }
     if dev_manifest is not None:
@@ -221,13 +211,11 @@ def load_dataset(
         **config_kwargs,
     )
     try:
-        # Only a build uses num_proc: a cached config starts no process.
         if num_proc is None and not _is_cached(builder):
             num_proc = default_num_proc(len(config_rows.rows))
         builder.download_and_prepare(num_proc=num_proc)
     except DatasetGenerationError as error:
-        # datasets wraps every generation error in a generic message; our
-        # errors already name the file and label row, so surface them as is.
+        # datasets wraps generation errors in a generic message; ours name the file and row.
         original = error.original if isinstance(error, ReleaseError) else error.__cause__
         if isinstance(original, (ValueError, OSError)):
             raise original from None
@@ -241,7 +229,6 @@ def load_dataset(
     if streaming:
         iterable = dataset.to_iterable_dataset()
         if images == "lazy":
-            # Registered formats apply to iterable datasets too: one lazy accessor per row.
             iterable = iterable.with_format(BLIND_FORMAT_TYPE if blind else FORMAT_TYPE)
         return iterable if split is not None else datasets.IterableDatasetDict({SPLIT_NAME: iterable})
     if split is not None:

@@ -1,19 +1,8 @@
 """The steps' ``parameters`` texts and typed parameter columns of a batch of rows.
 
 A row's ``steps[].parameters`` is ``json.dumps`` of the action's parameter
-object (default arguments), and the typed columns (``x``, ``button``,
-``keys``, ...) hold the parameter values of the expected types. A build of
-``all`` makes about 176,000 of each, so both come from one text per batch
-instead of Python work per step:
-
-* :func:`json_lines` encodes the objects with one ``json`` encoder call,
-  one object a line;
-* :func:`text_column` cuts those lines into the ``parameters`` column;
-* :func:`typed_columns` reads the typed columns from the same lines with
-  ``pyarrow``'s JSON reader, which refuses a value of another JSON type; on
-  any refusal the caller converts value by value.
-
-Pure logic, no I/O.
+object; both it and the typed columns (``x``, ``button``, ``keys``, ...) are
+made from one JSON-lines text per batch (:func:`json_lines`). No I/O.
 """
 
 from __future__ import annotations
@@ -29,21 +18,17 @@ __all__ = ["encode_each", "json_lines", "text_column", "typed_columns"]
 
 # Separators that JSON text never holds raw (strings escape control characters).
 _ITEM_SEPARATOR, _BOUNDARY = "\x1f", "\x1e"
-# No cycle check (the same text, about 15% sooner): parsed json holds no cycles.
+# No cycle check (the same text, sooner): parsed json holds no cycles.
 _LIST_ENCODER = json.JSONEncoder(separators=(_ITEM_SEPARATOR, ": "), check_circular=False)
 
 
 def json_lines(objects: Sequence[dict[str, Any]]) -> str:
     """``"\\n".join(map(json.dumps, objects))``, from one encoder call.
 
-    ``json.dumps`` costs about as much per call as encoding a step's small
-    parameter object, so the list is encoded at once with ``"\\x1f"`` as item
-    separator; every ``"}\\x1f{"`` then lies between two objects of the list
-    unless an object nests a list of objects, which shows as more lines than
-    objects and falls back to one ``json.dumps`` each. JSON text never holds
-    a raw newline, so the lines are the objects. The text is ASCII (``json``
-    escapes the rest). The objects must hold no reference cycle, as parsed
-    json never does.
+    The list is encoded at once with ``"\\x1f"`` as item separator; an object
+    that nests a list of objects shows as more lines than objects and falls
+    back to one ``json.dumps`` each. The text is ASCII (``json`` escapes the
+    rest). The objects must hold no reference cycle, as parsed json never does.
 
     >>> print(json_lines([{"x": 1, "keys": ["a", "b"]}, {}, {"text": "}, {"}]))
     {"x": 1, "keys": ["a", "b"]}
@@ -85,14 +70,11 @@ def text_column(lines: bytes, count: int) -> pa.Array:
 def typed_columns(lines: bytes, count: int, schema: pa.Schema) -> list[pa.Array] | None:
     """The fields of ``schema`` read from ``count`` lines of JSON objects; ``None`` if any value has another type.
 
-    ``pyarrow``'s JSON reader with an explicit schema refuses a value of
+    Refused (``None``, so the caller converts value by value): a value of
     another JSON type (a string or ``true`` for a number, ``2.0`` or an
-    out-of-range integer for an ``int32``, a string for a list) and ignores
-    keys outside the schema. What it would keep but a typed column must not
-    hold is refused here: a null inside a list, ``NaN`` and ``Infinity``.
-    ``None`` tells the caller to convert value by value. A number read into
-    ``float64`` is rounded as Python's ``float`` rounds it (to nearest), and
-    one beyond its range is refused.
+    out-of-range integer for an ``int32``, a string for a list), a null inside
+    a list, ``NaN`` and ``Infinity``. Keys outside the schema are ignored. A
+    number read into ``float64`` is rounded as Python's ``float`` rounds it.
 
     >>> schema = pa.schema([("x", pa.float64()), ("keys", pa.list_(pa.string()))])
     >>> [c.to_pylist() for c in typed_columns(b'{"x": 1, "keys": ["a"]}\\n{"y": "z"}', 2, schema)]
@@ -102,8 +84,7 @@ def typed_columns(lines: bytes, count: int, schema: pa.Schema) -> list[pa.Array]
     """
     if count == 0:
         return [pa.array([], field.type) for field in schema]
-    # One block: a line longer than a block would be refused, and the lines
-    # of a batch are a few megabytes.
+    # One block: a line longer than a block would be refused.
     read = pa_json.ReadOptions(use_threads=False, block_size=max(len(lines), 1))
     parse = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
     try:

@@ -1,19 +1,11 @@
 """Lazy screenshot sequences: decode a screenshot only when it is indexed.
 
-A trajectory of the release has one screenshot per step (median 121 steps, up
-to 358), each a full-resolution desktop capture. Decoding a whole row's
-screenshots to look at one of them, or at none (reading the instruction),
-costs seconds and hundreds of megabytes; both sequences here make a row cheap
-to access and pay for exactly the screenshots that are indexed.
-
-* :class:`LazyScreenshots`, in full rows, shows each file's path.
-* :class:`BlindScreenshots`, in blind rows and judge inputs, shows none: the
-  release keeps an item's screenshots in ``media/images/<steps_id>/``, and the
-  steps id is a pairing field (the positive and the negative of one recording
-  share that folder). A blind row stores each screenshot under its *blind
-  name*, ``<root>/sandbox/data/media/images/<trajectory_id>/step_N.png``
-  (where a judge's sandbox has it; no such file exists), and reading it
-  finds the real file through the item's own trajectory json, at that moment.
+:class:`LazyScreenshots` (full rows) shows each file's path;
+:class:`BlindScreenshots` (blind rows, judge inputs) shows none, since the real
+folder is the steps id, a pairing field. A blind row stores each screenshot
+under its *blind name*, ``<root>/sandbox/data/media/images/<trajectory_id>/step_N.png``
+(no such file exists); reading it finds the real file through the item's own
+trajectory json, at that moment.
 """
 
 from __future__ import annotations
@@ -34,11 +26,10 @@ __all__ = ["BlindScreenshots", "LazyScreenshots", "decode_screenshot"]
 
 
 def decode_screenshot(path: str) -> Any:
-    """Decode the image file at ``path`` to a fully loaded ``PIL.Image.Image``.
+    """Decode the image file at ``path`` to a fully loaded ``PIL.Image.Image``, within the pixel budget.
 
-    This is the only place that decodes screenshots for :class:`LazyScreenshots`,
-    so counting (or monkeypatching) it counts decodes. It decodes through
-    :func:`agenthorizon.release.image_files.open_image`, within the pixel budget.
+    The only place :class:`LazyScreenshots` decodes, so counting (or
+    monkeypatching) it counts decodes.
 
     Raises ``ScreenshotNotFoundError`` (a ``FileNotFoundError``) naming ``path``
     when the file does not exist, and ``ScreenshotError`` (a ``ValueError``)
@@ -103,7 +94,7 @@ class LazyScreenshots(Sequence):
         if isinstance(index, slice):
             return LazyScreenshots.of_paths(self._paths[index])
         path = self._paths[index]
-        # decode_screenshot is looked up at call time, so counting (or monkeypatching) it sees every decode.
+        # decode_screenshot is looked up at call time, so monkeypatching it sees every decode.
         return None if path is None else decode_screenshot(path)
 
     def __iter__(self):
@@ -111,8 +102,7 @@ class LazyScreenshots(Sequence):
             yield None if path is None else decode_screenshot(path)
 
     def __eq__(self, other: object) -> bool:
-        # Compare by the files they point at, so equal rows compare equal
-        # without decoding anything.
+        # By the files they point at: equal rows compare equal without decoding.
         if isinstance(other, LazyScreenshots):
             return self._paths == other._paths
         return NotImplemented

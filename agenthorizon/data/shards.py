@@ -1,8 +1,7 @@
 """Parquet shards of exported rows, no larger than a size, named ``test-IIIII-of-NNNNN-<tag>.parquet``.
 
-The tag is a digest of the shards' contents (:func:`agenthorizon.util.digests.content_tag`),
-the form ``push_to_hub`` of ``datasets`` 2.x used: a folder exported again with other rows
-then has other file names, so ``datasets``' cache of the local folder cannot serve the old rows.
+The tag is a digest of the shards' contents, so a folder exported again with
+other rows has other file names and ``datasets``' folder cache cannot serve the old rows.
 """
 
 from __future__ import annotations
@@ -17,9 +16,8 @@ from agenthorizon.util.digests import content_tag
 __all__ = ["ROW_GROUP_BYTES", "ROW_GROUP_ROWS", "ShardWriter"]
 
 ROW_GROUP_BYTES = 64 * 2**20  # keeps memory bounded and streaming reads granular
-# At most datasets' own writer batch (config.DEFAULT_MAX_BATCH_SIZE). Every row group
-# costs a fixed price per leaf column (about 40 here, 19 of them step fields): writing
-# `all` of the full corpus in groups of 256 rows took 1.20x one group, in groups of 1000 1.10x.
+# At most datasets' own writer batch (config.DEFAULT_MAX_BATCH_SIZE); every row group
+# costs a fixed price per leaf column, so fewer, larger groups write faster.
 ROW_GROUP_ROWS = 1000
 
 
@@ -105,8 +103,7 @@ class ShardWriter:
         if self._writer is not None:
             self._close_shard()
         if not self.paths:
-            # A config with no rows still gets one (empty) shard so its data
-            # files pattern matches something and loading yields 0 rows.
+            # One empty shard, so loading a config with no rows yields 0 rows.
             import pyarrow.parquet as pq
 
             path = self.directory / f".{SPLIT_NAME}-00000.parquet.tmp"

@@ -1,9 +1,7 @@
-"""Which steps of a trajectory get an image: all, every k-th, or evenly spaced under a budget.
+"""Which steps of a trajectory get an image (:func:`select_steps`).
 
-:func:`select_steps` is the one rule for model images; :func:`evenly_spaced`
-is the one thinning rule, shared by model images under a budget and the HTML
-report's thumbnails (first, last and evenly spaced between; the last alone
-when only one fits). Pure functions: no I/O, no pixels.
+:func:`evenly_spaced` is the one thinning rule, shared with the HTML report's
+thumbnails. No I/O, no pixels.
 """
 
 from __future__ import annotations
@@ -27,14 +25,12 @@ def select_steps(
 ) -> list[int]:
     """Choose which of ``available`` (step ids with a screenshot) to show.
 
-    - ``"all"``: every available step;
-    - ``"every-k"``: every ``every``-th available step, starting with the first;
-    - ``"even"``: the first and the last plus evenly spaced steps between them.
+    - ``"all"`` and ``"even"``: every available step;
+    - ``"every-k"``: every ``every``-th available step, starting with the first.
 
-    When a selection holds more than ``budget`` steps it is thinned to
-    ``budget`` evenly spaced steps that keep its first and last (with a budget
-    of 1, only the last: the final state says most about success). The result
-    is sorted and deterministic.
+    When a selection holds more than ``budget`` steps it is thinned by
+    :func:`evenly_spaced` (first, last and evenly spaced between; with a
+    budget of 1, only the last). The result is sorted and deterministic.
 
     >>> select_steps(range(10), "even", budget=4)
     [0, 3, 6, 9]
@@ -58,13 +54,11 @@ def select_steps(
 def evenly_spaced(items: Sequence[Any], count: int) -> list[Any]:
     """``count`` evenly spaced entries of ``items`` that keep its first and last, in order.
 
-    The one rule for thinning a sequence of steps, used for model images under
-    a budget and for the report's thumbnails: position ``i`` of ``count`` is
-    ``items[round(i * (n - 1) / (count - 1))]`` with halves rounded up, in
-    exact integer arithmetic so every platform picks the same steps. With
-    ``count == 1`` it keeps the **last** entry: the final state of a
-    trajectory says most about whether the task succeeded. With ``count`` at
-    least ``len(items)``, all of ``items``.
+    Position ``i`` of ``count`` is ``items[round(i * (n - 1) / (count - 1))]``
+    with halves rounded up, in exact integer arithmetic so every platform
+    picks the same steps. With ``count == 1`` it keeps the **last** entry (the
+    final state says most about success); with ``count`` at least
+    ``len(items)``, all of ``items``.
 
     >>> evenly_spaced(list(range(10)), 4)
     [0, 3, 6, 9]

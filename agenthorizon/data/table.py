@@ -1,19 +1,8 @@
-"""The dataset rows of AgentHorizon as Arrow tables, read from a release's files.
+"""The dataset rows of AgentHorizon as Arrow tables (:func:`build_table`), read from a release's files.
 
-:func:`build_table` turns label rows into one ``pyarrow`` table of the row
-fields of ``docs/architecture.md`` (schema: ``agenthorizon.data.features.features``),
-reading each item's trajectory json and Markdown. Columns are built whole, per
-batch of items, rather than row by row: a build of the ``all`` config covers
-about 176,000 steps, and per-step Python work is its cost. Each item's parsed
-json is reduced to its step columns and one text of its parameters
-(:mod:`agenthorizon.data.parameters`) as it is read, so that its objects are
-freed at once: a batch that kept them paid more for fresh memory than for
-the parse itself.
-
-This module is separate from :mod:`agenthorizon.data.builder` on purpose:
-``datasets`` patches ``open``, ``os.path`` and ``pathlib.Path`` in the module
-of every builder it instantiates (to stream remote files), which would route
-every local file read of a build through ``fsspec``.
+Columns are built whole, per batch of items, not row by row. Kept apart from
+the builder module: ``datasets`` patches ``open`` and ``os.path`` in a builder's
+module, which would route local reads through ``fsspec``.
 """
 
 from __future__ import annotations
@@ -50,25 +39,21 @@ def build_table(
 ) -> pa.Table:
     """The dataset rows of ``label_rows`` as one Arrow table of ``schema``.
 
-    ``schema`` is ``features(images).arrow_schema`` of
-    :func:`agenthorizon.data.features.features`. Each label row carries the seven
-    label fields, ``difficulty``, ``pair_group_id``, ``in_dev`` and
-    ``location`` (``file:line``, used in errors); the row adds its trajectory
-    json and Markdown. ``screenshots`` holds Image storage structs
+    ``schema`` is ``features(images).arrow_schema``
+    (:func:`agenthorizon.data.features.features`). Each label row carries the
+    seven label fields, ``difficulty``, ``pair_group_id``, ``in_dev`` and
+    ``location`` (``file:line``, used in errors). ``screenshots`` holds Image storage structs
     (``{"bytes": None, "path": ...}``) when the schema stores images, path
     strings otherwise, null where a step has none. Rows keep the order of
     ``label_rows``. Raises ``FileNotFoundError`` / ``ValueError`` naming the
     json file, the label row and the step of a missing or invalid trajectory
     (the first bad item, in order).
 
-    ``blind=True`` writes blind rows: the image references in ``markdown``
-    name the item's own trajectory id instead of the steps-id folder
-    (:func:`agenthorizon.release.blind.repoint_images`), and so do the paths
-    in ``steps[].screenshot`` and ``screenshots``
-    (:func:`agenthorizon.release.blind.blind_screenshot_paths`): names of
-    the files in a judge's sandbox, not of files on disk.
-    ``folder_listings`` is a dict the caller keeps across the batches of one
-    build, so that each screenshot folder is checked for links once.
+    ``blind=True`` writes blind rows: image references in ``markdown``,
+    ``steps[].screenshot`` and ``screenshots`` name the item's own trajectory
+    id instead of the steps-id folder (names in a judge's sandbox, not files
+    on disk). ``folder_listings`` is kept by the caller across the batches of
+    one build, so each screenshot folder is checked for links once.
     """
     root_text = os.fspath(root)
     batch = _Batch(schema, blind=blind, folder_listings=folder_listings)
@@ -124,7 +109,6 @@ class _Batch:
         self.timestamps += timestamps
         self.screenshots += screenshots
         if self.blind:
-            # Per-step work only for blind builds: their references must not name the steps id.
             self.step_screenshots += blind_screenshot_paths(root, screenshots, trajectory_id)
         if parameters:
             self.parameter_lines.append(json_lines(parameters))
@@ -136,9 +120,8 @@ class _Batch:
         columns = typed_columns(lines, count, _TYPED_SCHEMA)
         if columns is not None:
             return dict(zip(_TYPED_SCHEMA.names, columns))
-        # Some value has another type than its column's: the exact conversion,
-        # which leaves such a value out (null) of its typed column. Parsing the
-        # lines gives back each object exactly (json writes floats as repr).
+        # A value of another type than its column's: convert value by value, leaving it null.
+        # Parsing the lines gives back each object exactly (json writes floats as repr).
         typed: dict[str, list[Any]] = {name: [None] * count for name in STEP_PARAMETER_COLUMNS}
         column_of = typed.get
         for index, values in enumerate(map(json.loads, lines.split(b"\n"))):
@@ -161,8 +144,7 @@ class _Batch:
         # One JSON text of every step's parameters, a line each: the lossless
         # `parameters` strings and, read by pyarrow, the typed columns.
         lines = "\n".join(self.parameter_lines).encode("ascii")
-        # Blind rows name no steps-id folder, in any column: `screenshots` holds the
-        # blind names too, and BlindScreenshots reads the real files through the release.
+        # Blind rows name no steps-id folder in any column.
         paths = pa.array(self.step_screenshots if self.blind else self.screenshots, pa.string())
         step_columns = {
             "step_id": pa.array(self.step_ids, pa.int32()),
@@ -209,10 +191,9 @@ _TYPED_SCHEMA = pa.schema(
 _NONE = type(None)
 
 
-# Typed parameter columns make actions queryable; a value of an unexpected type
-# stays out of them (null) but survives in the lossless ``parameters`` JSON.
-# Each column is converted by pyarrow in one call when its values all have the
-# expected types (pyarrow alone would also accept bools as numbers).
+# A value of an unexpected type stays out of its typed column (null) but survives
+# in the lossless ``parameters`` JSON. Types are checked first: pyarrow alone
+# would accept bools as numbers.
 
 
 def _float_column(values: list[Any]) -> pa.Array:

@@ -1,12 +1,8 @@
 """Content digests of files, and data file names that carry them.
 
-Why names carry a digest: ``datasets`` (checked with 5.2) keys its cache of a
-local folder loaded as ``load_dataset(folder, config)`` on the folder's *name*
-and the README's ``configs`` entry, not on the files' contents nor the
-folder's full path. A folder re-written with new rows, or another folder of
-the same name, then loads the rows cached the first time -- a wrong number
-with no warning. Naming each data file after its contents, and listing those
-names in the README, makes the cache key change whenever the rows do.
+``datasets`` keys its cache of a local folder on the folder's name and the
+README's ``configs`` entry, not on the files' contents; naming each data file
+after its contents makes the cache key change whenever the rows do.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Optional extras: one error, with install advice that works where the package was installed from.
+"""Optional extras: one error (:class:`MissingExtraError`), with install advice that works where the package was installed from.
 
-``pip install agenthorizon[plot]`` works for a package installed from an index
-but fails in a git checkout (pip looks the name up on the index) and in zsh
-(the brackets are a glob). :func:`install_advice` gives the command that
-works for this installation: the quoted requirement, or ``pip install -e``
+The advice is the quoted requirement (zsh globs brackets), or ``pip install -e``
 of the checkout's folder when the package runs from a source tree.
 """
 

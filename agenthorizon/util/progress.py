@@ -1,12 +1,8 @@
 """The progress bar of every long wait outside a judge run (``sample``, ``verify``, ``export``, ``report``).
 
-One tqdm bar on standard error that appears only after a second
-(``delay``), so quick commands print nothing, and that is off when standard
-error is not a terminal (``disable=None``), as tqdm users expect from a
-command line. tqdm's own ``TQDM_*`` environment variables (``TQDM_DISABLE=1``,
-``TQDM_DELAY=0``...) take precedence over these defaults. A leaf like
-:mod:`agenthorizon.util.system`: every stage may import it; tqdm is imported
-only when a bar may be drawn (its import is about 25 ms of a command's start).
+One tqdm bar on standard error, drawn only after a second and only on a
+terminal; tqdm's own ``TQDM_*`` environment variables take precedence over
+these defaults. tqdm is imported only when a bar may be drawn.
 """
 
 from __future__ import annotations

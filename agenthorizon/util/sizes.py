@@ -1,12 +1,9 @@
 """Byte sizes: the one parser of size flags and the one formatter of sizes.
 
-The rule, as ``huggingface_hub`` and ``datasets`` write sizes and as GNU
-coreutils reads them: a unit ending in ``B`` after a letter is decimal
-(``KB`` = 10^3, ``MB`` = 10^6, ``GB`` = 10^9, ``TB`` = 10^12), a unit with
-``i`` is binary (``KiB`` = 2^10, ``MiB`` = 2^20, ``GiB`` = 2^30, ``TiB`` =
-2^40), and a bare letter (``K``, ``M``, ``G``, ``T``) is binary, as
-``prlimit``, ``docker`` and ``sort -S`` read it. Units are case-insensitive;
-``B`` or no unit is bytes.
+The rule, as ``huggingface_hub`` writes sizes and GNU coreutils reads them:
+``KB``, ``MB``, ``GB``, ``TB`` are decimal (10^3 ... 10^12); ``KiB`` ... ``TiB``
+and a bare ``K``, ``M``, ``G``, ``T`` are binary (2^10 ... 2^40). Units are
+case-insensitive; ``B`` or no unit is bytes.
 """
 
 from __future__ import annotations

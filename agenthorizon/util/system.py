@@ -15,8 +15,7 @@ def available_cpus() -> int:
 
     The scheduler's affinity mask where the platform has one (Linux: a
     container or ``taskset`` limit shows here, not in :func:`os.cpu_count`),
-    otherwise :func:`os.cpu_count`; 1 when neither is known. Used as the
-    default number of worker processes or threads.
+    otherwise :func:`os.cpu_count`; 1 when neither is known.
 
     Returns
     -------

@@ -1,8 +1,7 @@
 """Untrusted text made safe to print: control characters escaped, long values cut with their length shown.
 
-:func:`printable` is the one function every error and warning path applies to
-outside text (server bodies, agent output, release names and values) before
-showing it (docs/security.md, "Text printed to the terminal"). Pure leaf module.
+Every error and warning path applies :func:`printable` to outside text before
+showing it (docs/security.md, "Text printed to the terminal").
 """
 
 from __future__ import annotations
@@ -17,9 +16,8 @@ ECHO_LIMIT = 80
 MESSAGE_LIMIT = 4000
 """Characters of one whole message the command line prints (a backstop: values are cut where echoed)."""
 
-# C0 controls (but tab), DEL, C1 controls, the bidirectional marks and
-# overrides, the Unicode line and paragraph separators, and lone surrogates
-# (which cannot even be encoded to print). "\n" is handled apart.
+# C0 controls (but tab), DEL, C1 controls, bidirectional marks and overrides, line and
+# paragraph separators, and lone surrogates (which cannot even be encoded). "\n" is handled apart.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _UNSAFE_OR_NEWLINE = re.compile(_UNSAFE.pattern[:-1] + "\n]")
 _NAMED = {"\r": "\\r", "\n": "\\n", "\x1b": "\\x1b"}
