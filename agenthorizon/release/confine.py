@@ -1,10 +1,8 @@
 """Confinement: a file read from a release must really lie inside it, and be a regular file.
 
-The kernel is asked where an opened file really is (``/proc/self/fd``) and
-anything outside the release's real roots (a Hub snapshot's ``blobs/``
-counts as inside) is refused; :func:`open_regular` refuses a FIFO, socket or
-device without blocking. Every reader of :mod:`agenthorizon.release.files` and
-the image opener go through here (docs/security.md).
+A file that really lies outside the release's real roots (a Hub snapshot's
+``blobs/`` counts as inside) is refused, and so is a FIFO, socket or device,
+without blocking. Every release reader goes through here (docs/security.md).
 """
 
 from __future__ import annotations
@@ -30,11 +28,9 @@ __all__ = [
 def release_real_roots(root: str) -> tuple[str, ...]:
     """The real folders a file of the release at ``root`` may lead to.
 
-    The root's real path, and for a Hub snapshot
-    (``<repo cache>/snapshots/<commit>``) also the repo cache's ``blobs/``
-    folder, where huggingface_hub keeps the content its snapshot links point
-    at (only when ``blobs`` is a folder, not itself a link). Remembered per
-    root for as long as the root is the same folder (device and inode).
+    The root's real path and, for a Hub snapshot (``<repo cache>/snapshots/<commit>``),
+    the repo cache's ``blobs/`` folder when it is a folder, not a link.
+    Remembered per root while the root is the same folder (device and inode).
 
     >>> release_real_roots("/nonexistent/release")
     ('/nonexistent/release',)
@@ -60,9 +56,8 @@ def release_real_roots(root: str) -> tuple[str, ...]:
 
 
 _ROOTS: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
-# Where the kernel says an open file lives (Linux): one readlink instead of
-# os.path.realpath, which stats every component of the path (about 0.3 ms a
-# file on the reference machine, seconds over a release).
+# Where the kernel says an open file lives (Linux): one readlink, where
+# os.path.realpath stats every component of the path.
 _FD_LINK = "/proc/self/fd/{}"
 _HAVE_FD_LINKS = os.path.isdir("/proc/self/fd")
 
@@ -160,9 +155,8 @@ def open_confined(root: str | os.PathLike[str], path: str | os.PathLike[str], wh
     """:func:`open_regular` of ``path``, refused (file closed, ``ValueError``) when the opened file lies outside the release.
 
     The check is on the file that was opened (on Linux, where the kernel
-    says it is), so no link can be swapped in between check and read.
-    Missing files raise ``FileNotFoundError`` as ``open`` does; a FIFO, a
-    socket or a device raises :class:`NotRegularFileError`.
+    says it is), so no link can be swapped in between check and read. Other
+    errors are those of :func:`open_regular`.
     """
     path = os.fspath(path)
     handle = open_regular(path, what, mode, **kwargs)
@@ -235,7 +229,7 @@ def escaping_screenshots(
 def _all_folders_clean(
     paths: Sequence[str | None], roots: Sequence[str], listings: dict[str, tuple[str, set[str]]] | None
 ) -> bool:
-    """Whether every folder of ``paths`` is a real folder of the release without links; string operations, not ``dirname`` per path (a build checks ~176,000)."""
+    """Whether every folder of ``paths`` is a real folder of the release without links (string splits, not ``dirname`` per path)."""
     if os.sep != "/" or os.altsep:
         return False
     present = [path for path in paths if path is not None] if None in paths else paths
@@ -266,7 +260,7 @@ def _list_folder(folder: str) -> tuple[str, set[str]]:
     try:
         real = os.readlink(_FD_LINK.format(fd))
         with os.scandir(fd) as listing:
-            # filter calls is_symlink from C: a folder holds about 130 screenshots
+            # filter calls is_symlink from C
             return real, {entry.name for entry in filter(os.DirEntry.is_symlink, listing)}
     finally:
         os.close(fd)
@@ -288,6 +282,3 @@ def _link_target(path: str, real_folder: str, real_parents: dict[str, str]) -> s
         real_parent = real_parents[parent] = os.path.realpath(parent)
     real = os.path.join(real_parent, os.path.basename(candidate))
     return os.path.realpath(path) if os.path.islink(real) else real
-
-
-# --- label files ----------------------------------------------------------------------

@@ -1,16 +1,9 @@
 """Reading a release's files on disk, confined to the release.
 
-A release root holds the two label files and ``sandbox/`` (SPEC section 2)::
-
-    <root>/AgentHorizon.jsonl
-    <root>/AgentHorizon-Simple.jsonl
-    <root>/sandbox/data/{jsons,markdowns,media/images}/...
-
-Every read of a release goes through here: a file whose real path leaves the
-release (a Hub snapshot's ``blobs/`` counts as inside), or that is not a
-regular file, is refused by name; screenshots must stay under
-``sandbox/data/media/images/``. Sections: the root; label files, dev manifests
-and a selection's rows; the stat fingerprint of a build.
+A release root holds ``AgentHorizon.jsonl``, ``AgentHorizon-Simple.jsonl`` and
+``sandbox/data/{jsons,markdowns,media/images}/`` (SPEC section 2). A file whose
+real path leaves the release (:mod:`agenthorizon.release.confine`), or that is
+not a regular file, is refused by name.
 """
 
 from __future__ import annotations
@@ -32,7 +25,7 @@ from agenthorizon.release.confine import (
     open_regular,
     release_real_roots,
 )
-from agenthorizon.release.item_files import (  # an item's files; re-exported: every read of a release is here
+from agenthorizon.release.item_files import (  # re-exported
     ITEM_FILE_LIMIT,
     _parse_json,
     parse_json_bytes,
@@ -143,8 +136,7 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
         path = root / name
         try:
             with open_confined(root, path, "label file", "r", encoding="utf-8") as handle:
-                # Two streaming passes, never the whole text: its digest (a parse of the same text is reused),
-                # then its lines, validated as they come, up to the first bad one.
+                # Two streaming passes: the digest (an unchanged text reuses its parse), then the lines.
                 digest = text_digest(iter(lambda: handle.read(1 << 20), ""))
                 label_file = cached_parse(name, digest)
                 if label_file is None:
@@ -165,9 +157,9 @@ def read_labels(root: str | os.PathLike[str]) -> list[dict[str, str]]:
 
 
 def label_file_lines(handle: TextIO) -> Iterator[str]:
-    """The lines of an open label file, each read at most :data:`~agenthorizon.release.labels.LINE_LIMIT` + 1
-    characters at a time: a longer line is given cut there (the validation refuses it) and the rest of it skipped,
-    so one line without an end costs no more than that."""
+    """The lines of an open label file, each read at most :data:`~agenthorizon.release.labels.LINE_LIMIT` + 1 characters.
+
+    A longer line is given cut there (the validation refuses it) and the rest of it skipped."""
     while line := handle.readline(LINE_LIMIT + 1):
         if len(line) > LINE_LIMIT and not line.endswith("\n"):
             while (rest := handle.readline(LINE_LIMIT + 1)) and not rest.endswith("\n"):
@@ -185,11 +177,7 @@ def dev_manifest_path(path: str | os.PathLike[str]) -> str:
 
 
 def dev_manifest_identity(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """(absolute path, sha256 of the bytes) of a dev manifest: what a cache key and a run record keep.
-
-    One definition, so the Arrow cache and the run's selection name a
-    manifest the same way (:func:`dev_manifest_path`).
-    """
+    """(absolute path, sha256 of the bytes) of a dev manifest: what a cache key and a run record keep."""
     absolute = dev_manifest_path(path)
     try:
         with open_regular(absolute, "dev manifest") as handle:
@@ -242,8 +230,7 @@ def read_dev_manifest(path: str | os.PathLike[str], *, sha256: str | None = None
 class ConfigRows:
     """A selection's rows as read from a release (``root``, ``selection``, ``rows``), and every label row (``labels``).
 
-    Made by :func:`read_config_rows`; the builder reuses it for its own root and
-    selection, so one load reads the label files once.
+    Made by :func:`read_config_rows`; a builder reuses it, so one load reads the label files once.
     """
 
     root: str
@@ -264,10 +251,8 @@ class ConfigRows:
 def read_config_rows(root: str | os.PathLike[str], selection: Selection) -> ConfigRows:
     """The rows of ``selection`` in the release at ``root``: the label files read once, then :func:`select_rows`.
 
-    A dev manifest the selection names is read here (checked against the
-    sha256 the selection records, when it records one). Raises what
-    :func:`read_labels`, :func:`read_dev_manifest` and
-    :func:`~agenthorizon.release.splits.select_rows` raise.
+    A dev manifest the selection names is read here, checked against the
+    sha256 the selection records (if any). Raises what the readers and ``select_rows`` raise.
     """
     labels = read_labels(root)
     ids = None
@@ -325,5 +310,4 @@ def stat_fingerprint(root: str | os.PathLike[str], rows: Sequence[dict[str, Any]
                 parts.append(f"{relpath}\0absent")
             else:
                 parts.append(f"{relpath}\0{info.st_size}\0{info.st_mtime_ns}")
-    # One hash over the joined lines: cheaper than a digest update per file.
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()

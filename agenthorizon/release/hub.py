@@ -107,11 +107,8 @@ def resolve_release(
 def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
     """Repo paths of the files ``rows`` need from the Hub, screenshots aside.
 
-    The sandbox's small prompt files that agentic judges read
-    (:data:`~agenthorizon.schema.PROMPT_FILE` and
-    :data:`~agenthorizon.schema.FRAMEWORK_FILES`), then the json and the
-    markdown of each row, in release order: exact paths, as
-    ``huggingface_hub.hf_hub_download`` takes them.
+    The sandbox prompt files agentic judges read, then the json and the
+    markdown of each row, in release order.
 
     >>> item_files([{"trajectory_id": "t1"}])[-2:]
     ['sandbox/data/jsons/t1.json', 'sandbox/data/markdowns/t1.md']
@@ -126,9 +123,8 @@ def item_files(rows: Sequence[dict[str, str]]) -> list[str]:
 def screenshot_files(root: str | os.PathLike[str], rows: Sequence[dict[str, str]]) -> list[str]:
     """Repo paths (``/``-separated, relative to ``root``) of the screenshots the json files of ``rows`` reference, in step order, each once.
 
-    References are resolved by :func:`screenshot_paths`, so a path leaving the
-    screenshot folder is refused as loading refuses it; a json that does not
-    parse contributes nothing (loading that row raises).
+    A row whose json does not parse, or holds a reference loading refuses,
+    adds nothing (loading that row raises).
 
     >>> import json, pathlib, tempfile
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -161,13 +157,10 @@ def plan_fetch(root: str | os.PathLike[str], files: Sequence[str], commit: str) 
 
     ``root`` is the snapshot folder ``<repo cache>/snapshots/<commit>``.
     Returns the files to request and, separately, those huggingface_hub
-    has recorded as absent at that commit: a 404 leaves an empty file at
-    ``<repo cache>/.no_exist/<commit>/<path>`` (the cache layout of
-    huggingface_hub's "Manage cache" guide), and asking again would 404
-    again. That folder is read once rather than per file with
-    ``try_to_load_from_cache``, which costs about 100 µs a file (it
-    validates the name and lists ``snapshots/`` each time): seconds over
-    a release's 100,000 screenshots.
+    has recorded as absent at that commit (a 404 leaves an empty file at
+    ``<repo cache>/.no_exist/<commit>/<path>``; asking again would 404
+    again). That folder is walked once, not asked per file with
+    ``try_to_load_from_cache``, which lists ``snapshots/`` on every call.
     """
     root_text = os.fspath(root)
     no_exist = os.path.join(os.path.dirname(os.path.dirname(root_text)), ".no_exist", os.path.basename(root_text))
@@ -214,10 +207,8 @@ class _HubRepo:
     def _neither(self, error: BaseException) -> FileNotFoundError:
         """Why ``repo_id`` is neither a local release nor a Hub repo that could be fetched, in words.
 
-        Three causes need three different fixes, so each gets its own
-        sentence: the Hub could not be reached (network), offline mode is on
-        and nothing is cached (fill the cache), or the Hub answered that there
-        is no such repo (a typo, or a local folder that does not exist).
+        Each cause gets the sentence of its fix: offline with nothing cached,
+        no such repo (or no token), or the Hub unreachable.
         """
         from huggingface_hub import constants
         from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
@@ -248,12 +239,10 @@ class _HubRepo:
     def probe(self, revision: str | None) -> None:
         """One request to the Hub endpoint, unless the first label file is cached or the Hub is off.
 
-        huggingface_hub retries a failed first request for up to a minute when
-        nothing is cached; a path that is not a repo (a mistyped local folder)
-        on a machine that cannot reach the Hub fails here at once, with the
-        message that says it is neither. The request goes to the endpoint's
-        root, not to the repo: any answer means the Hub is reachable, and the
-        download that follows asks for each file exactly once.
+        huggingface_hub retries a failed first request for up to a minute; this
+        fails at once, with :meth:`_neither`'s message, when the Hub cannot be
+        reached. It asks the endpoint's root, not the repo, so the download
+        that follows asks for each file exactly once.
         """
         import huggingface_hub
         from huggingface_hub import constants
@@ -382,12 +371,7 @@ def _warn(message: str) -> None:
 
 @functools.cache
 def _quiet_file_bar() -> type:
-    """A huggingface_hub progress bar class that never shows.
-
-    hf_hub_download draws one byte bar per file; across thousands of small
-    files the one file-count bar of the batch says more (snapshot_download
-    silences its per-file bars the same way).
-    """
+    """A huggingface_hub progress bar class that never shows: the batch's file-count bar replaces the per-file byte bars."""
     from huggingface_hub.utils import tqdm as hf_tqdm
 
     class QuietFileBar(hf_tqdm):

@@ -1,11 +1,8 @@
 """Open an image file from a release, safely: the one way the package decodes a screenshot.
 
-:func:`open_image` reads the header first and refuses an image over the pixel
-budget (:data:`DEFAULT_MAX_PIXELS` or ``$AGENTHORIZON_MAX_PIXELS``) before
-decoding (a 0.6 MB PNG may decode to 645 MiB), decodes JPEG at reduced size
-when asked, and raises :class:`ScreenshotError` (a ValueError naming the file)
-or :class:`ScreenshotNotFoundError`. In ``release/`` because ``verify`` checks
-images too; :mod:`agenthorizon.data.images` re-exports it.
+:func:`open_image` decodes within a pixel budget checked on the header, before
+any pixel is decoded; :func:`check_image` checks a file without decoding it.
+:mod:`agenthorizon.data.images` re-exports both.
 """
 
 from __future__ import annotations
@@ -28,12 +25,9 @@ __all__ = [
 ]
 
 DEFAULT_MAX_PIXELS = 50_000_000
-"""Pixel budget of one image: 50 MP, six times an 8K (7680x4320) screen.
+"""Pixel budget of one image: 50 MP, six times an 8K (7680x4320) screen; at most 200 MB decoded (RGBA).
 
-A release's screenshots are desktop captures (1920x1080 is 2 MP), so this
-refuses only files no screen produced; an image at the budget decodes to at
-most 200 MB (RGBA). Pillow's own hard limit (about 179 MP) stays in force
-above it."""
+Pillow's own hard limit (about 179 MP) stays in force above it."""
 
 MAX_PIXELS_ENV = "AGENTHORIZON_MAX_PIXELS"
 """Environment variable that sets the pixel budget for every command and API call."""
@@ -98,10 +92,8 @@ def _opened(source: str | os.PathLike[str], label: str) -> BinaryIO:
 def _header(source: Any, label: str, budget: int) -> tuple[Any, BinaryIO | None]:
     """The image opened lazily (header only), checked against the budget, and the file this opened.
 
-    A path is opened here (:func:`~agenthorizon.release.confine.open_regular`)
-    and the image reads from that file, which the caller closes once done
-    with the image (Pillow leaves a file it was handed open); ``None`` for
-    bytes or a file of the caller's.
+    The caller closes that file once done with the image (Pillow leaves a file
+    it was handed open); it is ``None`` for bytes or a file of the caller's.
     """
     opened = None
     if isinstance(source, (str, os.PathLike)):
@@ -196,11 +188,9 @@ def check_image(
     """Check an image without decoding its pixels: it exists, its header reads, it fits the budget.
 
     Also runs Pillow's ``verify()`` (PNG: every chunk's checksum, so a
-    truncated file is caught). ``verify`` and export use this; loading
-    decodes with :func:`open_image`, which refuses the same files. ``source``
-    is a path or the file's bytes (then ``name`` names it in errors).
-
-    Raises the errors of :func:`open_image`.
+    truncated file is caught); :func:`open_image` refuses the same files.
+    ``source`` is a path or the file's bytes (then ``name`` names it in
+    errors). Raises the errors of :func:`open_image`.
 
     >>> check_image(b"GIF89a", name="step 2")
     Traceback (most recent call last):

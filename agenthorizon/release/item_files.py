@@ -1,8 +1,7 @@
 """An item's own files in a release: its trajectory json, its Markdown and its screenshot paths, read confined.
 
-Apart from :mod:`agenthorizon.release.files` (which re-exports them) because
-blind screenshots use these readers, and what a judge can reach must not
-import the label code (the import contract in ``pyproject.toml``).
+Apart from :mod:`agenthorizon.release.files` (which re-exports them) so that
+blind screenshots need not import the label code (``pyproject.toml`` import contract).
 """
 
 from __future__ import annotations
@@ -33,9 +32,6 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _CANONICAL_REFERENCE = re.compile(re.escape(SCREENSHOT_REF_PREFIX) + r"(?!\.\.?/)[^/\\:]+/step_[0-9]+\.png")
 
 
-# --- trajectory files ---------------------------------------------------------------
-
-
 def read_bounded(handle: Any, limit: int, path: str | os.PathLike[str], what: str) -> Any:
     """All of an open release file, at most ``limit`` bytes: a larger (or sparse) one is refused before it is read.
 
@@ -44,8 +40,8 @@ def read_bounded(handle: Any, limit: int, path: str | os.PathLike[str], what: st
     size = os.fstat(handle.fileno()).st_size
     data = handle.read(size + 1) if size <= limit else ""
     if size < len(data) <= limit:
-        # It grew since fstat: read on to the limit. Asking for limit + 1 bytes at once would make the
-        # reader allocate that much for every small file (a run's results: 64 MiB a file, ~3 ms each).
+        # It grew since fstat: read on to the limit (asking for limit + 1 bytes up front would
+        # allocate that much for every small file).
         data += handle.read(limit + 1 - len(data))
     if size > limit or len(data) > limit:
         raise ValueError(f"{path}: {what} of {max(size, len(data)):,} bytes; expected at most {limit:,} (refused unread)")
@@ -69,12 +65,11 @@ _LONG_DIGIT_RUN = b"0" * 19
 
 
 def parse_json_bytes(raw: bytes, name: str, expected: str) -> Any:
-    """Exactly :func:`_parse_json` of ``raw`` (values, and errors), about twice as fast.
+    """Exactly :func:`_parse_json` of ``raw`` (values, and errors), faster.
 
     ``orjson`` is used only where it gives the standard parser's values: texts
     with a run of 19 or more digits, texts orjson refuses, and documents nested
-    deeper than ``orjson.dumps`` takes back (255 levels) go to the standard
-    parser, whose errors are then the ones raised.
+    deeper than 255 levels go to the standard parser, whose errors are raised.
 
     >>> parse_json_bytes(b'{"t": 18446744073709551616, "x": 1.5}', "t.json", "an object")
     {'t': 18446744073709551616, 'x': 1.5}
@@ -134,11 +129,10 @@ def screenshot_path(root: str | os.PathLike[str], json_path: str | os.PathLike[s
     """Absolute path of a screenshot reference, which must stay under ``sandbox/data/media/images/``.
 
     References are relative to the json file (``../media/images/<steps_id>/step_N.png``).
-    An absolute path, one whose ``..`` climbs out of the release root, or one
-    that lands elsewhere in the release (a label file, a json) is refused: a
-    release must not make the loader read arbitrary files. ``at`` names the
-    json file and step in error messages. The check is on the path as
-    written; :func:`escaping_screenshots` checks where links lead.
+    An absolute path, or one that leaves the images folder (``..`` out of the
+    root, or to a label file or a json), raises ``ValueError`` starting with
+    ``at``. The check is on the path as written;
+    :func:`~agenthorizon.release.confine.escaping_screenshots` checks where links lead.
     """
     if not isinstance(reference, str) or not reference:
         raise ValueError(f"{at}: screenshot is {printable(reference, limit=ECHO_LIMIT, quote=True)}; expected a relative path string")
@@ -170,9 +164,8 @@ def screenshot_paths(
 ) -> list[str | None]:
     """:func:`screenshot_path` of each reference of one trajectory; ``None`` stays ``None``.
 
-    Same results and errors (`` step <index>`` appended), but references of the
-    release's own form are joined by concatenation after one check of the images
-    directory (a build runs this over ~130 steps per trajectory).
+    Same results and errors (`` step <index>`` appended); references of the
+    release's own form are joined without a per-step check.
 
     >>> screenshot_paths("/r", "/r/sandbox/data/jsons/t.json", ["../media/images/s/step_1.png", None], "t.json")
     ['/r/sandbox/data/media/images/s/step_1.png', None]

@@ -1,8 +1,7 @@
 """Label rows: parsing, validation, pair groups and the manifest hash.
 
-Pure logic over the lines (or text) of a label file; reading files is
-:mod:`agenthorizon.release.files`' job. Lines are validated as they come, so a
-streaming reader stops at the first bad line.
+Pure logic over the lines (or text) of a label file. Lines are validated as
+they come, so a streaming reader stops at the first bad line.
 """
 
 from __future__ import annotations
@@ -47,14 +46,11 @@ class LabelFile:
 
 
 def _label_lines(lines: Iterable[str], name: str) -> Iterator[tuple[int, LabelRow | None, str | None]]:
-    """Each non-blank line of a label file: ``(line number, row, problem)``.
+    """Each non-blank line of a label file, lazily: ``(line number, row, problem)``.
 
-    The one reading of a label file's lines: ``row`` is the validated row and
-    ``problem`` ``None``, or ``row`` is ``None`` and ``problem`` the message
-    (naming ``name:line`` and what was expected) for a line that is not a valid
-    row, is longer than :data:`LINE_LIMIT` or repeats an earlier line's
-    ``trajectory_id``. Lazy, so a caller that stops at the first problem reads
-    no further.
+    Either ``row`` is the validated row, or it is ``None`` and ``problem`` the
+    message (naming ``name:line``) for a line that is not a valid row, is
+    longer than :data:`LINE_LIMIT` or repeats an earlier ``trajectory_id``.
     """
     seen: dict[str, int] = {}
     for line_number, line in enumerate(lines, start=1):
@@ -81,13 +77,9 @@ def _label_lines(lines: Iterable[str], name: str) -> Iterator[tuple[int, LabelRo
         yield line_number, row, None
 
 
-# The last parse of each label file, by name, with the sha256 of its text. A
-# load reads both label files several times (the config selection, the
-# manifest hash of its cache key, the builder) and an export once per config,
-# and each parse validates about 4,000 rows. Only the very same text reuses a
-# parse (which depends on nothing else), so a file changed in between is
-# parsed anew; a bad text is never kept, so every read of it names its line
-# again.
+# The last parse of each label file, by name, with the sha256 of its text: a
+# load reads both files several times. Only the very same text reuses a parse;
+# a bad text is never kept, so every read of it names its line again.
 _LAST_PARSE: dict[str, tuple[str, LabelFile]] = {}
 
 
@@ -145,8 +137,7 @@ def parse_label_file(text: str, name: str) -> LabelFile:
     :data:`~agenthorizon.schema.DELIVERABLE_ID_PATTERN`, a line is at most
     :data:`LINE_LIMIT` characters. ValueError names ``name``, the line and what
     was expected at the first bad line (:func:`check_label_file` reports all), or
-    ``name`` for a file without label lines. A text identical to the last one
-    parsed under ``name`` is not validated again; each call gets its own rows.
+    ``name`` for a file without label lines. Each call gets its own rows.
     """
     digest = text_digest([text])
     return cached_parse(name, digest) or parse_label_lines(text.splitlines(), name, digest=digest)
@@ -164,10 +155,8 @@ def empty_label_file_message(name: str) -> str:
 def check_label_file(text: str | Iterable[str], name: str) -> tuple[LabelFile | None, list[str]]:
     """Every problem of a label file's text (or its lines, as they come), and the parsed file when there is none.
 
-    One pass over the lines, for ``agenthorizon verify``: the messages are
-    those :func:`parse_label_file` raises, one per bad line; the
-    :class:`LabelFile` is what :func:`parse_label_file` returns, or ``None``
-    when there is a problem.
+    One pass, for ``agenthorizon verify``: the messages :func:`parse_label_file`
+    raises, one per bad line; the :class:`LabelFile` is ``None`` when there is a problem.
 
     >>> row = ('{"trajectory_id": "6f1c3a52-7a4e-4e47-9a3b-2f4c9c1e8d10", "label": "positive", '
     ...        '"instruction_id": "1-1-0-1", "instruction_source": "", "steps_id": "1-1-0-1", "steps_source": "", '
@@ -297,8 +286,7 @@ def count_labels(rows: Iterable[Mapping[str, str]]) -> LabelCounts:
 
     Every count is between 0 and the number of rows. A row whose label is neither
     positive nor negative, or a negative with a non-canonical type, raises
-    ValueError naming the row (counting it nowhere would make the counts
-    disagree with the rows).
+    ValueError naming the row, so the counts always add up to the rows.
 
     >>> counts = count_labels([
     ...     {"label": "positive", "mistake_type": ""},

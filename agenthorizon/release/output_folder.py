@@ -8,21 +8,10 @@ __all__ = ["FolderNotEmpty"]
 class FolderNotEmpty(ValueError):
     """An output folder holds files and ``overwrite`` was not given.
 
-    A ``ValueError``, so callers that catch bad input catch it. ``str()``
-    says it in Python's words (``overwrite=True``); the command line says it
-    with its ``--overwrite`` flag (``agenthorizon.cli._common.flag_wording``).
+    ``folder``, ``holds`` (a few names) and ``replaces`` (what overwriting would
+    do) are kept. ``str()`` says it in Python's words (``overwrite=True``); the
+    command line uses :meth:`worded` with its ``--overwrite`` flag.
 
-    Attributes
-    ----------
-    folder : str
-        The output folder.
-    holds : str
-        What it holds, for people (a few names).
-    replaces : str
-        What overwriting would do, e.g. ``"replace only its label files and sandbox/"``.
-
-    Examples
-    --------
     >>> str(FolderNotEmpty("out", "notes.txt", "replace its export"))
     'out: not empty (holds notes.txt); expected a new or empty folder, or pass overwrite=True to replace its export'
     """

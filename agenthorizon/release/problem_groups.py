@@ -1,10 +1,7 @@
 """A release's problems grouped by kind: each kind once, with its count and the first few places.
 
-A release without screenshots has one problem per step (over 100,000 on
-the full release); printed one per line they bury everything else.
-:func:`group_problems` gives each kind of problem once: what is wrong, how
-many times, and where the first few are, so ``agenthorizon verify`` stays
-readable (``--all`` still lists every one). Pure.
+:func:`group_problems` keeps ``agenthorizon verify`` readable when one fault
+repeats on every step (``--all`` lists every problem). Pure.
 """
 
 from __future__ import annotations

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-# Selection and its checks live in item_selection; re-exported here, where
-# every route has always imported them from.
+# Selection and its checks live in item_selection; re-exported here.
 from agenthorizon.release.item_selection import (
     EXCLUDE_DEV_WITH_AH_D,
     Selection,

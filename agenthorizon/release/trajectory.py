@@ -1,10 +1,8 @@
 """What a valid trajectory JSON holds: the checks loading and ``verify`` share.
 
-Beyond the shape :func:`agenthorizon.release.files.read_trajectory` checks,
-rows need typed task and environment fields and well-formed steps; the table
-builder (:mod:`agenthorizon.data.table`) and ``verify``
-(:func:`trajectory_problem`) run these checks, so ``verify`` never says OK for
-a release that does not load.
+Beyond the shape :func:`~agenthorizon.release.files.read_trajectory` checks:
+typed task and environment fields and well-formed steps. Sharing them means
+``verify`` never says OK for a release that does not load.
 """
 
 from __future__ import annotations

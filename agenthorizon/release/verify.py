@@ -1,8 +1,7 @@
 """Check a release on disk: everything loading reads, plus what only a whole-release check can see.
 
-:func:`verify_release` reads every row's files with the readers loading uses,
-so it never says OK for a release that does not load, adds whole-release
-checks, and collects all problems instead of stopping at the first.
+:func:`verify_release` uses the readers loading uses, so it never says OK for
+a release that does not load, and collects all problems instead of stopping.
 """
 
 from __future__ import annotations
@@ -81,7 +80,6 @@ def verify_release(root: str | os.PathLike[str], *, progress: bool = False) -> l
         path = root / name
         try:
             with open_confined(root, path, "label file", "r", encoding="utf-8") as handle:
-                # one streaming pass: every problem, or the rows
                 label_file, file_problems = check_label_file(label_file_lines(handle), name)
         except UnicodeDecodeError as error:
             problems.append(Problem(name, str(path), f"not UTF-8 text ({error.reason}); expected JSON Lines"))

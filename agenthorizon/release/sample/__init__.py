@@ -1,16 +1,8 @@
 """A deterministic sample corpus laid out exactly like the AgentHorizon release.
 
-:func:`generate` writes, under ``root``::
-
-    AgentHorizon.jsonl, AgentHorizon-Simple.jsonl     label rows, seven fields each
-    sandbox/AGENTS.md, sandbox/CLAUDE.md, sandbox/prompt.md
-    sandbox/data/jsons/<trajectory_id>.json          blind trajectory JSON
-    sandbox/data/markdowns/<trajectory_id>.md        rendered by agenthorizon.release.render
-    sandbox/data/media/images/<steps_id>/step_N.png  N = step_id + 1
-
-The same preset and seed always give byte-identical files. Presets: ``tiny``
-(unit tests), ``small`` (the demo) and ``full`` (the release's exact shape);
-see :mod:`agenthorizon.release.sample.presets` and ``docs/sample.md``.
+:func:`generate` writes the two label files, the sandbox texts, each item's
+blind trajectory JSON and rendered Markdown, and the screenshots
+(``media/images/<steps_id>/step_N.png``, N = step_id + 1). See docs/sample.md.
 """
 
 from __future__ import annotations
@@ -67,14 +59,14 @@ class SampleSummary:
     root: Path
     preset: str
     seed: int
-    labels: dict[str, dict[str, int]]  # label file -> {"positive": n, "negative": n}
-    mistake_types: dict[str, int]  # over all negatives; "" counts untyped negatives
+    labels: dict[str, dict[str, int]]
+    mistake_types: dict[str, int]
     n_items: int
     n_deliverables: int
     n_groups: int
-    n_steps: int  # steps over all deliverables (each trajectory counted once)
-    n_images: int  # screenshot files written (0 with images=False)
-    dev_items: int  # items of AH-D by the authors' derivation (50 groups)
+    n_steps: int
+    n_images: int
+    dev_items: int
     label_paths: tuple[Path, ...] = field(repr=False)
     seconds: float = field(default=0.0, compare=False)
 
@@ -173,14 +165,14 @@ def generate(
 ) -> SampleSummary:
     """Write a deterministic sample corpus in the exact release layout; same preset and seed, same bytes.
 
-    ``preset``: ``tiny`` (5 pair groups, 5-15 steps, unit tests), ``small`` (65
-    groups, 20-60 steps, the demo) or ``full`` (the release's shape: 1,373 items,
-    605 / 768 per file, median 121 steps). ``root`` must be new or empty unless
-    ``overwrite`` (then only the release's own paths are replaced).
-    ``image_size`` is the screenshot size (at least 64x48; JSON coordinates keep
-    the recorded resolution); ``images=False`` writes no PNG; ``workers`` draw
-    screenshots (default: the available CPUs). ValueError for a bad argument or a
-    non-empty ``root``.
+    ``preset``: ``tiny`` (5 pair groups, 5-15 steps), ``small`` (65 groups,
+    20-60 steps) or ``full`` (the release's shape: 1,373 items, median 121
+    steps). ``root`` must be new or empty unless ``overwrite`` (then only the
+    release's own paths are replaced). ``image_size`` is the screenshot size (at
+    least 64x48; JSON coordinates keep the recorded resolution); ``workers``
+    draw screenshots (default: the available CPUs). ValueError for a bad
+    argument; :class:`~agenthorizon.release.output_folder.FolderNotEmpty` (a
+    ValueError) for a non-empty ``root``.
 
     >>> import tempfile
     >>> summary = generate(tempfile.mkdtemp() + "/release", preset="tiny")

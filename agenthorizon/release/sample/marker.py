@@ -2,10 +2,8 @@
 
 :func:`agenthorizon.release.sample.generate` writes :data:`SAMPLE_MARKER` as
 the first line of ``sandbox/AGENTS.md`` (and its copies), a file every route
-that reads a release already fetches (the Hub plan names it). An HTML
-comment, so an agent reading the file sees no instruction in it. Whatever
-is made from such a corpus (an export's dataset card) can then say it is
-synthetic, and nobody is told to publish it as the benchmark.
+fetches. It is an HTML comment, so an agent reading the file sees no
+instruction in it; exports made from the corpus can then say it is synthetic.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The sample corpus in memory: deliverables, pair groups, label rows, trajectories.
 
 :func:`build_plan` runs the construction in the order the release was built,
-one named step per function, all drawing from one random stream; why this
-order and how items are split by hardness: docs/architecture.md, "Design
-notes by module".
+one step per function, all from one random stream (why: docs/architecture.md,
+"Design notes by module").
 """
 
 from __future__ import annotations
@@ -168,9 +167,8 @@ def _assign_evidence(
     """An evidence mode (and, now and then, a distractor) for every deliverable.
 
     Each deliverable, in random order, gets the supported mode furthest behind
-    its share of ``_MODE_WEIGHTS`` (ties at random), so the mix follows the
-    weights closely whatever the seed; every mode that did not come up is then
-    given to one typed trajectory supporting it, so even ``tiny`` shows each.
+    its share of ``_MODE_WEIGHTS``; a mode that did not come up then replaces
+    one typed trajectory supporting it, so even ``tiny`` shows each.
     """
     members = [member for group in order for member in group]
     visit = list(members)
@@ -284,8 +282,7 @@ def _release_steps(
 def build_plan(preset: str | Preset = "small", seed: int = 0) -> CorpusPlan:
     """Build the whole sample corpus in memory (deterministic in ``preset`` and ``seed``).
 
-    The corpus depends on the order of the steps' draws; ``tests/release/test_sample.py``
-    pins its bytes.
+    The corpus depends on the order of the draws; ``tests/release/test_sample.py`` pins its bytes.
 
     >>> plan = build_plan("tiny", seed=0)
     >>> len(plan.rows()) == plan.preset.items

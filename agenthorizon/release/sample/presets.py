@@ -1,11 +1,9 @@
-"""The three sizes of the sample corpus.
+"""The three sizes of the sample corpus: ``tiny`` (unit tests), ``small`` (the demo), ``full``.
 
-``tiny`` is for unit tests, ``small`` for the demo, ``full`` has the exact shape
-of the real release (SPEC section 2): 1,373 items, the same label-file,
-label and mistake-type counts, the same median and maximum step count and
-number of items with at least 200 steps (its 90th percentile is 187.8, the
-SPEC's is 186: see docs/sample.md), and an AH-D
-derivation that gives the paper's 162 = 62 + 100 items with its type mix.
+``full`` has the real release's shape (SPEC section 2): its item, label and
+mistake-type counts per file, its median and maximum step count and items with
+at least 200 steps, and an AH-D of the paper's 162 = 62 + 100 items with its
+type mix. Where it differs (the 90th percentile of steps): docs/sample.md.
 """
 
 from __future__ import annotations
@@ -100,9 +98,8 @@ PRESETS: dict[str, Preset] = {
     ),
     "full": Preset(
         name="full",
-        # 423 pairs + the triangle: 849 deliverables and 850 negatives. The
-        # paper's "425 pairs" count the triangle as two pairs that share their
-        # parent (425 x 4 = 1,700 candidates, 425 x 2 = 850 negatives).
+        # 423 pairs + the triangle: 849 deliverables, 850 negatives. The paper's
+        # "425 pairs" count the triangle as two pairs that share their parent.
         pairs=423,
         positives=523,
         hard_positives=287,

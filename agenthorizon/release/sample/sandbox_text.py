@@ -1,8 +1,7 @@
 """The judge-facing text files of the sample sandbox: AGENTS.md / CLAUDE.md and prompt.md.
 
-Written for this project (the release's own texts are not copied): a short
-framework that tells an agentic judge where the trajectory files are and what
-to answer, and a per-trajectory prompt templated on ``{{TRAJECTORY_ID}}``.
+Written for this project (the release's own texts are not copied); the prompt
+is templated on ``{{TRAJECTORY_ID}}``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Screenshots of sample trajectories: small PNGs that look like desktop windows.
 
-Each screenshot shows the desktop of the trajectory's operating system, a task
-bar with the trajectory's applications (the active one highlighted), and the
-active application's window: a title bar naming the application and the
-document, a menu row, a side panel, the document's lines as they are at that
-step (typed text highlighted, values picked from a list drawn as a field, a
-corrected value replaced), an open picker list with its highlighted entry or a
-reference document the agent scrolls through, and the pointer at the position
-of the step's action. Text is drawn with Pillow's built-in bitmap font, so
-every value the trajectory enters is readable in its screenshots.
-
-Images are palette PNGs written with fixed encoder settings and no metadata,
-so the same frame always gives the same bytes, and they are small and fast to
-encode. A trajectory's static window chrome is drawn once per application and
-copied for each step.
+Each shows the task bar, the active application's window with the document's
+lines at that step, any open picker list or scrolled document, and the pointer.
+Every value the trajectory enters is readable (Pillow's bitmap font). Palette
+PNGs with fixed encoder settings and no metadata: the same frame, the same bytes.
 """
 
 from __future__ import annotations

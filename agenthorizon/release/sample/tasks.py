@@ -1,20 +1,9 @@
 """Task templates of the sample corpus: sibling instructions that differ in one detail.
 
-Each template is one kind of desktop task in one of the six domains, with the
-applications it is recorded in, an instruction with a ``{d}`` slot for the
-success-relevant detail (a name, a date, a format, a recipient, a file name, a
-number, ...), a pool of values for that slot, and the *beats* of its
-trajectory: the steps that carry the detail (typed text) and the few
-structural steps (opening an application, saving). The trajectory builder pads
-the beats with ordinary desktop activity to the wanted length.
-
-Pool values are chosen so that no value is a substring of another in the same
-pool (case-insensitively): a negative whose trajectory types its detail then
-shows the sibling's detail and never the shown instruction's. Templates also
-say how else the detail can be entered: picked from a list (``picker``, with
-``neutral`` words for free text that would repeat it) or typed in another
-surface form of the same value (``reform``); see
-:mod:`agenthorizon.release.sample.trajectories` for the evidence modes.
+Each template has an instruction with a ``{d}`` slot for the success-relevant
+detail, a pool of values for it and the *beats* of its trajectory. No pool
+value is a substring of another (case-insensitively), so a negative that types
+its detail never shows the shown instruction's.
 """
 
 from __future__ import annotations
@@ -53,7 +42,7 @@ class TaskTemplate:
 
     @property
     def modes(self) -> tuple[str, ...]:
-        """The evidence modes this task supports (see :mod:`agenthorizon.release.sample.trajectories`)."""
+        """The evidence modes this task supports (:class:`~agenthorizon.release.sample.trajectories.Evidence`)."""
         modes = ["typed", "corrected"]
         if self.picker is not None:
             modes.append("selected")

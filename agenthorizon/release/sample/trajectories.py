@@ -1,33 +1,9 @@
 """Step sequences of sample trajectories, and what each screenshot shows.
 
-A trajectory is its template's beats (open an application, enter the detail,
-save) with ordinary desktop activity between them (clicks, scrolls, drags, key
-presses, waits, ...), up to the wanted number of steps. Alongside the JSON
-steps it records a :class:`Frame` per step, the screen state the screenshot of
-that step shows, so screenshots are drawn later (possibly in another process)
-from plain data.
-
-How the trajectory enters its success-relevant detail is its *evidence mode*
-(:class:`Evidence`), the thing that makes an item easy or hard to judge:
-
-``typed``
-    the detail is typed verbatim (a string match finds it);
-``selected``
-    the detail is clicked in a picker list (dropdown, address book, date
-    picker); the actions are clicks at coordinates, the value shows only in
-    the screenshots: the open list with the entry highlighted, then the
-    field showing it; free text that would repeat it says ``template.neutral``;
-``reformatted``
-    the detail is typed in another surface form of the same value
-    (``14.03.2025`` for March 14, 2025, ``P. Raman``, ``12.500``, ``PT``);
-``corrected``
-    a sibling's value is typed first, then selected and overwritten with the
-    right one: both values occur in the typed text, only the last one counts
-    (the screenshots show the field change).
-
-Independently, a trajectory may scroll past a *distractor*: a reference
-document whose drawn text mentions a sibling's value, which never enters the
-typed text.
+A trajectory is its template's beats with ordinary desktop activity between
+them, up to the wanted number of steps. It records a :class:`Frame` per
+screenshot, so screenshots are drawn later (possibly in another process) from
+plain data. How the detail is entered is its :class:`Evidence`.
 """
 
 from __future__ import annotations
@@ -59,11 +35,15 @@ TYPED_LINE, SELECTED_LINE = 0, 1
 
 @dataclass(frozen=True)
 class Evidence:
-    """How a trajectory shows its detail.
+    """How a trajectory enters its detail: what makes an item easy or hard to judge.
 
-    ``wrong`` is the value typed before the correction (``corrected`` mode, a
-    sibling's detail); ``distractor`` a sibling's detail shown in a document
-    the agent scrolls past (any mode), or None.
+    ``mode`` is ``typed`` (verbatim: a string match finds it), ``selected``
+    (clicked in a picker list: the value shows only in the screenshots; free
+    text says ``template.neutral``), ``reformatted`` (another surface form of
+    the same value, ``14.03.2025`` for March 14, 2025) or ``corrected``
+    (``wrong``, a sibling's value, typed first, then overwritten: only the
+    last counts). ``distractor`` is a sibling's value in a document the agent
+    scrolls past (any mode; it never enters the typed text), or None.
     """
 
     mode: str = "typed"
@@ -116,11 +96,7 @@ class Trajectory:
 
 @dataclass
 class FillerCycle:
-    """Corpus-wide rotation through the filler action kinds.
-
-    Rotating over the whole corpus (rather than drawing independently per
-    trajectory) guarantees that even the tiny corpus shows every action type.
-    """
+    """Corpus-wide rotation through the filler action kinds, so even the tiny corpus shows every action type."""
 
     rng: random.Random
     order: list[str] = field(default_factory=list)
@@ -384,7 +360,7 @@ def build_trajectory(
 ) -> Trajectory:
     """Build a trajectory of ``n_steps`` steps (more if the detail beats need more).
 
-    ``evidence`` says how the detail is entered (see the module docstring).
+    ``evidence`` says how the detail is entered (:class:`Evidence`).
     ``flags`` may ask for a step without screenshot (``{"no_screenshot": k}``)
     or without timestamp (``{"no_timestamp": k}``) at step ``k``.
     """
