@@ -1,11 +1,9 @@
-"""The ``agenthorizon`` command.
+"""The ``agenthorizon`` command: :func:`main`.
 
-Each subcommand lives in its own module in this package and is discovered
-here, so adding a command never touches another command's code. A command
-module defines ``HELP`` (one line, a string literal), ``add_arguments(parser)``
-and ``run(args) -> int``. Only the command being run is imported: the
-others are listed with ``HELP`` read from their source, so a command's
-start-up costs only the modules it uses.
+Each subcommand is a module of this package defining ``HELP`` (a one-line
+string literal), ``add_arguments(parser)`` and ``run(args) -> int``. Only the
+command being run is imported; the others are listed with ``HELP`` read from
+their source.
 """
 
 from __future__ import annotations
@@ -41,12 +39,7 @@ def command_modules() -> dict[str, object]:
 
 
 def _help(name: str) -> str:
-    """A command's one-line ``HELP``, read from its source: listing the commands imports none of them.
-
-    ``HELP`` is a string literal (possibly parenthesised over several lines)
-    by convention; only that statement is parsed. If it is not a literal,
-    the module is imported.
-    """
+    """A command's one-line ``HELP``, parsed from its source; the module is imported only if it is not a literal."""
     import ast
 
     spec = importlib.util.find_spec(f"{__name__}.{name.replace('-', '_')}")
@@ -64,12 +57,9 @@ def _help(name: str) -> str:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; the docs' CLI reference is generated from it.
 
-    With ``command`` only that subcommand is built (its module imported, its
-    arguments added); with ``""`` (no command named: ``--help``, ``--version``,
-    a typo) every subcommand is listed with its help line and none is
-    imported. So a command imports only what it uses, and ``agenthorizon
-    --help`` and ``agenthorizon score`` start fast. Without ``command``,
-    every subcommand is complete (the docs' reference).
+    With ``command`` only that subcommand is built (its module imported);
+    with ``""`` every subcommand is listed with its help line and none is
+    imported. Without ``command``, every subcommand is complete.
     """
     parser = argparse.ArgumentParser(
         prog="agenthorizon",
@@ -102,12 +92,7 @@ def _closest(word: str, choices: Sequence[str]) -> str:
 
 
 def _parse(parser: argparse.ArgumentParser, words: Sequence[str], command: str | None) -> argparse.Namespace:
-    """``parse_args``, but a mistyped subcommand or flag is reported with the nearest valid one.
-
-    argparse reports a subcommand's unknown flag through the top-level parser
-    (its usage, no suggestion) and a mistyped subcommand without a guess; a
-    user needs the subcommand's usage and the word they meant.
-    """
+    """``parse_args``, but a mistyped subcommand or flag is reported with the subcommand's usage and the nearest valid word."""
     if command is None:
         for word in words:
             if not word.startswith("-"):
@@ -145,10 +130,11 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a command; bad input, a missing extra or a closed pipe end it with one line, not a traceback.
 
-    Exit status: the command's own, 2 for bad input (a ``ValueError``, a
+    Exit status: the command's own; 2 for bad input (a ``ValueError``, a
     missing file, text that is not UTF-8, JSON nested too deeply) or a
-    missing optional extra, and 141 (128 + SIGPIPE, as a shell reports it)
-    when the reader of the output went away, as ``info --format json | head`` does.
+    missing optional extra; 1 when the run could not go on (preflight, a dead
+    server, a full disk); 128 + the signal on Ctrl-C or SIGTERM; 141
+    (128 + SIGPIPE) when the reader of the output went away.
     """
     from agenthorizon.util.extras import MissingExtraError
 
@@ -159,8 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(parser, words, command)
     from agenthorizon.judging.secrets import register_environment
 
-    # Whatever a command writes (results, run.json, the report, messages) holds no secret-looking value of
-    # this environment, whoever put it there (an agent that printed its key, a server that echoed it).
+    # Nothing a command writes (results, run.json, the report, messages) may hold a secret-looking value of this environment.
     register_environment(os.environ)
     try:
         with _printable_warnings():
@@ -168,20 +153,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _closed_pipe()
     except (FileNotFoundError, ValueError, MissingExtraError) as error:
-        # Bad input is reported as one clear line, not a traceback. Every
-        # reader names its file; UnicodeDecodeError is a ValueError.
+        # Every reader names its file; UnicodeDecodeError is a ValueError.
         from agenthorizon.cli._common import flag_wording
 
         return _error(args.command, _scrubbed(flag_wording(error)))
     except RecursionError:
-        # Readers turn deep nesting into a ValueError naming the file; this
-        # catches what no reader anticipated.
+        # Deep nesting no reader turned into a ValueError.
         return _error(args.command, "input nested too deeply to process (RecursionError); expected flatter JSON")
     except KeyboardInterrupt as stop:
-        # Ctrl-C or SIGTERM (the runner turns SIGTERM into an interrupt and has
-        # already stopped the agents and recorded why in run.json). The stop is
-        # complete: a further Ctrl-C from here on would only interrupt the
-        # interpreter's exit handlers and print their traceback.
+        # Ctrl-C or SIGTERM (the runner has already stopped the agents and recorded why in run.json).
+        # A further Ctrl-C would only interrupt the exit handlers and print their traceback.
         import signal  # here: the interpreter starts faster without it, and only an interrupt needs it
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -190,8 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agenthorizon {args.command}: interrupted ({name}){resume}", file=sys.stderr)
         return 128 + int(getattr(signal, name, signal.SIGINT))
     except _run_errors() as error:
-        # The run itself could not go on: a judge that cannot work (preflight),
-        # a dead server (circuit breaker), a full disk.
+        # The run itself could not go on: preflight, a dead server (circuit breaker), a full disk.
         from agenthorizon.cli._common import EXIT_INCOMPLETE
 
         _error(args.command, _scrubbed(str(error)))
@@ -202,10 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _printable_warnings() -> Iterator[None]:
     """Warnings shown while a command runs go through :func:`~agenthorizon.util.terminal_text.printable`.
 
-    A warning may quote a release file name, a screenshot error or a server's
-    text; Python prints warnings as they are, so a command escapes their
-    control characters (line breaks kept) and cuts them, and restores the
-    formatter afterwards.
+    A warning may quote a file name or a server's text: control characters are
+    escaped (line breaks kept) and the text cut; the formatter is restored afterwards.
     """
     import warnings
 
@@ -235,8 +213,7 @@ def _error(command: str, message: str) -> int:
 
 def _closed_pipe() -> int:
     """The reader of stdout closed it: stop quietly, as command-line tools do."""
-    # Python flushes stdout at exit and would report the broken pipe again;
-    # point stdout at /dev/null so that flush has nowhere to fail.
+    # Python flushes stdout at exit and would report the broken pipe again: point it at /dev/null.
     import os
 
     try:

@@ -1,13 +1,8 @@
 """What several commands share: argument types, the item selection options, exit codes, output.
 
-One definition each: ``judge``, ``score``, ``leaderboard``, ``report`` and
-``plot`` take their selection options from :func:`add_selection_arguments`,
-check counts with :func:`non_negative_int`, and rebuild the selection a run
-was made on with :func:`resolve_selection`, so no two commands can pick a
-different default config or honour ``--exclude-dev`` differently. What the
-commands compute lives in the library (:mod:`agenthorizon.report.references`,
-:mod:`agenthorizon.report.notes`, :mod:`agenthorizon.report.leaderboard`);
-:func:`flag_wording` says the library's selection errors in flag words.
+``judge``, ``score``, ``leaderboard``, ``report`` and ``plot`` take their
+selection options from :func:`add_selection_arguments` and rebuild a run's
+selection with :func:`resolve_selection`, so all honour them alike.
 """
 
 from __future__ import annotations
@@ -30,9 +25,8 @@ EXIT_USAGE = 2
 RESUMABLE_REASONS = ("missing", "error", "id_mismatch", "judge_mismatch")
 
 DEFAULT_CONFIG = CONFIG_AH_D
-"""The config ``judge`` runs on, and ``score`` scores against, when neither a
-run record nor ``--config`` names one: the development set, so a first try is
-cheap and never touches the test configs by accident."""
+"""The config ``judge`` and ``score`` use when neither a run record nor ``--config``
+names one: the development set, so a first try never touches the test configs."""
 
 
 def non_negative_int(text: str) -> int:
@@ -57,8 +51,6 @@ def non_negative_int(text: str) -> int:
 def byte_size(text: str) -> int:
     """argparse type: a number of bytes (``500MB`` = 10^6, ``512MiB`` = ``512M`` = 2^20), or a usage error.
 
-    argparse names the flag in front of the message.
-
     >>> byte_size("500MB"), byte_size("1G")
     (500000000, 1073741824)
     """
@@ -73,10 +65,9 @@ def byte_size(text: str) -> int:
 def add_selection_arguments(parser: argparse.ArgumentParser, *, from_run: bool) -> None:
     """``--config``, ``--exclude-dev``, ``--dev-groups`` and ``--dev-manifest``.
 
-    With ``from_run`` (commands that read runs) every option defaults to
-    "what the run recorded" and is an error when it contradicts the run;
-    otherwise (``judge``) they default to :data:`DEFAULT_CONFIG`, all items,
-    and 50 dev groups.
+    With ``from_run`` every option defaults to what the run recorded and is an
+    error when it contradicts it; otherwise (``judge``) they default to
+    :data:`DEFAULT_CONFIG`, all items, and ``DEV_GROUPS`` dev groups.
     """
     recorded = " (default: the run's, else {})"
     parser.add_argument(
@@ -132,8 +123,7 @@ def selection_options(args: argparse.Namespace) -> dict[str, Any]:
 def resolve_selection(args: argparse.Namespace, recorded: dict[str, Any]) -> Any:
     """The selection to read runs with: the runs' recorded one, checked against the options given.
 
-    See :func:`agenthorizon.report.references.run_selection`; results without
-    a run record fall back to the options, then to :data:`DEFAULT_CONFIG`.
+    Results without a run record fall back to the options, then to :data:`DEFAULT_CONFIG`.
     """
     from agenthorizon.report.references import run_selection
 
@@ -170,10 +160,8 @@ def flag_wording(error: BaseException) -> str:
 def incomplete(counts: dict[str, int], command: str | None, *, advice: str | None = None) -> int:
     """:data:`EXIT_INCOMPLETE` with one line on standard error when ``counts`` (reason -> items) is not all zero.
 
-    ``command`` is what resumes them, named in the line; ``None`` when no
-    command can (predictions files: their author completes them).
-    ``advice``, when given, is the line's last sentence instead (results no
-    resumed run makes, such as an Inspect log's).
+    ``command`` is what resumes them, named in the line (``None``: no command
+    can); ``advice``, when given, replaces the line's last sentence.
     """
     counts = {reason: count for reason, count in counts.items() if count}
     if not counts:

@@ -1,12 +1,7 @@
 """The one ``--data`` (or ``ROOT``) argument of every command that reads a release.
 
-A command's data is a local release root or a Hub dataset repo id, and it is
-resolved one way for all of them: by :func:`agenthorizon.resolve_release`
-(directly here for ``info``; inside the library's references loader for
-``score``, ``leaderboard``, ``report`` and ``plot``; in ``judge`` and
-``export`` before they load). This module only says so on the command line,
-in the same words for every command, so no command can accept less than
-another.
+A local release root or a Hub dataset repo id, resolved for every command by
+:func:`agenthorizon.resolve_release` and described in the same words.
 """
 
 from __future__ import annotations
@@ -33,8 +28,7 @@ def add_data_argument(parser: argparse.ArgumentParser, *, positional: bool = Fal
 def resolve_data(root: str, config: str, *, images: str | None = None, **options: object) -> Path:
     """The local release root of ``root`` (a folder, or a Hub repo fetched for ``config``).
 
-    :func:`agenthorizon.resolve_release` with the command's needs; ``options``
-    are its keywords (``revision``, ``dev_groups``, ``dev_manifest``, ``labels_only``).
+    ``options`` are :func:`agenthorizon.resolve_release`'s keywords (``revision``, ``dev_groups``, ...).
     """
     from agenthorizon.release.hub import resolve_release
 

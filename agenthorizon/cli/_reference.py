@@ -1,5 +1,4 @@
-"""The CLI reference page, generated from the argument parser itself so the
-docs can never drift from the code."""
+"""The CLI reference page, generated from the argument parser so the docs cannot drift from the code."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """``agenthorizon demo``: the main job, end to end, offline, in well under a minute.
 
-1. generate the ``small`` sample corpus in the exact release layout (or reuse
-   the one already in ``--out``);
-2. load AH, AH-S and AH-D and summarise each;
-3. run the lexical and the constant judge on AH-D and AH (resumable runs
-   under ``--out/runs``);
-4. score every run strictly, with pair-clustered bootstrap intervals, and
-   compare the two judges on AH with a paired test.
-
-The sample corpus is synthetic: its numbers show the pipeline working, not how
+It generates (or reuses) the ``small`` sample corpus in ``--out``, runs the
+lexical and the constant judge on AH-D and AH, scores them and compares them
+on AH. The corpus is synthetic: its numbers show the pipeline working, not how
 a judge does on the real benchmark.
 """
 
@@ -113,8 +107,7 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(render_table(table, "table"), end="")
 
-    # Paired comparison on the same items: pair-clustered bootstrap of the
-    # difference and an exact McNemar test on per-item correctness.
+    # Pair-clustered bootstrap of the difference and an exact McNemar test on per-item correctness.
     predictions = [read_results([runs[spec, CONFIG_AH].out_dir]).predictions() for spec in DEMO_JUDGES]
     comparison = compare(predictions[0], predictions[1], loaded[CONFIG_AH], bootstrap=args.bootstrap or 1000,
                          seed=args.seed)

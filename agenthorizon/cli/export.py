@@ -86,9 +86,6 @@ def run(args: argparse.Namespace) -> int:
 def upload_command(repo_id: str, out: str | os.PathLike[str]) -> list[str]:
     """The Hub's own CLI command that proposes the export folder ``out`` to ``repo_id`` as a pull request.
 
-    ``hf upload`` (from huggingface_hub) puts a folder's contents at the repo's
-    root; ``--create-pr`` makes it a pull request, which the repo's owners merge.
-
     >>> upload_command("ServiceNow/AgentHorizon", "out")
     ['hf', 'upload', 'ServiceNow/AgentHorizon', 'out', '--repo-type', 'dataset', '--create-pr']
     """

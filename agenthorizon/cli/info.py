@@ -1,9 +1,6 @@
 """``agenthorizon info ROOT``: what each config of a release holds.
 
-Per config: items, positives, negatives, negatives per mistake type, the
-step-count median / 90th percentile / maximum, and the sha256 of the config's
-label manifest. Percentiles are numpy's default ``"linear"`` method (Hyndman
-and Fan type 7: linear interpolation between the closest ranks).
+Percentiles are numpy's default ``"linear"`` method (Hyndman and Fan type 7).
 """
 
 from __future__ import annotations

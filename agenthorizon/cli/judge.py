@@ -7,17 +7,14 @@ Examples::
     agenthorizon judge --data ./release --config AH --judge openai:Qwen/Qwen3-VL-8B-Instruct \\
         --base-url http://gpu-box:8000/v1 --max-images 32 --structured-output --concurrency 32 --out runs/qwen-ah
     agenthorizon judge --data ./release --config AH --judge "command:claude -p" --out runs/claude --shard 1/4
-    agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --out runs/codex
-    agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --prompt release --jpeg-quality 60 --out runs/direct
     agenthorizon judge --data ./release --config AH --judge openai:gpt-5.5 --preset paper-direct \\
         --system-prompt direct_system.txt --image-token-budget 8000 --out runs/direct-paper
     agenthorizon judge --data ./release --config AH --judge codex:gpt-5.5 --ablate instruction,actions --out runs/codex-screens-only
 
-Exit status: 0 when every selected item has a result (a valid verdict, or
-the judge's own invalid answer, which re-asking would change); 1 when some
-items errored or are missing -- re-running the same command resumes them --
-or when ``--max-cost`` stopped the run (one line names the cap and the spend);
-2 for a usage or input error (including another runner holding the folder).
+Exit status: 0 when every selected item has a result (a valid verdict, or the
+judge's own invalid answer); 1 when some items errored or are missing (re-running
+the same command resumes them) or ``--max-cost`` stopped the run; 2 for a usage
+or input error (including another runner holding the folder).
 """
 
 from __future__ import annotations
@@ -294,8 +291,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-# Command-line flag, argparse dest, judge option. Which judge takes which
-# option comes from the judges' own signatures (judge_option_names).
+# Which judge takes which option comes from the judges' own signatures (judge_option_names).
 def _direct_flags() -> tuple[tuple[str, str, str], ...]:
     """The model-judge flags made from the settings' declarations, as (flag, dest, option)."""
     from agenthorizon.judging.judges.direct_settings import direct_knobs
@@ -358,9 +354,8 @@ def judge_options(args: argparse.Namespace) -> dict:
 
 
 def enforced_options(args: argparse.Namespace) -> dict:
-    """Run-wide flags a judge enforces itself: ``--timeout`` (a command judge kills its agent, the
-    OpenAI judge bounds each request end to end) and ``--retries`` (the OpenAI judge is the one retry
-    layer for its requests)."""
+    """Run-wide flags a judge enforces itself: ``--timeout`` (a command judge kills its agent, the OpenAI
+    judge bounds each request) and ``--retries`` (the OpenAI judge is the one retry layer for its requests)."""
     from agenthorizon.judging.judges.factory import judge_option_names
 
     accepted = judge_option_names(args.judge.split(":", 1)[0].strip().lower())
@@ -475,8 +470,7 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         shard=args.shard,
         limit=args.limit,
-        # A judge that enforces --timeout itself (a command agent, killed with its
-        # sandbox; each HTTP request) gets no second, racing timeout from the runner.
+        # A judge that enforces --timeout itself gets no second, racing timeout from the runner.
         timeout=None if "timeout" in enforced else args.timeout,
         reask=args.reask,
         reask_when=args.reask_when,
@@ -509,8 +503,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     interruption = summary.record.interruption
     if interruption is not None and interruption.cause == "max_cost":
-        # The same command would stop again at once. The reason (what was spent, what to change) is
-        # the summary's "stopped early" line above; this line only says why the exit status is not 0.
+        # The same command would stop again at once; the summary's "stopped early" line says why.
         print(f"agenthorizon judge: stopped by --max-cost {args.max_cost:g}, {summary.counts.missing} item(s) not "
               "started (why: the 'stopped early' line above)", file=sys.stderr)
         return EXIT_INCOMPLETE

@@ -1,10 +1,6 @@
 """``agenthorizon leaderboard``: one table across judge runs, shaped like the paper's Table 2.
 
-The rows are :func:`agenthorizon.leaderboard`'s (its module,
-:mod:`agenthorizon.report.leaderboard`, states the grouping rules: one row
-per judge key, shards of one run merged, two runs of one key on one config
-an error, one shared selection); this command renders them with their label
-manifests and notes.
+The rows are :func:`agenthorizon.leaderboard`'s, rendered with their label manifests and notes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """``agenthorizon partition``: re-split the release into hard and easy from a pool of judge runs.
 
-Per item, how many of the runs judged it correctly; at most ``--threshold``
-correct goes to the hard split (``AgentHorizon.jsonl``), the rest to the easy
-one (``AgentHorizon-Simple.jsonl``), written to ``--out`` as a release that
-``load_dataset`` and every command read (:mod:`agenthorizon.report.partition`
-states the counting rules). Prints the agreement with the shipped AH / AH-S.
+An item judged correctly by at most ``--threshold`` runs is hard. The split is
+written to ``--out`` as a release; prints the agreement with the shipped AH / AH-S.
 """
 
 from __future__ import annotations
@@ -45,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     # --out first: a folder that cannot take the split is refused before any work.
     check_out_dir(args.out)
-    # A Hub repo id is fetched as every command fetches it: the label files, and for the
-    # sandbox's hard links every item's files and screenshots.
+    # From a Hub repo id: the label files, and every item's files for the sandbox's hard links.
     root = resolve_data(args.data, CONFIG_ALL, images=None if args.labels_only else "lazy",
                         labels_only=args.labels_only)
     check_out_dir(args.out, root)

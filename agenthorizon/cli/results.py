@@ -1,10 +1,7 @@
 """``agenthorizon results RUN...``: Eval Results entries, a judgments dataset and a submission bundle for the Hub.
 
 Writes into ``--out`` (a new folder; a temporary one when only ``--push`` is
-given) the ``.eval_results/*.yaml`` files for the judge's model repo, and
-``judgments/``: the per-item verdicts and run records as Parquet with a
-dataset card, and the submission bundle that ``verify-results`` checks.
-``--push REPO`` uploads ``judgments/`` as the Hub dataset repo ``REPO``.
+given); ``--push REPO`` uploads ``judgments/`` as the Hub dataset repo ``REPO``.
 """
 
 from __future__ import annotations

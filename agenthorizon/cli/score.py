@@ -1,21 +1,13 @@
 """``agenthorizon score``: score judge results strictly against a config's labels.
 
-The denominator is the config's label manifest, never the set of result
-files: an item without a result is a missing prediction, an unreadable file
-is malformed, and result files for items outside the config are listed as
-unexpected (not scored). Every report states the manifest's item count and
-sha256.
+The denominator is the config's label manifest, never the result files:
+items without a valid result count as wrong; results for items outside the
+config are listed, not scored. The selection is read from the runs'
+``run.json``; selection options are needed only for results without one.
 
-The items are the ones the runs were made on: the selection (config,
-``exclude_dev``, dev groups) is read from their ``run.json``; ``--config``
-and the other selection options are needed only for results without a run
-record, and are an error when they contradict one.
-
-Exit status: 0 when every item has a result; 1 when some are missing,
-failed (``error``), unreadable or untrusted (``id_mismatch``,
-``judge_mismatch``) -- the report is still written, and re-running
-``agenthorizon judge`` into the same folder resumes those items; 2 for a
-usage or input error.
+Exit status: 0 when every item has a result; 1 when some are missing, failed,
+unreadable or untrusted (the report is still written; re-running ``judge``
+resumes them); 2 for a usage or input error.
 """
 
 from __future__ import annotations
@@ -159,9 +151,8 @@ def run(args: argparse.Namespace) -> int:
 def _selection(args: argparse.Namespace, recorded: dict, root, result_ids: set[str]) -> tuple[Any, list[str]]:
     """The selection to score against, and a note when the results' ids chose its config.
 
-    Results without a run record and without ``--config`` are scored
-    against the config whose items they are exactly
-    (:func:`agenthorizon.report.coverage.infer_config`), never a default.
+    Results without a run record and without ``--config`` are scored against
+    the config whose items they are exactly, never a default.
     """
     from agenthorizon.cli._common import selection_options
     from agenthorizon.release.item_selection import SelectionConflict
@@ -182,8 +173,7 @@ def _selection(args: argparse.Namespace, recorded: dict, root, result_ids: set[s
 def _config_ids(root, options: dict) -> dict[str, set[str]]:
     """Each config's item ids under the given selection options (dev groups, dev manifest, ``exclude_dev``).
 
-    Only when the results' ids must name a config, or their advice may: the selection is built
-    for each config as :func:`~agenthorizon.report.references.run_selection` builds it for one.
+    Built as :func:`~agenthorizon.report.references.run_selection` builds one selection.
     """
     from agenthorizon.release.files import read_config_rows
     from agenthorizon.report.references import run_selection

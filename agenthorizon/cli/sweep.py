@@ -11,11 +11,9 @@ Examples::
     agenthorizon sweep collect sweep.toml              # the grid's leaderboard (exit 2 if shards do not merge)
     agenthorizon sweep submit sweep.toml --scheduler kubernetes --dry-run > job.json
 
-The sweep file's judge options are the ``judge`` command's flags without
-their dashes, checked by that command's own parser; ``sweep run`` calls the
-``judge`` command itself, so a cell behaves exactly as ``agenthorizon judge``
-with those flags (resume included). Exit status: ``run`` returns the judge
-command's; ``collect`` 2 when shards are missing, overlap or disagree.
+A cell runs the ``judge`` command itself, with the sweep file's options as
+its flags (resume included). Exit status: ``run`` returns the judge command's;
+``collect`` 2 when shards are missing, overlap or disagree.
 """
 
 from __future__ import annotations

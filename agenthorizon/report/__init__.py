@@ -1,10 +1,6 @@
-"""Reports of scores.
+"""Reports of scores: tables (re-exported here), the HTML report and the figures.
 
-:mod:`agenthorizon.report.tables` renders a ScoreReport, a Comparison or a
-leaderboard as terminal text, JSON, Markdown, CSV or LaTeX (re-exported here);
-:mod:`agenthorizon.report.html` writes the self-contained HTML run report and
-:mod:`agenthorizon.report.plots` the figures (matplotlib, an optional extra),
-both imported by path so that tables never pull in their dependencies.
+``report.html`` and ``report.plots`` are imported by path, so tables never pull in their dependencies.
 """
 
 from __future__ import annotations

@@ -47,11 +47,9 @@ def run_agreement(
 ) -> RunAgreement:
     """The agreement of the runs' verdicts on their shared items, and their majority vote as a virtual run, scored.
 
-    The runs must share one selection (config, dev-set options), as for the
-    report; each run is one rater, named by its label (its folder where two
-    runs of one judge share a label). The majority-vote virtual run
-    (:func:`agenthorizon.report.virtual_runs.majority_run`, named ``name``)
-    is scored strictly (a tie is no verdict: wrong).
+    The runs must share one selection; each run is one rater, named by its
+    label. The majority vote (:func:`agenthorizon.report.virtual_runs.majority_run`,
+    named ``name``) is scored strictly (a tie is no verdict: wrong).
     """
     if len(run_dirs) < 2:
         raise ValueError(f"agreement needs at least two run folders, got {len(run_dirs)}")

@@ -1,13 +1,9 @@
 """A submission bundle: run folders, their scores and the release's label manifest hash, checkable by anyone.
 
 :func:`make_bundle` copies each run's ``run.json`` and result files into
-``BUNDLE/runs/<n>-<name>/``, scores every copy against the release
-(:func:`score_run`, the rule of ``agenthorizon score``) and writes
-``BUNDLE/bundle.json``: the scores, the scoring settings (bootstrap
-resamples, seed), each run's label manifest sha256 and the sha256 of every
-file. :func:`verify_bundle` refuses a bundle whose files changed (hashes)
-or that was made on another release (label manifest), then rescores it and
-compares the numbers' JSON text, so they agree bit for bit or not at all.
+``BUNDLE/runs/<n>-<name>/`` and writes ``BUNDLE/bundle.json``: the scores, the
+bootstrap settings, each run's label manifest sha256 and every file's sha256.
+:func:`verify_bundle` checks and rescores it.
 """
 
 from __future__ import annotations
@@ -52,9 +48,9 @@ class BundleError(ValueError):
 class RunScore:
     """One run scored against a release: its config, label manifest and metric values (JSON-ready).
 
-    ``values`` holds :meth:`~agenthorizon.scoring.metrics.ScoreReport.metric_values`
-    plus ``n``, ``n_positive``, ``n_negative`` and the bootstrap ``intervals``,
-    after one JSON round trip, so that two scorings compare as JSON text.
+    ``values``: :meth:`~agenthorizon.scoring.metrics.ScoreReport.metric_values`
+    plus ``n``, ``n_positive``, ``n_negative`` and ``intervals``, after one JSON
+    round trip, so that two scorings compare as JSON text.
     """
 
     run: JudgedRun
@@ -74,7 +70,7 @@ class RunScore:
 
 
 def _as_recorded(values: dict[str, Any], recorded: Any) -> dict[str, Any]:
-    """``values`` without the declared metrics a bundle made before they existed lacks (its own numbers all stay compared).
+    """``values`` without the declared metrics that ``recorded`` (an older bundle) lacks; its own numbers all stay compared.
 
     >>> _as_recorded({"n": 2, "failure_precision": 1.0, "intervals": {"failure_precision": [1, 1]}},
     ...              {"n": 2, "intervals": {}})
@@ -144,8 +140,7 @@ def make_bundle(
 ) -> tuple[Path, list[RunScore]]:
     """Write a submission bundle of ``run_dirs`` to the new folder ``out``; its path and the runs' scores.
 
-    Every run is scored from its copy in the bundle, so the numbers written
-    are those :func:`verify_bundle` recomputes.
+    Every run is scored from its copy in the bundle, as :func:`verify_bundle` rescores it.
     """
     from agenthorizon import __version__
 
@@ -219,7 +214,7 @@ def verify_bundle(bundle: str | os.PathLike[str], data_root: str | os.PathLike[s
 
     1. every file's sha256 is the one recorded (nothing changed, added or removed);
     2. each run's label manifest sha256 on ``data_root`` is the recorded one (same release);
-    3. rescoring with the recorded bootstrap and seed gives the same JSON text of every number.
+    3. rescoring with the recorded bootstrap and seed gives the same JSON text of every number (bit for bit).
     """
     folder = Path(bundle)
     document = read_bundle(folder)

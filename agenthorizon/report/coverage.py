@@ -1,10 +1,7 @@
-"""Which items some results are about, against a config's items: matched, unknown, missing.
+"""Which items some results are about, against a config's items: :func:`coverage`, :func:`check_coverage`.
 
-Told apart before any number is computed: *wrong items* (no result matches
-the config, or some are for no item of the release) are refused by
-:func:`check_coverage`; *partial* (items without a result) is scored strictly
-and labelled; *complete* leaves out and lists results for other items of the
-release. :func:`infer_config` names the config of a predictions file. Pure.
+Results for the wrong items are refused; partial results are scored strictly
+and labelled; results for other items of the release are left out and listed.
 """
 
 from __future__ import annotations
@@ -23,9 +20,8 @@ class WrongItemsError(ValueError):
 class Coverage:
     """The results' ids against a config's ``n_items`` items, each group sorted.
 
-    ``matched``: items of the config; ``outside``: of the release but not the
-    config; ``unknown``: of no item of the release; ``missing``: config items
-    without a result.
+    ``matched``: of the config; ``outside``: of the release, not the config;
+    ``unknown``: of no item of the release; ``missing``: config items without a result.
 
     >>> c = coverage({"a", "x"}, {"a", "b"}, {"a", "b", "c"}, config="AH")
     >>> c.matched, c.unknown, c.missing, c.is_wrong
@@ -99,9 +95,8 @@ def coverage(
 def check_coverage(found: Coverage, what: str, *, advice: str = "") -> Coverage:
     """``found``, or :class:`WrongItemsError` when the results are about the wrong items.
 
-    ``what`` names the results (their paths); ``advice`` is appended only
-    when given: a step that can fix the mismatch (another ``--config``),
-    never a re-run into the same folder, which cannot.
+    ``what`` names the results (their paths); ``advice``, when given, is
+    appended: a step that can fix the mismatch (another ``--config``).
 
     >>> check_coverage(coverage({"x"}, {"a"}, {"a"}, config="AH"), "run/")
     Traceback (most recent call last):

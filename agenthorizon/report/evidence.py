@@ -1,10 +1,7 @@
-"""What agentic judges opened, per run and per harness of one model: the report side of ``scoring/evidence.py``.
+"""What agentic judges opened, per run (:func:`run_evidence`) and per harness of one model (:func:`harness_evidence`).
 
-:func:`run_evidence` reads each item's evidence from its result file
-(telemetry ``evidence``, written by the harness presets) and aggregates it
-with :func:`agenthorizon.scoring.evidence.evidence_summary`;
-:func:`harness_evidence` lines up the runs of one model made through
-different harnesses (``leaderboard --evidence``).
+The evidence is each result's telemetry ``evidence``, aggregated by
+:func:`agenthorizon.scoring.evidence.evidence_summary`.
 """
 
 from __future__ import annotations
@@ -48,9 +45,8 @@ def run_evidence(records: Mapping[str, Any], predictions: Mapping[str, Any], row
 def leaderboard_evidence(board: Any, data_root: Any, *, bootstrap: int = 0, seed: int = 0) -> dict[str, list[dict[str, Any]]]:
     """:func:`harness_evidence` of every row of a leaderboard: each judge's evidence over the configs it ran.
 
-    The reference rows are read again with ``num_steps`` (the leaderboard's
-    own hold the label fields only); ``accuracy`` is the row's AH balanced
-    accuracy, else its AH-S one.
+    The reference rows are read again with ``num_steps``; ``accuracy`` is the
+    row's AH balanced accuracy, else its AH-S one.
     """
     from agenthorizon.judging.runs.folder import read_results, read_run_record
     from agenthorizon.release.item_selection import Selection

@@ -1,9 +1,7 @@
 """The flip rate of a perturbed run against the unperturbed run of the same judge (``score --against``).
 
-The report side of :mod:`agenthorizon.scoring.flips`: reads both runs'
-records, checks that they are one judge with and without a perturbation
-(the judge key of the perturbed run's settings without its perturbation is
-the base run's key), and scores both on the same references.
+The two runs must be one judge with and without a perturbation: the perturbed
+run's judge key without its perturbation is the base run's key.
 """
 
 from __future__ import annotations

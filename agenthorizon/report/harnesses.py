@@ -1,10 +1,8 @@
 """One model through several harnesses: each harness's scores and every harness-vs-harness paired difference.
 
-``agenthorizon leaderboard RUNS... --harnesses``: rows grouped by the model
-each run records (``--model-alias NAME=MODEL`` merges names), and for each
-model with two harnesses or more each pair compared by
-:func:`agenthorizon.scoring.compare.compare` on the items both scored. A
-harness is the judge kind of the run's spec (``codex``, ``pi``...).
+What ``leaderboard --harnesses`` shows. A harness is the judge kind of the
+run's spec (``codex``, ``pi``...); pairs are compared by
+:func:`agenthorizon.scoring.compare.compare` on the items both scored.
 """
 
 from __future__ import annotations
@@ -66,10 +64,10 @@ def compare_harnesses(
     *, bootstrap: int, seed: int, level: float, strict: bool = True,
 ) -> dict[str, Any]:
     """Group ``runs`` by model and compare every harness pair of a model on ``references(a, b)``
-    (the configs and label rows both scored); see :func:`harness_comparison` for what it returns.
+    (the configs and label rows both scored); returns as :func:`harness_comparison`.
 
-    A model with two runs through one harness (two prompts, two temperatures) is an error when
-    ``strict``, else left out and named in ``ambiguous``."""
+    A model with two runs through one harness is an error when ``strict``, else left out and
+    named in ``ambiguous``."""
     groups: dict[str, list[HarnessRun]] = {}
     ambiguous = set()
     for run in runs:

@@ -1,28 +1,11 @@
-"""A self-contained HTML report of one or more judge runs.
+"""A self-contained HTML report of one or more judge runs: :func:`write_report`.
 
-:func:`write_report` produces ONE file that opens from disk in any browser,
-with no server and no network request: its CSS and JavaScript are inline and
-its screenshot thumbnails are base64 ``data:`` URLs. It shows
-
-- headline metrics of each run with pair-clustered bootstrap intervals;
-- the confusion matrix (invalid predictions in their own column: they are
-  incorrect and stay in every denominator);
-- mistake-type recall, and accuracy by step-count bucket and by OS;
-- with two or more runs, the paired comparison of each run with the first
-  (:func:`agenthorizon.compare`);
-- a filterable, searchable list of items (all / correct / false accepts /
-  false rejects / invalid); clicking an item shows its instruction, verdict,
-  reasoning, parse status and first, middle and last screenshots.
-
-Instructions and judge output are untrusted text. Python-rendered parts go
-through :func:`html.escape`; item data is embedded as JSON with ``<``, ``>``
-and ``&`` escaped (so no string can close the ``<script>`` element that holds
-it) and the page's script only ever assigns it through ``textContent``.
-
-The page skeleton is ``assets/report.html`` (a :class:`string.Template`, beside
-its CSS and script); the sections are rendered by
-:mod:`agenthorizon.report.sections` and the item data by
-:mod:`agenthorizon.report.items`.
+One file that opens from disk with no server and no network request (inline
+CSS and JavaScript, thumbnails as ``data:`` URLs); the skeleton is
+``assets/report.html``. Instructions and judge output are untrusted text:
+Python-rendered parts go through :func:`html.escape`, item data is embedded
+as JSON with ``<``, ``>`` and ``&`` escaped, and the page's script assigns it
+only through ``textContent``.
 """
 
 from __future__ import annotations
@@ -52,14 +35,10 @@ __all__ = ["ReportOptions", "build_report", "write_report"]
 
 
 def _json_for_script(payload: Any) -> str:
-    # Inside <script type="application/json"> only "</script" (and "<!--")
-    # can break out; escaping every <, > and & as \\u00XX rules that out for
-    # any string while JSON.parse restores the characters exactly.
-    # orjson writes the compact, non-ASCII-kept text json.dumps writes here
-    # (same escapes, same key order; its floats may be spelled otherwise,
-    # 1e-5 for 1e-05, the same number to JSON.parse) in a fraction of the
-    # time: the payload of 1,373 items is about 44 MB. What it refuses (a
-    # lone surrogate, an integer beyond 64 bits) goes to json.dumps, as before.
+    # Inside <script type="application/json"> only "</script" (and "<!--") can break out; escaping
+    # every <, > and & as \\u00XX rules that out while JSON.parse restores the characters exactly.
+    # orjson writes the same text as json.dumps (floats may be spelled otherwise), much faster;
+    # what it refuses (a lone surrogate, an integer beyond 64 bits) goes to json.dumps.
     try:
         data = orjson.dumps(payload)
     except orjson.JSONEncodeError:
@@ -102,8 +81,7 @@ def build_report(run_set: RunSet, options: ReportOptions | None = None, *, progr
     unreadable: list[str] = []
     payload = {"items": item_views(run_set, options, unreadable, progress=progress), "runs": run_views(run_set)}
     partial = _partial_runs(run_set)
-    # An unfinished run is said first, before any number.
-    # Each banner names its run: one partial run among several is never read as the whole page's.
+    # An unfinished run is said first, before any number; each banner names its run.
     notes = [line for run, found in zip(run_set.runs, partial) if found is not None for line in found.lines(run.label)]
     notes += list(run_set.warnings)
     if unreadable:
@@ -203,8 +181,6 @@ def write_report(
     progress: bool = False,
 ) -> Path:
     """Load runs (only the columns :data:`REPORT_FIELDS`), build the report and write it to ``out``; returns the path.
-
-    ``progress`` shows a progress bar while the thumbnails are made.
 
     >>> write_report(["runs/lexical"], "release", "report.html")  # doctest: +SKIP
     PosixPath('report.html')

@@ -1,11 +1,4 @@
-"""The data the report page is built from: one view per item and per run's verdict.
-
-The page's script renders the item list and the item dialog from these
-views, embedded as JSON: each item's instruction, label, step count, OS and
-thumbnails (:func:`thumbnails`, JPEG data URLs), and for each run each item's
-verdict view (outcome class from scoring itself, parse status, reasoning or
-the raw output, how its screenshots went to the judge).
-"""
+"""The report page's data, embedded as JSON: :func:`item_views` per item, :func:`run_views` per run's verdicts."""
 
 from __future__ import annotations
 
@@ -53,13 +46,10 @@ def thumbnails(
 ) -> list[dict[str, Any]]:
     """The item's thumbnails: first, last and evenly spaced screenshots, as JPEG data URLs.
 
-    ``urls`` holds the thumbnails already made (:func:`agenthorizon.report.thumbnails.thumbnail_urls`,
-    each distinct file once) and ``picks`` the item's ``(step id, path)`` choices; without
-    them, they are made here.
-    A screenshot that cannot be read (missing, over the pixel budget,
-    truncated, not an image) becomes a placeholder image captioned as
-    unreadable, and its reason is appended to ``unreadable``: one bad file
-    never stops the report.
+    ``urls`` (from :func:`agenthorizon.report.thumbnails.thumbnail_urls`) and
+    ``picks`` are made here when not given. An unreadable screenshot becomes a
+    placeholder captioned as unreadable, its reason appended to ``unreadable``:
+    one bad file never stops the report.
     """
     picks = _picks(row, options) if picks is None else picks
     if urls is None:
@@ -135,9 +125,7 @@ def answers_asked(result: ResultRecord) -> str | None:
 
 
 def _verdict_view(prediction: Any, result: ResultRecord | None, status: str, success: bool | None, outcome: str) -> dict[str, Any]:
-    # Whatever form the prediction took (result record, bare verdict, JSON
-    # text), show the verdict's own fields; a runner's result (``result``)
-    # adds its raw output, error and how its screenshots were sent.
+    # Any form of prediction shows the verdict's own fields; a runner's ``result`` adds raw output, error, images sent.
     verdict = prediction_verdict(prediction) or {}
     reasoning = verdict.get("reasoning")
     raw = False
@@ -166,8 +154,7 @@ def run_views(run_set: RunSet) -> list[dict[str, Any]]:
     views = []
     for run in run_set.runs:
         predictions = run.predictions()
-        # The outcome classes come from scoring itself, so the item list can
-        # never disagree with the metrics above it.
+        # Outcome classes from scoring itself, so the item list never disagrees with the metrics.
         outcomes = item_outcomes(predictions, run_set.rows)
         verdicts = []
         for row, outcome in zip(run_set.rows, outcomes.outcome_classes()):
@@ -184,9 +171,7 @@ def item_views(
 ) -> list[dict[str, Any]]:
     """Every item's facts and thumbnails as the page shows them (unreadable screenshots appended to ``unreadable``).
 
-    The thumbnails of all items are made first, each distinct screenshot
-    once and on every core (:func:`agenthorizon.report.thumbnails.thumbnail_urls`);
-    ``progress`` shows their progress bar.
+    ``progress`` shows a progress bar of the thumbnails.
     """
     picks = [_picks(row, options) for row in run_set.rows]
     paths = [path for row_picks in picks for _, path in row_picks]

@@ -1,11 +1,8 @@
 """A judgments dataset: one or more judges' per-item verdicts and run records as Parquet with a dataset card.
 
-:func:`write_judgments` writes a folder that plain ``datasets.load_dataset``
-reads (its card's YAML declares two configs): ``verdicts`` has one row per
-(run, item) with the parsed verdict, the answer's parse status, the raw
-answer and the telemetry; ``runs`` has one row per run with its record.
-The labels are not in it: the release holds those. :func:`push_judgments`
-uploads the folder with ``huggingface_hub``.
+:func:`write_judgments` writes a folder plain ``datasets.load_dataset`` reads,
+with two configs: ``verdicts`` (one row per run and item) and ``runs`` (one row
+per run record). The labels are not in it. :func:`push_judgments` uploads it.
 """
 
 from __future__ import annotations
@@ -29,8 +26,7 @@ RUN_COLUMNS = ("run", "config", "n_items", "label_manifest_sha256", "balanced_ac
 def verdict_rows(scored: RunScore) -> list[dict[str, Any]]:
     """One row per result of a run (sorted by trajectory id): verdict fields, parse status, telemetry.
 
-    An item without a readable result has no row: ``parse_status`` says
-    what each answered item was, and the scores count the missing ones.
+    An item without a readable result has no row.
     """
     rows = []
     for trajectory_id in sorted(scored.run.results.records):
@@ -73,8 +69,7 @@ def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str |
                    files: Mapping[str, str]) -> str:
     """The README.md of a judgments dataset: YAML configs for ``datasets`` and a short description.
 
-    ``files`` maps each config (``verdicts``, ``runs``) to its data file,
-    relative to the dataset's folder (the names :func:`write_judgments` gives them).
+    ``files`` maps each config (``verdicts``, ``runs``) to its data file, relative to the dataset's folder.
     """
     lines = [
         "---",
@@ -118,11 +113,9 @@ def judgments_card(scores: Sequence[RunScore], *, n_verdicts: int, bundle: str |
 def write_judgments(scores: Sequence[RunScore], out: str | os.PathLike[str], *, bundle: str | None = None) -> Path:
     """Write ``out/README.md`` and ``out/data/{verdicts,runs}-<tag>.parquet`` for the scored runs; ``out``.
 
-    Each data file's name carries a tag of its contents
-    (:func:`agenthorizon.util.digests.content_tag`), so plain
-    ``datasets.load_dataset(out, "verdicts")`` reads the new rows after a
-    re-write rather than those it cached from an earlier one; the files of an
-    earlier write are removed.
+    Each data file's name carries a tag of its contents, so ``datasets``
+    reads the new rows after a re-write, not its cache of the earlier ones;
+    the files of an earlier write are removed.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -161,10 +154,9 @@ def push_judgments(folder: str | os.PathLike[str], repo_id: str, *, token: str |
                    private: bool = False, create_pr: bool = False) -> str:
     """Upload a judgments folder to the Hub dataset repo ``repo_id`` (created if missing); the commit URL.
 
-    The folders the upload holds (``data/``, ``bundle/``) replace the repo's
-    whole: files an earlier push left there are deleted in the same commit,
-    so the repo's bundle lists exactly its files (``verify-results`` refuses
-    one with a file added) and no earlier verdicts lie beside the new ones.
+    The uploaded folders (``data/``, ``bundle/``) replace the repo's: files an
+    earlier push left there are deleted in the same commit, so the repo's
+    bundle holds exactly its files (``verify-results`` refuses one added).
     """
     from huggingface_hub import HfApi, constants
 

@@ -1,8 +1,4 @@
-"""The leaderboard: judge runs ranked in one table shaped like the paper's Table 2.
-
-:func:`leaderboard` is ``agenthorizon leaderboard`` as a library function:
-:func:`agenthorizon.score_runs`, then the ranks.
-"""
+"""The leaderboard: :func:`leaderboard` ranks judge runs in one table shaped like the paper's Table 2."""
 
 from __future__ import annotations
 
@@ -51,14 +47,11 @@ def leaderboard(
 ) -> Leaderboard:
     """Judge runs (folders on AH, AH-S or all) in one table shaped like the paper's Table 2, best first.
 
-    One row per judge key (grouped by :func:`agenthorizon.score_runs`):
-    ``reports`` maps AH and AH-S to a :class:`~agenthorizon.ScoreReport` (``None``
-    where not run), ``recall`` covers all its items. Ranked by AH balanced
-    accuracy, then label; partial rows are marked and listed unranked after the
-    others unless ``include_partial``. Rates are in [0, 1], strict (no valid
-    verdict counts as wrong). ``bootstrap`` resamples (0: none) give intervals.
-    Raises FileNotFoundError (no run record, no release) or ValueError naming the
-    folders.
+    One row per judge key (grouped by :func:`agenthorizon.score_runs`), ranked
+    by AH balanced accuracy, then label; partial rows are marked and listed
+    unranked after the others unless ``include_partial``. Rates are in [0, 1],
+    strict (no valid verdict counts as wrong). ``bootstrap`` resamples (0:
+    none) give intervals. Raises as :func:`agenthorizon.score_runs` does.
 
     >>> import tempfile, agenthorizon
     >>> work = tempfile.mkdtemp()

@@ -1,10 +1,4 @@
-"""Accuracy against trajectory length for runs: the curve per run, its figure and its report card.
-
-:func:`run_length_curve` fits :func:`agenthorizon.scoring.length_curve.length_curve`
-on a run's per-item correctness and its items' step counts, resampling
-whole pair groups for the band; ``plot`` draws :func:`plot_length_curve`
-(``accuracy_by_length_curve``) and the HTML report shows :func:`length_curve_card`.
-"""
+"""Accuracy against trajectory length for runs: the curve per run (:func:`run_length_curve`), its figure and its report card."""
 
 from __future__ import annotations
 
@@ -32,10 +26,9 @@ def run_length_curve(
 def plot_length_curve(runs: Sequence[Any]) -> Any:
     """Accuracy against trajectory length: each run's logistic fit, its pair-clustered band and binned points.
 
-    ``runs`` are :class:`~agenthorizon.report.plots.RunScores` with a
-    ``length_curve``; a run without one (its rows have no step counts) draws
-    nothing. Points are the accuracy of each equal-count length bin, drawn at
-    the middle of its range (with one run, its item count beside it).
+    ``runs`` are :class:`~agenthorizon.report.plots.RunScores`; a run without
+    a ``length_curve`` draws nothing. Points are the accuracy of each
+    equal-count length bin, at the middle of its range.
     """
     from agenthorizon.report.plots import _STYLE, _figure, _legend, _matplotlib, _percent_formatter
 

@@ -1,11 +1,6 @@
-"""Provenance notes of a score: what the result files held, and which predictions had a known wrong shape.
-
-Every command that scores run folders states, beside its numbers, how many
-results it found, which files it could not read or trust, which results
-were for items outside the config, which files it ignored
-(:func:`result_notes`), and which predictions look like a known wrong shape
-(:func:`score_noting_shapes`). The notes never change a number: an
-unreadable or untrusted result still scores as invalid.
+"""Provenance notes of a score: what the result files held (:func:`result_notes`), which predictions had a
+known wrong shape (:func:`score_noting_shapes`). Notes never change a number: an unreadable or untrusted
+result still scores as invalid.
 """
 
 from __future__ import annotations
@@ -34,8 +29,7 @@ def predictions_from_results(result_set: ResultSet, wanted_ids: set[str]) -> tup
 def telemetry_from_results(result_set: ResultSet, wanted_ids: set[str] | None = None) -> dict[str, Any] | None:
     """Trajectory id -> the typed telemetry of each runner result (of ``wanted_ids``), for the cost and runtime aggregates.
 
-    ``None`` when there is no runner result at all (JSONL verdicts carry no
-    telemetry, so there is nothing to aggregate); an item without a runner
+    ``None`` when there is no runner result at all; an item without a runner
     result is absent, which the aggregates count as unknown.
 
     >>> telemetry_from_results(ResultSet()) is None
@@ -97,9 +91,8 @@ def result_notes(result_set: ResultSet, unexpected: Sequence[str], n_missing: in
 def score_noting_shapes(predictions: Any, references: Any, **options: Any) -> tuple[ScoreReport, list[str]]:
     """:func:`agenthorizon.score`, and its prediction-shape warnings as report notes.
 
-    Scores stay strict; the notes say which predictions look like a known
-    wrong shape (0/1, "true", {"prediction": b}) and how to fix them. Other
-    warnings are passed on.
+    Scores stay strict; the notes name predictions of a known wrong shape
+    (0/1, "true", {"prediction": b}) and the fix. Other warnings are passed on.
 
     >>> report, notes = score_noting_shapes([1, True], ["positive", "positive"])
     >>> report.n_invalid, notes[0].startswith("Warning: 1 of 2 predictions are integers 0/1")

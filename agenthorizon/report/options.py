@@ -1,9 +1,4 @@
-"""The knobs of the HTML report (:class:`ReportOptions`).
-
-Its own module so that :mod:`agenthorizon.report.html`, which takes it, and
-:mod:`agenthorizon.report.items`, which reads its thumbnail settings, both
-import it from below.
-"""
+"""The knobs of the HTML report (:class:`ReportOptions`), apart so that ``html`` and ``items`` both import it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """What an unfinished run says first: how many items were judged, why it stopped, how to resume.
 
-Such a run is scored strictly (missing items are wrong), so ``score`` and the
+Such a run is scored strictly (missing items are wrong); ``score`` and the
 report put :meth:`PartialRun.lines` first and mark the headline with
-:meth:`PartialRun.headline`; the reason comes from the run record's
-``status`` and :class:`~agenthorizon.judging.runs.records.Interruption`. Pure.
+:meth:`PartialRun.headline`.
 """
 
 from __future__ import annotations
@@ -45,8 +44,7 @@ class PartialRun:
     def lines(self, run: str | None = None) -> list[str]:
         """The lines said first: the count, each run's reason, how to complete it.
 
-        ``run`` names the run in the first line, where several runs share a
-        page (the report): a partial banner is then never read as the page's.
+        ``run`` names the run in the first line, where several runs share a page.
 
         >>> partial_run(3, 10, {}).lines("judge-a")[0][:36]
         'Partial run judge-a: 3 of 10 items j'
@@ -104,11 +102,7 @@ def _inspect_resume(logs: list[RunRecord]) -> str:
 
 
 def rerun_advice(records: Mapping[str, RunRecord | None]) -> str | None:
-    """What judges the items of Inspect logs again (their ``inspect eval`` command), ``None`` for runner runs.
-
-    A runner's run is resumed by ``agenthorizon judge`` into its folder; an
-    Inspect log is not: its eval is run again.
-    """
+    """What judges the items of Inspect logs again (their ``inspect eval`` command), ``None`` for runner runs."""
     logs = [record for record in records.values() if record is not None and _is_inspect_log(record)]
     return _inspect_resume(logs) if logs else None
 
@@ -117,8 +111,7 @@ def partial_run(judged: int, total: int, records: Mapping[str, RunRecord | None]
     """The :class:`PartialRun` of results for ``judged`` of ``total`` items, from the runs' ``records``.
 
     ``records`` maps each run folder to its record (``None``: it has none);
-    empty when the results are predictions files, whose completion is the
-    user's, not a resumed run's.
+    empty for predictions files, which no run resumes.
 
     >>> partial_run(1, 2, {}).resume
     'add predictions for the missing items to the predictions file'

@@ -1,13 +1,8 @@
 """Re-partition the release by difficulty from a pool of one's own judge runs, written as a loadable release.
 
-Per item, the number of pooled judges correct
-(:func:`agenthorizon.scoring.partition.difficulty_partition`): at most
-``threshold`` is hard. :func:`write_partition` writes ``AgentHorizon.jsonl``
-(hard), ``AgentHorizon-Simple.jsonl`` (easy), ``partition.json`` and
-``sandbox/`` as hard links, so the folder loads, judges and scores as a
-release. Judges are grouped by :func:`agenthorizon.score_runs`; an item
-without a valid verdict counts as not correct; items outside the runs'
-selection keep their shipped side.
+An item is hard when at most ``threshold`` pooled judges are correct on it
+(:func:`partition_runs`); :func:`write_partition` writes the split as a folder
+that loads, judges and scores as a release.
 """
 
 from __future__ import annotations
@@ -34,9 +29,8 @@ __all__ = ["Partition", "check_out_dir", "partition_runs", "write_partition"]
 class Partition:
     """A re-partition: per judged item its count of correct judges and side, and how it was made.
 
-    ``runs`` lists per judge (a judge key, grouped as the leaderboard groups
-    runs) its label, run folders, the configs they cover and how many judged
-    items it has no valid verdict for (``not_valid``: counted as not
+    ``runs`` lists per judge key its label, run folders, configs and
+    ``not_valid`` (judged items without a valid verdict, counted as not
     correct); ``agreement`` is :func:`~agenthorizon.scoring.partition.partition_agreement`
     with the shipped split (AH hard, AH-S easy) over the judged items.
     """
@@ -67,8 +61,7 @@ class Partition:
 def _shared_config(judges: Sequence[JudgeScores]) -> str:
     """The config every judge covers (AH, AH-S or all); refused, naming each judge's folders, when they differ.
 
-    A judge without a run on a config has no judgment of its items: counting
-    them as not correct would push them all towards hard.
+    Counting a judge's unjudged items as not correct would push them all towards hard.
     """
     if len({judge.config for judge in judges}) > 1:
         listing = "; ".join(
@@ -87,10 +80,11 @@ def partition_runs(
 ) -> Partition:
     """Count per item how many judges judged it correctly and split at ``threshold``.
 
-    Runs are grouped into judges by :func:`agenthorizon.score_runs` (the
-    leaderboard's rules); every judge must cover the same configs, under one dev
-    set choice. Raises FileNotFoundError for a folder without a run record and
-    ValueError (naming the folders) for runs that cannot be grouped or pooled.
+    Runs are grouped into judges by :func:`agenthorizon.score_runs`; every
+    judge must cover the same configs, under one dev-set choice. An item
+    without a valid verdict counts as not correct. Raises FileNotFoundError
+    for a folder without a run record and ValueError (naming the folders) for
+    runs that cannot be grouped or pooled.
     """
     if not run_dirs:
         raise ValueError("no run directory given; expected the runs to pool")
@@ -132,9 +126,8 @@ def _link_tree(root: Path, source: Path, target: Path) -> int:
         destination.mkdir(parents=True, exist_ok=True)
         for name in files:
             path = Path(folder) / name
-            # A link that stays in the release (a Hub snapshot's links into its blobs/) is linked as the
-            # file it names, so the new folder holds the release's bytes. A link that leaves the release is
-            # linked as the link itself: the loaders' confinement then judges it there as it did in the release.
+            # A link inside the release (a Hub snapshot's blobs/) is linked as its file; one that leaves the
+            # release is linked as the link, so the loaders' confinement judges it as it did in the release.
             inside = path.is_symlink() and _stays_inside(root, path)
             try:
                 os.link(os.path.realpath(path) if inside else path, destination / name, follow_symlinks=False)
@@ -175,10 +168,11 @@ def write_partition(
 ) -> dict[str, Any]:
     """Write the split as a release at ``out_dir`` (checked by :func:`check_out_dir`), atomically; returns what was written.
 
-    Rows keep release order; unjudged items keep their shipped side. Written in
-    a temporary folder beside ``out_dir`` and renamed when complete. Returns
-    ``hard``, ``easy``, ``kept`` (counts), ``sandbox_files`` (0 without
-    ``sandbox``) and ``files``.
+    Writes ``AgentHorizon.jsonl`` (hard), ``AgentHorizon-Simple.jsonl`` (easy),
+    ``partition.json`` and ``sandbox/`` as hard links, in a temporary folder
+    renamed when complete. Rows keep release order; unjudged items keep their
+    shipped side. Returns ``hard``, ``easy``, ``kept`` (counts),
+    ``sandbox_files`` (0 without ``sandbox``) and ``files``.
     """
     root = local_root(data_root)
     out = check_out_dir(out_dir, root)

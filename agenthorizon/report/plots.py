@@ -1,29 +1,9 @@
-"""Paper-ready figures of judge runs (matplotlib, an optional extra).
+"""Paper figures of judge runs: :func:`make_plots` scores runs and writes :data:`FIGURES`.
 
-Four figures, each returned as a ``matplotlib.figure.Figure`` so callers can
-restyle or inspect it, and written as PNG and/or SVG by :func:`save_figure`:
-
-- :func:`plot_accuracy_by_length`: positive and negative accuracy per
-  step-count bucket (``schema.STEP_BUCKETS``), one bar per run;
-- :func:`plot_accuracy_by_confidence`: accuracy of the items a judge labelled
-  ``low`` / ``medium`` / ``high`` confidence (and those without one);
-- :func:`plot_mistake_type_recall`: recall of each mistake type, per run;
-- :func:`plot_judge_comparison`: balanced accuracy of each run with its
-  pair-clustered bootstrap interval, chance marked;
-- :func:`plot_frontier` (``agenthorizon plot frontier``, not among the
-  default four): balanced accuracy against mean cost per trajectory, the
-  Pareto front (:func:`pareto_front`) marked.
-
-Figures are built on ``matplotlib.figure.Figure`` directly, never through
-``pyplot``: no global figure state, no interactive backend, and PNGs are
-rendered by Agg. No title is drawn inside the axes (captions belong to the
-paper); font sizes suit a 6.5-inch text width; colours are Okabe-Ito, safe for
-colour-blind readers, and bars also differ by hatch where they encode a class.
-
-matplotlib is imported inside the functions, so the rest of the package
-works without it; a missing install raises an ``ImportError``
-(:class:`agenthorizon.util.extras.MissingExtraError`) with the install command
-that works for this installation.
+Each ``plot_*`` function returns a ``matplotlib.figure.Figure`` built without
+``pyplot`` (no global state; PNGs rendered by Agg); :func:`save_figure` writes
+PNG and/or SVG. matplotlib is an optional extra imported inside the functions:
+without it they raise :class:`agenthorizon.util.extras.MissingExtraError`.
 """
 
 from __future__ import annotations
@@ -98,10 +78,9 @@ def _matplotlib() -> Any:
 class RunScores:
     """What the figures need from one run.
 
-    ``report`` is the :class:`agenthorizon.ScoreReport` (with the
-    ``step_bucket`` slice); ``confidence[level] = (correct, n)`` counts items
-    by the confidence their verdict states (:data:`NO_CONFIDENCE` when it
-    states none or is invalid).
+    ``report`` has the ``step_bucket`` slice; ``confidence[level] = (correct, n)``
+    counts items by the confidence their verdict states (:data:`NO_CONFIDENCE`
+    when none or invalid).
     """
 
     label: str
@@ -114,11 +93,7 @@ class RunScores:
 
 
 def figure_scores(run_set: RunSet, *, bootstrap: int = 1000, seed: int = 0) -> list[RunScores]:
-    """What the figures show of every run of a :class:`agenthorizon.report.runs.RunSet`: its report, confidence counts and calibration.
-
-    Not :func:`agenthorizon.score_runs` (judges grouped and scored from run folders): each run of an already loaded
-    set, scored with the ``step_bucket`` slice the figures read.
-    """
+    """One :class:`RunScores` per run of an already loaded :class:`agenthorizon.report.runs.RunSet` (runs not grouped by judge key)."""
     from agenthorizon.scoring.metrics import item_outcomes, score
     from agenthorizon.scoring.calibration import calibration
     from agenthorizon.scoring.predictions import prediction_verdict
@@ -193,11 +168,9 @@ def _legend(fig: Any, axes: Any, runs: Sequence[RunScores]) -> None:
 
 
 def plot_accuracy_by_length(runs: Sequence[RunScores]) -> Any:
-    """Positive (left) and negative (right) accuracy per step-count bucket.
+    """Positive (left) and negative (right) accuracy per step-count bucket (``report.slices["step_bucket"]``).
 
-    Bar height = the slice's ``positive_accuracy`` / ``negative_accuracy``
-    from ``report.slices["step_bucket"]``; a bucket without positives (or
-    negatives) has no bar. Tick labels give the bucket and its item count.
+    A bucket without positives (or negatives) has no bar; tick labels give its item count.
     """
     with _matplotlib().rc_context(_STYLE):
         fig = _figure(2.6)
@@ -223,12 +196,10 @@ def plot_accuracy_by_length(runs: Sequence[RunScores]) -> Any:
 
 
 def plot_accuracy_by_confidence(runs: Sequence[RunScores]) -> Any:
-    """Accuracy of the items in each stated-confidence bucket, per run.
+    """Accuracy (correct / items) per stated-confidence bucket, per run.
 
-    Bar height = correct / items among the items whose verdict states that
-    confidence (invalid predictions fall in ``none`` and count as incorrect);
-    each bucket shows its item count; a bucket empty for a run has no bar,
-    and one empty for every run is left out.
+    Invalid predictions fall in ``none`` and count as incorrect. A bucket empty
+    for a run has no bar; one empty for every run is left out.
     """
     with _matplotlib().rc_context(_STYLE):
         fig = _figure(2.6)
@@ -259,11 +230,8 @@ def plot_accuracy_by_confidence(runs: Sequence[RunScores]) -> Any:
 def plot_accuracy_coverage(runs: Sequence[RunScores]) -> Any:
     """Selective accuracy against coverage: the judge abstains below each stated confidence in turn.
 
-    One line per run, from ``any`` (every item, coverage 1) to ``high``
-    (only the items stated with high confidence); error bars are the
-    pair-clustered intervals. What a user filtering training data by a judge
-    trades: fewer items kept for more of them right. A run that states no
-    confidence level draws no line.
+    One line per run, from ``any`` (coverage 1) to ``high``; error bars are the
+    pair-clustered intervals. A run that states no confidence draws no line.
     """
     with _matplotlib().rc_context(_STYLE):
         fig = _figure(2.6)
@@ -377,11 +345,9 @@ def frontier_points(runs: Sequence[RunScores]) -> tuple[list[tuple[str, float, f
 def plot_frontier(runs: Sequence[RunScores]) -> Any:
     """Balanced accuracy (y) against mean cost per trajectory in US dollars (x), one point per run.
 
-    Runs on the Pareto front (:func:`pareto_front`) are filled and joined by
-    a step line; the others are hollow. A run whose cost is known for only
-    some items is labelled with ``k/n`` (its mean is over those k); a run
-    with no known cost cannot be placed and is named below the axes.
-    Chance (50%) is dashed.
+    Runs on the Pareto front (:func:`pareto_front`) are filled and joined by a
+    step line. A run with cost known for only k of n items is labelled ``k/n``;
+    one with no known cost is named below the axes.
     """
     placed, left_out = frontier_points(runs)
     with _matplotlib().rc_context(_STYLE):
@@ -427,10 +393,9 @@ EXTRA_FIGURES = {"frontier": plot_frontier}
 
 
 def save_figure(fig: Any, out_dir: str | os.PathLike[str], stem: str, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
-    """Write ``fig`` as ``out_dir/stem.<format>`` for each format; returns the paths.
+    """Write ``fig`` as ``out_dir/stem.<format>`` for each format (png, svg); returns the paths.
 
-    PNGs are ``FIGURE_WIDTH x height`` inches at :data:`DPI` (no tight bbox,
-    so the pixel size is predictable); SVGs keep text as text.
+    PNGs are ``FIGURE_WIDTH x height`` inches at :data:`DPI` (no tight bbox); SVGs keep text as text.
     """
     unknown = [fmt for fmt in formats if fmt not in ("png", "svg")]
     if unknown:

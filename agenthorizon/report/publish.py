@@ -6,9 +6,8 @@
     OUT/judgments/README.md, data/*.parquet      the judgments dataset (upload as a dataset repo)
     OUT/judgments/bundle/                        the submission bundle (``verify-results`` checks it)
 
-Every ``.eval_results`` file is checked against the Hub's documented form
-(:func:`agenthorizon.data.hub_results.check_eval_results`) after it is
-read back from disk, so what is written is what was checked.
+Every ``.eval_results`` file is read back from disk and checked against the
+Hub's documented form (:func:`agenthorizon.data.hub_results.check_eval_results`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Ranking agreement of a leaderboard's judges between two item sets (configs or slices).
 
-``agenthorizon leaderboard RUNS... --rank-correlation A,B``: a set is a config
-(``AH``) or a slice value (``os=linux``; names of
-:data:`agenthorizon.scoring.slices.SLICES`); the numbers are
-:func:`agenthorizon.scoring.ranking.rank_agreement`'s.
+What ``leaderboard --rank-correlation A,B`` shows: a set is a config (``AH``)
+or a slice value (``os=linux``).
 """
 
 from __future__ import annotations

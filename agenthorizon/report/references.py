@@ -1,8 +1,5 @@
-"""The references a set of runs is scored against, loaded one way for ``score``, ``leaderboard``, ``report`` and ``plot``.
-
-:func:`run_selection` rebuilds the runs' selection, :func:`load_run_references`
-reads its rows (only the label files when only label fields are needed),
-their label manifest and notes on runs recorded against other labels.
+"""The references runs are scored against: :func:`run_selection` rebuilds the runs' selection,
+:func:`load_run_references` reads its rows, label manifest and notes.
 """
 
 from __future__ import annotations
@@ -35,9 +32,7 @@ what can be scored and sliced without reading a trajectory file."""
 
 
 def recorded_selections(records: Mapping[str, RunRecord | None]) -> dict[str, Selection | None]:
-    """Each run's recorded selection, from its record (:func:`~agenthorizon.judging.runs.folder.run_records`).
-
-    ``None`` for a run without a record.
+    """Each run's recorded selection (``None`` for a run without a record).
 
     >>> recorded_selections({"runs/a": None})
     {'runs/a': None}
@@ -53,8 +48,7 @@ def run_selection(
 ) -> Selection:
     """The selection some runs were made on, checked against the options a user gave.
 
-    A given ``dev_manifest`` is first put in the form runs record it, so a
-    relative or ``~`` path names the same file. Raises
+    A relative or ``~`` ``dev_manifest`` is normalised as runs record it. Raises
     :class:`~agenthorizon.release.item_selection.SelectionConflict` when an option
     contradicts a run's, or no config is named and ``default_config`` is ``None``.
 
@@ -72,8 +66,7 @@ def run_selection(
 def label_manifest(config: str, label_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"config", "n_items", "sha256"}`` of the labels a score is computed against.
 
-    ``sha256`` is :func:`agenthorizon.release.labels.manifest_sha256` of the
-    rows, the hash a run records for its items.
+    ``sha256`` (:func:`agenthorizon.release.labels.manifest_sha256`) is the hash a run records for its items.
 
     >>> row = {"trajectory_id": "t", "label": "positive", "instruction_id": "a", "instruction_source": "parent",
     ...        "steps_id": "a", "steps_source": "parent", "mistake_type": ""}
@@ -88,8 +81,7 @@ def manifest_notes(
 ) -> list[str]:
     """A note for each run whose recorded label manifest differs from ``manifest``, the one scored against.
 
-    Such a run is scored all the same, but its numbers are not comparable with
-    published ones. A run that records no manifest gets no note.
+    Such a run is still scored. A run that records no manifest gets no note.
 
     >>> manifest = {"config": "AH", "n_items": 2, "sha256": "b" * 64}
     >>> manifest_notes({"runs/a": Selection("AH", label_manifest_sha256="a" * 64)}, manifest, "release")
@@ -137,12 +129,12 @@ def load_run_references(
 ) -> RunReferences:
     """The rows ``selection`` picks from the release at ``data_root``, their label manifest, and notes on the runs.
 
-    ``data_root`` is a release root (or, when the dataset is read, a Hub repo id).
-    ``recorded`` maps run folders to their selections, for :func:`manifest_notes`.
-    ``fields`` within :data:`LABEL_ROW_FIELDS` read only the label files; others
-    load the dataset (``images`` mode, ``None``: no screenshots) and keep those
-    columns (all for ``None``). A recorded dev manifest must still hash to its
-    recorded sha256. Reading errors name the file.
+    ``data_root`` is a release root or a Hub repo id; ``recorded`` maps run
+    folders to their selections, for :func:`manifest_notes`. ``fields`` within
+    :data:`LABEL_ROW_FIELDS` read only the label files; others also read item
+    files or the dataset (``images`` mode) and keep those columns (all for
+    ``None``). A recorded dev manifest must still hash to its recorded sha256.
+    Reading errors name the file.
 
     >>> import tempfile, agenthorizon
     >>> root = agenthorizon.generate_sample(tempfile.mkdtemp() + "/release", preset="tiny").root
@@ -152,12 +144,11 @@ def load_run_references(
     """
     reads_dataset = fields is None or not set(fields) <= set(LABEL_ROW_FIELDS)
     if reads_dataset:
-        # As load_dataset resolves it: a Hub repo id is fetched, only what the config needs.
         root = resolve_release(
             data_root, selection.config, images=images, dev_groups=selection.dev_groups, dev_manifest=selection.dev_manifest
         )
     else:
-        # Scoring reads the label files only: from a Hub repo id, fetch just those.
+        # From a Hub repo id, fetch just the label files.
         root = resolve_release(
             data_root, selection.config, images=None, dev_groups=selection.dev_groups,
             dev_manifest=selection.dev_manifest, labels_only=True,
@@ -167,8 +158,7 @@ def load_run_references(
     manifest = label_manifest(selection.config, label_rows)
     rows = label_rows
     if reads_dataset and fields is not None and images in (None, "paths") and set(fields) <= _ITEM_FILE_FIELDS:
-        # Label-level and item-level fields only: each item's trajectory json
-        # read as a build reads it, without datasets (and its cache) at all.
+        # Label and item fields only: read each item's json, without datasets (and its cache).
         rows = _item_file_rows(os.fspath(root), config_rows.rows, fields)
     elif reads_dataset:
         from agenthorizon.data.load import load_dataset
@@ -185,14 +175,12 @@ def load_run_references(
 STEP_IDS = "step_ids"
 """A field :func:`load_run_references` derives: each row's ``steps[k]["step_id"]``, read without the other step columns."""
 
-# Fields read from the label rows and each item's trajectory json alone
-# (agenthorizon.data.item_fields.read_item), without loading the dataset;
-# "screenshots" as paths, which the dataset gives for images None or "paths".
+# Fields read from the label rows and each item's json alone, without the dataset ("screenshots" as paths).
 _ITEM_FILE_FIELDS = frozenset((*LABEL_ROW_FIELDS, *TRAJECTORY_FIELDS, "screenshots", STEP_IDS))
 
 
 def _item_file_rows(root: str, config_rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:
-    """The rows of ``config_rows`` with only ``fields`` (and ``trajectory_id``), item fields read by :func:`agenthorizon.data.item_fields.read_item`."""
+    """The rows of ``config_rows`` with only ``fields`` (and ``trajectory_id``), item fields from each item's json."""
     from agenthorizon.data.item_fields import read_item
 
     names = list(dict.fromkeys(("trajectory_id", *fields)))
@@ -209,8 +197,7 @@ def _item_file_rows(root: str, config_rows: Sequence[Mapping[str, Any]], fields:
 def _columns(dataset: Any, fields: Sequence[str]) -> list[dict[str, Any]]:
     """The rows of ``dataset`` with only ``fields`` (and ``trajectory_id``), read column by column from Arrow.
 
-    ``step_ids`` is the one nested field read out of ``steps``; the other step
-    columns would cost far more to turn into Python.
+    ``step_ids`` is read out of ``steps`` alone; the other step columns are slow to turn into Python.
     """
     names = list(dict.fromkeys(("trajectory_id", *fields)))
     read = [name for name in names if name != STEP_IDS]

@@ -42,9 +42,8 @@ def run_robustness(
 ) -> Robustness:
     """Re-partition the runs' items by ``pool_dirs`` (each folder one rater) and rank ``rank_dirs`` on each hard subset.
 
-    Every folder must share one selection. ``rank_dirs`` default to the pool
-    itself; a run in both is read once. An item a rater has no valid verdict
-    for counts as not correct for it, as in ``partition``.
+    Every folder must share one selection. ``rank_dirs`` default to the pool.
+    An item a rater has no valid verdict for counts as not correct for it.
     """
     pool_dirs, rank_dirs = [str(d) for d in pool_dirs], [str(d) for d in rank_dirs] or [str(d) for d in pool_dirs]
     every = list(dict.fromkeys([*pool_dirs, *rank_dirs]))

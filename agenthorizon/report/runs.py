@@ -1,12 +1,4 @@
-"""Run directories joined with the references they are scored against.
-
-The HTML report and the plots both start from the same question: given run
-directories (result files plus ``run.json``) and a release root, which items,
-which labels, which predictions? :func:`load_runs` answers it once, the same
-way for both, on the references loader every command uses
-(:mod:`agenthorizon.report.references`), and refuses to mix runs of
-different selections.
-"""
+"""Run directories joined with the references they are scored against: :func:`load_runs`, for the report and the plots."""
 
 from __future__ import annotations
 
@@ -47,8 +39,8 @@ class JudgedRun:
 class RunSet:
     """Runs of one selection, the dataset rows they are scored against and those rows' label manifest sha256.
 
-    ``warnings`` holds a note per run whose recorded label manifest differs
-    from the release's (:func:`agenthorizon.report.references.manifest_notes`).
+    ``warnings``: a note per run whose recorded label manifest differs from the
+    release's, or that holds results for items outside the config.
     """
 
     config: str
@@ -71,15 +63,11 @@ def load_runs(
 ) -> RunSet:
     """Read run directories and the dataset rows of their selection.
 
-    The selection (config, ``exclude_dev``, dev groups) comes from the runs'
-    ``run.json`` (``config`` only fills in when no record names one, and
-    must agree otherwise; so must ``selection_options``: ``exclude_dev``,
-    ``dev_groups``, ``dev_manifest``), so the items are the ones the runs
-    were made on. ``fields`` are the row fields the caller reads (``None``:
-    every field; see :func:`agenthorizon.report.references.load_run_references`).
-    A run whose recorded label manifest differs from the one loaded here gets
-    a warning, because its numbers would not be comparable to the published
-    ones.
+    The selection comes from the runs' ``run.json``: ``config`` and
+    ``selection_options`` (``exclude_dev``, ``dev_groups``, ``dev_manifest``)
+    fill in only what no record names, and must agree otherwise. ``fields``
+    are the row fields the caller reads (``None``: every field; see
+    :func:`agenthorizon.report.references.load_run_references`).
 
     Raises
     ------
@@ -99,8 +87,7 @@ def load_runs(
         path = Path(raw)
         record = read_run_record(path)
         runs.append(JudgedRun(path=path, record=record, label=run_label(record, path), results=read_results([path])))
-    # Runs of one model (two harnesses, two temperatures) get distinguishable
-    # labels; two runs of the very same judge are told apart by their folders.
+    # Runs of one model get distinct labels; two runs of the very same judge are told apart by their folders.
     with_record = [run for run in runs if run.record is not None]
     for run, label in zip(with_record, distinct_labels([run.record for run in with_record])):
         run.label = label
@@ -111,8 +98,7 @@ def load_runs(
     selections = {str(run.path): None if run.record is None else run.record.selection for run in runs}
     selection = run_selection(selections, {**(selection_options or {}), "config": config})
     references = load_run_references(data_root, selection, selections, fields=fields, images=images)
-    # The rule and the message of `score` and `leaderboard` (report.coverage): results of another release, or
-    # of no item of the config, are refused; results for the release's other configs are named, not scored.
+    # As `score` and `leaderboard`: wrong items refused; results for the release's other configs named, not scored.
     known, notes = references.ids(), list(references.notes)
     for run in runs:
         found = check_coverage(coverage(run.results.ids(), known, references.release_ids, config=selection.config),

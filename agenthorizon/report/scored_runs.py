@@ -1,27 +1,7 @@
-"""``score_runs``: judge run folders scored against a release, the one way every command does it.
+"""``score_runs``: score judge run folders against a release, one judge per judge key.
 
-:func:`score_runs` is what ``leaderboard``, ``partition`` and ``sweep
-collect`` call (and a notebook, as ``agenthorizon.score_runs``). Its rules:
-
-- **One judge per judge key** (:attr:`RunRecord.judge_key`), never per judge
-  class (:func:`group_runs`); a key's runs on AH and on AH-S, or one run on
-  ``all``, are one judge; **shards** of one run, in one folder or in
-  separate ones, are merged; **two runs of one key on one config** are an
-  error naming both folders.
-- **One selection**: every run shares the dev-set choice
-  (:func:`shared_selection`); runs on AH-D are refused (it overlaps both
-  leaderboard configs).
-- **The release check**: results of another release, or of no item of the
-  config, are refused (:func:`~agenthorizon.report.coverage.check_coverage`).
-- **Partial detection**: a judge with results for only some of its items is
-  scored strictly (the others count as wrong) and carries a
-  :class:`~agenthorizon.report.partial.PartialRun`.
-
-Each expensive thing is computed once per call: the label files are read
-and the pair groups drawn once (one selection, on ``all``; AH and AH-S are
-its rows by difficulty), and each judge's predictions are validated once
-(:func:`~agenthorizon.scoring.outcomes.item_outcomes`); its per-config
-reports are subsets of those outcomes.
+What ``leaderboard``, ``partition`` and ``sweep collect`` call. The label files
+are read once, on ``all``; AH and AH-S are its rows by difficulty.
 """
 
 from __future__ import annotations
@@ -128,8 +108,7 @@ def group_runs(run_dirs: Iterable[str | os.PathLike[str]]) -> list[JudgeRuns]:
 def shared_selection(entries: Sequence[JudgeRuns]) -> dict[str, Any]:
     """The dev-set options every run shares (``dev_groups``, ``dev_manifest`` and its sha256, ``exclude_dev``).
 
-    Raises ``ValueError`` listing one folder per choice when the runs were
-    made on different selections.
+    Raises ``ValueError``, one folder per choice, when the runs differ.
     """
     names = ("dev_groups", "dev_manifest", "dev_manifest_sha256", "exclude_dev")
     seen: dict[tuple[Any, ...], Path] = {}
@@ -151,27 +130,13 @@ def shared_selection(entries: Sequence[JudgeRuns]) -> dict[str, Any]:
 class JudgeScores:
     """One judge key's runs, scored.
 
-    Attributes
-    ----------
-    runs : JudgeRuns
-        Its run folders and records, per config.
-    config : str
-        The config its items are: ``AH``, ``AH-S``, or ``all`` when it covers both.
-    results : ResultSet
-        Its result files, read once.
-    predictions : dict
-        Trajectory id -> prediction, for its items only.
-    outcomes : ItemOutcomes
-        Per item of ``config``, in release order (what every metric reads).
-    reports : dict
-        Per :data:`LEADERBOARD_CONFIGS` config its :class:`~agenthorizon.ScoreReport`
-        (with intervals when bootstrapped), ``None`` where it was not run.
-    overall : ScoreReport
-        Over all its items, with the cost and runtime aggregates, no intervals.
-    partial : PartialRun or None
-        Set when some of its items have no result.
-    unexpected : list of str
-        Ids of results for items outside its configs (not scored).
+    ``config``: ``AH``, ``AH-S``, or ``all`` when it covers both; ``outcomes``:
+    per item of ``config``, in release order; ``reports``: per
+    :data:`LEADERBOARD_CONFIGS` config its :class:`~agenthorizon.ScoreReport`
+    (intervals when bootstrapped), ``None`` where not run; ``overall``: over all
+    its items, with the cost and runtime aggregates, no intervals; ``partial``:
+    set when some items have no result; ``unexpected``: ids of results for
+    items outside its configs (not scored).
     """
 
     runs: JudgeRuns
@@ -207,9 +172,8 @@ class ScoredRuns:
     """Every judge of some run folders, scored, and what they were scored against.
 
     ``references`` maps AH, AH-S and all to their
-    :class:`~agenthorizon.report.references.RunReferences` (one selection,
-    the runs' shared dev-set ``selection``); ``notes`` are the runs whose
-    recorded label manifest differs from the release's.
+    :class:`~agenthorizon.report.references.RunReferences`; ``notes`` name the
+    runs whose recorded label manifest differs from the release's.
     """
 
     judges: list[JudgeScores]
@@ -224,7 +188,7 @@ class ScoredRuns:
 
 def _config_references(whole: RunReferences, config: str, recorded: dict[str, Selection | None],
                        data_root: Any) -> RunReferences:
-    """AH's or AH-S's references as the rows of ``whole`` (all) of that difficulty: one read, one pair-group pass."""
+    """AH's or AH-S's references: the rows of ``whole`` (all) of that difficulty."""
     rows = [row for row in whole.rows if row["difficulty"] == _DIFFICULTY[config]]
     manifest = label_manifest(config, rows)
     selection = Selection(config, **{name: getattr(whole.selection, name) for name in
@@ -300,17 +264,21 @@ def score_runs(
     Returns
     -------
     ScoredRuns
-        One :class:`JudgeScores` per judge key, in the order first given.
-        Every rate is in [0, 1], strict: an item without a valid verdict
-        counts as wrong and stays in its denominator.
+        One :class:`JudgeScores` per judge key (not per judge class), in the
+        order first given; a key's runs on AH and AH-S, or one run on ``all``,
+        are one judge, and shards of one run are merged. Every rate is in
+        [0, 1], strict: an item without a valid verdict counts as wrong and
+        stays in its denominator; a judge with results for only some items
+        carries a :class:`~agenthorizon.report.partial.PartialRun`.
 
     Raises
     ------
     FileNotFoundError
         A folder without a run record, or a missing release.
     ValueError
-        Runs that break the rules of this module (the message names the
-        folders), or results of another release.
+        Two runs of one key on one config (not shards of one run), a run on
+        AH-D, runs on different dev-set selections, or results of another
+        release or of no item of the config. The message names the folders.
 
     Examples
     --------

@@ -1,8 +1,6 @@
 """The HTML fragments of the report page: headline cards, tables and the item list's controls.
 
-Each function renders one section from a :meth:`ScoreReport.to_dict
-<agenthorizon.scoring.metrics.ScoreReport.to_dict>` (or comparison dicts);
-every value that comes from data goes through :func:`escape`, so untrusted
+Every value that comes from data goes through :func:`escape`, so untrusted
 text never becomes markup.
 """
 

@@ -17,11 +17,10 @@ def leaderboard_significance(
 ) -> tuple[Significance, list[str]]:
     """Every pair of the leaderboard's judges run on ``config``, on that config's items.
 
-    Returns the :class:`~agenthorizon.scoring.significance.Significance` (judges
-    named by their row labels) and the labels of the rows left out because they
-    were not run on ``config`` or are partial and unranked. A ``ValueError`` when fewer than two judges were.
+    Returns the :class:`~agenthorizon.scoring.significance.Significance` (judges named by row label) and the
+    labels left out (not run on ``config``, or partial and unranked). ``ValueError`` when fewer than two remain.
     """
-    # Partial rows are unranked (leaderboard's include_partial): a judge missing items is not compared either.
+    # A judge missing items is not compared, as it is not ranked.
     rows = [row for row in board if row.reports.get(config) is not None and row.rank is not None]
     left_out = [row.judge + (" (partial)" if row.reports.get(config) is not None else "")
                 for row in board if row not in rows]

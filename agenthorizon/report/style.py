@@ -1,8 +1,5 @@
-"""How reports look, defined once: run colours and short mistake-type names.
-
-Tables, the HTML report, the figures and ``agenthorizon info`` all name the
-three mistake types in a narrow column and colour runs, and a run or type
-must look the same in all of them.
+"""How reports look, defined once so a run or mistake type looks the same in every view: run colours,
+short mistake-type names, amounts as text.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Score tables: a ScoreReport, a Comparison or a leaderboard as text.
+"""Score tables: a ScoreReport, a Comparison or a leaderboard as ``table``, ``json``, ``markdown``, ``csv`` or ``latex``.
 
-One small :class:`Table` model (title, notes, header, rows of cells) rendered
-to five formats: ``table`` (aligned plain text for a terminal), ``json``,
-``markdown``, ``csv`` and ``latex``. The text formats print rates as
-percentages with one decimal, as the paper does; JSON and CSV keep
-full-precision fractions in [0, 1] (CSV with separate interval columns) so a
-program can read them back.
+Text formats print rates as percentages with one decimal; JSON and CSV keep
+full-precision fractions in [0, 1] (CSV with separate interval columns).
 """
 
 from __future__ import annotations
@@ -130,8 +126,7 @@ def _render_latex(table: Table) -> str:
 
 
 def _render_csv(table: Table, extra: Mapping[str, Any]) -> str:
-    # A column gets low/high companions when any of its cells has an
-    # interval, so every row has the same columns.
+    # Low/high columns when any cell of the column has an interval, so every row has the same columns.
     with_interval = {
         i
         for i in range(len(table.header))
@@ -305,9 +300,8 @@ def render_report(
 ) -> str:
     """Render a :class:`~agenthorizon.scoring.metrics.ScoreReport` in ``fmt``.
 
-    ``manifest`` (``config``, ``n_items``, ``sha256``) is stated in every
-    format; ``notes`` are extra provenance lines (ignored files, unexpected
-    results); ``extra`` is merged into the JSON payload.
+    ``manifest`` is stated in every format; ``notes`` are extra provenance
+    lines; ``extra`` is merged into the JSON payload.
     """
     table = report_table(report, title=title, notes=[*manifest_note(manifest), *notes])
     payload = {**report.to_dict(), "manifest": dict(manifest) if manifest else None, "notes": list(notes)}
@@ -356,14 +350,11 @@ def render_comparison(comparison: Comparison, fmt: str = "table", *, names: tupl
 class LeaderboardRow:
     """One judge's line of the leaderboard.
 
-    ``reports`` maps a config name (``AH``, ``AH-S``) to its report, or
-    ``None`` when the judge was not run on it; ``recall`` is the report whose
-    mistake-type recall is shown (all the judge's scored items). ``judge``
-    is the row's label; ``judge_key`` and ``runs`` say which judge settings
-    and which run folders it stands for. ``partial`` is the mark of a row
-    whose runs have results for only some of its items (``"PARTIAL: 30 of
-    93 items judged"``; ``None``: complete); ``rank`` its place, 1 the best
-    (``None``: not ranked, as a partial row is unless asked for).
+    ``reports``: config (``AH``, ``AH-S``) -> report, ``None`` where not run;
+    ``recall``: the report over all its scored items, whose mistake-type recall
+    is shown. ``partial``: the mark of a row with results for only some items
+    (``"PARTIAL: 30 of 93 items judged"``; ``None``: complete). ``rank``: 1 the
+    best; ``None``: not ranked (a partial row, unless asked for).
     """
 
     judge: str
@@ -463,8 +454,7 @@ def render_leaderboard(
 ) -> str:
     """Render a leaderboard in ``fmt``; each manifest is stated in every format.
 
-    ``columns`` are the column sets (:data:`COLUMN_SETS`) of the text formats; JSON holds every number,
-    plus ``extra`` (e.g. a rank agreement).
+    ``columns`` are the column sets (:data:`COLUMN_SETS`) of the text formats; JSON holds every number plus ``extra``.
     """
     all_notes = [line for manifest in manifests for line in manifest_note(manifest)] + list(notes)
     table = leaderboard_table(rows, configs, notes=all_notes, columns=columns)

@@ -1,17 +1,9 @@
-"""The report's thumbnails: each distinct screenshot decoded once, on every core, as a JPEG data URL.
+"""The report's thumbnails: :func:`thumbnail_urls`, each distinct screenshot as a JPEG data URL.
 
-Items share screenshots (a negative shows its sibling's recording), so the
-first, middle and last screenshots of 1,373 items are about 2,500 distinct
-files, not 4,119. :func:`thumbnail_urls` decodes each distinct file once,
-through :func:`~agenthorizon.data.images.open_image` (the one way to open an
-image under the pixel budget; it reads the header and the pixels in one
-open), downscales it with the judges' own
-:func:`~agenthorizon.data.images.downscale` and encodes it with
-:func:`~agenthorizon.data.images.encode_image`, so a thumbnail is the
-bytes ``prepare_images`` would make. Pillow releases the GIL while it
-decodes, resizes and encodes, so a thread per CPU this process may use
-(:func:`agenthorizon.util.system.available_cpus`) keeps them all busy, and at
-most that many full-size images are in memory at once.
+A thumbnail is opened under the pixel budget and downscaled as the judges'
+images are. Pillow releases the GIL while it works, so one thread per
+available CPU keeps the cores busy, with at most that many full-size images
+in memory at once.
 """
 
 from __future__ import annotations
@@ -47,26 +39,11 @@ def thumbnail_urls(
 ) -> dict[str, str | Exception]:
     """Each distinct path of ``paths`` -> its JPEG thumbnail as a data URL, or the error it raised.
 
-    Parameters
-    ----------
-    paths : iterable of str
-        Screenshot files; repeats are decoded once.
-    size : (int, int)
-        The box a thumbnail fits in, aspect ratio kept.
-    quality : int
-        JPEG quality, 1-95.
-    workers : int, optional
-        Threads decoding at once; default: the CPUs this process may use.
-    progress : bool, default False
-        A progress bar of the files done (:func:`agenthorizon.util.progress.progress_bar`).
-
-    Returns
-    -------
-    dict of str to str or Exception
-        A ``data:image/jpeg;base64,...`` URL per file, or the
-        :class:`~agenthorizon.data.images.ScreenshotError` that file raised
-        (missing, over the pixel budget, truncated, not an image): one bad
-        file never stops the others.
+    ``size`` is the box a thumbnail fits in (aspect ratio kept), ``quality`` the
+    JPEG quality (1-95), ``workers`` the threads (default: the CPUs this process
+    may use). A file that raises :class:`~agenthorizon.data.images.ScreenshotError`
+    (missing, over the pixel budget, truncated, not an image) maps to that error:
+    one bad file never stops the others.
 
     Examples
     --------

@@ -1,14 +1,8 @@
 """Majority-vote virtual runs: "majority of k runs" of one judge, or an ensemble of different judges.
 
-A virtual run is a run like any other -- a :class:`~agenthorizon.judging.runs.records.RunRecord`
-and one :class:`~agenthorizon.judging.runs.records.ResultRecord` per item --
-made from member runs instead of a model. :func:`majority_run` builds it in
-memory; :func:`write_virtual_run` writes it as a run folder, which every
-command that takes runs (``score``, ``leaderboard``, ``report``, ``compare``,
-``plot``) reads unchanged. Its judge key is derived from the members' judge
-keys (sorted, with their multiplicity), so the majority of three runs of one
-judge and an ensemble of three judges never share a key with each other or
-with a member.
+:func:`majority_run` builds one in memory (a run record and one result per
+item); :func:`write_virtual_run` writes it as a run folder that every command
+taking runs reads unchanged.
 """
 
 from __future__ import annotations
@@ -68,7 +62,8 @@ def majority_run(runs: RunSet, *, name: str | None = None) -> VirtualRun:
 
     The record's judge is ``{"name": "majority", "spec": "majority:K1+K2+..."}``
     with the members' judge keys sorted (repeats kept: three runs of one judge
-    are ``K+K+K``) and a ``members`` list (label, judge key, folder); its
+    are ``K+K+K``), so it never shares a judge key with a member or with an
+    ensemble of different judges; ``members`` lists (label, judge key, folder); its
     ``model`` is ``name`` (default ``majority of k runs of LABEL`` when the
     members share one judge key, else ``majority of A, B, C``).
 
@@ -128,8 +123,7 @@ def majority_run(runs: RunSet, *, name: str | None = None) -> VirtualRun:
 def write_virtual_run(run: VirtualRun, out_dir: str | os.PathLike[str]) -> Path:
     """Write ``run`` as a run folder (``run.json`` and one ``<trajectory_id>.json`` per item); returns the folder.
 
-    The folder must be new or empty: a virtual run written over another run's
-    results would mix two experiments, so that is refused naming the folder.
+    The folder must be new or empty; otherwise the error names it.
     """
     folder = Path(out_dir)
     if folder.exists():

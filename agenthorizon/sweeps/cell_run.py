@@ -1,12 +1,4 @@
-"""``sweep run --cell K``: one cell, as any scheduler calls it -- one judge run, with its own model server.
-
-:func:`run_cell` refuses a cell folder that holds another run, writes the
-shard's manifest (:mod:`agenthorizon.sweeps.manifest`), starts the judge's
-model server when it has one (:mod:`agenthorizon.sweeps.server`), and calls
-``judge(argv)`` once: the ``agenthorizon judge`` command with the cell's
-arguments, so resume, exit statuses and records are the judge command's own.
-:func:`cell_from_environment` picks ``K`` from the scheduler's variables.
-"""
+"""``sweep run --cell K``: one cell, as any scheduler calls it -- one judge run (:func:`run_cell`), with its own model server."""
 
 from __future__ import annotations
 
@@ -90,9 +82,10 @@ def check_cell_folder(cell: Cell) -> None:
 def run_cell(cell: Cell, items: ConfigItems, judge: Callable[[Sequence[str]], int]) -> int:
     """Run ``cell``: folder check, manifest, model server (if any), then ``judge(argv)`` (the ``agenthorizon judge`` command).
 
-    ``items`` are its config's items (for the manifest). Returns the judge
-    command's exit status (0: every item of the shard has a result). Raises
-    :class:`CellFolderError` or ``ServerError`` (its log is in the cell folder).
+    ``items`` are its config's items (for the manifest). Resume, exit status
+    and records are the judge command's (0: every item of the shard has a
+    result). Raises :class:`CellFolderError` or ``ServerError`` (its log is in
+    the cell folder).
     """
     check_cell_folder(cell)
     cell.folder.mkdir(parents=True, exist_ok=True)

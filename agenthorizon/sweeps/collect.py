@@ -1,12 +1,6 @@
 """``sweep collect``: the grid's leaderboard, once its shards are proven to merge cleanly.
 
-:func:`check_shards` holds the merge rules (as strict as ``inspect log
-merge-shards``): per run folder every planned shard has its manifest and
-record, nothing of another shard count or an unsharded ``run.json``, one judge
-key, one label manifest and package version, and each shard's id set as
-planned (disjoint, covering the config). A breach is a
-:class:`SweepCollectError` naming the cells. Ranking is
-:func:`agenthorizon.report.leaderboard.leaderboard`'s.
+The ranking is :func:`agenthorizon.report.leaderboard.leaderboard`'s.
 """
 
 from __future__ import annotations
@@ -53,7 +47,14 @@ def _record(path: Path) -> RunRecord:
 
 
 def check_shards(grid: Grid, items: Mapping[str, ConfigItems]) -> list[Cell]:
-    """Apply the merge rules to every run folder of ``grid``; the partial cells. :class:`SweepCollectError`: one line per cell or folder at fault."""
+    """Check every run folder of ``grid`` merges cleanly; returns the partial cells.
+
+    Per folder: every planned shard has its manifest and record; nothing of
+    another shard count, no unsharded ``run.json``; one judge key, label
+    manifest and package version; each shard's ids as planned (disjoint,
+    covering the config). Raises :class:`SweepCollectError`, one line per cell
+    or folder at fault.
+    """
     problems: list[str] = []
     partial: list[Cell] = []
     for folder, cells in _folders(grid).items():
@@ -134,9 +135,7 @@ def collect(grid: Grid, items: Mapping[str, ConfigItems], *, bootstrap: int = 0,
 def write_grid_reports(grid: Grid, folder: str | os.PathLike[str], *, bootstrap: int = 0, seed: int = 0) -> list[Path]:
     """One HTML report per config of ``grid`` (``<folder>/<config>.html``, every judge's run folders on it).
 
-    :func:`agenthorizon.report.html.write_report` of each config's folders
-    (of every ablation): the page ``agenthorizon report`` writes. Call after
-    :func:`collect`, which checks the shards.
+    Call after :func:`collect`, which checks the shards.
     """
     from agenthorizon.report.html import ReportOptions, write_report
 

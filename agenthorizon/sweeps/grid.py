@@ -1,11 +1,8 @@
 """The grid of a sweep: one cell per judge x config x ablation x shard, numbered, each with its run folder.
 
-Cells are numbered judge-major (then config, ablation, shard), from 0; a
-judge's cells are consecutive, so one Slurm array per judge covers them with
-its own indices ``0..n-1`` (:attr:`Cell.position`). The shards of one judge x
-config x ablation share one run folder (each writes ``run-shard-I-of-N.json``;
-``score`` and ``leaderboard`` merge them). This module is pure: the judge key
-comes from a callable the caller passes.
+Cells are numbered judge-major (then config, ablation, shard), from 0, so a
+judge's cells are consecutive (one Slurm array per judge). The shards of one
+judge x config x ablation share one run folder.
 """
 
 from __future__ import annotations
@@ -28,10 +25,9 @@ PORT_PLACEHOLDER = "{port}"
 class Cell:
     """One task of a sweep: a judge on one config, ablation and shard.
 
-    ``index`` is the cell's number in the sweep, ``position`` its number
-    among its judge's cells (the Slurm array index), ``shard`` is ``(I, N)``
-    (1-based), ``folder`` the run folder it writes into, ``n_items`` the
-    items of its shard.
+    ``index``: its number in the sweep; ``position``: its number among its
+    judge's cells (the Slurm array index); ``shard``: ``(I, N)``, 1-based;
+    ``n_items``: the items of its shard.
     """
 
     index: int

@@ -1,12 +1,9 @@
 """Kubernetes: one Indexed Job (batch/v1) per sweep; completion ``K`` runs cell ``K``.
 
-``completionMode: Indexed`` gives each pod ``JOB_COMPLETION_INDEX``, which
-``agenthorizon sweep run FILE`` reads when no ``--cell`` is given. The pods
-need the sweep file, the release and the output root at the same paths as
-here: the manifest mounts nothing, so add your shared volume to it. The image
-comes from ``[kubernetes] image``. Resources are the largest of the judges'
-(one Job has one pod template); memory in Slurm's form (``32G``; no unit:
-megabytes) becomes mebibytes.
+Each pod reads ``JOB_COMPLETION_INDEX`` as its cell. The manifest mounts
+nothing: the pods need the sweep file, the release and the output root at the
+same paths as here, so add your shared volume. Resources are the largest of
+the judges' (one Job has one pod template).
 """
 
 from __future__ import annotations

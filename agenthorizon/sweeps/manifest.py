@@ -1,12 +1,8 @@
 """The shard manifest: what one cell of a sweep judged, written beside its shard's run record.
 
-``sweep/shard-I-of-N.json`` in the run folder (a :class:`ShardManifest`,
-versioned) names the judge key, the shard ``I/N``, the sha256 of the sorted
-trajectory ids the shard judges, the label manifest sha256 of the release it
-was made on and the package version. ``sweep collect`` merges a run folder's
-shards only when their manifests agree on everything but the shard and
-together cover each item exactly once. The ``sweep/`` sub-folder (which
-also keeps a cell's server log) is skipped by the readers of results.
+``sweep/shard-I-of-N.json`` in the run folder; ``sweep collect`` merges a
+folder's shards only when their manifests agree on everything but the shard
+and together cover each item once. Readers of results skip ``sweep/``.
 """
 
 from __future__ import annotations
@@ -49,7 +45,8 @@ def manifest_name(shard: tuple[int, int]) -> str:
 
 @dataclass(frozen=True)
 class ShardManifest:
-    """One shard of one cell of a sweep (see the module docstring); ``cell`` is its index in the sweep."""
+    """One shard of one cell of a sweep: judge key, shard ``I/N``, :func:`id_set_sha256` of its items,
+    the release's label manifest sha256 and the package version; ``cell`` is its index in the sweep."""
 
     judge_key: str
     shard_index: int

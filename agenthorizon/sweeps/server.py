@@ -1,10 +1,7 @@
 """A cell's own model server: started before its judge, waited for, stopped whatever happens.
 
-:func:`model_server` runs the judge's ``server`` command (``{port}``
-replaced by a free port of 127.0.0.1) in a process group of its own, its
-output appended to a log file in the cell's folder, polls
-``http://127.0.0.1:PORT/v1/models`` until it answers 200 (bounded), and on
-leaving the block terminates the whole group (SIGTERM, then SIGKILL after a
+:func:`model_server` runs the server in a process group of its own and, on
+leaving the block, terminates the whole group (SIGTERM, then SIGKILL after a
 grace period), so no server outlives its cell.
 """
 
@@ -107,9 +104,8 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def _stop_on_sigterm() -> object | None:
-    """Turn SIGTERM into ``KeyboardInterrupt`` while the server runs (the judge run installs its own meanwhile),
-    so a scheduler's stop during the wait still stops the server; returns the handler to restore (``None`` off the
-    main thread, where no handler can be set)."""
+    """Turn SIGTERM into ``KeyboardInterrupt`` while the server runs, so a scheduler's stop during the wait
+    still stops it; returns the handler to restore (``None`` off the main thread)."""
     if threading.current_thread() is not threading.main_thread():
         return None
     previous = signal.getsignal(signal.SIGTERM)

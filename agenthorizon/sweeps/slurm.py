@@ -1,14 +1,8 @@
 """Slurm: one sbatch array script per judge, submitted with ``sbatch --parsable``; ``squeue`` and ``sacct`` for status.
 
-Each judge's cells are consecutive in the grid; its script is an array
-``--array=P1,P2,…`` (``0-(n-1)`` for all of them, ``%K`` when the sweep sets
-``throttle``) whose task ``SLURM_ARRAY_TASK_ID`` runs ``agenthorizon sweep run
-FILE --judge J`` -- the judge's cell at that position. Resources come from the
-judge's ``resources`` (cpus, mem, time, partition, GPUs as ``--gres=gpu:N``).
-Tasks still queued or running are read from ``squeue``; tasks that ended
-(completed, failed, cancelled, timed out) from ``sacct``, or, on a cluster
-without accounting storage, from ``scontrol show job`` (which keeps an
-ended job for ``MinJobAge``, 300 s by default).
+Array task ``SLURM_ARRAY_TASK_ID`` runs ``agenthorizon sweep run FILE --judge J``,
+the judge's cell at that position (``%K`` when the sweep sets ``throttle``).
+Resources come from the judge's ``resources`` (GPUs as ``--gres=gpu:N``).
 """
 
 from __future__ import annotations
@@ -175,11 +169,9 @@ def parse_scontrol(text: str) -> dict[tuple[str, int], str]:
 def ended_states(job_ids: Sequence[str]) -> tuple[dict[tuple[str, int], str], str | None]:
     """``(job id, array index) -> state`` of the jobs' tasks as Slurm last recorded them, and a note or ``None``.
 
-    From ``sacct`` (the accounting database: every task, ended long ago or
-    not); where accounting storage is off (``sacct`` says so, or is
-    missing), from ``scontrol show job``, which knows a task for
-    ``MinJobAge`` after it ended. Without either, the states are empty and
-    the note says why: the run folders are the truth.
+    From ``sacct``; where accounting storage is off (or ``sacct`` is missing),
+    from ``scontrol show job``, which knows a task for ``MinJobAge`` after it
+    ended. Without either, the states are empty and the note says why.
     """
     if not job_ids:
         return {}, None

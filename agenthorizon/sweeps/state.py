@@ -1,10 +1,9 @@
 """The sweep's state file: what was submitted, and each cell's plan at the time.
 
-``<out>/sweep-state.json`` holds, per cell index, the digest of the cell's
-plan when it was last submitted (:meth:`~agenthorizon.sweeps.grid.Cell.digest`)
-and the scheduler jobs (id, judge, cells). ``sweep status`` compares the
-digests with the sweep file as it is now, and names the cells whose plan
-changed after submission. Only ``sweep submit`` writes it.
+``<out>/sweep-state.json``: per cell index the digest of its plan when last
+submitted (:meth:`~agenthorizon.sweeps.grid.Cell.digest`), and the scheduler
+jobs. Only ``sweep submit`` writes it; ``sweep status`` names the cells whose
+plan changed since.
 """
 
 from __future__ import annotations

@@ -3,16 +3,12 @@
 States:
 
 - ``pending``: the shard has no run record yet;
-- ``running``: its record says running and its lock's holder is alive (on
-  this host), or the scheduler says the task runs;
-- ``done``: the record says finished and every item of the shard has an
-  answer (``needs_judging`` is false for each);
-- ``partial``: some items have answers, not all (the run stopped, was
-  cancelled, or finished with failed items); re-running the cell resumes it;
-- ``failed``: the run ended without any answer, or the scheduler says its
-  task failed (Slurm's :data:`~agenthorizon.sweeps.slurm.FAILED_STATES`:
-  ``FAILED``, ``TIMEOUT``, ``OUT_OF_MEMORY``...) before the shard was done;
-  the scheduler's word is shown beside it.
+- ``running``: its record says running and its lock's holder is alive, or the
+  scheduler says the task runs;
+- ``done``: the record says finished and every item of the shard has an answer;
+- ``partial``: some items have answers, not all; re-running the cell resumes it;
+- ``failed``: the run ended without any answer, or the scheduler says its task
+  failed (:data:`~agenthorizon.sweeps.slurm.FAILED_STATES`) before the shard was done.
 """
 
 from __future__ import annotations

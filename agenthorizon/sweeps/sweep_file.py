@@ -19,11 +19,8 @@ Shape (every key but ``data``, ``configs`` and one ``[[judge]]`` with a
     server_timeout = 900          # seconds to wait for /v1/models (default 600)
     resources = { cpus = 8, mem = "32G", time = "04:00:00", partition = "gpu", gpus = 1 }
 
-Judge options are the ``judge`` command's flags without their dashes. This
-module checks the file's shape; the options are checked by a callable the
-caller passes (the command line passes the real ``judge`` argument parser),
-so the flags have one definition. Every error names the file and the line of
-the key at fault.
+Judge options are the ``judge`` command's flags without their dashes, checked
+by a callable the caller passes. Every error names the file and the line.
 """
 
 from __future__ import annotations
@@ -105,9 +102,7 @@ class Sweep:
 def key_line(text: str, key: str, table: str | None = None, index: int = 0) -> int | None:
     """The 1-based line of ``key`` in TOML ``text``: at the top level, or in the ``index``-th ``[[table]]``.
 
-    A key inside an inline table (``options = { base-url = ... }``) or a
-    sub-table (``[judge.options]``) of that block is found too. Returns
-    ``None`` when the key is not written (a default).
+    Keys in an inline table or a sub-table of that block are found too; ``None`` when the key is not written.
 
     >>> key_line('a = 1\\n[[judge]]\\nspec = "x"\\n[[judge]]\\nspec = "y"\\noptions = { images = "none" }', "images", "judge", 1)
     6
@@ -183,10 +178,10 @@ def read_sweep(path: str | os.PathLike[str], check_options: OptionCheck | None =
 def parse_sweep(text: str, path: str | os.PathLike[str], check_options: OptionCheck | None = None) -> Sweep:
     """The :class:`Sweep` a sweep file's ``text`` describes; ``path`` names it in errors and anchors ``data`` and ``out``.
 
-    ``check_options(spec, options)``, when given, returns a judge's option
-    problems as ``(option name or None, message)`` pairs, each raised with the
-    option's line. Raises :class:`SweepFileError` naming the line for bad TOML, an
-    unknown key, config, ablation part, judge or option, or a wrong type.
+    ``check_options(spec, options)`` returns a judge's option problems as
+    ``(option name or None, message)`` pairs. Raises :class:`SweepFileError`
+    naming the line for bad TOML, an unknown key, config, ablation part, judge
+    or option, or a wrong type.
 
     >>> sweep = parse_sweep('data = "r"\\nconfigs = ["AH"]\\n[[judge]]\\nspec = "lexical"\\n', "/tmp/s.toml")
     >>> sweep.configs, sweep.shards, [judge.name for judge in sweep.judges], str(sweep.out)
