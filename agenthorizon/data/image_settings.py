@@ -191,17 +191,6 @@ class PreparedImages(list):
         self.encoded = encoded
         self.cache_hits = cache_hits
 
-    def to_record(self) -> dict[str, Any]:
-        """Per-trajectory summary for a result's telemetry."""
-        return {
-            "n_images": len(self),
-            "selected_steps": list(self.selected_steps),
-            "skipped_steps": list(self.skipped_steps),
-            "encoded": self.encoded,
-            "cache_hits": self.cache_hits,
-            "bytes": sum(len(image.data) for image in self),
-        }
-
 
 def reading_order_sentence(steps: Sequence[int] | None = None) -> str:
     """The reading order of a 2x2 mosaic, as the prompt must state it.

@@ -45,10 +45,6 @@ class DirectPreset:
             options.pop("timestamps", None)
         return options
 
-    def run_option(self, name: str, given: Any) -> Any:
-        """A run option's effective value: ``given`` when set, else the preset's (``None`` when it has none)."""
-        return self.run.get(name) if given is None else given
-
     def record(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """What a run records: the name, every value the preset sets, and the options ``given`` overrode.
 
