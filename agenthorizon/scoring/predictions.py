@@ -175,9 +175,10 @@ def validate_prediction(prediction: Any) -> tuple[bool | None, str | None, str]:
 def prediction_verdict(prediction: Any) -> Mapping | None:
     """The verdict object a prediction carries, valid or not, for display.
 
-    A verdict dict is returned as is, a result record gives its ``verdict``,
-    text the JSON object it is whole, else the verdict :func:`parse_verdict` finds in it;
-    anything else gives ``None``. Validity is :func:`validate_prediction`'s.
+    A verdict dict is returned as is and a result record gives its
+    ``verdict``. Text (or a raw-output row's text) gives the JSON object it
+    is as a whole, else the valid verdict :func:`parse_verdict` finds in it.
+    Anything else gives ``None``. Validity is :func:`validate_prediction`'s.
 
     >>> prediction_verdict('{"success": true, "confidence": "high"}')["confidence"]
     'high'
