@@ -1,6 +1,6 @@
 """``agenthorizon info ROOT``: what each config of a release holds.
 
-Percentiles are numpy's default ``"linear"`` method (Hyndman and Fan type 7).
+The step-count 90th percentile is numpy's default ``"linear"`` method (Hyndman and Fan type 7).
 """
 
 from __future__ import annotations

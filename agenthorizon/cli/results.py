@@ -1,7 +1,9 @@
 """``agenthorizon results RUN...``: Eval Results entries, a judgments dataset and a submission bundle for the Hub.
 
-Writes into ``--out`` (a new folder; a temporary one when only ``--push`` is
-given); ``--push REPO`` uploads ``judgments/`` as the Hub dataset repo ``REPO``.
+Writes them into ``--out`` (a new folder; a temporary one when only ``--push``
+is given): ``.eval_results/*.yaml`` for the judge's model repo, and ``judgments/``
+(the dataset and the bundle). ``--push REPO`` uploads ``judgments/`` as the Hub
+dataset repo ``REPO``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """What a valid trajectory JSON holds: the checks loading and ``verify`` share.
 
-Beyond the shape :func:`~agenthorizon.release.files.read_trajectory` checks:
-typed task and environment fields and well-formed steps. Sharing them means
-``verify`` never says OK for a release that does not load.
+Beyond the shape :func:`~agenthorizon.release.files.read_trajectory` checks, a
+row needs typed task and environment fields and well-formed steps. Loading and
+``verify`` run the same checks, so ``verify`` never says OK for a release that
+does not load.
 """
 
 from __future__ import annotations

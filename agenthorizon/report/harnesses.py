@@ -64,7 +64,7 @@ def compare_harnesses(
     *, bootstrap: int, seed: int, level: float, strict: bool = True,
 ) -> dict[str, Any]:
     """Group ``runs`` by model and compare every harness pair of a model on ``references(a, b)``
-    (the configs and label rows both scored); returns as :func:`harness_comparison`.
+    (the configs and label rows both scored); returns what :func:`harness_comparison` returns.
 
     A model with two runs through one harness is an error when ``strict``, else left out and
     named in ``ambiguous``."""

@@ -5,7 +5,8 @@ CSS and JavaScript, thumbnails as ``data:`` URLs); the skeleton is
 ``assets/report.html``. Instructions and judge output are untrusted text:
 Python-rendered parts go through :func:`html.escape`, item data is embedded
 as JSON with ``<``, ``>`` and ``&`` escaped, and the page's script assigns it
-only through ``textContent``.
+only through ``textContent``. Scores are strict: invalid predictions have their
+own column in the confusion matrix, count as incorrect and stay in every denominator.
 """
 
 from __future__ import annotations

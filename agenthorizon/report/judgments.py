@@ -26,7 +26,7 @@ RUN_COLUMNS = ("run", "config", "n_items", "label_manifest_sha256", "balanced_ac
 def verdict_rows(scored: RunScore) -> list[dict[str, Any]]:
     """One row per result of a run (sorted by trajectory id): verdict fields, parse status, telemetry.
 
-    An item without a readable result has no row.
+    An item without a readable result has no row; the scores still count it as wrong.
     """
     rows = []
     for trajectory_id in sorted(scored.run.results.records):
@@ -156,7 +156,7 @@ def push_judgments(folder: str | os.PathLike[str], repo_id: str, *, token: str |
 
     The uploaded folders (``data/``, ``bundle/``) replace the repo's: files an
     earlier push left there are deleted in the same commit, so the repo's
-    bundle holds exactly its files (``verify-results`` refuses one added).
+    bundle holds exactly its files (``verify-results`` refuses a bundle with a file added).
     """
     from huggingface_hub import HfApi, constants
 

@@ -1,4 +1,4 @@
-"""The knobs of the HTML report (:class:`ReportOptions`), apart so that ``html`` and ``items`` both import it."""
+"""The knobs of the HTML report (:class:`ReportOptions`), in their own module so ``html`` and ``items`` both import them."""
 
 from __future__ import annotations
 

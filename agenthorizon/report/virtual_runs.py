@@ -123,7 +123,8 @@ def majority_run(runs: RunSet, *, name: str | None = None) -> VirtualRun:
 def write_virtual_run(run: VirtualRun, out_dir: str | os.PathLike[str]) -> Path:
     """Write ``run`` as a run folder (``run.json`` and one ``<trajectory_id>.json`` per item); returns the folder.
 
-    The folder must be new or empty; otherwise the error names it.
+    The folder must be new or empty, else ``ValueError`` naming it: a virtual
+    run is never written over another run's results.
     """
     folder = Path(out_dir)
     if folder.exists():

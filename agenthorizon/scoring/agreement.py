@@ -172,8 +172,8 @@ class Agreement:
         """Per reference item, the share of pairs of judges that gave it different categories, in [0, 1].
 
         With ``n_j`` judges in category j of ``m``: 1 - sum_j n_j (n_j - 1) / (m (m - 1)),
-        one minus the item's Fleiss agreement P_i; 0 when all agree (success,
-        success, failure: 0.667).
+        one minus the item's Fleiss agreement P_i; 0 when all agree. Three
+        judges saying success, success, failure give 0.667.
         """
         counts = np.asarray(self.item_counts)
         raters = counts.sum(axis=1)

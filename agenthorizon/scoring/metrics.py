@@ -1,6 +1,6 @@
 """Strict scoring of judge predictions against AgentHorizon labels: :func:`score` and :class:`ScoreReport`.
 
-The protocol is docs/scoring.md. :func:`item_outcomes` is re-exported from :mod:`agenthorizon.scoring.outcomes`.
+docs/scoring.md describes the protocol. :func:`item_outcomes` is re-exported from :mod:`agenthorizon.scoring.outcomes`.
 """
 
 from __future__ import annotations

@@ -176,9 +176,10 @@ def prediction_verdict(prediction: Any) -> Mapping | None:
     """The verdict object a prediction carries, valid or not, for display.
 
     A verdict dict is returned as is and a result record gives its
-    ``verdict``. Text (or a raw-output row's text) gives the JSON object it
-    is as a whole, else the valid verdict :func:`parse_verdict` finds in it.
-    Anything else gives ``None``. Validity is :func:`validate_prediction`'s.
+    ``verdict``. For text (also a raw-output row's text): when the whole text
+    is one JSON object, that object; otherwise the valid verdict
+    :func:`parse_verdict` finds in it, or ``None``. Anything else gives
+    ``None``. Validity is decided by :func:`validate_prediction`, not here.
 
     >>> prediction_verdict('{"success": true, "confidence": "high"}')["confidence"]
     'high'

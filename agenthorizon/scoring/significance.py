@@ -131,7 +131,9 @@ class PairComparison:
     pair-clustered paired bootstrap ``interval``; ``p_value`` the exact
     McNemar p, ``p_holm`` its Holm adjustment over every pair,
     ``significant`` whether ``p_holm < alpha``;
-    ``minimum_detectable_difference`` at 80 % power.
+    ``minimum_detectable_difference`` the smallest per-item accuracy
+    difference this pair's item count and discordance detect at 80 % power
+    (:func:`minimum_detectable_difference`).
     """
 
     a: str

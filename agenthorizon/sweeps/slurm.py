@@ -1,7 +1,8 @@
 """Slurm: one sbatch array script per judge, submitted with ``sbatch --parsable``; ``squeue`` and ``sacct`` for status.
 
-Array task ``SLURM_ARRAY_TASK_ID`` runs ``agenthorizon sweep run FILE --judge J``,
-the judge's cell at that position (``%K`` when the sweep sets ``throttle``).
+Each script is an array (``--array``, with ``%K`` when the sweep sets ``throttle``);
+task ``SLURM_ARRAY_TASK_ID`` runs ``agenthorizon sweep run FILE --judge J``, the
+judge's cell at that position.
 Resources come from the judge's ``resources`` (GPUs as ``--gres=gpu:N``).
 """
 

@@ -9,7 +9,8 @@ the item's :class:`~agenthorizon.judging.judges.agent_network.NetworkPlan`:
   endpoints; anything else gets ``403`` (``405``: not a ``CONNECT``).
 
 The sockets live in the item's own folder, so no other item can reach them. At
-most :data:`MAX_CONNECTIONS` relays are open at once (each costs two descriptors).
+most :data:`MAX_CONNECTIONS` relays are open at once (each costs two descriptors);
+more are closed at once.
 """
 
 from __future__ import annotations

@@ -127,7 +127,8 @@ class AgentEnd:
     ``returncode``: exit status (bubblewrap exits with 128 + the killing signal;
     unconfined, a negative signal number); ``disk``: ``{mount: (used, size)}`` in
     bytes at the end; ``largest_file``: bytes of the largest file in its answer
-    folder; ``cgroup``: its counters ``oom_kill``, ``memory_max``, ``pids_max``.
+    folder; ``cgroup``: its counters ``oom_kill``, ``memory_max``, ``pids_max``
+    (times the kernel killed a process for memory, refused memory, refused a fork).
     """
 
     returncode: int

@@ -89,7 +89,7 @@ class JudgeOutput:
 
     ``text`` is the answer verbatim. The rest is telemetry: tokens, latency
     (seconds, the whole call with retries) and cost (US dollars), each ``None``
-    when unknown; attempts; ``extra`` values.
+    when unknown; ``attempts``, the calls made; ``extra``, other values.
     """
 
     text: str

@@ -4,7 +4,8 @@ Each reader of :data:`READERS` returns a :class:`Reading`: the answer as the
 authors' harness read it (SPEC section 5), ``input_tokens`` (cached included),
 ``output_tokens`` (reasoning included), ``cost_usd`` (an unknown cost is
 ``None``, never 0, so a spending limit cannot take it for free) with
-``cost_source``, and ``turns`` and ``tool_calls`` where shown. Per CLI: docs/judges.md.
+``cost_source`` (``"cli_estimate"``: the CLI's price table, not a bill), and
+``turns`` and ``tool_calls`` where shown. Per CLI: docs/judges.md.
 """
 
 from __future__ import annotations

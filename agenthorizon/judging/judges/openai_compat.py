@@ -93,8 +93,8 @@ class OpenAICompatibleJudge(BaseJudge):
         unset, no ``Authorization`` header: an error only for the default
         OpenAI URL); retries of transient failures (HTTP 408/409/425/429/5xx,
         timeouts, connection errors), the judge's only retry layer
-        (``retry``); seconds per request end to end, each retry included
-        anew; the most bytes of one answer kept (a cut answer opens with a
+        (``retry``); seconds per request end to end (each retry gets them
+        again); the most bytes of one answer kept (a cut answer opens with a
         line saying how many bytes were dropped).
     budget : BudgetSettings, optional
         US dollars per million input / output tokens, to record a cost.

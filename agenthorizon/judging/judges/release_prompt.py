@@ -135,7 +135,7 @@ def direct_template(files: ReleaseFiles) -> str:
 def command_template(files: ReleaseFiles) -> str:
     """The agentic judge's template: the release's ``prompt.md`` without surrounding whitespace.
 
-    As the authors' harness strips it (SPEC section 5).
+    The authors' harness strips it the same way (SPEC section 5).
 
     >>> command_template(ReleaseFiles("r", "\\nJudge {{TRAJECTORY_ID}}.\\n", "F", "F", {}))
     'Judge {{TRAJECTORY_ID}}.'

@@ -270,7 +270,10 @@ def read_log_record(path: str | os.PathLike[str]) -> RunRecord:
 
 
 def read_log_results(path: str | os.PathLike[str]) -> dict[str, ResultRecord]:
-    """Trajectory id -> the :class:`ResultRecord` of each sample of an Inspect log of the task."""
+    """Trajectory id -> the :class:`ResultRecord` of each sample of an Inspect log of the task.
+
+    A sample Inspect marked as errored is an ``error`` result; a selected item without a sample is absent (missing).
+    """
     _, results = _read_log(Path(path))
     return results
 

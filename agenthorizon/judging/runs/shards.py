@@ -1,4 +1,4 @@
-"""Shards of a run: shard ``i/n`` (1 <= i <= n) judges the items at positions ``i - 1`` modulo ``n`` of the sorted ids.
+"""Shards of a run: shard ``i/n`` (1 <= i <= n) judges the items whose position among the sorted ids is ``i - 1`` modulo ``n``.
 
 The assignment depends only on the set of ids, not on the dataset's order; the
 ``n`` shards partition the items and differ in size by at most one.

@@ -169,10 +169,11 @@ def generate(
     20-60 steps) or ``full`` (the release's shape: 1,373 items, median 121
     steps). ``root`` must be new or empty unless ``overwrite`` (then only the
     release's own paths are replaced). ``image_size`` is the screenshot size (at
-    least 64x48; JSON coordinates keep the recorded resolution); ``workers``
-    draw screenshots (default: the available CPUs). ValueError for a bad
-    argument; :class:`~agenthorizon.release.output_folder.FolderNotEmpty` (a
-    ValueError) for a non-empty ``root``.
+    least 64x48; JSON coordinates keep the recorded resolution);
+    ``images=False`` writes no PNG; ``workers`` draw screenshots (default: the
+    available CPUs). ValueError for a bad argument;
+    :class:`~agenthorizon.release.output_folder.FolderNotEmpty` (a ValueError)
+    for a non-empty ``root``.
 
     >>> import tempfile
     >>> summary = generate(tempfile.mkdtemp() + "/release", preset="tiny")

@@ -167,8 +167,8 @@ def _assign_evidence(
     """An evidence mode (and, now and then, a distractor) for every deliverable.
 
     Each deliverable, in random order, gets the supported mode furthest behind
-    its share of ``_MODE_WEIGHTS``; a mode that did not come up then replaces
-    one typed trajectory supporting it, so even ``tiny`` shows each.
+    its share of ``_MODE_WEIGHTS``. A mode that did not come up is then given
+    to one typed trajectory that supports it, so even ``tiny`` shows each.
     """
     members = [member for group in order for member in group]
     visit = list(members)
